@@ -1,0 +1,135 @@
+import { type ConfigDef, ConfigError, resolveConfig } from "./config-def.js";
+
+const INT_MAX = 2147483647;
+
+/**
+ * Broker settings: the group coordinator (GroupCoordinatorConfig, spec 1.9),
+ * offsets, classic groups, fetch sessions and fetch sizing (spec 6), and the
+ * transaction coordinator (spec 7). Named and defaulted as Kafka does.
+ */
+export interface BrokerConfig {
+  "group.consumer.session.timeout.ms": number;
+  "group.consumer.min.session.timeout.ms": number;
+  "group.consumer.max.session.timeout.ms": number;
+  "group.consumer.heartbeat.interval.ms": number;
+  "group.consumer.min.heartbeat.interval.ms": number;
+  "group.consumer.max.heartbeat.interval.ms": number;
+  "group.consumer.max.size": number;
+  "group.consumer.assignors": readonly string[];
+  "group.consumer.migration.policy": string;
+  "group.coordinator.rebalance.protocols": readonly string[];
+  "group.coordinator.append.linger.ms": number;
+  "offsets.topic.num.partitions": number;
+  "offsets.topic.replication.factor": number;
+  "offsets.commit.timeout.ms": number;
+  "offsets.retention.minutes": number;
+  "offset.metadata.max.bytes": number;
+  "group.min.session.timeout.ms": number;
+  "group.max.session.timeout.ms": number;
+  "group.initial.rebalance.delay.ms": number;
+  "group.max.size": number;
+  "max.incremental.fetch.session.cache.slots": number;
+  "fetch.max.bytes": number;
+  "transaction.max.timeout.ms": number;
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": number;
+}
+
+export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
+  "group.consumer.session.timeout.ms": {
+    type: "int",
+    default: 45000,
+    min: 1,
+    doc: "Consumer-protocol session timeout (bounded by the min/max settings).",
+  },
+  "group.consumer.min.session.timeout.ms": {
+    type: "int",
+    default: 45000,
+    min: 1,
+    doc: "Lower bound of consumer-protocol session timeouts.",
+  },
+  "group.consumer.max.session.timeout.ms": {
+    type: "int",
+    default: 60000,
+    min: 1,
+    doc: "Upper bound of consumer-protocol session timeouts.",
+  },
+  "group.consumer.heartbeat.interval.ms": {
+    type: "int",
+    default: 5000,
+    min: 1,
+    doc: "Consumer-protocol heartbeat interval given to members.",
+  },
+  "group.consumer.min.heartbeat.interval.ms": {
+    type: "int",
+    default: 5000,
+    min: 1,
+    doc: "Lower bound of consumer-protocol heartbeat intervals.",
+  },
+  "group.consumer.max.heartbeat.interval.ms": {
+    type: "int",
+    default: 15000,
+    min: 1,
+    doc: "Upper bound of consumer-protocol heartbeat intervals.",
+  },
+  "group.consumer.max.size": { type: "int", default: INT_MAX, min: 1, doc: "Maximum members of a consumer group." },
+  "group.consumer.assignors": {
+    type: "list",
+    default: ["uniform", "range"],
+    validValues: ["uniform", "range"],
+    doc: "Server-side assignors; the first is the default.",
+  },
+  "group.consumer.migration.policy": {
+    type: "string",
+    default: "bidirectional",
+    validValues: ["bidirectional", "upgrade", "downgrade", "disabled"],
+    doc: "Online classic <-> consumer group conversions allowed.",
+  },
+  "group.coordinator.rebalance.protocols": {
+    type: "list",
+    default: ["classic", "consumer"],
+    validValues: ["classic", "consumer", "share", "streams"],
+    doc: "Rebalance protocols the coordinator serves.",
+  },
+  "group.coordinator.append.linger.ms": { type: "int", default: 10, min: 0, doc: "Time the coordinator lingers to batch record appends." },
+  "offsets.topic.num.partitions": { type: "int", default: 50, min: 1, doc: "Partitions of __consumer_offsets." },
+  "offsets.topic.replication.factor": { type: "int", default: 3, min: 1, doc: "Replication factor of __consumer_offsets." },
+  "offsets.commit.timeout.ms": { type: "int", default: 5000, min: 1, doc: "Commit wait for the offsets append." },
+  "offsets.retention.minutes": { type: "int", default: 10080, min: 1, doc: "Retention of committed offsets of empty groups." },
+  "offset.metadata.max.bytes": { type: "int", default: 4096, min: 0, doc: "Maximum size of commit metadata." },
+  "group.min.session.timeout.ms": { type: "int", default: 6000, min: 0, doc: "Classic: minimum session timeout." },
+  "group.max.session.timeout.ms": { type: "int", default: 1800000, min: 0, doc: "Classic: maximum session timeout." },
+  "group.initial.rebalance.delay.ms": {
+    type: "int",
+    default: 3000,
+    min: 0,
+    doc: "Classic: delay of the first rebalance of an empty group.",
+  },
+  "group.max.size": { type: "int", default: INT_MAX, min: 1, doc: "Classic: maximum members of a group." },
+  "max.incremental.fetch.session.cache.slots": { type: "int", default: 1000, min: 0, doc: "Fetch sessions cached (KIP-227)." },
+  "fetch.max.bytes": { type: "int", default: 57671680, min: 1024, doc: "Broker cap on bytes per fetch response." },
+  "transaction.max.timeout.ms": { type: "int", default: 900000, min: 1, doc: "Maximum transaction timeout a producer may ask for." },
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms": {
+    type: "int",
+    default: 10000,
+    min: 1,
+    doc: "How often expired transactions are aborted.",
+  },
+};
+
+/** Resolves broker settings and checks the cross-setting rules of GroupCoordinatorConfig. */
+export function resolveBrokerConfig(overrides: unknown): BrokerConfig {
+  const c = resolveConfig("broker", BROKER_CONFIG_DEF, overrides);
+  const between = (name: keyof BrokerConfig, min: keyof BrokerConfig, max: keyof BrokerConfig) => {
+    const value = c[name] as number;
+    if (value < (c[min] as number) || value > (c[max] as number)) {
+      throw new ConfigError(`broker config '${name}' = ${value} must be within [${c[min]}, ${c[max]}] ('${min}', '${max}')`);
+    }
+  };
+  between("group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms");
+  between("group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms");
+  if (c["group.consumer.heartbeat.interval.ms"] >= c["group.consumer.session.timeout.ms"]) {
+    throw new ConfigError("broker config 'group.consumer.heartbeat.interval.ms' must be less than 'group.consumer.session.timeout.ms'");
+  }
+  if (c["group.consumer.assignors"].length === 0) throw new ConfigError("broker config 'group.consumer.assignors' must not be empty");
+  return c;
+}

@@ -1,0 +1,17 @@
+/**
+ * @kcsim/protocol: messages, error codes, configs and defaults, the msgpack
+ * codec, the actor contract, seeded random streams.
+ */
+export * from "./actor.js";
+export * from "./codec.js";
+export * from "./configs/broker-config.js";
+export * from "./configs/config-def.js";
+export * from "./configs/consumer-config.js";
+export * from "./configs/producer-config.js";
+export * from "./consumer-protocol.js";
+export * from "./errors.js";
+export * from "./messages/index.js";
+export * from "./partition-for.js";
+export * from "./random.js";
+export * from "./time.js";
+export * from "./topics.js";

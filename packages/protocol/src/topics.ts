@@ -1,0 +1,43 @@
+import { javaStringHashCode } from "./partition-for.js";
+
+/** A partition of a topic, by name. */
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+/** The canonical string form Kafka prints: `topic-partition`. */
+export function tpKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+/** Parses `topic-partition` (the topic may itself contain dashes). */
+export function parseTpKey(key: string): TopicPartition {
+  const dash = key.lastIndexOf("-");
+  const partition = Number(key.slice(dash + 1));
+  if (dash <= 0 || !Number.isInteger(partition) || partition < 0) throw new RangeError(`not a topic-partition: ${key}`);
+  return { topic: key.slice(0, dash), partition };
+}
+
+/** Orders topic-partitions by topic, then partition (Kafka's usual sort). */
+export function compareTp(a: TopicPartition, b: TopicPartition): number {
+  return a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition;
+}
+
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * A stable, Kafka-looking topic id (22 base64url characters, like
+ * `Uuid.toString()`) derived from the topic name, for scenarios that do not
+ * give ids explicitly. The same name always gets the same id.
+ */
+export function topicIdFor(name: string): string {
+  let out = "";
+  let h = javaStringHashCode(name) ^ 0x5bd1e995;
+  for (let i = 0; i < 22; i++) {
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ (i * 0x9e3779b9);
+    h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+    out += BASE64URL[(h >>> 7) & 63];
+  }
+  return out;
+}

@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The JSON report feeds the closing "N passed, N failed" line of .ci/run.
+    reporters: ["default", ["json", { outputFile: ".vitest-report.json" }]],
   },
 });

@@ -1,6 +1,6 @@
 import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import type { ValueError, ValueErrorIterator } from "@sinclair/typebox/errors";
+import { type ValueError, type ValueErrorIterator, ValueErrorType } from "@sinclair/typebox/errors";
 import { Packr } from "msgpackr";
 import { MESSAGE_SCHEMAS, type Message, SCHEMA_BY_TYPE } from "./messages/index.js";
 
@@ -141,17 +141,25 @@ export function decode(frame: Uint8Array): Message {
 }
 
 /**
- * The deepest first error: a nullable field (a union with null) reports
- * only "Expected union value" at its own path, so descend into the branch
- * errors and keep the one that got furthest into the value.
+ * The most telling first error. A union (a nullable field, a choice of
+ * shapes) reports only "Expected union value" at its own path, so look into
+ * each branch: a branch whose error is a missing or unexpected property or a
+ * wrong literal is a branch the value was never meant for; among the others
+ * keep the error that got furthest into the value.
  */
-function deepestError(errors: ValueErrorIterator): ValueError | undefined {
-  let best = errors.First();
-  for (const branch of best?.errors ?? []) {
+const MISFIT = new Set([ValueErrorType.ObjectRequiredProperty, ValueErrorType.ObjectAdditionalProperties, ValueErrorType.Literal]);
+
+export function deepestError(errors: ValueErrorIterator): ValueError | undefined {
+  const first = errors.First();
+  if (first === undefined || first.errors.length === 0) return first;
+  let best: ValueError | undefined;
+  for (const branch of first.errors) {
     const candidate = deepestError(branch);
-    if (candidate && (best === undefined || candidate.path.length > best.path.length)) best = candidate;
+    if (candidate === undefined || MISFIT.has(candidate.type)) continue;
+    if (best === undefined || candidate.path.length > best.path.length) best = candidate;
   }
-  return best;
+  // No branch fits: the value is none of the allowed shapes; say so at the union itself.
+  return best ?? { ...first, message: "matches none of the allowed shapes" };
 }
 
 /** "<path>: <problem>" for a value that failed its schema check. */

@@ -1,5 +1,5 @@
 import type { Static, TObject } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { CodecError, decodeUnchecked, describeShapeError, encodeValue } from "./codec.js";
 import { Bytes, Int, List, Nullable, Str, Struct } from "./messages/schema.js";
 
@@ -31,9 +31,11 @@ export const ConsumerProtocolAssignment = Struct({
 });
 export type ConsumerProtocolAssignment = Static<typeof ConsumerProtocolAssignment>;
 
+/** A validating decoder; the schema is compiled on first use (compiling costs start-up time). */
 function decoderFor<S extends TObject>(schema: S, name: string): (bytes: Uint8Array) => Static<S> {
-  const check = TypeCompiler.Compile(schema);
+  let check: TypeCheck<S> | undefined;
   return (bytes) => {
+    check ??= TypeCompiler.Compile(schema);
     let value: unknown;
     try {
       value = decodeUnchecked(bytes);

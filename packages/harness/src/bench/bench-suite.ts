@@ -1,0 +1,30 @@
+/** One measured number of a benchmark, as the README table shows it. */
+export interface BenchRow {
+  readonly suite: string;
+  readonly case: string;
+  readonly value: number;
+  readonly unit: string;
+  /** Extra context: inputs, ratios measured in the same run. */
+  readonly note: string;
+}
+
+export interface BenchSuite {
+  readonly name: string;
+  readonly description: string;
+  run(): Promise<BenchRow[]>;
+}
+
+/** The median of a few timed repetitions (ms), after warm-up runs. */
+export function medianMs(repetitions: number, warmup: number, body: () => void): number {
+  for (let i = 0; i < warmup; i++) body();
+  const times: number[] = [];
+  for (let i = 0; i < repetitions; i++) {
+    const start = performance.now();
+    body();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] as number;
+}
+
+export const round = (value: number, digits = 2): number => Number(value.toPrecision(digits + 2));

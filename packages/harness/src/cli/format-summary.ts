@@ -1,0 +1,22 @@
+import type { RunSummary } from "../run/run-scenario.js";
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length));
+
+/** The human-readable report of one run. */
+export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<string, string>): string {
+  const m = summary.metrics;
+  const lines = [
+    `kcsim run ${summary.scenario}  seed ${summary.seed}  host ${summary.host}`,
+    `  virtual ${m.virtualMs} ms in ${m.wallMs} ms wall (${m.speedup}x)   events ${m.eventsProcessed}   history ${m.historyEvents} lines`,
+    `  history hash ${summary.historyHash}`,
+    `  messages ${m.messages}: delivered ${m.delivered}, dropped ${m.dropped}, partitioned ${m.partitioned}, duplicated ${m.duplicated}, reordered ${m.reordered}, corrupted ${m.corrupted}`,
+    `  frames rejected ${m.rejectedFrames}, lost at a down actor ${m.lostMessages}, actor errors ${m.actorErrors}`,
+    "  checks",
+  ];
+  for (const [name, check] of Object.entries(summary.checks)) {
+    lines.push(`    ${check.ok ? "ok  " : "FAIL"}  ${pad(name, 22)} ${descriptions.get(name) ?? ""}`);
+    for (const v of check.violations.slice(0, 5)) lines.push(`          at ${v.t} us: ${v.message}`);
+  }
+  if (summary.replay !== "") lines.push(`  replay: ${summary.replay}`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,46 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { UsageError } from "./usage-error.js";
+
+type Options = Record<string, { readonly type: "string" | "boolean"; readonly multiple?: false }>;
+
+/** The values parseArgs yields for these options: strings or booleans by their declared type. */
+export type FlagValues<O extends Options> = { [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : string };
+
+export interface ParsedFlags<O extends Options> {
+  readonly values: FlagValues<O>;
+  readonly positionals: string[];
+}
+
+/**
+ * node:util parseArgs in strict mode, with its errors turned into one-line
+ * usage errors that name the command.
+ */
+export function parseFlags<O extends Options>(command: string, argv: readonly string[], options: O): ParsedFlags<O> {
+  try {
+    const parsed = parseArgs({ args: [...argv], options: options as ParseArgsConfig["options"], allowPositionals: true, strict: true });
+    return { values: parsed.values as FlagValues<O>, positionals: parsed.positionals };
+  } catch (error) {
+    // parseArgs appends advice after the first sentence ("To specify a positional..."); keep the problem.
+    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]?.split(". ")[0] ?? "";
+    throw new UsageError(`${command}: ${message}`);
+  }
+}
+
+/** A flag that must be a non-negative safe integer. */
+export function integerFlag(command: string, name: string, value: string | undefined, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`${command}: --${name} must be an integer >= ${min}, got '${value}'`);
+  }
+  return n;
+}
+
+/** A flag restricted to a set of values. */
+export function choiceFlag<T extends string>(command: string, name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`${command}: --${name} must be one of ${choices.join("|")}, got '${value}'`);
+  }
+  return value as T;
+}

@@ -1,0 +1,81 @@
+import type { ActorId, Micros, Observation } from "@kcsim/protocol";
+import type { Fate } from "../router/router.js";
+
+/**
+ * One line of the history: what the simulation decided, at virtual time `t`
+ * (microseconds). Only simulation facts go here (never wall-clock times,
+ * threads or worker numbers), so the same seed gives the same lines in
+ * every host. Key order is fixed by construction, so lines are stable.
+ */
+export type HistoryEvent =
+  | SendRecord
+  | ObservationRecord
+  | LifecycleRecord
+  | ErrorRecord
+  | RejectRecord
+  | LostRecord;
+
+export interface SendRecord {
+  readonly t: Micros;
+  readonly ev: "send";
+  readonly from: ActorId;
+  readonly to: ActorId;
+  readonly type: string;
+  readonly bytes: number;
+  readonly fate: Fate;
+  readonly at: readonly Micros[];
+  readonly fault?: string;
+  readonly corrupt?: "truncate" | "garbage";
+  readonly reordered?: true;
+}
+
+export interface ObservationRecord {
+  readonly t: Micros;
+  readonly ev: "obs";
+  readonly actor: ActorId;
+  readonly o: Observation;
+}
+
+export interface LifecycleRecord {
+  readonly t: Micros;
+  readonly ev: "life";
+  readonly actor: ActorId;
+  readonly what: string;
+  readonly detail: string | null;
+}
+
+export interface ErrorRecord {
+  readonly t: Micros;
+  readonly ev: "error";
+  readonly actor: ActorId;
+  readonly during: string;
+  readonly message: string;
+  readonly stack: string;
+}
+
+export interface RejectRecord {
+  readonly t: Micros;
+  readonly ev: "reject";
+  readonly actor: ActorId;
+  readonly from: ActorId;
+  readonly reason: string;
+  readonly detail: string;
+}
+
+export interface LostRecord {
+  readonly t: Micros;
+  readonly ev: "lost";
+  readonly actor: ActorId;
+  readonly from: ActorId;
+  readonly type: string;
+  readonly why: string;
+}
+
+/** The first line of a history file. */
+export interface HistoryHeader {
+  readonly kcsim: "history";
+  readonly format: 1;
+  readonly seed: number;
+  readonly scenario: string;
+  readonly versions: { readonly kcsim: string; readonly protocol: string };
+}

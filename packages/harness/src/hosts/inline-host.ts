@@ -1,0 +1,93 @@
+import type { ActorId, ActorLogger, Micros } from "@kcsim/protocol";
+import type { HistoryOptions } from "../history/history.js";
+import { ActorCell } from "../kernel/actor-cell.js";
+import { type ActorRegistry, factoryFor } from "../kernel/actor-registry.js";
+import { MemoryDurableLog } from "../kernel/durable-log.js";
+import type { RunResult } from "../kernel/run-result.js";
+import { silentLogger } from "../kernel/silent-logger.js";
+import { SimulationCore } from "../kernel/simulation-core.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+
+export interface InlineHostOptions {
+  readonly history?: HistoryOptions;
+  readonly loggerFor?: (actor: ActorId) => ActorLogger;
+}
+
+/**
+ * The inline host: every actor in this thread, virtual time, one global
+ * event queue popped in the total order. The reference every other host
+ * is compared against.
+ */
+export class InlineHost {
+  readonly core: SimulationCore;
+  readonly #cells = new Map<ActorId, ActorCell>();
+  readonly #logs = new Map<ActorId, MemoryDurableLog>();
+
+  constructor(spec: SimulationSpec, registry: ActorRegistry, options: InlineHostOptions = {}) {
+    this.core = new SimulationCore(spec, options.history);
+    for (const actor of spec.actors) {
+      if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
+      const storage = new MemoryDurableLog();
+      this.#logs.set(actor.id, storage);
+      const cell = new ActorCell(
+        {
+          id: actor.id,
+          kind: actor.kind,
+          config: actor.config,
+          factory: factoryFor(registry, actor.kind),
+          seed: spec.seed,
+          useCodec: spec.useCodec,
+          storage,
+          restartPolicy: spec.restartPolicy,
+          logger: options.loggerFor?.(actor.id) ?? silentLogger,
+        },
+        this.core,
+      );
+      this.#cells.set(actor.id, cell);
+    }
+  }
+
+  /** Runs until the queue is empty or the next event is past `until` (default: the spec's duration). */
+  runUntil(until: Micros = this.core.spec.durationUs): void {
+    const core = this.core;
+    for (let event = core.popDue(until); event !== undefined; event = core.popDue(until)) {
+      const cell = this.#cells.get(event.to);
+      if (cell === undefined) core.undeliverable(event);
+      else cell.handle(event);
+    }
+    core.now = Math.max(core.now, until);
+  }
+
+  /** Runs the whole spec and seals the history. */
+  run(): RunResult {
+    const started = performance.now();
+    this.runUntil();
+    return this.result(performance.now() - started);
+  }
+
+  durableLog(actor: ActorId): MemoryDurableLog | undefined {
+    return this.#logs.get(actor);
+  }
+
+  cell(actor: ActorId): ActorCell | undefined {
+    return this.#cells.get(actor);
+  }
+
+  result(wallMs: number): RunResult {
+    const core = this.core;
+    const actors: Record<ActorId, { state: string; snapshot: ReturnType<ActorCell["snapshot"]> }> = {};
+    for (const [id, cell] of this.#cells) actors[id] = { state: cell.state, snapshot: cell.snapshot() };
+    return {
+      host: "inline",
+      scenario: core.spec.scenario,
+      seed: core.spec.seed,
+      historyHash: core.history.finish(),
+      events: core.history.events,
+      eventsProcessed: core.eventsProcessed,
+      virtualEndUs: core.now,
+      wallMs,
+      router: core.router.stats,
+      actors,
+    };
+  }
+}

@@ -1,0 +1,322 @@
+import {
+  type Actor,
+  type ActorFactory,
+  type ActorId,
+  type ActorLogger,
+  CodecError,
+  type Context,
+  type ControlCommand,
+  decode,
+  encode,
+  type JsonValue,
+  type Message,
+  type Micros,
+  type Observation,
+  type RandomStream,
+  streamFor,
+} from "@kcsim/protocol";
+import type { MemoryDurableLog } from "./durable-log.js";
+import type { ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from "./event.js";
+
+/**
+ * Where a cell's effects go. The inline host applies them at once (router,
+ * history); a worker buffers them per event and ships them to the main
+ * thread, which applies them in the total order. Either way the effects of
+ * one event arrive in the order the actor produced them.
+ */
+export interface CellSink {
+  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void;
+  observe(actor: ActorId, now: Micros, observation: Observation): void;
+  appended(actor: ActorId, record: Uint8Array): void;
+  lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void;
+  actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void;
+  rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void;
+  lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void;
+  scheduleTimer(event: TimerEvent): void;
+}
+
+export type LifecycleEvent = "start" | "crash" | "restart" | "pause" | "resume" | "clock-step" | "stop" | "command";
+
+/** What happens to an actor whose code throws (the scenario's restart policy). */
+export type RestartPolicy =
+  | { readonly mode: "stop" }
+  | { readonly mode: "restart"; readonly delayUs: Micros }
+  | { readonly mode: "ignore" };
+
+export interface CellOptions {
+  readonly id: ActorId;
+  readonly kind: string;
+  readonly config: JsonValue;
+  readonly factory: ActorFactory;
+  readonly seed: number;
+  readonly useCodec: boolean;
+  readonly storage: MemoryDurableLog;
+  readonly restartPolicy: RestartPolicy;
+  readonly logger: ActorLogger;
+}
+
+type CellState = "unstarted" | "running" | "crashed" | "stopped";
+
+/** The cell's own timer that restarts the actor after an exception. */
+const RESTART_TIMER = "$restart";
+
+/** Keeps only "at fn" of each stack frame: file paths differ between hosts (src vs dist). */
+function portableStack(error: unknown): string {
+  if (!(error instanceof Error) || error.stack === undefined) return "";
+  return error.stack
+    .split("\n")
+    .slice(1, 9)
+    .map((line) => line.trim().replace(/\s*\(.*\)$/, "").replace(/^at (file|node):.*$/, "at <anonymous>"))
+    .join("\n");
+}
+
+/**
+ * The runtime of one actor, shared by every host: it owns the actor
+ * instance, its context, its timers, its seeded random stream and its
+ * process state (running, paused, crashed), and turns each event into
+ * effects on a CellSink. Nothing here reads a clock or a global.
+ */
+export class ActorCell {
+  readonly id: ActorId;
+  readonly #options: CellOptions;
+  readonly #sink: CellSink;
+  readonly #rng: RandomStream;
+  readonly #ctx: Context;
+  readonly #timers = new Map<string, number>();
+  #actor: Actor | null = null;
+  #state: CellState = "unstarted";
+  #paused = false;
+  #held: SimEvent[] = [];
+  #seq = 0;
+  #now: Micros = 0;
+  #clockOffset: Micros = 0;
+
+  constructor(options: CellOptions, sink: CellSink) {
+    this.id = options.id;
+    this.#options = options;
+    this.#sink = sink;
+    this.#rng = streamFor(options.seed, options.id);
+    this.#ctx = this.#makeContext();
+  }
+
+  get state(): CellState {
+    return this.#state;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** The actor's snapshot (control plane), or null when it has none or is down. */
+  snapshot(): JsonValue {
+    return this.#actor?.snapshot?.() ?? null;
+  }
+
+  handle(event: SimEvent): void {
+    this.#now = event.due;
+    switch (event.kind) {
+      case "control":
+        this.#handleControl(event);
+        return;
+      case "deliver":
+        this.#handleDelivery(event);
+        return;
+      case "timer":
+        this.#handleTimer(event);
+        return;
+    }
+  }
+
+  #handleControl(event: ControlEvent): void {
+    const control = event.control;
+    switch (control.action) {
+      case "start":
+        if (this.#state === "unstarted") this.#boot("start");
+        return;
+      case "crash":
+        if (this.#state === "running") this.#crash("crash", "nemesis");
+        return;
+      case "restart":
+        if (this.#state === "running") this.#crash("crash", "restart");
+        if (this.#state !== "unstarted") this.#boot("restart");
+        return;
+      case "pause":
+        if (this.#state === "running" && !this.#paused) {
+          this.#paused = true;
+          this.#sink.lifecycle(this.id, this.#now, "pause", null);
+        }
+        return;
+      case "resume":
+        if (this.#paused) {
+          this.#paused = false;
+          this.#sink.lifecycle(this.id, this.#now, "resume", `${this.#held.length} held`);
+          const held = this.#held;
+          this.#held = [];
+          for (const heldEvent of held) {
+            if (this.#state !== "running" || this.#paused) break;
+            this.#dispatch(heldEvent);
+          }
+        }
+        return;
+      case "clock-step":
+        this.#clockOffset += control.deltaUs;
+        this.#sink.lifecycle(this.id, this.#now, "clock-step", String(control.deltaUs));
+        return;
+      case "command":
+        if (this.#state !== "running") return;
+        if (this.#paused) {
+          this.#held.push(event);
+          return;
+        }
+        this.#dispatch(event);
+        return;
+    }
+  }
+
+  #handleDelivery(event: DeliveryEvent): void {
+    if (this.#state !== "running") {
+      this.#sink.lost(this.id, this.#now, event.from, event.msgType, this.#state);
+      return;
+    }
+    if (this.#paused) {
+      this.#held.push(event);
+      return;
+    }
+    this.#dispatch(event);
+  }
+
+  #handleTimer(event: TimerEvent): void {
+    if (this.#timers.get(event.name) !== event.seq) return; // replaced or cancelled
+    if (event.name === RESTART_TIMER) {
+      this.#timers.delete(RESTART_TIMER);
+      if (this.#state === "crashed") this.#boot("restart");
+      return;
+    }
+    if (this.#state !== "running") return;
+    if (this.#paused) {
+      this.#held.push(event);
+      return;
+    }
+    this.#dispatch(event);
+  }
+
+  /** Runs one event through the actor (running, not paused). */
+  #dispatch(event: SimEvent): void {
+    const actor = this.#actor;
+    if (actor === null) return;
+    if (event.kind === "timer") {
+      if (this.#timers.get(event.name) !== event.seq) return;
+      this.#timers.delete(event.name);
+      this.#guard(`timer ${event.name}`, () => actor.fire(event.name, this.#ctx));
+    } else if (event.kind === "deliver") {
+      const message = this.#open(event);
+      if (message !== null) this.#guard(`receive ${event.msgType} from ${event.from}`, () => actor.receive(event.from, message, this.#ctx));
+    } else if (event.control.action === "command") {
+      const command: ControlCommand = event.control.command;
+      this.#sink.lifecycle(this.id, this.#now, "command", command.command);
+      this.#guard(`control ${command.command}`, () => actor.control?.(command, this.#ctx));
+    }
+  }
+
+  /** Decodes a delivered frame; a frame that is not a valid message is counted, logged and dropped. */
+  #open(event: DeliveryEvent): Message | null {
+    if (!(event.payload instanceof Uint8Array)) return event.payload;
+    try {
+      return decode(event.payload);
+    } catch (error) {
+      const reason = error instanceof CodecError ? error.reason : "malformed";
+      const detail = error instanceof Error ? error.message : String(error);
+      this.#sink.rejected(this.id, this.#now, event.from, reason, detail);
+      this.#options.logger.warn("frame rejected", { from: event.from, reason, detail });
+      return null;
+    }
+  }
+
+  #boot(what: "start" | "restart"): void {
+    this.#state = "running";
+    this.#paused = false;
+    this.#sink.lifecycle(this.id, this.#now, what, null);
+    this.#guard(what, () => {
+      const actor = this.#options.factory(this.id, this.#options.config);
+      this.#actor = actor;
+      actor.start(this.#ctx);
+    });
+  }
+
+  /** Loses all volatile state: the instance, its timers, whatever it had not yet processed. */
+  #crash(what: "crash" | "stop", detail: string): void {
+    this.#actor = null;
+    this.#timers.clear();
+    this.#held = [];
+    this.#paused = false;
+    this.#state = what === "stop" ? "stopped" : "crashed";
+    this.#sink.lifecycle(this.id, this.#now, what, detail);
+  }
+
+  #guard(during: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      this.#sink.actorError(this.id, this.#now, during, message, portableStack(error));
+      this.#options.logger.error("actor threw", { during, message });
+      const policy = this.#options.restartPolicy;
+      if (policy.mode === "stop") {
+        this.#crash("stop", "exception");
+      } else if (policy.mode === "restart" && this.#state === "running") {
+        this.#crash("crash", "exception");
+        this.#armTimer(RESTART_TIMER, policy.delayUs);
+      }
+    }
+  }
+
+  #armTimer(name: string, after: Micros): void {
+    if (!Number.isInteger(after) || after < 0) throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
+    const seq = ++this.#seq;
+    this.#timers.set(name, seq);
+    this.#sink.scheduleTimer({ kind: "timer", due: this.#now + after, origin: this.id, seq, sub: 0, to: this.id, name });
+  }
+
+  #makeContext(): Context {
+    const cell = this;
+    const options = this.#options;
+    return {
+      self: options.id,
+      now: () => cell.#now + cell.#clockOffset,
+      send(to: ActorId, message: Message) {
+        const seq = ++cell.#seq;
+        if (options.useCodec) {
+          const frame = encode(message);
+          cell.#sink.send(options.id, to, seq, cell.#now, message.type, frame, frame.length);
+        } else {
+          cell.#sink.send(options.id, to, seq, cell.#now, message.type, message, 0);
+        }
+      },
+      setTimer(name: string, after: Micros) {
+        if (name.startsWith("$")) throw new RangeError(`timer names starting with $ are reserved: ${name}`);
+        cell.#armTimer(name, after);
+      },
+      cancelTimer(name: string) {
+        cell.#timers.delete(name);
+      },
+      hasTimer(name: string) {
+        return cell.#timers.has(name);
+      },
+      random: () => cell.#rng.next(),
+      observe(observation: Observation) {
+        cell.#sink.observe(options.id, cell.#now, observation);
+      },
+      storage: {
+        append(record: unknown) {
+          options.storage.append(record);
+          cell.#sink.appended(options.id, options.storage.last() as Uint8Array);
+        },
+        readAll: () => options.storage.readAll(),
+        get length() {
+          return options.storage.length;
+        },
+      },
+      log: options.logger,
+    };
+  }
+}

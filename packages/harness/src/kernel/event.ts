@@ -1,0 +1,63 @@
+import type { ActorId, ControlCommand, Message, Micros } from "@kcsim/protocol";
+
+/**
+ * The total order of the simulation. Every event carries a key
+ * (due time, origin actor, origin's own sequence number, sub-index) that is
+ * fixed when the event is created and never depends on which thread ran
+ * first or on the order events were inserted. A timer's origin is the actor
+ * itself; a message's origin is its sender; a duplicate of a message gets
+ * sub-index 1. Harness-made events use origins starting with "!" (which
+ * sorts before every actor id made of letters and digits).
+ */
+export interface EventKey {
+  readonly due: Micros;
+  readonly origin: string;
+  readonly seq: number;
+  readonly sub: number;
+}
+
+export function compareKeys(a: EventKey, b: EventKey): number {
+  if (a.due !== b.due) return a.due - b.due;
+  if (a.origin !== b.origin) return a.origin < b.origin ? -1 : 1;
+  if (a.seq !== b.seq) return a.seq - b.seq;
+  return a.sub - b.sub;
+}
+
+/** A frame on the wire (codec on) or the message object itself (codec off, benchmarks only). */
+export type Payload = Uint8Array | Message;
+
+export interface DeliveryEvent extends EventKey {
+  readonly kind: "deliver";
+  readonly to: ActorId;
+  readonly from: ActorId;
+  readonly msgType: string;
+  readonly payload: Payload;
+}
+
+export interface TimerEvent extends EventKey {
+  readonly kind: "timer";
+  readonly to: ActorId;
+  readonly name: string;
+}
+
+/** What the harness can do to an actor's process (the nemesis) or tell it. */
+export type ControlAction =
+  | { readonly action: "start" }
+  | { readonly action: "crash" }
+  | { readonly action: "restart" }
+  | { readonly action: "pause" }
+  | { readonly action: "resume" }
+  | { readonly action: "clock-step"; readonly deltaUs: Micros }
+  | { readonly action: "command"; readonly command: ControlCommand };
+
+export interface ControlEvent extends EventKey {
+  readonly kind: "control";
+  readonly to: ActorId;
+  readonly control: ControlAction;
+}
+
+export type SimEvent = DeliveryEvent | TimerEvent | ControlEvent;
+
+/** Origins of harness-made events. */
+export const NEMESIS_ORIGIN = "!nemesis";
+export const INJECT_ORIGIN = "!inject";

@@ -1,0 +1,19 @@
+import type { ActorId, JsonValue, Micros } from "@kcsim/protocol";
+import type { HistoryEvent } from "../history/history-event.js";
+import type { RouterStats } from "../router/router.js";
+
+/** What a host returns at the end of a run. */
+export interface RunResult {
+  readonly host: "inline" | "lockstep" | "realtime";
+  readonly scenario: string;
+  readonly seed: number;
+  readonly historyHash: string;
+  /** The events (when the run kept them). */
+  readonly events: readonly HistoryEvent[];
+  readonly eventsProcessed: number;
+  readonly virtualEndUs: Micros;
+  readonly wallMs: number;
+  readonly router: RouterStats;
+  /** Each actor's final process state and snapshot. */
+  readonly actors: Readonly<Record<ActorId, { readonly state: string; readonly snapshot: JsonValue }>>;
+}

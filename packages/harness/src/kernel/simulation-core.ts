@@ -1,0 +1,116 @@
+import { type ActorId, type Micros, type Observation, streamFor } from "@kcsim/protocol";
+import TinyQueue from "tinyqueue";
+import { History, type HistoryOptions } from "../history/history.js";
+import type { HistoryHeader } from "../history/history-event.js";
+import { corruptFrame, Router } from "../router/router.js";
+import type { CellSink, LifecycleEvent } from "./actor-cell.js";
+import { compareKeys, type DeliveryEvent, INJECT_ORIGIN, NEMESIS_ORIGIN, type Payload, type SimEvent, type TimerEvent } from "./event.js";
+import type { SimulationSpec } from "./simulation-spec.js";
+
+export const KCSIM_VERSION = "0.1.0";
+/** Bumped when the wire format (messages, shared structures) changes. */
+export const PROTOCOL_VERSION = "1";
+
+/**
+ * The main-thread half of every host: the global event queue, the router
+ * and the history. It is the CellSink of the inline host; the lockstep host
+ * replays its workers' effects into the same methods in the total order.
+ */
+export class SimulationCore implements CellSink {
+  readonly spec: SimulationSpec;
+  readonly router: Router;
+  readonly history: History;
+  readonly queue = new TinyQueue<SimEvent>([], compareKeys);
+  /** Observers of every effect as it is applied (metrics, live views). */
+  #injected = 0;
+  eventsProcessed = 0;
+  now: Micros = 0;
+
+  constructor(spec: SimulationSpec, historyOptions: HistoryOptions = {}) {
+    this.spec = spec;
+    this.router = new Router(spec.plan, streamFor(spec.seed, "!router"));
+    const header: HistoryHeader = {
+      kcsim: "history",
+      format: 1,
+      seed: spec.seed,
+      scenario: spec.scenario,
+      versions: { kcsim: KCSIM_VERSION, protocol: PROTOCOL_VERSION },
+    };
+    this.history = new History(header, historyOptions);
+    spec.actors.forEach((actor, index) => {
+      this.queue.push({ kind: "control", due: actor.startAtUs, origin: "!start", seq: index, sub: 0, to: actor.id, control: { action: "start" } });
+    });
+    spec.nemesis.forEach((step, index) => {
+      this.queue.push({ kind: "control", due: step.atUs, origin: NEMESIS_ORIGIN, seq: index, sub: 0, to: step.actor, control: step.control });
+    });
+  }
+
+  /** The next event due no later than `until`, or undefined. */
+  popDue(until: Micros): SimEvent | undefined {
+    const next = this.queue.peek();
+    if (next === undefined || next.due > until) return undefined;
+    this.now = next.due;
+    this.eventsProcessed++;
+    return this.queue.pop();
+  }
+
+  /** Puts a raw frame on the wire to `to` at `at` (tests: malformed frames). */
+  injectFrame(at: Micros, from: ActorId, to: ActorId, frame: Uint8Array): void {
+    this.queue.push({ kind: "deliver", due: at, origin: INJECT_ORIGIN, seq: this.#injected++, sub: 0, to, from, msgType: "?", payload: frame });
+  }
+
+  /** A delivery to an actor the run does not have. */
+  undeliverable(event: SimEvent): void {
+    if (event.kind === "deliver") this.lost(event.to, event.due, event.from, event.msgType, "no such actor");
+  }
+
+  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
+    const decision = this.router.route(now, from, to, msgType, bytes);
+    this.history.record({
+      t: now,
+      ev: "send",
+      from,
+      to,
+      type: msgType,
+      bytes,
+      fate: decision.fate,
+      at: decision.at,
+      ...(decision.fault !== null ? { fault: decision.fault } : {}),
+      ...(decision.corrupt !== null ? { corrupt: decision.corrupt } : {}),
+      ...(decision.reordered ? { reordered: true as const } : {}),
+    });
+    const delivered = decision.corrupt !== null && payload instanceof Uint8Array ? corruptFrame(payload, decision.corrupt) : payload;
+    for (let sub = 0; sub < decision.at.length; sub++) {
+      const event: DeliveryEvent = { kind: "deliver", due: decision.at[sub] as Micros, origin: from, seq, sub, to, from, msgType, payload: delivered };
+      this.queue.push(event);
+    }
+  }
+
+  observe(actor: ActorId, now: Micros, observation: Observation): void {
+    this.history.record({ t: now, ev: "obs", actor, o: observation });
+  }
+
+  appended(_actor: ActorId, _record: Uint8Array): void {
+    // The inline host's durable logs are the cells' own; the lockstep host keeps its mirror elsewhere.
+  }
+
+  lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void {
+    this.history.record({ t: now, ev: "life", actor, what, detail });
+  }
+
+  actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void {
+    this.history.record({ t: now, ev: "error", actor, during, message, stack });
+  }
+
+  rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void {
+    this.history.record({ t: now, ev: "reject", actor, from, reason, detail });
+  }
+
+  lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void {
+    this.history.record({ t: now, ev: "lost", actor, from, type: msgType, why });
+  }
+
+  scheduleTimer(event: TimerEvent): void {
+    this.queue.push(event);
+  }
+}

@@ -1,0 +1,56 @@
+import type { RunResult } from "../kernel/run-result.js";
+
+/** Metrics every run reports, whatever its actors: traffic and its fates, and the simulation's speed. */
+export interface RunMetrics {
+  readonly virtualMs: number;
+  readonly wallMs: number;
+  readonly eventsProcessed: number;
+  readonly historyEvents: number;
+  readonly messages: number;
+  readonly delivered: number;
+  readonly dropped: number;
+  readonly partitioned: number;
+  readonly duplicated: number;
+  readonly reordered: number;
+  readonly corrupted: number;
+  readonly rejectedFrames: number;
+  readonly lostMessages: number;
+  readonly actorErrors: number;
+  readonly bytes: number;
+  readonly messagesByType: Readonly<Record<string, { readonly count: number; readonly bytes: number }>>;
+  /** Simulated seconds per wall-clock second. */
+  readonly speedup: number;
+}
+
+export function runMetrics(result: RunResult): RunMetrics {
+  let rejectedFrames = 0;
+  let lostMessages = 0;
+  let actorErrors = 0;
+  for (const event of result.events) {
+    if (event.ev === "reject") rejectedFrames++;
+    else if (event.ev === "lost") lostMessages++;
+    else if (event.ev === "error") actorErrors++;
+  }
+  const router = result.router;
+  const virtualMs = result.virtualEndUs / 1000;
+  const sortedTypes = Object.keys(router.byType).sort();
+  return {
+    virtualMs,
+    wallMs: Math.round(result.wallMs * 10) / 10,
+    eventsProcessed: result.eventsProcessed,
+    historyEvents: result.events.length,
+    messages: router.messages,
+    delivered: router.delivered,
+    dropped: router.dropped,
+    partitioned: router.partitioned,
+    duplicated: router.duplicated,
+    reordered: router.reordered,
+    corrupted: router.corrupted,
+    rejectedFrames,
+    lostMessages,
+    actorErrors,
+    bytes: router.bytes,
+    messagesByType: Object.fromEntries(sortedTypes.map((type) => [type, router.byType[type] as { count: number; bytes: number }])),
+    speedup: result.wallMs > 0 ? Math.round(virtualMs / result.wallMs) : 0,
+  };
+}

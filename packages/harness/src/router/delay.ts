@@ -1,0 +1,41 @@
+import { exponential, type Micros, normal, pareto, type UniformSource } from "@kcsim/protocol";
+import type { DelaySpec } from "./fault-plan.js";
+
+/** A delay drawn from its distribution, in integer microseconds, never negative. */
+export function sampleDelay(spec: DelaySpec, random: UniformSource): Micros {
+  let ms: number;
+  switch (spec.dist) {
+    case "fixed":
+      ms = spec.ms;
+      break;
+    case "uniform":
+      ms = spec.minMs + random() * (spec.maxMs - spec.minMs);
+      break;
+    case "normal":
+      ms = normal(random, spec.meanMs, spec.stddevMs);
+      break;
+    case "exponential":
+      ms = exponential(random, spec.meanMs);
+      break;
+    case "pareto":
+      ms = pareto(random, spec.scaleMs, spec.shape);
+      break;
+  }
+  return Math.max(0, Math.round(ms * 1000));
+}
+
+/** The mean of a delay distribution in milliseconds (Infinity for a Pareto with shape <= 1). */
+export function meanDelayMs(spec: DelaySpec): number {
+  switch (spec.dist) {
+    case "fixed":
+      return spec.ms;
+    case "uniform":
+      return (spec.minMs + spec.maxMs) / 2;
+    case "normal":
+      return spec.meanMs;
+    case "exponential":
+      return spec.meanMs;
+    case "pareto":
+      return spec.shape > 1 ? (spec.shape * spec.scaleMs) / (spec.shape - 1) : Number.POSITIVE_INFINITY;
+  }
+}

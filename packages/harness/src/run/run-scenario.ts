@@ -1,0 +1,74 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_REGISTRY } from "../actors/registry.js";
+import type { CheckResult } from "../checkers/checker.js";
+import { CHECKERS, DEFAULT_CHECKERS } from "../checkers/registry.js";
+import { InlineHost } from "../hosts/inline-host.js";
+import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
+import type { RunResult } from "../kernel/run-result.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { type RunMetrics, runMetrics } from "../metrics/run-metrics.js";
+import { ScenarioError, type SpecOverrides, toSimulationSpec } from "../scenario/load-scenario.js";
+import type { ScenarioFile } from "../scenario/scenario-schema.js";
+
+export type HostName = "inline" | "lockstep";
+
+export interface RunOptions extends SpecOverrides {
+  readonly host: HostName;
+  /** Directory for history.jsonl, summary.json and command.txt. */
+  readonly out?: string;
+  /** The command that replays this run, recorded with it. */
+  readonly replayCommand?: string;
+}
+
+/** What `kcsim run --json` prints: later issues add fields, never rename these. */
+export interface RunSummary {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly host: HostName;
+  readonly historyHash: string;
+  readonly checks: Readonly<Record<string, CheckResult>>;
+  readonly metrics: RunMetrics;
+  readonly replay: string;
+}
+
+export function judge(result: RunResult, spec: SimulationSpec, names: readonly string[]): Record<string, CheckResult> {
+  const checks: Record<string, CheckResult> = {};
+  for (const name of names) {
+    const checker = CHECKERS.get(name);
+    if (checker === undefined) throw new ScenarioError(`unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
+    checks[name] = checker.check(result.events, spec);
+  }
+  return checks;
+}
+
+export async function runSpec(spec: SimulationSpec, host: HostName, onLine?: (line: string) => void): Promise<RunResult> {
+  const history = onLine === undefined ? {} : { onLine };
+  if (host === "lockstep") return new LockstepHost(spec, { history }).run();
+  return new InlineHost(spec, DEFAULT_REGISTRY, { history }).run();
+}
+
+/** Runs a validated scenario in a host, judges it, and writes the run directory when asked. */
+export async function runScenario(scenario: ScenarioFile, options: RunOptions): Promise<{ summary: RunSummary; result: RunResult }> {
+  const spec = toSimulationSpec(scenario, options);
+  const checkerNames = scenario.checkers ?? DEFAULT_CHECKERS;
+  for (const name of checkerNames) if (!CHECKERS.has(name)) throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
+  const lines: string[] = [];
+  const result = await runSpec(spec, options.host, options.out === undefined ? undefined : (line) => lines.push(line));
+  const summary: RunSummary = {
+    scenario: spec.scenario,
+    seed: spec.seed,
+    host: options.host,
+    historyHash: result.historyHash,
+    checks: judge(result, spec, checkerNames),
+    metrics: runMetrics(result),
+    replay: options.replayCommand ?? "",
+  };
+  if (options.out !== undefined) {
+    mkdirSync(options.out, { recursive: true });
+    writeFileSync(join(options.out, "history.jsonl"), `${lines.join("\n")}\n`);
+    writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+    writeFileSync(join(options.out, "command.txt"), `${summary.replay}\n`);
+  }
+  return { summary, result };
+}

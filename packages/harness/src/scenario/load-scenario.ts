@@ -1,0 +1,121 @@
+import { readFileSync } from "node:fs";
+import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/protocol";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import type { ControlAction } from "../kernel/event.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
+import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
+
+/** A scenario that cannot be run, with one line saying what is wrong and where. */
+export class ScenarioError extends Error {
+  override readonly name = "ScenarioError";
+}
+
+const check = TypeCompiler.Compile(ScenarioSchema);
+
+/** "/faults/0/drop/probability" -> "faults[0].drop.probability". */
+function readablePath(pointer: string): string {
+  const parts = pointer.split("/").slice(1);
+  let out = "";
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out === "" ? part : `.${part}`;
+  return out || "(top level)";
+}
+
+/** Parses JSON, reporting a syntax error with its line and column. */
+function parseJson(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /position (\d+)/.exec(message);
+    if (position?.[1] !== undefined) {
+      const before = text.slice(0, Number(position[1]));
+      const line = before.split("\n").length;
+      const column = before.length - before.lastIndexOf("\n");
+      throw new ScenarioError(`${source}:${line}:${column}: invalid JSON (${message.replace(/ in JSON at position \d+.*$/, "")})`);
+    }
+    throw new ScenarioError(`${source}: invalid JSON (${message})`);
+  }
+}
+
+/** Validates a parsed scenario against the schema and its cross-references. */
+export function validateScenario(value: unknown, source: string): ScenarioFile {
+  if (!check.Check(value)) {
+    const error = deepestError(check.Errors(value));
+    throw new ScenarioError(`${source}: ${readablePath(error?.path ?? "")}: ${error?.message ?? "does not match the scenario format"}`);
+  }
+  const scenario = value;
+  const ids = new Set<string>();
+  scenario.actors.forEach((actor, i) => {
+    if (ids.has(actor.id)) throw new ScenarioError(`${source}: actors[${i}].id: duplicate actor id '${actor.id}'`);
+    ids.add(actor.id);
+  });
+  (scenario.nemesis ?? []).forEach((step, i) => {
+    if (!ids.has(step.actor)) throw new ScenarioError(`${source}: nemesis[${i}].actor: no actor '${step.actor}'`);
+    if (step.action === "command" && step.command === undefined) throw new ScenarioError(`${source}: nemesis[${i}].command: required for action 'command'`);
+    if (step.action === "clock-step" && step.deltaMs === undefined) throw new ScenarioError(`${source}: nemesis[${i}].deltaMs: required for action 'clock-step'`);
+  });
+  for (const [list, name] of [
+    [scenario.faults ?? [], "faults"],
+    [scenario.partitions ?? [], "partitions"],
+  ] as const) {
+    list.forEach((fault, i) => {
+      if (fault.startMs !== undefined && fault.endMs !== undefined && fault.endMs < fault.startMs) {
+        throw new ScenarioError(`${source}: ${name}[${i}].endMs: ends (${fault.endMs}) before it starts (${fault.startMs})`);
+      }
+    });
+  }
+  return scenario;
+}
+
+export function loadScenarioFile(path: string): ScenarioFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ScenarioError(`${path}: cannot read scenario file (${code === "ENOENT" ? "no such file" : code ?? String(error)})`);
+  }
+  return validateScenario(parseJson(text, path), path);
+}
+
+function controlOf(step: NonNullable<ScenarioFile["nemesis"]>[number]): ControlAction {
+  switch (step.action) {
+    case "clock-step":
+      return { action: "clock-step", deltaUs: ms(step.deltaMs ?? 0) };
+    case "command":
+      return { action: "command", command: step.command as ControlCommand };
+    default:
+      return { action: step.action };
+  }
+}
+
+export interface SpecOverrides {
+  readonly seed?: number;
+  readonly useCodec?: boolean;
+}
+
+/** Resolves a validated scenario into the host-independent SimulationSpec. */
+export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverrides = {}): SimulationSpec {
+  const plan: FaultPlan = {
+    network: scenario.network ?? DEFAULT_NETWORK,
+    messageFaults: scenario.faults ?? [],
+    partitions: scenario.partitions ?? [],
+  };
+  const policy = scenario.restartPolicy ?? { mode: "restart", delayMs: 1000 };
+  return {
+    scenario: scenario.name,
+    seed: overrides.seed ?? scenario.seed ?? 1,
+    durationUs: ms(scenario.durationMs),
+    actors: scenario.actors.map((actor) => ({
+      id: actor.id,
+      kind: actor.kind,
+      config: (actor.config ?? {}) as JsonValue,
+      startAtUs: ms(actor.startAtMs ?? 0),
+    })),
+    plan,
+    nemesis: (scenario.nemesis ?? []).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: controlOf(step) })),
+    useCodec: overrides.useCodec ?? scenario.codec ?? true,
+    restartPolicy: policy.mode === "restart" ? { mode: "restart", delayUs: ms(policy.delayMs) } : policy,
+  };
+}

@@ -1,0 +1,82 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const cli = join(root, "packages/harness/dist/cli/main.js");
+
+/** Runs the built CLI the way `pnpm kcsim` does (tests run after `tsc -b`). */
+function kcsim(...args: string[]) {
+  const out = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, INIT_CWD: root } });
+  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+describe("kcsim CLI", () => {
+  it("prints help", () => {
+    const { code, stdout } = kcsim("--help");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Usage: pnpm kcsim <command>/);
+    expect(stdout).toMatch(/partition-for <groupId>/);
+  });
+
+  it("partition-for prints the number alone", () => {
+    expect(kcsim("partition-for", "my-group")).toEqual({ code: 0, stdout: "12\n", stderr: "" });
+    expect(kcsim("partition-for", "group1", "--partitions", "50").stdout).toBe("40\n");
+    // "a".hashCode() = 97, and 97 % 7 = 6.
+    expect(kcsim("partition-for", "a", "--partitions", "7").stdout).toBe("6\n");
+  });
+
+  it("answers bad flags, bad values, unknown commands and bad scenario files with one line and exit code 2", () => {
+    const cases = [
+      ["run", "--bogus"],
+      ["run", "--seed", "-3"],
+      ["run", "--host", "cloud"],
+      ["partition-for"],
+      ["partition-for", "g", "--partitions", "0"],
+      ["explode"],
+      ["run", "no/such/scenario.json"],
+    ];
+    for (const args of cases) {
+      const { code, stdout, stderr } = kcsim(...args);
+      expect(code, args.join(" ")).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
+      expect(stderr).toMatch(/^kcsim: /);
+    }
+    const dir = mkdtempSync(join(tmpdir(), "kcsim-cli-"));
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify({ name: "x", durationMs: 10, actors: [{ id: "a", kind: "pinger" }], faults: [{ name: "f", drop: { probability: 7 } }] }));
+    const { code, stderr } = kcsim("run", bad);
+    expect(code).toBe(2);
+    expect(stderr).toBe(`kcsim: ${bad}: faults[0].drop.probability: Expected number to be less or equal to 1\n`);
+  });
+
+  it("runs the default scenario and prints one JSON object with --json", () => {
+    const { code, stdout } = kcsim("run", "--json", "--seed", "3");
+    expect(code).toBe(0);
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const summary = JSON.parse(lines[0] as string);
+    expect(summary).toMatchObject({ seed: 3, host: "inline", scenario: "ping-pong" });
+    expect(summary.historyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(summary.checks["actor-exceptions"]).toEqual({ ok: true, violations: [] });
+    expect(summary.checks["ping-pong-liveness"].ok).toBe(true);
+    expect(summary.metrics.messages).toBeGreaterThan(1000);
+  });
+
+  it("writes the run directory with --out, and the history hash is the file's", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kcsim-out-"));
+    const { code, stdout } = kcsim("run", "scenarios/ping-pong.json", "--out", dir, "--json");
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout);
+    const history = readFileSync(join(dir, "history.jsonl"), "utf8");
+    const header = JSON.parse(history.split("\n")[0] as string);
+    expect(header).toMatchObject({ kcsim: "history", seed: 1, scenario: "ping-pong" });
+    expect(createHash("sha256").update(history).digest("hex")).toBe(summary.historyHash);
+    expect(readFileSync(join(dir, "command.txt"), "utf8")).toMatch(/^pnpm kcsim run scenarios\/ping-pong\.json --seed 1 --host inline/);
+  });
+});

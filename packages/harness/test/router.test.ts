@@ -1,0 +1,135 @@
+import { streamFor } from "@kcsim/protocol";
+import { describe, expect, it } from "vitest";
+import { type DelaySpec, type FaultPlan, meanDelayMs, type MessageFault, type PartitionFault, Router } from "../src/index.js";
+
+const N = 10_000;
+const network = { minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+
+function routerWith(messageFaults: MessageFault[], partitions: PartitionFault[] = [], seed = 42): Router {
+  const plan: FaultPlan = { network, messageFaults, partitions };
+  return new Router(plan, streamFor(seed, "!router"));
+}
+
+/** Sends N messages a -> b spaced 1 s apart (so FIFO order never holds one back) and returns the decisions. */
+function sendMany(router: Router, type = "SimPing") {
+  return Array.from({ length: N }, (_, i) => ({ now: i * 1_000_000, d: router.route(i * 1_000_000, "a", "b", type, 100) }));
+}
+
+describe("router statistics at a fixed seed over 10,000 messages", () => {
+  it("drops with p = 0.3", () => {
+    const router = routerWith([{ name: "drop", drop: { probability: 0.3 } }]);
+    const dropped = sendMany(router).filter(({ d }) => d.fate === "drop").length;
+    expect(dropped / N).toBeGreaterThan(0.28);
+    expect(dropped / N).toBeLessThan(0.32);
+    expect(router.stats.dropped).toBe(dropped);
+    expect(router.stats.byFault.drop).toBe(dropped);
+  });
+
+  it("duplicates with p = 0.1, the copy arriving no earlier than the original", () => {
+    const router = routerWith([{ name: "dup", duplicate: { probability: 0.1 } }]);
+    const decisions = sendMany(router);
+    const dups = decisions.filter(({ d }) => d.at.length === 2);
+    expect(dups.length / N).toBeGreaterThan(0.09);
+    expect(dups.length / N).toBeLessThan(0.11);
+    for (const { d } of dups) expect(d.at[1]).toBeGreaterThanOrEqual(d.at[0] as number);
+  });
+
+  const delays: DelaySpec[] = [
+    { dist: "fixed", ms: 7 },
+    { dist: "uniform", minMs: 2, maxMs: 10 },
+    { dist: "normal", meanMs: 20, stddevMs: 4 },
+    { dist: "exponential", meanMs: 5 },
+    { dist: "pareto", scaleMs: 2, shape: 3 },
+  ];
+  for (const delay of delays) {
+    it(`delays by a ${delay.dist} distribution with its mean`, () => {
+      const router = routerWith([{ name: "delay", delay }]);
+      const extra = sendMany(router).map(({ now, d }) => ((d.at[0] as number) - now) / 1000 - 1); // minus the 1 ms base latency
+      const mean = extra.reduce((a, b) => a + b, 0) / N;
+      expect(Math.abs(mean - meanDelayMs(delay)) / meanDelayMs(delay)).toBeLessThan(0.05);
+      expect(Math.min(...extra)).toBeGreaterThanOrEqual(0);
+    });
+  }
+
+  it("bursts losses with Gilbert-Elliott: the loss rate matches the chain's stationary mix and losses cluster", () => {
+    const ge = { pGoodToBad: 0.05, pBadToGood: 0.25, lossInGood: 0, lossInBad: 0.8 };
+    const router = routerWith([{ name: "burst", drop: { gilbertElliott: ge } }]);
+    const lost = sendMany(router).map(({ d }) => d.fate === "drop");
+    const rate = lost.filter(Boolean).length / N;
+    const expected = (ge.pGoodToBad / (ge.pGoodToBad + ge.pBadToGood)) * ge.lossInBad; // 0.133
+    expect(Math.abs(rate - expected)).toBeLessThan(0.025);
+    // P(loss | previous loss) is far above the unconditional rate: losses come in bursts.
+    let afterLoss = 0;
+    let lossAfterLoss = 0;
+    for (let i = 1; i < N; i++) {
+      if (lost[i - 1]) {
+        afterLoss++;
+        if (lost[i]) lossAfterLoss++;
+      }
+    }
+    expect(lossAfterLoss / afterLoss).toBeGreaterThan(2 * rate);
+  });
+
+  it("keeps links FIFO, but lets reordered messages overtake", () => {
+    const router = routerWith([{ name: "jitter", delay: { dist: "exponential", meanMs: 5 } }]);
+    let last = 0;
+    for (let i = 0; i < 1000; i++) {
+      const at = router.route(i * 100, "a", "b", "X", 10).at[0] as number;
+      expect(at).toBeGreaterThanOrEqual(last);
+      last = at;
+    }
+    const reordering = routerWith([{ name: "reorder", reorder: { probability: 0.2, delay: { dist: "fixed", ms: 5 } } }]);
+    const at = Array.from({ length: 1000 }, (_, i) => reordering.route(i * 100, "a", "b", "X", 10).at[0] as number);
+    const overtaken = at.filter((t, i) => i + 1 < at.length && t > (at[i + 1] as number)).length;
+    expect(overtaken).toBeGreaterThan(100);
+    expect(reordering.stats.reordered).toBeGreaterThan(150);
+  });
+
+  it("limits bandwidth: frames queue behind each other at the configured rate", () => {
+    const router = routerWith([{ name: "slow-link", bandwidth: { bytesPerSecond: 100_000 } }]);
+    // 100 frames of 1000 bytes sent at once take 10 ms each to transmit.
+    const at = Array.from({ length: 100 }, () => router.route(0, "a", "b", "X", 1000).at[0] as number);
+    expect(at[0]).toBe(10_000 + 1000);
+    expect(at[99]).toBe(100 * 10_000 + 1000);
+  });
+
+  it("scopes faults by sender, receiver, message type and time window", () => {
+    const router = routerWith([{ name: "hb-loss", from: ["member-*"], to: ["gc"], types: ["*Heartbeat*"], startMs: 100, endMs: 200, drop: { probability: 1 } }]);
+    expect(router.route(150_000, "member-1", "gc", "ConsumerGroupHeartbeatRequest", 10).fate).toBe("drop");
+    expect(router.route(150_000, "member-1", "gc", "OffsetCommitRequest", 10).fate).toBe("deliver");
+    expect(router.route(150_000, "gc", "member-1", "ConsumerGroupHeartbeatResponse", 10).fate).toBe("deliver");
+    expect(router.route(150_000, "broker-1", "gc", "ConsumerGroupHeartbeatRequest", 10).fate).toBe("deliver");
+    expect(router.route(99_999, "member-1", "gc", "ConsumerGroupHeartbeatRequest", 10).fate).toBe("deliver");
+    expect(router.route(200_000, "member-1", "gc", "ConsumerGroupHeartbeatRequest", 10).fate).toBe("deliver");
+  });
+
+  it("never delivers sooner than the lookahead", () => {
+    const router = new Router({ network: { minLatencyMs: 2, latency: { dist: "uniform", minMs: 0, maxMs: 3 } }, messageFaults: [], partitions: [] }, streamFor(1, "r"));
+    for (let i = 0; i < 1000; i++) expect((router.route(i * 10_000, "a", "b", "X", 1).at[0] as number) - i * 10_000).toBeGreaterThanOrEqual(2000);
+  });
+});
+
+describe("partitions", () => {
+  const window = { startMs: 100, endMs: 300 };
+  it("one-way: blocks exactly a -> b inside the window and heals on time", () => {
+    const router = routerWith([], [{ name: "p", a: ["a1", "a2"], b: ["b*"], direction: "a-to-b", ...window }]);
+    expect(router.route(100_000, "a1", "b1", "X", 1).fate).toBe("partitioned");
+    expect(router.route(299_999, "a2", "b9", "X", 1).fate).toBe("partitioned");
+    expect(router.route(150_000, "b1", "a1", "X", 1).fate).toBe("deliver");
+    expect(router.route(150_000, "a1", "a2", "X", 1).fate).toBe("deliver");
+    expect(router.route(150_000, "c", "b1", "X", 1).fate).toBe("deliver");
+    expect(router.route(99_999, "a1", "b1", "X", 1).fate).toBe("deliver");
+    expect(router.route(300_000, "a1", "b1", "X", 1).fate).toBe("deliver");
+  });
+
+  it("b-to-a blocks only the reverse direction; two-way blocks both", () => {
+    const reverse = routerWith([], [{ name: "p", a: ["a"], b: ["b"], direction: "b-to-a", ...window }]);
+    expect(reverse.route(150_000, "b", "a", "X", 1).fate).toBe("partitioned");
+    expect(reverse.route(150_000, "a", "b", "X", 1).fate).toBe("deliver");
+    const both = routerWith([], [{ name: "p", a: ["a"], b: ["b"], direction: "two-way", ...window }]);
+    expect(both.route(150_000, "b", "a", "X", 1).fate).toBe("partitioned");
+    expect(both.route(150_000, "a", "b", "X", 1).fate).toBe("partitioned");
+    expect(both.route(300_000, "a", "b", "X", 1).fate).toBe("deliver");
+    expect(both.stats.partitioned).toBe(2);
+  });
+});

@@ -1,1 +1,6 @@
-export {};
+/**
+ * @kcsim/coordinator: the group coordinator.
+ */
+
+// Observations the coordinator emits (the contract checkers read).
+export type * from "./observations.js";

@@ -2,16 +2,17 @@
  * @kcsim/harness: hosts (inline, lockstep), the fault-injecting router,
  * history, scenarios, checkers, metrics and the kcsim CLI.
  */
+
+export { Pinger, type PingerConfig, Ponger } from "./actors/ping-pong.js";
 export { DEFAULT_REGISTRY } from "./actors/registry.js";
-export { Pinger, Ponger, type PingerConfig } from "./actors/ping-pong.js";
 export * from "./checkers/checker.js";
 export { CHECKERS, DEFAULT_CHECKERS } from "./checkers/registry.js";
 export * from "./history/history.js";
 export * from "./history/history-event.js";
 export { InlineHost, type InlineHostOptions } from "./hosts/inline-host.js";
 export { LockstepHost, type LockstepHostOptions } from "./hosts/lockstep/lockstep-host.js";
-export { ShardRuntime } from "./hosts/lockstep/shard-runtime.js";
 export type * from "./hosts/lockstep/shard-protocol.js";
+export { ShardRuntime } from "./hosts/lockstep/shard-runtime.js";
 export { ActorCell, type CellOptions, type CellSink, type LifecycleEvent, type RestartPolicy } from "./kernel/actor-cell.js";
 export { type ActorRegistry, factoryFor } from "./kernel/actor-registry.js";
 export { MemoryDurableLog } from "./kernel/durable-log.js";

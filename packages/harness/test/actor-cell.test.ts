@@ -97,11 +97,14 @@ describe("actor cells", () => {
     expect(errors[0]).toMatchObject({ actor: "p", during: "receive ? from x", message: "Error: planted failure" });
     expect(errors[0]?.ev === "error" && errors[0].stack).toMatch(/at Probe\.receive/);
     // Crashed at 24 ms, restarted 10 ms later by the policy (durable log kept); q never noticed.
-    expect(observations(result, "probe.start").filter((o) => o.actor === "p").map((o) => [o.t, o.log])).toEqual([
+    expect(
+      observations(result, "probe.start")
+        .filter((o) => o.actor === "p")
+        .map((o) => [o.t, o.log]),
+    ).toEqual([
       [0, 0],
       [34_000, 1],
     ]);
     expect(observations(result, "probe.fire").filter((o) => o.actor === "q")).toHaveLength(10);
   });
 });
-

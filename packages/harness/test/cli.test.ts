@@ -49,7 +49,15 @@ describe("kcsim CLI", () => {
     }
     const dir = mkdtempSync(join(tmpdir(), "kcsim-cli-"));
     const bad = join(dir, "bad.json");
-    writeFileSync(bad, JSON.stringify({ name: "x", durationMs: 10, actors: [{ id: "a", kind: "pinger" }], faults: [{ name: "f", drop: { probability: 7 } }] }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        name: "x",
+        durationMs: 10,
+        actors: [{ id: "a", kind: "pinger" }],
+        faults: [{ name: "f", drop: { probability: 7 } }],
+      }),
+    );
     const { code, stderr } = kcsim("run", bad);
     expect(code).toBe(2);
     expect(stderr).toBe(`kcsim: ${bad}: faults[0].drop.probability: Expected number to be less or equal to 1\n`);

@@ -22,7 +22,12 @@ describe("bad frames", () => {
     it(`a ${name} frame is counted, logged and dropped, and the run goes on`, () => {
       const warnings: string[] = [];
       const host = new InlineHost(spec(), DEFAULT_REGISTRY, {
-        loggerFor: () => ({ debug() {}, info() {}, warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`), error() {} }),
+        loggerFor: () => ({
+          debug() {},
+          info() {},
+          warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+          error() {},
+        }),
       });
       host.core.injectFrame(50_000, "intruder", "ponger", frame);
       const result = host.run();

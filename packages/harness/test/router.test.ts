@@ -1,6 +1,6 @@
 import { streamFor } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { type DelaySpec, type FaultPlan, meanDelayMs, type MessageFault, type PartitionFault, Router } from "../src/index.js";
+import { type DelaySpec, type FaultPlan, type MessageFault, meanDelayMs, type PartitionFault, Router } from "../src/index.js";
 
 const N = 10_000;
 const network = { minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
@@ -94,7 +94,9 @@ describe("router statistics at a fixed seed over 10,000 messages", () => {
   });
 
   it("scopes faults by sender, receiver, message type and time window", () => {
-    const router = routerWith([{ name: "hb-loss", from: ["member-*"], to: ["gc"], types: ["*Heartbeat*"], startMs: 100, endMs: 200, drop: { probability: 1 } }]);
+    const router = routerWith([
+      { name: "hb-loss", from: ["member-*"], to: ["gc"], types: ["*Heartbeat*"], startMs: 100, endMs: 200, drop: { probability: 1 } },
+    ]);
     expect(router.route(150_000, "member-1", "gc", "ConsumerGroupHeartbeatRequest", 10).fate).toBe("drop");
     expect(router.route(150_000, "member-1", "gc", "OffsetCommitRequest", 10).fate).toBe("deliver");
     expect(router.route(150_000, "gc", "member-1", "ConsumerGroupHeartbeatResponse", 10).fate).toBe("deliver");
@@ -104,8 +106,12 @@ describe("router statistics at a fixed seed over 10,000 messages", () => {
   });
 
   it("never delivers sooner than the lookahead", () => {
-    const router = new Router({ network: { minLatencyMs: 2, latency: { dist: "uniform", minMs: 0, maxMs: 3 } }, messageFaults: [], partitions: [] }, streamFor(1, "r"));
-    for (let i = 0; i < 1000; i++) expect((router.route(i * 10_000, "a", "b", "X", 1).at[0] as number) - i * 10_000).toBeGreaterThanOrEqual(2000);
+    const router = new Router(
+      { network: { minLatencyMs: 2, latency: { dist: "uniform", minMs: 0, maxMs: 3 } }, messageFaults: [], partitions: [] },
+      streamFor(1, "r"),
+    );
+    for (let i = 0; i < 1000; i++)
+      expect((router.route(i * 10_000, "a", "b", "X", 1).at[0] as number) - i * 10_000).toBeGreaterThanOrEqual(2000);
   });
 });
 

@@ -17,7 +17,9 @@ const problem = (value: unknown) => {
 
 describe("scenario files", () => {
   it("resolve into a simulation spec with defaults (seed 1, codec on, restart policy) and microsecond times", () => {
-    const spec = toSimulationSpec(validateScenario({ ...base, nemesis: [{ atMs: 5, actor: "a", action: "clock-step", deltaMs: -3 }] }, "s.json"));
+    const spec = toSimulationSpec(
+      validateScenario({ ...base, nemesis: [{ atMs: 5, actor: "a", action: "clock-step", deltaMs: -3 }] }, "s.json"),
+    );
     expect(spec.seed).toBe(1);
     expect(spec.useCodec).toBe(true);
     expect(spec.durationUs).toBe(100_000);
@@ -30,10 +32,22 @@ describe("scenario files", () => {
     expect(problem({ ...base, faults: [{ name: "f", drop: { probability: 1.5 } }] })).toBe(
       "s.json: faults[0].drop.probability: Expected number to be less or equal to 1",
     );
-    expect(problem({ ...base, faults: [{ name: "f", delay: { dist: "zipf" } }] })).toBe("s.json: faults[0].delay: matches none of the allowed shapes");
+    expect(problem({ ...base, faults: [{ name: "f", delay: { dist: "zipf" } }] })).toBe(
+      "s.json: faults[0].delay: matches none of the allowed shapes",
+    );
     expect(problem({ ...base, surprise: 1 })).toMatch(/^s\.json: surprise: Unexpected property/);
-    expect(problem({ ...base, actors: [{ id: "a", kind: "x" }, { id: "a", kind: "y" }] })).toBe("s.json: actors[1].id: duplicate actor id 'a'");
-    expect(problem({ ...base, nemesis: [{ atMs: 1, actor: "ghost", action: "crash" }] })).toBe("s.json: nemesis[0].actor: no actor 'ghost'");
+    expect(
+      problem({
+        ...base,
+        actors: [
+          { id: "a", kind: "x" },
+          { id: "a", kind: "y" },
+        ],
+      }),
+    ).toBe("s.json: actors[1].id: duplicate actor id 'a'");
+    expect(problem({ ...base, nemesis: [{ atMs: 1, actor: "ghost", action: "crash" }] })).toBe(
+      "s.json: nemesis[0].actor: no actor 'ghost'",
+    );
     expect(problem({ ...base, partitions: [{ name: "p", a: ["a"], b: ["b"], direction: "two-way", startMs: 5, endMs: 1 }] })).toBe(
       "s.json: partitions[0].endMs: ends (1) before it starts (5)",
     );

@@ -1,1 +1,28 @@
-export {};
+/**
+ * @kcsim/member: the consumer side of the group protocols. So far: the
+ * classic protocol's client-side assignors, run by the group leader.
+ */
+export * from "./assignors/assign-client-side.js";
+export * from "./assignors/client-assignors.js";
+export * from "./assignors/consumer-partition-assignor.js";
+export { javaHashMapIterationOrder } from "./assignors/java-hash-order.js";
+export { compareMemberInfo, type MemberInfo } from "./assignors/member-order.js";
+export * from "./assignors/range-assignor.js";
+export * from "./assignors/rebalance-protocol.js";
+export * from "./assignors/round-robin-assignor.js";
+export { CooperativeStickyAssignor } from "./assignors/sticky/cooperative-sticky-assignor.js";
+export { StickyAssignor } from "./assignors/sticky/sticky-assignor.js";
+export {
+  DEFAULT_GENERATION,
+  decodeCooperativeUserData,
+  decodeStickyUserData,
+  encodeCooperativeUserData,
+  encodeStickyUserData,
+  encodeStickyUserDataV0,
+  type StickyMemberData,
+} from "./assignors/sticky/sticky-user-data.js";
+export { flattenTopicPartitionList, groupPartitionsByTopic } from "./assignors/topic-partitions.js";
+export * from "./assignors/validate-cooperative-assignment.js";
+
+// Observations the consumer emits (the contract checkers read).
+export type * from "./observations.js";

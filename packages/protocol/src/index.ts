@@ -10,6 +10,7 @@ export * from "./configs/consumer-config.js";
 export * from "./configs/producer-config.js";
 export * from "./consumer-protocol.js";
 export * from "./errors.js";
+export * from "./get-or-create.js";
 export * from "./messages/index.js";
 export * from "./partition-for.js";
 export * from "./random.js";

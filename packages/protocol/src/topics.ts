@@ -1,3 +1,4 @@
+import { getOrCreate } from "./get-or-create.js";
 import { javaStringHashCode } from "./partition-for.js";
 
 /** A partition of a topic, by name. */
@@ -40,4 +41,29 @@ export function topicIdFor(name: string): string {
     out += BASE64URL[(h >>> 7) & 63];
   }
   return out;
+}
+
+/**
+ * Partitions grouped by topic name, as observations and tools print them:
+ * topics in sorted order, partitions ascending, no empty topics. A plain
+ * JSON object, so it can travel in observations and history lines.
+ */
+export type PartitionsByTopic = { readonly [topic: string]: readonly number[] };
+
+/** The canonical PartitionsByTopic of any collection of topic-partitions. */
+export function partitionsByTopic(partitions: Iterable<TopicPartition>): PartitionsByTopic {
+  const byTopic = new Map<string, number[]>();
+  for (const { topic, partition } of partitions) {
+    getOrCreate(byTopic, topic, () => []).push(partition);
+  }
+  const out: Record<string, number[]> = {};
+  for (const topic of [...byTopic.keys()].sort()) {
+    out[topic] = [...new Set(byTopic.get(topic))].sort((a, b) => a - b);
+  }
+  return out;
+}
+
+/** The topic-partitions of a PartitionsByTopic, topic by topic. */
+export function* topicPartitionsOf(byTopic: PartitionsByTopic): Generator<TopicPartition> {
+  for (const [topic, partitions] of Object.entries(byTopic)) for (const partition of partitions) yield { topic, partition };
 }

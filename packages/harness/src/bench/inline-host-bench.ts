@@ -37,7 +37,13 @@ export const inlineHostBench: BenchSuite = {
     const withCodec = deliveredPerSecond(true);
     const without = deliveredPerSecond(false);
     return [
-      { suite: this.name, case: "1,000 actors, msgpack codec", value: Math.round(withCodec.rate), unit: "msg/s", note: `${withCodec.delivered} messages` },
+      {
+        suite: this.name,
+        case: "1,000 actors, msgpack codec",
+        value: Math.round(withCodec.rate),
+        unit: "msg/s",
+        note: `${withCodec.delivered} messages`,
+      },
       {
         suite: this.name,
         case: "1,000 actors, no codec",

@@ -26,13 +26,23 @@ export const routerBench: BenchSuite = {
       messageFaults: [
         { name: "loss", drop: { probability: 0.01 } },
         { name: "jitter", types: ["*Heartbeat*"], delay: { dist: "exponential", meanMs: 2 }, duplicate: { probability: 0.01 } },
-        { name: "bursts", from: ["member-1*"], drop: { gilbertElliott: { pGoodToBad: 0.01, pBadToGood: 0.2, lossInGood: 0, lossInBad: 0.5 } } },
+        {
+          name: "bursts",
+          from: ["member-1*"],
+          drop: { gilbertElliott: { pGoodToBad: 0.01, pBadToGood: 0.2, lossInGood: 0, lossInBad: 0.5 } },
+        },
       ],
       partitions: [{ name: "split", a: ["member-5*"], b: ["coordinator"], direction: "two-way", startMs: 0, endMs: 1e9 }],
     });
     return [
       { suite: this.name, case: "no faults", value: round(bare), unit: "ns/msg", note: `${N} messages` },
-      { suite: this.name, case: "3 faults + 1 partition", value: round(faulty), unit: "ns/msg", note: `${round(faulty / bare)}x the bare cost` },
+      {
+        suite: this.name,
+        case: "3 faults + 1 partition",
+        value: round(faulty),
+        unit: "ns/msg",
+        note: `${round(faulty / bare)}x the bare cost`,
+      },
     ];
   },
 };

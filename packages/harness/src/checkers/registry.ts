@@ -1,8 +1,39 @@
 import { actorExceptions } from "./actor-exceptions.js";
 import type { Checker } from "./checker.js";
+import { committedOffsetsMonotonic } from "./committed-offsets-monotonic.js";
+import { converges } from "./converges.js";
+import { epochsMonotonic } from "./epochs-monotonic.js";
+import { noZombieCommits } from "./no-zombie-commits.js";
 import { pingPongLiveness } from "./ping-pong-liveness.js";
+import { pollExpiry } from "./poll-expiry.js";
+import { revokeBeforeReassign } from "./revoke-before-reassign.js";
+import { singleOwner } from "./single-owner.js";
 
 /** Checkers by name; a scenario lists the ones that judge it (default: actor-exceptions). */
-export const CHECKERS: ReadonlyMap<string, Checker> = new Map([actorExceptions, pingPongLiveness].map((checker) => [checker.name, checker]));
+export const CHECKERS: ReadonlyMap<string, Checker> = new Map(
+  [
+    actorExceptions,
+    pingPongLiveness,
+    revokeBeforeReassign,
+    singleOwner,
+    noZombieCommits,
+    committedOffsetsMonotonic,
+    epochsMonotonic,
+    converges,
+    pollExpiry,
+  ].map((checker) => [checker.name, checker]),
+);
 
 export const DEFAULT_CHECKERS: readonly string[] = ["actor-exceptions"];
+
+/** The group-protocol checkers (DESIGN.md rules 1, 2, 3, 4, 6, 7, 8) every consumer-group scenario runs. */
+export const GROUP_CHECKERS: readonly string[] = [
+  "actor-exceptions",
+  "revoke-before-reassign",
+  "single-owner",
+  "no-zombie-commits",
+  "committed-offsets-monotonic",
+  "epochs-monotonic",
+  "converges",
+  "poll-expiry",
+];

@@ -11,8 +11,16 @@ export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<str
     `  history hash ${summary.historyHash}`,
     `  messages ${m.messages}: delivered ${m.delivered}, dropped ${m.dropped}, partitioned ${m.partitioned}, duplicated ${m.duplicated}, reordered ${m.reordered}, corrupted ${m.corrupted}`,
     `  frames rejected ${m.rejectedFrames}, lost at a down actor ${m.lostMessages}, actor errors ${m.actorErrors}`,
-    "  checks",
   ];
+  for (const g of m.groups) {
+    lines.push(
+      `  group ${g.groupId}: ${g.members} members, ${g.partitions} partitions, settled first at ${g.firstSettledMs ?? "never"} ms; ` +
+        `${g.rebalances} rebalances, time to stable max ${g.maxTimeToStableMs} ms; ` +
+        `peak unowned ${g.peakUnowned}, ${g.unownedPartitionSeconds} partition-s unowned, ${g.pausedMembers} members paused; ` +
+        `${g.heartbeatsPerMemberPerMinute} heartbeats/member/min`,
+    );
+  }
+  lines.push("  checks");
   for (const [name, check] of Object.entries(summary.checks)) {
     lines.push(`    ${check.ok ? "ok  " : "FAIL"}  ${pad(name, 22)} ${descriptions.get(name) ?? ""}`);
     for (const v of check.violations.slice(0, 5)) lines.push(`          at ${v.t} us: ${v.message}`);

@@ -37,7 +37,13 @@ export function integerFlag(command: string, name: string, value: string | undef
 }
 
 /** A flag restricted to a set of values. */
-export function choiceFlag<T extends string>(command: string, name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+export function choiceFlag<T extends string>(
+  command: string,
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined) return fallback;
   if (!(choices as readonly string[]).includes(value)) {
     throw new UsageError(`${command}: --${name} must be one of ${choices.join("|")}, got '${value}'`);

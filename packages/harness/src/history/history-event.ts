@@ -7,13 +7,7 @@ import type { Fate } from "../router/router.js";
  * threads or worker numbers), so the same seed gives the same lines in
  * every host. Key order is fixed by construction, so lines are stable.
  */
-export type HistoryEvent =
-  | SendRecord
-  | ObservationRecord
-  | LifecycleRecord
-  | ErrorRecord
-  | RejectRecord
-  | LostRecord;
+export type HistoryEvent = SendRecord | ObservationRecord | LifecycleRecord | ErrorRecord | RejectRecord | LostRecord;
 
 export interface SendRecord {
   readonly t: Micros;

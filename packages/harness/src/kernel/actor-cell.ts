@@ -66,7 +66,12 @@ function portableStack(error: unknown): string {
   return error.stack
     .split("\n")
     .slice(1, 9)
-    .map((line) => line.trim().replace(/\s*\(.*\)$/, "").replace(/^at (file|node):.*$/, "at <anonymous>"))
+    .map((line) =>
+      line
+        .trim()
+        .replace(/\s*\(.*\)$/, "")
+        .replace(/^at (file|node):.*$/, "at <anonymous>"),
+    )
     .join("\n");
 }
 
@@ -271,7 +276,8 @@ export class ActorCell {
   }
 
   #armTimer(name: string, after: Micros): void {
-    if (!Number.isInteger(after) || after < 0) throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
+    if (!Number.isInteger(after) || after < 0)
+      throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
     const seq = ++this.#seq;
     this.#timers.set(name, seq);
     this.#sink.scheduleTimer({ kind: "timer", due: this.#now + after, origin: this.id, seq, sub: 0, to: this.id, name });

@@ -38,10 +38,26 @@ export class SimulationCore implements CellSink {
     };
     this.history = new History(header, historyOptions);
     spec.actors.forEach((actor, index) => {
-      this.queue.push({ kind: "control", due: actor.startAtUs, origin: "!start", seq: index, sub: 0, to: actor.id, control: { action: "start" } });
+      this.queue.push({
+        kind: "control",
+        due: actor.startAtUs,
+        origin: "!start",
+        seq: index,
+        sub: 0,
+        to: actor.id,
+        control: { action: "start" },
+      });
     });
     spec.nemesis.forEach((step, index) => {
-      this.queue.push({ kind: "control", due: step.atUs, origin: NEMESIS_ORIGIN, seq: index, sub: 0, to: step.actor, control: step.control });
+      this.queue.push({
+        kind: "control",
+        due: step.atUs,
+        origin: NEMESIS_ORIGIN,
+        seq: index,
+        sub: 0,
+        to: step.actor,
+        control: step.control,
+      });
     });
   }
 
@@ -56,7 +72,17 @@ export class SimulationCore implements CellSink {
 
   /** Puts a raw frame on the wire to `to` at `at` (tests: malformed frames). */
   injectFrame(at: Micros, from: ActorId, to: ActorId, frame: Uint8Array): void {
-    this.queue.push({ kind: "deliver", due: at, origin: INJECT_ORIGIN, seq: this.#injected++, sub: 0, to, from, msgType: "?", payload: frame });
+    this.queue.push({
+      kind: "deliver",
+      due: at,
+      origin: INJECT_ORIGIN,
+      seq: this.#injected++,
+      sub: 0,
+      to,
+      from,
+      msgType: "?",
+      payload: frame,
+    });
   }
 
   /** A delivery to an actor the run does not have. */
@@ -81,7 +107,17 @@ export class SimulationCore implements CellSink {
     });
     const delivered = decision.corrupt !== null && payload instanceof Uint8Array ? corruptFrame(payload, decision.corrupt) : payload;
     for (let sub = 0; sub < decision.at.length; sub++) {
-      const event: DeliveryEvent = { kind: "deliver", due: decision.at[sub] as Micros, origin: from, seq, sub, to, from, msgType, payload: delivered };
+      const event: DeliveryEvent = {
+        kind: "deliver",
+        due: decision.at[sub] as Micros,
+        origin: from,
+        seq,
+        sub,
+        to,
+        from,
+        msgType,
+        payload: delivered,
+      };
       this.queue.push(event);
     }
   }

@@ -1,4 +1,6 @@
+import { type GroupMetrics, groupMetrics } from "../analysis/group-metrics.js";
 import type { RunResult } from "../kernel/run-result.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
 
 /** Metrics every run reports, whatever its actors: traffic and its fates, and the simulation's speed. */
 export interface RunMetrics {
@@ -20,9 +22,11 @@ export interface RunMetrics {
   readonly messagesByType: Readonly<Record<string, { readonly count: number; readonly bytes: number }>>;
   /** Simulated seconds per wall-clock second. */
   readonly speedup: number;
+  /** Per consumer group: rebalances, time to stable, partitions without an owner, heartbeat rate. */
+  readonly groups: readonly GroupMetrics[];
 }
 
-export function runMetrics(result: RunResult): RunMetrics {
+export function runMetrics(result: RunResult, spec: SimulationSpec): RunMetrics {
   let rejectedFrames = 0;
   let lostMessages = 0;
   let actorErrors = 0;
@@ -52,5 +56,6 @@ export function runMetrics(result: RunResult): RunMetrics {
     bytes: router.bytes,
     messagesByType: Object.fromEntries(sortedTypes.map((type) => [type, router.byType[type] as { count: number; bytes: number }])),
     speedup: result.wallMs > 0 ? Math.round(virtualMs / result.wallMs) : 0,
+    groups: groupMetrics(result.events, spec),
   };
 }

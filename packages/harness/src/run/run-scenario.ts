@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { CheckResult } from "../checkers/checker.js";
-import { CHECKERS, DEFAULT_CHECKERS } from "../checkers/registry.js";
+import { CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
 import { InlineHost } from "../hosts/inline-host.js";
 import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import type { RunResult } from "../kernel/run-result.js";
@@ -51,8 +51,10 @@ export async function runSpec(spec: SimulationSpec, host: HostName, onLine?: (li
 /** Runs a validated scenario in a host, judges it, and writes the run directory when asked. */
 export async function runScenario(scenario: ScenarioFile, options: RunOptions): Promise<{ summary: RunSummary; result: RunResult }> {
   const spec = toSimulationSpec(scenario, options);
-  const checkerNames = scenario.checkers ?? DEFAULT_CHECKERS;
-  for (const name of checkerNames) if (!CHECKERS.has(name)) throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
+  const checkerNames = scenario.checkers ?? (scenario.groups === undefined ? DEFAULT_CHECKERS : GROUP_CHECKERS);
+  for (const name of checkerNames)
+    if (!CHECKERS.has(name))
+      throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
   const lines: string[] = [];
   const result = await runSpec(spec, options.host, options.out === undefined ? undefined : (line) => lines.push(line));
   const summary: RunSummary = {
@@ -61,7 +63,7 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     host: options.host,
     historyHash: result.historyHash,
     checks: judge(result, spec, checkerNames),
-    metrics: runMetrics(result),
+    metrics: runMetrics(result, spec),
     replay: options.replayCommand ?? "",
   };
   if (options.out !== undefined) {

@@ -4,6 +4,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { ControlAction } from "../kernel/event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
+import { expandGroups, type GroupProtocol } from "./expand-groups.js";
 import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
 
 /** A scenario that cannot be run, with one line saying what is wrong and where. */
@@ -45,15 +46,30 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     throw new ScenarioError(`${source}: ${readablePath(error?.path ?? "")}: ${error?.message ?? "does not match the scenario format"}`);
   }
   const scenario = value;
+  if (scenario.groups !== undefined && scenario.cluster === undefined)
+    throw new ScenarioError(`${source}: groups: a scenario with groups needs a cluster`);
+  const topics = new Set((scenario.cluster?.topics ?? []).map((t) => t.name));
+  (scenario.groups ?? []).forEach((group, i) => {
+    const missing = group.subscription.find((topic) => !topics.has(topic));
+    if (missing !== undefined) throw new ScenarioError(`${source}: groups[${i}].subscription: no topic '${missing}' in the cluster`);
+  });
   const ids = new Set<string>();
-  scenario.actors.forEach((actor, i) => {
+  for (const actor of expandGroups(scenario)) {
+    if (ids.has(actor.id))
+      throw new ScenarioError(`${source}: groups: two members are both named '${actor.id}' (use distinct idPrefix values)`);
+    ids.add(actor.id);
+  }
+  (scenario.actors ?? []).forEach((actor, i) => {
     if (ids.has(actor.id)) throw new ScenarioError(`${source}: actors[${i}].id: duplicate actor id '${actor.id}'`);
     ids.add(actor.id);
   });
+  if (ids.size === 0) throw new ScenarioError(`${source}: the scenario has no actors (give actors, or a cluster and groups)`);
   (scenario.nemesis ?? []).forEach((step, i) => {
     if (!ids.has(step.actor)) throw new ScenarioError(`${source}: nemesis[${i}].actor: no actor '${step.actor}'`);
-    if (step.action === "command" && step.command === undefined) throw new ScenarioError(`${source}: nemesis[${i}].command: required for action 'command'`);
-    if (step.action === "clock-step" && step.deltaMs === undefined) throw new ScenarioError(`${source}: nemesis[${i}].deltaMs: required for action 'clock-step'`);
+    if (step.action === "command" && step.command === undefined)
+      throw new ScenarioError(`${source}: nemesis[${i}].command: required for action 'command'`);
+    if (step.action === "clock-step" && step.deltaMs === undefined)
+      throw new ScenarioError(`${source}: nemesis[${i}].deltaMs: required for action 'clock-step'`);
   });
   for (const [list, name] of [
     [scenario.faults ?? [], "faults"],
@@ -74,7 +90,7 @@ export function loadScenarioFile(path: string): ScenarioFile {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ScenarioError(`${path}: cannot read scenario file (${code === "ENOENT" ? "no such file" : code ?? String(error)})`);
+    throw new ScenarioError(`${path}: cannot read scenario file (${code === "ENOENT" ? "no such file" : (code ?? String(error))})`);
   }
   return validateScenario(parseJson(text, path), path);
 }
@@ -93,6 +109,8 @@ function controlOf(step: NonNullable<ScenarioFile["nemesis"]>[number]): ControlA
 export interface SpecOverrides {
   readonly seed?: number;
   readonly useCodec?: boolean;
+  /** Run every group under this protocol instead of the scenario's (kcsim compare, --protocol). */
+  readonly protocol?: GroupProtocol;
 }
 
 /** Resolves a validated scenario into the host-independent SimulationSpec. */
@@ -107,12 +125,15 @@ export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverride
     scenario: scenario.name,
     seed: overrides.seed ?? scenario.seed ?? 1,
     durationUs: ms(scenario.durationMs),
-    actors: scenario.actors.map((actor) => ({
-      id: actor.id,
-      kind: actor.kind,
-      config: (actor.config ?? {}) as JsonValue,
-      startAtUs: ms(actor.startAtMs ?? 0),
-    })),
+    actors: [
+      ...expandGroups(scenario, overrides.protocol),
+      ...(scenario.actors ?? []).map((actor) => ({
+        id: actor.id,
+        kind: actor.kind,
+        config: (actor.config ?? {}) as JsonValue,
+        startAtUs: ms(actor.startAtMs ?? 0),
+      })),
+    ],
     plan,
     nemesis: (scenario.nemesis ?? []).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: controlOf(step) })),
     useCodec: overrides.useCodec ?? scenario.codec ?? true,

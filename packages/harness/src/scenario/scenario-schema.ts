@@ -15,7 +15,10 @@ export const DelaySchema = Type.Union([
   Type.Object({ dist: Type.Literal("uniform"), minMs: Ms, maxMs: Ms }, Closed),
   Type.Object({ dist: Type.Literal("normal"), meanMs: Ms, stddevMs: Ms }, Closed),
   Type.Object({ dist: Type.Literal("exponential"), meanMs: Ms }, Closed),
-  Type.Object({ dist: Type.Literal("pareto"), scaleMs: Type.Number({ exclusiveMinimum: 0 }), shape: Type.Number({ exclusiveMinimum: 0 }) }, Closed),
+  Type.Object(
+    { dist: Type.Literal("pareto"), scaleMs: Type.Number({ exclusiveMinimum: 0 }), shape: Type.Number({ exclusiveMinimum: 0 }) },
+    Closed,
+  ),
 ]);
 
 export const MessageFaultSchema = Type.Object(
@@ -44,7 +47,9 @@ export const MessageFaultSchema = Type.Object(
     duplicate: Type.Optional(Type.Object({ probability: Probability, delay: Type.Optional(DelaySchema) }, Closed)),
     reorder: Type.Optional(Type.Object({ probability: Probability, delay: DelaySchema }, Closed)),
     bandwidth: Type.Optional(Type.Object({ bytesPerSecond: Type.Number({ exclusiveMinimum: 0 }) }, Closed)),
-    corrupt: Type.Optional(Type.Object({ probability: Probability, mode: Type.Union([Type.Literal("truncate"), Type.Literal("garbage")]) }, Closed)),
+    corrupt: Type.Optional(
+      Type.Object({ probability: Probability, mode: Type.Union([Type.Literal("truncate"), Type.Literal("garbage")]) }, Closed),
+    ),
   },
   Closed,
 );
@@ -89,6 +94,57 @@ export const ActorSchema = Type.Object(
   Closed,
 );
 
+const Settings = Type.Record(Type.String(), Type.Unknown());
+
+/** The Kafka cluster of a scenario: coordinators (and, with the data path, brokers) and topics. */
+export const ClusterSchema = Type.Object(
+  {
+    /** Group coordinator actors: coordinator-0 .. coordinator-(n-1); a group lives on partitionFor(group) mod n. */
+    coordinators: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    topics: Type.Array(
+      Type.Object(
+        { name: Type.String({ minLength: 1 }), partitions: Type.Integer({ minimum: 1 }), id: Type.Optional(Type.String({ minLength: 1 })) },
+        Closed,
+      ),
+    ),
+    /** Broker settings (Kafka names), e.g. "group.consumer.session.timeout.ms". */
+    broker: Type.Optional(Settings),
+  },
+  Closed,
+);
+
+/** A consumer group, expanded into member actors `<idPrefix>1 .. <idPrefix>N`. */
+export const GroupSchema = Type.Object(
+  {
+    groupId: Type.String({ minLength: 1 }),
+    /** "consumer" = KIP-848; "eager" / "cooperative" = the classic protocol with range / cooperative-sticky. */
+    protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
+    members: Type.Integer({ minimum: 1 }),
+    idPrefix: Type.Optional(Type.String({ minLength: 1 })),
+    /** Give every member a group.instance.id (its actor id): static membership. */
+    static: Type.Optional(Type.Boolean()),
+    subscription: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    /** Consumer settings (Kafka names) for every member. */
+    consumer: Type.Optional(Settings),
+    /** The application: processing time per record, callback durations, commit mode. */
+    app: Type.Optional(Settings),
+    /** Where records come from: {"kind": "synthetic", ...} or the data path. */
+    source: Type.Optional(Settings),
+    startAtMs: Type.Optional(Ms),
+    /** Start members this far apart (member i at startAtMs + (i-1) * staggerMs). */
+    staggerMs: Type.Optional(Ms),
+    /** Members that join later: `count` more members at `atMs`. */
+    joins: Type.Optional(Type.Array(Type.Object({ atMs: Ms, count: Type.Integer({ minimum: 1 }) }, Closed))),
+    /** Per-member overrides by member number (1-based): consumer settings and app. */
+    overrides: Type.Optional(
+      Type.Array(
+        Type.Object({ member: Type.Integer({ minimum: 1 }), consumer: Type.Optional(Settings), app: Type.Optional(Settings) }, Closed),
+      ),
+    ),
+  },
+  Closed,
+);
+
 export const ScenarioSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
@@ -104,7 +160,9 @@ export const ScenarioSchema = Type.Object(
         Type.Object({ mode: Type.Literal("restart"), delayMs: Ms }, Closed),
       ]),
     ),
-    actors: Type.Array(ActorSchema, { minItems: 1 }),
+    cluster: Type.Optional(ClusterSchema),
+    groups: Type.Optional(Type.Array(GroupSchema)),
+    actors: Type.Optional(Type.Array(ActorSchema)),
     faults: Type.Optional(Type.Array(MessageFaultSchema)),
     partitions: Type.Optional(Type.Array(PartitionSchema)),
     nemesis: Type.Optional(Type.Array(NemesisStepSchema)),
@@ -114,3 +172,5 @@ export const ScenarioSchema = Type.Object(
 );
 
 export type ScenarioFile = Static<typeof ScenarioSchema>;
+export type ClusterSpec = Static<typeof ClusterSchema>;
+export type GroupSpec = Static<typeof GroupSchema>;

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { type ActorId, decodeUnchecked, encodeValue, type Micros } from "@kcsim/protocol";
+import { type ActorId, decodeUnchecked, encodeValue, getOrCreate, type Micros } from "@kcsim/protocol";
 import type { HistoryOptions } from "../../history/history.js";
 import { builtModule } from "../../kernel/built-module.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
@@ -102,7 +102,13 @@ export class LockstepHost {
         const actors = spec.actors
           .filter((a) => shard.actors.includes(a.id))
           .map((a) => ({ id: a.id, kind: a.kind, config: a.config, log: this.#logs.get(a.id)?.encoded() ?? [] }));
-        const reply = await shard.request({ type: "init", seed: spec.seed, useCodec: spec.useCodec, restartPolicy: spec.restartPolicy, actors });
+        const reply = await shard.request({
+          type: "init",
+          seed: spec.seed,
+          useCodec: spec.useCodec,
+          restartPolicy: spec.restartPolicy,
+          actors,
+        });
         shard.nextTimerDue = reply.nextTimerDue;
       }),
     );
@@ -127,9 +133,7 @@ export class LockstepHost {
           }
           continue;
         }
-        let batch = batches.get(shard);
-        if (batch === undefined) batches.set(shard, (batch = []));
-        batch.push(event);
+        getOrCreate(batches, shard, () => []).push(event);
       }
       const busy = this.#shards.filter((shard) => batches.has(shard) || (shard.nextTimerDue !== null && shard.nextTimerDue <= limit));
       const replies = await Promise.all(busy.map((shard) => shard.request({ type: "window", limit, events: batches.get(shard) ?? [] })));

@@ -1,0 +1,95 @@
+import { ErrorCode } from "@kcsim/protocol";
+import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, recordsSizeInBytes } from "./partition-read-result.js";
+import type { FetchTarget } from "./topic-id-partition.js";
+
+/**
+ * One partition of a broker-side fetch session (Kafka's `CachedPartition`):
+ * the fetch parameters the client last sent, and what the broker last told
+ * it (high watermark, log start offset), so unchanged partitions can be left
+ * out of incremental responses.
+ */
+export class CachedPartition {
+  readonly topicId: string;
+  readonly partition: number;
+  maxBytes: number;
+  fetchOffset: number;
+  /** The high watermark last sent to the fetcher; -1 forces the next response to include the partition. */
+  highWatermark: number;
+  currentLeaderEpoch: number;
+  /** The fetcher's own log start offset (followers send it). */
+  fetcherLogStartOffset: number;
+  /** This broker's log start offset last sent to the fetcher. */
+  localLogStartOffset: number;
+  lastFetchedEpoch: number;
+
+  private constructor(target: FetchTarget, highWatermark: number, localLogStartOffset: number) {
+    this.topicId = target.topicId;
+    this.partition = target.partition;
+    this.maxBytes = target.partitionMaxBytes;
+    this.fetchOffset = target.fetchOffset;
+    this.highWatermark = highWatermark;
+    this.currentLeaderEpoch = target.currentLeaderEpoch;
+    this.fetcherLogStartOffset = target.logStartOffset;
+    this.localLogStartOffset = localLogStartOffset;
+    this.lastFetchedEpoch = target.lastFetchedEpoch;
+  }
+
+  /** A partition added by an incremental request: nothing sent yet. */
+  static fromRequest(target: FetchTarget): CachedPartition {
+    return new CachedPartition(target, -1, -1);
+  }
+
+  /** A partition of a session created from a full request and its response. */
+  static fromResponse(target: FetchTarget, read: PartitionReadResult): CachedPartition {
+    return new CachedPartition(target, read.data.highWatermark, read.data.logStartOffset);
+  }
+
+  /** The cached request parameters, as the log layer reads them. */
+  target(): FetchTarget {
+    return {
+      topicId: this.topicId,
+      partition: this.partition,
+      currentLeaderEpoch: this.currentLeaderEpoch,
+      fetchOffset: this.fetchOffset,
+      lastFetchedEpoch: this.lastFetchedEpoch,
+      logStartOffset: this.fetcherLogStartOffset,
+      partitionMaxBytes: this.maxBytes,
+    };
+  }
+
+  updateRequestParams(target: FetchTarget): void {
+    this.maxBytes = target.partitionMaxBytes;
+    this.fetchOffset = target.fetchOffset;
+    this.fetcherLogStartOffset = target.logStartOffset;
+    this.currentLeaderEpoch = target.currentLeaderEpoch;
+    this.lastFetchedEpoch = target.lastFetchedEpoch;
+  }
+
+  /**
+   * Whether an incremental response must include this partition: it returned
+   * records, its high watermark or log start offset changed, it has an error,
+   * a preferred read replica or a diverging epoch. With `update`, remembers
+   * what is sent; an error resets the cached high watermark to -1 so the
+   * partition is sent again once the error clears.
+   */
+  maybeUpdateResponseData(read: PartitionReadResult, update: boolean): boolean {
+    const data = read.data;
+    let mustRespond = false;
+    if (recordsSizeInBytes(data) > 0) mustRespond = true;
+    if (this.highWatermark !== data.highWatermark) {
+      mustRespond = true;
+      if (update) this.highWatermark = data.highWatermark;
+    }
+    if (this.localLogStartOffset !== data.logStartOffset) {
+      mustRespond = true;
+      if (update) this.localLogStartOffset = data.logStartOffset;
+    }
+    if (data.preferredReadReplica !== NO_PREFERRED_READ_REPLICA) mustRespond = true;
+    if (data.errorCode !== ErrorCode.NONE) {
+      if (update) this.highWatermark = -1;
+      mustRespond = true;
+    }
+    if (read.divergingEpoch === true) mustRespond = true;
+    return mustRespond;
+  }
+}

@@ -1,0 +1,73 @@
+import { type FetchPartition, type FetchRequest, IsolationLevel } from "@kcsim/protocol";
+import type { FetchRequestData, NamedTopicIdPartition } from "./fetch-request-data.js";
+import { FETCH_API_VERSION, FIRST_TOPIC_ID_FETCH_VERSION } from "./fetch-versions.js";
+
+/** The request-level fields a fetcher supplies besides the session's data. */
+export interface FetchRequestParams {
+  readonly correlationId: number;
+  readonly clientId: string;
+  /** -1 for consumers (CONSUMER_REPLICA_ID), the broker id for followers. */
+  readonly replicaId: number;
+  readonly maxWaitMs: number;
+  readonly minBytes: number;
+  readonly maxBytes: number;
+  readonly isolationLevel?: number;
+  readonly rackId?: string;
+  readonly apiVersion?: number;
+}
+
+/**
+ * The Fetch request for a built session request (Kafka's
+ * `FetchRequest.Builder.build`): partitions to send in order, grouped under a
+ * topic only while consecutive; forgotten topics grouped by topic name,
+ * removed partitions first, then (v13+) the replaced ones under their old id.
+ */
+export function fetchRequestFor(data: FetchRequestData, params: FetchRequestParams): FetchRequest {
+  const apiVersion = params.apiVersion ?? FETCH_API_VERSION;
+  const topics: { topicId: string; partitions: FetchPartition[] }[] = [];
+  let current: { topic: string; entry: { topicId: string; partitions: FetchPartition[] } } | undefined;
+  for (const { topic, partition, data: p } of data.toSend) {
+    if (current === undefined || current.topic !== topic) {
+      current = { topic, entry: { topicId: p.topicId, partitions: [] } };
+      topics.push(current.entry);
+    }
+    current.entry.partitions.push({
+      partition,
+      currentLeaderEpoch: p.currentLeaderEpoch,
+      fetchOffset: p.fetchOffset,
+      lastFetchedEpoch: p.lastFetchedEpoch,
+      logStartOffset: p.logStartOffset,
+      partitionMaxBytes: p.partitionMaxBytes,
+    });
+  }
+  const forgotten = new Map<string, { topicId: string; partitions: number[] }>();
+  const forget = (tps: readonly NamedTopicIdPartition[]) => {
+    for (const tp of tps) {
+      let entry = forgotten.get(tp.topic);
+      if (entry === undefined) {
+        entry = { topicId: tp.topicId, partitions: [] };
+        forgotten.set(tp.topic, entry);
+      }
+      entry.partitions.push(tp.partition);
+    }
+  };
+  forget(data.toForget);
+  // Before v13 the replaced partition keeps its name, so forgetting it would drop the re-sent one.
+  if (apiVersion >= FIRST_TOPIC_ID_FETCH_VERSION) forget(data.toReplace);
+  return {
+    type: "FetchRequest",
+    correlationId: params.correlationId,
+    apiVersion,
+    clientId: params.clientId,
+    replicaId: params.replicaId,
+    maxWaitMs: params.maxWaitMs,
+    minBytes: params.minBytes,
+    maxBytes: params.maxBytes,
+    isolationLevel: params.isolationLevel ?? IsolationLevel.READ_UNCOMMITTED,
+    sessionId: data.metadata.sessionId,
+    sessionEpoch: data.metadata.epoch,
+    topics,
+    forgottenTopicsData: [...forgotten.values()],
+    rackId: params.rackId ?? "",
+  };
+}

@@ -1,0 +1,241 @@
+import { ErrorCode, type FetchResponse, type TopicPartition, tpKey } from "@kcsim/protocol";
+import {
+  type FetchMetadata,
+  INITIAL_METADATA,
+  INVALID_SESSION_ID,
+  isFull,
+  newIncremental,
+  nextCloseExisting,
+  nextCloseExistingAttemptNew,
+  nextIncremental,
+} from "./fetch-metadata.js";
+import {
+  type FetchRequestData,
+  type NamedTopicIdPartition,
+  type PartitionFetchData,
+  type SessionPartition,
+  samePartitionFetchData,
+} from "./fetch-request-data.js";
+import { ZERO_TOPIC_ID } from "./topic-id-partition.js";
+
+/** The partitions a response names, resolved to topic names through the session's topic ids. */
+interface ResponsePartitions {
+  /** tpKeys of the partitions whose topic id the session knows. */
+  readonly resolved: Set<string>;
+  /** Partitions under topic ids the session does not know (Kafka's null-named TopicPartitions). */
+  readonly unresolved: number;
+  /** Topic ids of the response the session does not know. */
+  readonly extraIds: Set<string>;
+}
+
+/**
+ * The client's fetch session with one broker (Kafka's `FetchSessionHandler`,
+ * KIP-227): which partitions are in the session, what the next request must
+ * carry, and how each response moves the (session id, epoch) pair.
+ *
+ * Responses are matched by topic id (Fetch v13+, the only layout the sim's
+ * messages have); a partition added with ZERO_TOPIC_ID can be requested but
+ * never matched in a response.
+ */
+export class FetchSessionHandler {
+  readonly node: number;
+  #nextMetadata: FetchMetadata = INITIAL_METADATA;
+  /** The session's partitions by tpKey, in session order. */
+  #sessionPartitions = new Map<string, SessionPartition>();
+  /** Topic id -> name of the session's topics (empty when the session cannot use topic ids). */
+  #sessionTopicNames: ReadonlyMap<string, string> = new Map();
+
+  constructor(node: number) {
+    this.node = node;
+  }
+
+  get sessionId(): number {
+    return this.#nextMetadata.sessionId;
+  }
+
+  /** The metadata the next request will carry. */
+  get nextMetadata(): FetchMetadata {
+    return this.#nextMetadata;
+  }
+
+  sessionTopicNames(): ReadonlyMap<string, string> {
+    return this.#sessionTopicNames;
+  }
+
+  sessionTopicPartitions(): TopicPartition[] {
+    return Array.from(this.#sessionPartitions.values(), ({ topic, partition }) => ({ topic, partition }));
+  }
+
+  /** A builder for the next request: add every partition wanted, in priority order, then build once. */
+  newBuilder(): FetchRequestBuilder {
+    return new FetchRequestBuilder((next, topicNames, canUseTopicIds) => this.#build(next, topicNames, canUseTopicIds));
+  }
+
+  #build(next: Map<string, SessionPartition>, topicNames: Map<string, string>, canUseTopicIdsIn: boolean): FetchRequestData {
+    let canUseTopicIds = canUseTopicIdsIn;
+    if (isFull(this.#nextMetadata)) {
+      this.#sessionPartitions = next;
+      this.#sessionTopicNames = canUseTopicIds ? topicNames : new Map();
+      const all = [...next.values()];
+      return { toSend: all, toForget: [], toReplace: [], sessionPartitions: all, metadata: this.#nextMetadata, canUseTopicIds };
+    }
+    const removed: NamedTopicIdPartition[] = [];
+    const replaced: NamedTopicIdPartition[] = [];
+    for (const [key, prev] of this.#sessionPartitions) {
+      const wanted = next.get(key);
+      if (wanted === undefined) {
+        this.#sessionPartitions.delete(key);
+        removed.push({ topicId: prev.data.topicId, topic: prev.topic, partition: prev.partition });
+        if (canUseTopicIds && prev.data.topicId === ZERO_TOPIC_ID) canUseTopicIds = false;
+        continue;
+      }
+      next.delete(key);
+      const idChanged =
+        prev.data.topicId !== wanted.data.topicId && prev.data.topicId !== ZERO_TOPIC_ID && wanted.data.topicId !== ZERO_TOPIC_ID;
+      if (idChanged) {
+        // The topic was recreated: forget it under the old id, send it again under the new one.
+        next.set(key, wanted);
+        this.#sessionPartitions.set(key, wanted);
+        replaced.push({ topicId: prev.data.topicId, topic: prev.topic, partition: prev.partition });
+      } else if (!samePartitionFetchData(prev.data, wanted.data)) {
+        // Altered partitions go to the end of `next`, after the added ones.
+        next.set(key, wanted);
+        this.#sessionPartitions.set(key, wanted);
+      }
+    }
+    // The new partitions join the session; everything already in it was moved behind them above.
+    for (const [key, wanted] of next) {
+      if (this.#sessionPartitions.has(key)) break;
+      this.#sessionPartitions.set(key, wanted);
+    }
+    this.#sessionTopicNames = canUseTopicIds ? topicNames : new Map();
+    return {
+      toSend: [...next.values()],
+      toForget: removed,
+      toReplace: replaced,
+      sessionPartitions: [...this.#sessionPartitions.values()],
+      metadata: this.#nextMetadata,
+      canUseTopicIds,
+    };
+  }
+
+  #responsePartitions(response: FetchResponse): ResponsePartitions {
+    const resolved = new Set<string>();
+    const extraIds = new Set<string>();
+    let unresolved = 0;
+    for (const topic of response.responses) {
+      const name = this.#sessionTopicNames.get(topic.topicId);
+      if (name === undefined) {
+        extraIds.add(topic.topicId);
+        unresolved += topic.partitions.length;
+        continue;
+      }
+      for (const p of topic.partitions) resolved.add(tpKey(name, p.partitionIndex));
+    }
+    return { resolved, unresolved, extraIds };
+  }
+
+  /** Why a full response does not list exactly the session's partitions, or undefined if it does. */
+  verifyFullFetchResponsePartitions(response: FetchResponse): string | undefined {
+    const { resolved, unresolved, extraIds } = this.#responsePartitions(response);
+    const extra = [...resolved].filter((key) => !this.#sessionPartitions.has(key));
+    const omitted = [...this.#sessionPartitions.keys()].filter((key) => !resolved.has(key));
+    const problems: string[] = [];
+    if (omitted.length > 0) problems.push(`omittedPartitions=(${omitted.join(", ")})`);
+    if (extra.length > 0 || unresolved > 0)
+      problems.push(`extraPartitions=(${extra.join(", ")}${unresolved > 0 ? `, ${unresolved} unresolved` : ""})`);
+    if (extraIds.size > 0) problems.push(`extraIds=(${[...extraIds].join(", ")})`);
+    return problems.length > 0 ? problems.join(", ") : undefined;
+  }
+
+  /** Why an incremental response names partitions outside the session, or undefined if it does not. */
+  verifyIncrementalFetchResponsePartitions(response: FetchResponse): string | undefined {
+    const { resolved, unresolved, extraIds } = this.#responsePartitions(response);
+    const extra = [...resolved].filter((key) => !this.#sessionPartitions.has(key));
+    const problems: string[] = [];
+    if (extra.length > 0 || unresolved > 0)
+      problems.push(`extraPartitions=(${extra.join(", ")}${unresolved > 0 ? `, ${unresolved} unresolved` : ""})`);
+    if (extraIds.size > 0) problems.push(`extraIds=(${[...extraIds].join(", ")})`);
+    return problems.length > 0 ? problems.join(", ") : undefined;
+  }
+
+  /**
+   * Moves the session by a response; returns false if the response cannot be
+   * used (a top-level error, or partitions that do not fit the session).
+   * FETCH_SESSION_ID_NOT_FOUND -> (0, 0); any other top-level error -> (id, 0),
+   * which closes the session and asks for a new one. Full: must list exactly
+   * the session's partitions, else (0, 0); session id 0 -> (0, 0), else (id, 1).
+   * Incremental: partitions outside the session -> (id, 0); session id 0 ->
+   * (0, 0); else the epoch advances.
+   */
+  handleResponse(response: FetchResponse): boolean {
+    if (response.errorCode !== ErrorCode.NONE) {
+      this.#nextMetadata =
+        response.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND ? INITIAL_METADATA : nextCloseExistingAttemptNew(this.#nextMetadata);
+      return false;
+    }
+    if (isFull(this.#nextMetadata)) {
+      const empty = response.responses.every((topic) => topic.partitions.length === 0);
+      if (empty && response.throttleTimeMs > 0) {
+        // KIP-219: a throttled full request gets an empty response; not an error, but nothing to process.
+        this.#nextMetadata = INITIAL_METADATA;
+        return false;
+      }
+      if (this.verifyFullFetchResponsePartitions(response) !== undefined) {
+        this.#nextMetadata = INITIAL_METADATA;
+        return false;
+      }
+      this.#nextMetadata = response.sessionId === INVALID_SESSION_ID ? INITIAL_METADATA : newIncremental(response.sessionId);
+      return true;
+    }
+    if (this.verifyIncrementalFetchResponsePartitions(response) !== undefined) {
+      this.#nextMetadata = nextCloseExistingAttemptNew(this.#nextMetadata);
+      return false;
+    }
+    this.#nextMetadata = response.sessionId === INVALID_SESSION_ID ? INITIAL_METADATA : nextIncremental(this.#nextMetadata);
+    return true;
+  }
+
+  /** The request could not be sent or answered (a transport error): close and recreate the session. */
+  handleError(): void {
+    this.#nextMetadata = nextCloseExistingAttemptNew(this.#nextMetadata);
+  }
+
+  /** The next request closes the session and creates none (consumer shutdown). */
+  notifyClose(): void {
+    this.#nextMetadata = nextCloseExisting(this.#nextMetadata);
+  }
+}
+
+/** Collects the partitions wanted next (Kafka's `FetchSessionHandler.Builder`); builds once. */
+export class FetchRequestBuilder {
+  /** Wanted partitions by tpKey, in the order added (the broker reads them in this order). */
+  #next: Map<string, SessionPartition> | undefined = new Map();
+  readonly #topicNames = new Map<string, string>();
+  #partitionsWithoutTopicIds = 0;
+
+  constructor(
+    /** The handler's build step, which updates its session. */
+    private readonly buildWith: (
+      next: Map<string, SessionPartition>,
+      topicNames: Map<string, string>,
+      canUseTopicIds: boolean,
+    ) => FetchRequestData,
+  ) {}
+
+  add(topicPartition: TopicPartition, data: PartitionFetchData): this {
+    if (this.#next === undefined) throw new Error("FetchRequestBuilder already built");
+    const { topic, partition } = topicPartition;
+    this.#next.set(tpKey(topic, partition), { topic, partition, data });
+    if (data.topicId === ZERO_TOPIC_ID) this.#partitionsWithoutTopicIds++;
+    else if (!this.#topicNames.has(data.topicId)) this.#topicNames.set(data.topicId, topic);
+    return this;
+  }
+
+  build(): FetchRequestData {
+    const next = this.#next;
+    if (next === undefined) throw new Error("FetchRequestBuilder already built");
+    this.#next = undefined;
+    return this.buildWith(next, this.#topicNames, this.#partitionsWithoutTopicIds === 0);
+  }
+}

@@ -1,0 +1,103 @@
+import type { Micros } from "@kcsim/protocol";
+import { CachedPartition } from "./cached-partition.js";
+import { type FetchTarget, type TopicIdPartition, topicIdPartitionKey } from "./topic-id-partition.js";
+
+/** What an incremental request changed in a session (Kafka's `FetchSession.update` result). */
+export interface SessionUpdate {
+  readonly added: readonly TopicIdPartition[];
+  readonly updated: readonly TopicIdPartition[];
+  readonly removed: readonly TopicIdPartition[];
+}
+
+/**
+ * A broker-side incremental fetch session (Kafka's `FetchSession`). The
+ * partition map keeps insertion order, which is the order partitions are
+ * read in; partitions that returned records are moved to its end.
+ */
+export class FetchSession {
+  readonly id: number;
+  /** Created by a follower (replicaId >= 0); privileged sessions are harder to evict. */
+  readonly privileged: boolean;
+  readonly usesTopicIds: boolean;
+  readonly createdAt: Micros;
+  /** Only the cache's `touch` moves this. */
+  lastUsedAt: Micros;
+  epoch: number;
+  /** The partition count the cache last accounted for this session; -1 when not in a cache. */
+  cachedSize = -1;
+  /** Whether the last touch made this session evictable by privileged / by all new sessions. */
+  evictableByPrivileged = false;
+  evictableByAll = false;
+  readonly #partitions: Map<string, CachedPartition>;
+
+  constructor(
+    id: number,
+    privileged: boolean,
+    partitions: Map<string, CachedPartition>,
+    usesTopicIds: boolean,
+    createdAt: Micros,
+    lastUsedAt: Micros,
+    epoch: number,
+  ) {
+    this.id = id;
+    this.privileged = privileged;
+    this.#partitions = partitions;
+    this.usesTopicIds = usesTopicIds;
+    this.createdAt = createdAt;
+    this.lastUsedAt = lastUsedAt;
+    this.epoch = epoch;
+  }
+
+  get size(): number {
+    return this.#partitions.size;
+  }
+
+  isEmpty(): boolean {
+    return this.#partitions.size === 0;
+  }
+
+  /** The cached partitions in session order. */
+  partitions(): IterableIterator<CachedPartition> {
+    return this.#partitions.values();
+  }
+
+  find(topicId: string, partition: number): CachedPartition | undefined {
+    return this.#partitions.get(topicIdPartitionKey(topicId, partition));
+  }
+
+  /** Deprioritizes a partition that returned records: the next read starts elsewhere. */
+  moveToEnd(cached: CachedPartition): void {
+    const key = topicIdPartitionKey(cached.topicId, cached.partition);
+    if (this.#partitions.delete(key)) this.#partitions.set(key, cached);
+  }
+
+  /** Removes a partition directly (tests use it to mimic Kafka's partitionMap iterator removal). */
+  removePartition(topicId: string, partition: number): boolean {
+    return this.#partitions.delete(topicIdPartitionKey(topicId, partition));
+  }
+
+  /**
+   * Applies an incremental request: listed partitions are added (at the end)
+   * or have their parameters updated in place; then forgotten ones are removed.
+   */
+  update(fetchData: ReadonlyMap<string, FetchTarget>, toForget: readonly TopicIdPartition[]): SessionUpdate {
+    const added: TopicIdPartition[] = [];
+    const updated: TopicIdPartition[] = [];
+    const removed: TopicIdPartition[] = [];
+    for (const [key, target] of fetchData) {
+      const cached = this.#partitions.get(key);
+      const tp = { topicId: target.topicId, partition: target.partition };
+      if (cached === undefined) {
+        this.#partitions.set(key, CachedPartition.fromRequest(target));
+        added.push(tp);
+      } else {
+        cached.updateRequestParams(target);
+        updated.push(tp);
+      }
+    }
+    for (const tp of toForget) {
+      if (this.#partitions.delete(topicIdPartitionKey(tp.topicId, tp.partition))) removed.push(tp);
+    }
+    return { added, updated, removed };
+  }
+}

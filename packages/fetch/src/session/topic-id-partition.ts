@@ -1,0 +1,25 @@
+import type { FetchPartition } from "@kcsim/protocol";
+
+/** Kafka's `Uuid.ZERO_UUID` as a string: "no topic id" (pre-v13 clients). */
+export const ZERO_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA";
+
+/** A partition named by topic id (Kafka's `TopicIdPartition`, as the broker side sees it). */
+export interface TopicIdPartition {
+  readonly topicId: string;
+  readonly partition: number;
+}
+
+/** The map key of a partition by topic id. */
+export function topicIdPartitionKey(topicId: string, partition: number): string {
+  return `${topicId}:${partition}`;
+}
+
+/**
+ * One partition a fetch reads, with the fetch parameters in force: the
+ * request's `FetchPartition` plus its topic id. The broker-side contexts hand
+ * these out (Kafka's `FetchContext.foreachPartition`) in the order the log
+ * layer must read them.
+ */
+export interface FetchTarget extends FetchPartition {
+  readonly topicId: string;
+}

@@ -1,0 +1,80 @@
+import { getOrCreate, type JsonValue, type TopicPartition, tpKey } from "@kcsim/protocol";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+
+/** A consumer group as the spec defines it: its member actors and the partitions they subscribe to. */
+export interface GroupTopology {
+  readonly groupId: string;
+  readonly members: readonly string[];
+  /** Subscribed partitions as `topic-partition` keys, sorted. */
+  readonly partitions: readonly string[];
+  readonly maxPollIntervalMs: ReadonlyMap<string, number>;
+  readonly sessionTimeoutMs: number;
+  readonly rebalanceTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+}
+
+const MEMBER_KINDS = new Set(["consumer", "classic-consumer"]);
+
+function field(config: JsonValue, name: string): JsonValue | undefined {
+  return typeof config === "object" && config !== null && !Array.isArray(config) ? (config as Record<string, JsonValue>)[name] : undefined;
+}
+
+function numberSetting(settings: JsonValue | undefined, name: string, fallback: number): number {
+  const value = field(settings ?? null, name);
+  return typeof value === "number" ? value : fallback;
+}
+
+/** Reads the groups of a run from its member actors' configs (group.id, subscription, topics). */
+export function groupTopologies(spec: SimulationSpec): GroupTopology[] {
+  const groups = new Map<
+    string,
+    { members: string[]; partitions: Set<string>; maxPoll: Map<string, number>; session: number; rebalance: number }
+  >();
+  let brokerSession = 45_000;
+  let brokerHeartbeat = 5_000;
+  for (const actor of spec.actors) {
+    if (actor.kind === "group-coordinator") {
+      const broker = field(actor.config, "broker");
+      brokerSession = numberSetting(broker, "group.consumer.session.timeout.ms", brokerSession);
+      brokerHeartbeat = numberSetting(broker, "group.consumer.heartbeat.interval.ms", brokerHeartbeat);
+    }
+    if (!MEMBER_KINDS.has(actor.kind)) continue;
+    const consumer = field(actor.config, "consumer");
+    const groupId = field(consumer ?? null, "group.id");
+    if (typeof groupId !== "string") continue;
+    const group = getOrCreate(groups, groupId, () => ({
+      members: [] as string[],
+      partitions: new Set<string>(),
+      maxPoll: new Map<string, number>(),
+      session: 0,
+      rebalance: 0,
+    }));
+    group.members.push(actor.id);
+    const maxPoll = numberSetting(consumer, "max.poll.interval.ms", 300_000);
+    group.maxPoll.set(actor.id, maxPoll);
+    group.rebalance = Math.max(group.rebalance, maxPoll);
+    group.session = Math.max(group.session, actor.kind === "classic-consumer" ? numberSetting(consumer, "session.timeout.ms", 45_000) : 0);
+    const subscription = field(actor.config, "subscription");
+    const topics = field(actor.config, "topics");
+    if (Array.isArray(subscription) && Array.isArray(topics)) {
+      for (const topic of topics) {
+        const name = field(topic, "name");
+        const count = field(topic, "partitions");
+        if (typeof name === "string" && typeof count === "number" && subscription.includes(name)) {
+          for (let p = 0; p < count; p++) group.partitions.add(tpKey(name, p));
+        }
+      }
+    }
+  }
+  return [...groups].map(([groupId, g]) => ({
+    groupId,
+    members: g.members,
+    partitions: [...g.partitions].sort(),
+    maxPollIntervalMs: g.maxPoll,
+    sessionTimeoutMs: Math.max(g.session, brokerSession),
+    rebalanceTimeoutMs: g.rebalance,
+    heartbeatIntervalMs: brokerHeartbeat,
+  }));
+}
+
+export type { TopicPartition };

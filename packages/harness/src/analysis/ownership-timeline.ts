@@ -1,0 +1,127 @@
+import { getOrCreate, type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import type { HistoryEvent } from "../history/history-event.js";
+import { observationOf } from "./observations.js";
+
+/**
+ * Replays a history and keeps, at each step, which member actor owns which
+ * partitions from the application's point of view (`member.owned`), whether
+ * each actor is alive (process events) and whether the coordinator has
+ * fenced it (`gc.member-removed` for its member id, until it rejoins).
+ * Only owners that are alive and not fenced count ("live owners"): a fenced
+ * zombie may still believe it owns a partition.
+ */
+export class OwnershipTimeline {
+  readonly #owned = new Map<string, Set<string>>();
+  readonly #alive = new Set<string>();
+  readonly #fenced = new Set<string>();
+  readonly #memberIdOf = new Map<string, string>();
+  readonly #actorOfMemberId = new Map<string, string>();
+  /** Live owners of each partition key. */
+  readonly #owners = new Map<string, Set<string>>();
+  /** Partitions that just got a second live owner at the last apply(). */
+  conflicts: { partition: string; owners: string[] }[] = [];
+
+  /** Applies one history event; returns true if live ownership changed. */
+  apply(event: HistoryEvent): boolean {
+    this.conflicts = [];
+    if (event.ev === "life") {
+      if (event.what === "start" || event.what === "restart") {
+        this.#alive.add(event.actor);
+        this.#fenced.delete(event.actor);
+        return false;
+      }
+      if (event.what === "crash" || event.what === "stop") {
+        const had = this.#liveSet(event.actor);
+        this.#alive.delete(event.actor);
+        this.#owned.delete(event.actor);
+        this.#forget(event.actor, had);
+        return had.size > 0;
+      }
+      return false;
+    }
+    const owned = observationOf(event, "member.owned");
+    if (owned !== undefined) {
+      this.#identify(event.ev === "obs" ? event.actor : "", owned.memberId);
+      const actor = event.ev === "obs" ? event.actor : "";
+      const before = this.#liveSet(actor);
+      const next = new Set<string>();
+      for (const { topic, partition } of topicPartitionsOf(owned.owned)) next.add(tpKey(topic, partition));
+      if (owned.cause === "assigned") this.#fenced.delete(actor);
+      this.#owned.set(actor, next);
+      this.#forget(actor, before);
+      this.#remember(actor);
+      return true;
+    }
+    const state = observationOf(event, "member.state");
+    if (state !== undefined && event.ev === "obs") {
+      this.#identify(event.actor, state.memberId);
+      if (state.to === "JOINING" && this.#fenced.has(event.actor)) {
+        this.#fenced.delete(event.actor);
+        this.#remember(event.actor);
+        return true;
+      }
+      return false;
+    }
+    const removed = observationOf(event, "gc.member-removed");
+    if (removed !== undefined) {
+      const actor = this.#actorOfMemberId.get(removed.memberId);
+      if (actor === undefined || this.#fenced.has(actor)) return false;
+      const had = this.#liveSet(actor);
+      this.#fenced.add(actor);
+      this.#forget(actor, had);
+      return had.size > 0;
+    }
+    return false;
+  }
+
+  /** Live owners of a partition key. */
+  ownersOf(partition: string): readonly string[] {
+    return [...(this.#owners.get(partition) ?? [])];
+  }
+
+  /** How many of these partitions have no live owner. */
+  unownedCount(partitions: readonly string[]): number {
+    let count = 0;
+    for (const p of partitions) if ((this.#owners.get(p)?.size ?? 0) === 0) count++;
+    return count;
+  }
+
+  /** The partitions an actor believes it owns (live or not). */
+  ownedBy(actor: string): ReadonlySet<string> {
+    return this.#owned.get(actor) ?? new Set();
+  }
+
+  isLive(actor: string): boolean {
+    return this.#alive.has(actor) && !this.#fenced.has(actor);
+  }
+
+  isAlive(actor: string): boolean {
+    return this.#alive.has(actor);
+  }
+
+  #identify(actor: string, memberId: string): void {
+    if (memberId === "" || this.#memberIdOf.get(actor) === memberId) return;
+    this.#memberIdOf.set(actor, memberId);
+    this.#actorOfMemberId.set(memberId, actor);
+  }
+
+  #liveSet(actor: string): Set<string> {
+    return this.isLive(actor) ? new Set(this.#owned.get(actor) ?? []) : new Set();
+  }
+
+  #forget(actor: string, partitions: Set<string>): void {
+    for (const p of partitions) this.#owners.get(p)?.delete(actor);
+  }
+
+  #remember(actor: string): void {
+    if (!this.isLive(actor)) return;
+    for (const p of this.#owned.get(actor) ?? []) {
+      const owners = getOrCreate(this.#owners, p, () => new Set<string>());
+      owners.add(actor);
+      if (owners.size > 1) this.conflicts.push({ partition: p, owners: [...owners] });
+    }
+  }
+}
+
+/** The time a history event happened. */
+export const timeOf = (event: HistoryEvent): Micros => event.t;

@@ -1,0 +1,57 @@
+import { groupTopologies } from "../analysis/group-topology.js";
+import { observationOf } from "../analysis/observations.js";
+import { OwnershipTimeline } from "../analysis/ownership-timeline.js";
+import { type Checker, ViolationList } from "./checker.js";
+import { healTimeUs } from "./heal-time.js";
+
+/** Slack added to the timeout-derived bound for retries, backoffs and coordinator loading. */
+const SLACK_MS = 30_000;
+
+/**
+ * DESIGN.md rule 7: after the faults heal, every group reaches STABLE with
+ * every subscribed partition owned by a live member, within a bound derived
+ * from its timeouts: session timeout + rebalance timeout + 5 heartbeat
+ * intervals + 30 s. A group whose members are all gone is exempt.
+ */
+export const converges: Checker = {
+  name: "converges",
+  description: "after faults heal, each group is STABLE with every partition owned, within a bound from its timeouts",
+  check(events, spec) {
+    const violations = new ViolationList();
+    const heal = healTimeUs(spec);
+    if (heal === null) return violations.result();
+    for (const group of groupTopologies(spec)) {
+      const boundUs = (group.sessionTimeoutMs + group.rebalanceTimeoutMs + 5 * group.heartbeatIntervalMs + SLACK_MS) * 1000;
+      const deadline = heal + boundUs;
+      const timeline = new OwnershipTimeline();
+      let stable = false;
+      let convergedAt: number | null = null;
+      for (const event of events) {
+        timeline.apply(event);
+        const g = observationOf(event, "gc.group");
+        if (g !== undefined && g.groupId === group.groupId) stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
+        if (event.t < heal || convergedAt !== null) continue;
+        if (stable && timeline.unownedCount(group.partitions) === 0) convergedAt = event.t;
+      }
+      const alive = group.members.filter((m) => timeline.isAlive(m));
+      if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
+      if (convergedAt !== null) {
+        violations.add(
+          convergedAt,
+          `group ${group.groupId} converged only at ${convergedAt} us, after its bound ${deadline} us (faults healed at ${heal} us)`,
+        );
+      } else if (spec.durationUs >= deadline) {
+        violations.add(
+          deadline,
+          `group ${group.groupId} never reached STABLE with all ${group.partitions.length} partitions owned after the faults healed at ${heal} us`,
+        );
+      } else {
+        violations.add(
+          spec.durationUs,
+          `group ${group.groupId} had not converged when the run ended at ${spec.durationUs} us (faults healed at ${heal} us; the bound ${deadline} us lies beyond the run)`,
+        );
+      }
+    }
+    return violations.result();
+  },
+};

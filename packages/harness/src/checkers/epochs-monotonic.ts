@@ -1,0 +1,67 @@
+import { observationOf } from "../analysis/observations.js";
+import { type Checker, ViolationList } from "./checker.js";
+
+/** Member epochs may also drop to these: 0 (rejoin), -1 (left), -2 (static member left temporarily). */
+const RESET_EPOCHS = new Set([0, -1, -2]);
+
+/**
+ * DESIGN.md rule 6: group epoch and assignment epoch never decrease (also
+ * across coordinator restarts); a member epoch only moves up, or back to 0
+ * on rejoin (or -1 / -2 on leave). Checked on the coordinator's records
+ * (`gc.group`, `gc.member`) and on each client's own view (`member.state`).
+ */
+export const epochsMonotonic: Checker = {
+  name: "epochs-monotonic",
+  description: "group and assignment epochs never decrease; member epochs only rise or reset to 0",
+  check(events) {
+    const violations = new ViolationList();
+    const groups = new Map<string, { groupEpoch: number; assignmentEpoch: number; index: number }>();
+    const members = new Map<string, { epoch: number; index: number }>();
+    const memberMove = (key: string, who: string, epoch: number, t: number, index: number) => {
+      const previous = members.get(key);
+      if (previous !== undefined && epoch < previous.epoch && !RESET_EPOCHS.has(epoch)) {
+        violations.add(t, `${who}: member epoch went from ${previous.epoch} down to ${epoch}`, [previous.index, index]);
+      }
+      members.set(key, { epoch, index });
+    };
+    events.forEach((event, index) => {
+      const group = observationOf(event, "gc.group");
+      if (group !== undefined) {
+        const previous = groups.get(group.groupId);
+        // A group deleted and created anew (EMPTY with no members at epoch 0) may restart its epochs.
+        if (previous !== undefined && !(group.members === 0 && group.groupEpoch === 0)) {
+          if (group.groupEpoch < previous.groupEpoch) {
+            violations.add(event.t, `group ${group.groupId}: group epoch went from ${previous.groupEpoch} down to ${group.groupEpoch}`, [
+              previous.index,
+              index,
+            ]);
+          }
+          if (group.assignmentEpoch < previous.assignmentEpoch) {
+            violations.add(
+              event.t,
+              `group ${group.groupId}: assignment epoch went from ${previous.assignmentEpoch} down to ${group.assignmentEpoch}`,
+              [previous.index, index],
+            );
+          }
+        }
+        groups.set(group.groupId, { groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch, index });
+        return;
+      }
+      const member = observationOf(event, "gc.member");
+      if (member !== undefined) {
+        memberMove(`gc/${member.groupId}/${member.memberId}`, `coordinator's ${member.memberId}`, member.memberEpoch, event.t, index);
+        return;
+      }
+      const removed = observationOf(event, "gc.member-removed");
+      if (removed !== undefined) {
+        members.delete(`gc/${removed.groupId}/${removed.memberId}`);
+        return;
+      }
+      const state = observationOf(event, "member.state");
+      if (state !== undefined && state.protocol === "consumer" && event.ev === "obs") {
+        memberMove(`client/${event.actor}`, `${event.actor}`, state.memberEpoch, event.t, index);
+      }
+    });
+    return violations.result();
+  },
+};

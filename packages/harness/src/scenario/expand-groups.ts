@@ -1,0 +1,86 @@
+import { type JsonValue, topicIdFor } from "@kcsim/protocol";
+import type { ActorSpec } from "../kernel/simulation-spec.js";
+import type { ClusterSpec, GroupSpec, ScenarioFile } from "./scenario-schema.js";
+
+/** Actor kinds the cluster and groups expand into. */
+export const COORDINATOR_KIND = "group-coordinator";
+export const CONSUMER_KIND = "consumer";
+export const CLASSIC_CONSUMER_KIND = "classic-consumer";
+
+export type GroupProtocol = "consumer" | "eager" | "cooperative";
+
+export function coordinatorIds(cluster: ClusterSpec): string[] {
+  return Array.from({ length: cluster.coordinators ?? 1 }, (_, i) => `coordinator-${i}`);
+}
+
+export function clusterTopics(cluster: ClusterSpec): { name: string; id: string; partitions: number }[] {
+  return cluster.topics.map((t) => ({ name: t.name, id: t.id ?? topicIdFor(t.name), partitions: t.partitions }));
+}
+
+/** The member actor ids of a group, in order, with their start times. */
+export function groupMembers(group: GroupSpec): { id: string; number: number; startAtMs: number }[] {
+  const prefix = group.idPrefix ?? "member-";
+  const start = group.startAtMs ?? 0;
+  const out: { id: string; number: number; startAtMs: number }[] = [];
+  for (let i = 1; i <= group.members; i++)
+    out.push({ id: `${prefix}${i}`, number: i, startAtMs: start + (i - 1) * (group.staggerMs ?? 0) });
+  let next = group.members + 1;
+  for (const join of group.joins ?? []) {
+    for (let k = 0; k < join.count; k++, next++) out.push({ id: `${prefix}${next}`, number: next, startAtMs: join.atMs });
+  }
+  return out;
+}
+
+/** The classic assignor list each classic flavour implies (spec 4.4). */
+const CLASSIC_ASSIGNORS: Record<Exclude<GroupProtocol, "consumer">, string[]> = {
+  eager: ["range"],
+  cooperative: ["cooperative-sticky"],
+};
+
+/**
+ * Expands a scenario's cluster and groups into actor specs: one
+ * group-coordinator actor per coordinator, one consumer actor per member
+ * (KIP-848 "consumer" or "classic-consumer" depending on the protocol,
+ * which `protocolOverride` replaces for every group).
+ */
+export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupProtocol): ActorSpec[] {
+  const cluster = scenario.cluster;
+  if (cluster === undefined) return [];
+  const coordinators = coordinatorIds(cluster);
+  const topics = clusterTopics(cluster);
+  const actors: ActorSpec[] = coordinators.map((id) => ({
+    id,
+    kind: COORDINATOR_KIND,
+    config: { broker: (cluster.broker ?? {}) as JsonValue, topics, coordinators },
+    startAtUs: 0,
+  }));
+  for (const group of scenario.groups ?? []) {
+    const protocol = protocolOverride ?? group.protocol ?? "consumer";
+    for (const member of groupMembers(group)) {
+      const override = group.overrides?.find((o) => o.member === member.number);
+      const consumer: Record<string, unknown> = {
+        ...(group.consumer ?? {}),
+        ...(override?.consumer ?? {}),
+        "group.id": group.groupId,
+        "client.id": member.id,
+        "group.protocol": protocol === "consumer" ? "consumer" : "classic",
+      };
+      if (group.static) consumer["group.instance.id"] = member.id;
+      if (protocol !== "consumer") consumer["partition.assignment.strategy"] = CLASSIC_ASSIGNORS[protocol];
+      actors.push({
+        id: member.id,
+        kind: protocol === "consumer" ? CONSUMER_KIND : CLASSIC_CONSUMER_KIND,
+        config: {
+          consumer: consumer as JsonValue,
+          bootstrap: coordinators,
+          subscription: group.subscription,
+          topics,
+          app: { ...(group.app ?? {}), ...(override?.app ?? {}) } as JsonValue,
+          source: (group.source ?? { kind: "synthetic" }) as JsonValue,
+        },
+        startAtUs: Math.round(member.startAtMs * 1000),
+      });
+    }
+  }
+  return actors;
+}

@@ -1,0 +1,169 @@
+import type { JsonValue, Observation } from "@kcsim/protocol";
+import { describe, expect, it } from "vitest";
+import { CHECKERS, type HistoryEvent, type SimulationSpec } from "../src/index.js";
+import { actor, testSpec } from "./helpers.js";
+
+const obs = (t: number, who: string, o: Record<string, JsonValue>): HistoryEvent => ({ t, ev: "obs", actor: who, o: o as Observation });
+const life = (t: number, who: string, what: string): HistoryEvent => ({ t, ev: "life", actor: who, what, detail: null });
+
+const topics = [{ name: "T", id: "T-id", partitions: 2 }];
+const member = (id: string, extra: Record<string, JsonValue> = {}) =>
+  actor(id, "consumer", {
+    consumer: { "group.id": "g", "max.poll.interval.ms": 1000, ...extra },
+    subscription: ["T"],
+    topics,
+    bootstrap: ["coordinator-0"],
+  });
+const spec: SimulationSpec = testSpec({
+  durationUs: 10_000_000,
+  actors: [actor("coordinator-0", "group-coordinator", {}), member("a"), member("b")],
+});
+
+const check = (name: string, events: HistoryEvent[], s: SimulationSpec = spec) => {
+  const checker = CHECKERS.get(name);
+  if (checker === undefined) throw new Error(name);
+  return checker.check(events, s);
+};
+
+const group = (t: number, epoch: number, assignmentEpoch: number, state = "STABLE") =>
+  obs(t, "coordinator-0", { type: "gc.group", groupId: "g", protocol: "consumer", groupEpoch: epoch, assignmentEpoch, state, members: 2 });
+const gcMember = (t: number, memberId: string, epoch: number, assigned: Record<string, number[]>, pending: Record<string, number[]> = {}) =>
+  obs(t, "coordinator-0", {
+    type: "gc.member",
+    groupId: "g",
+    memberId,
+    instanceId: null,
+    memberEpoch: epoch,
+    previousMemberEpoch: epoch - 1,
+    state: Object.keys(pending).length > 0 ? "UNREVOKED_PARTITIONS" : "STABLE",
+    assigned,
+    pendingRevocation: pending,
+  });
+const removed = (t: number, memberId: string) =>
+  obs(t, "coordinator-0", {
+    type: "gc.member-removed",
+    groupId: "g",
+    memberId,
+    instanceId: null,
+    memberEpoch: 3,
+    reason: "session-timeout",
+  });
+const owned = (t: number, who: string, partitions: number[], cause = "assigned") =>
+  obs(t, who, {
+    type: "member.owned",
+    groupId: "g",
+    memberId: `${who}-id`,
+    memberEpoch: 1,
+    owned: partitions.length ? { T: partitions } : {},
+    cause,
+  });
+const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0) =>
+  obs(t, "coordinator-0", {
+    type: "gc.offset-commit",
+    groupId: "g",
+    memberId,
+    epoch,
+    topic: "T",
+    partition: 0,
+    offset,
+    errorCode,
+    transactional: false,
+  });
+const poll = (t: number, who: string) => obs(t, who, { type: "member.poll", memberId: `${who}-id`, records: 0 });
+const state = (t: number, who: string, to: string, epoch = 1) =>
+  obs(t, who, { type: "member.state", groupId: "g", memberId: `${who}-id`, protocol: "consumer", from: "X", to, memberEpoch: epoch });
+
+describe("group checkers catch what they exist to catch", () => {
+  it("revoke-before-reassign: flags a partition handed over while its owner still holds it", () => {
+    const ok = [
+      group(0, 1, 1),
+      gcMember(1, "A", 1, { T: [0, 1] }),
+      gcMember(2, "A", 1, { T: [0] }, { T: [1] }),
+      gcMember(3, "A", 2, { T: [0] }),
+      gcMember(4, "B", 2, { T: [1] }),
+    ];
+    expect(check("revoke-before-reassign", ok).ok).toBe(true);
+    const bad = [
+      group(0, 1, 1),
+      gcMember(1, "A", 1, { T: [0, 1] }),
+      gcMember(2, "A", 1, { T: [0] }, { T: [1] }),
+      gcMember(3, "B", 2, { T: [1] }),
+    ];
+    const result = check("revoke-before-reassign", bad);
+    expect(result.ok).toBe(false);
+    expect(result.violations[0]?.message).toMatch(/T-1 given to B .* while A still holds it/);
+    const afterFence = [group(0, 1, 1), gcMember(1, "A", 1, { T: [0, 1] }), removed(2, "A"), gcMember(3, "B", 2, { T: [0, 1] })];
+    expect(check("revoke-before-reassign", afterFence).ok).toBe(true);
+  });
+
+  it("single-owner: flags two live owners, not a fenced zombie or a crashed member", () => {
+    const base = [life(0, "a", "start"), life(0, "b", "start"), owned(1, "a", [0, 1])];
+    expect(check("single-owner", [...base, owned(2, "a", [0], "revoked"), owned(3, "b", [1])]).ok).toBe(true);
+    const bad = check("single-owner", [...base, owned(3, "b", [1])]);
+    expect(bad.ok).toBe(false);
+    expect(bad.violations[0]?.message).toBe("T-1 owned by a and b at once");
+    expect(check("single-owner", [...base, removed(2, "a-id"), owned(3, "b", [0, 1])]).ok).toBe(true);
+    expect(check("single-owner", [...base, life(2, "a", "crash"), owned(3, "b", [0, 1])]).ok).toBe(true);
+  });
+
+  it("no-zombie-commits: flags accepted commits from removed members or at a stale epoch", () => {
+    expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 4, 10)]).ok).toBe(true);
+    expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 3, 10, 113)]).ok).toBe(true);
+    expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 3, 10)]).violations[0]?.message).toMatch(
+      /at epoch 3; its epoch is 4/,
+    );
+    expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), removed(2, "A"), commit(3, "A", 4, 10)]).ok).toBe(false);
+  });
+
+  it("committed-offsets-monotonic: flags a commit below the previous one", () => {
+    expect(check("committed-offsets-monotonic", [commit(1, "A", 1, 5), commit(2, "B", 2, 9), commit(3, "B", 2, 3, 113)]).ok).toBe(true);
+    expect(check("committed-offsets-monotonic", [commit(1, "A", 1, 5), commit(2, "B", 2, 4)]).violations[0]?.message).toMatch(
+      /committed 4 after 5/,
+    );
+  });
+
+  it("epochs-monotonic: flags a group epoch going down and a member epoch dropping to anything but 0/-1/-2", () => {
+    expect(check("epochs-monotonic", [group(1, 3, 3), group(2, 4, 3), group(3, 4, 4)]).ok).toBe(true);
+    expect(check("epochs-monotonic", [group(1, 3, 3), group(2, 2, 3)]).ok).toBe(false);
+    expect(check("epochs-monotonic", [state(1, "a", "STABLE", 5), state(2, "a", "JOINING", 0), state(3, "a", "STABLE", 6)]).ok).toBe(true);
+    expect(check("epochs-monotonic", [state(1, "a", "STABLE", 5), state(2, "a", "STABLE", 4)]).ok).toBe(false);
+    expect(check("epochs-monotonic", [gcMember(1, "A", 5, {}), gcMember(2, "A", 3, {})]).ok).toBe(false);
+  });
+
+  it("converges: passes once the group is STABLE and fully owned, fails when it never gets there", () => {
+    const short = { ...spec, durationUs: 500_000_000 };
+    const good = [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      group(1, 1, 1, "RECONCILING"),
+      owned(2, "a", [0]),
+      owned(3, "b", [1]),
+      group(4, 1, 1, "STABLE"),
+    ];
+    expect(check("converges", good, short).ok).toBe(true);
+    const stuck = [life(0, "a", "start"), life(0, "b", "start"), group(1, 1, 1, "STABLE"), owned(2, "a", [0])];
+    expect(check("converges", stuck, short).violations[0]?.message).toMatch(/never reached STABLE with all 2 partitions owned/);
+  });
+
+  it("poll-expiry: requires exactly one expiry per gap over max.poll.interval.ms, at the right time", () => {
+    const expire = (t: number, last: number) =>
+      obs(t, "a", { type: "member.poll-timeout", groupId: "g", memberId: "a-id", lastPollUs: last, maxPollIntervalMs: 1000 });
+    const s = { ...spec, durationUs: 5_000_000 };
+    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), poll(0, "a"), poll(500_000, "a")];
+    expect(
+      check(
+        "poll-expiry",
+        [...base, expire(1_500_000, 500_000), poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")],
+        s,
+      ).ok,
+    ).toBe(true);
+    expect(
+      check("poll-expiry", [...base, poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")], s)
+        .violations[0]?.message,
+    ).toMatch(/expired 0 times/);
+    expect(
+      check("poll-expiry", [...base, expire(1_200_000, 500_000), poll(1_300_000, "a")], { ...s, durationUs: 1_400_000 }).violations[0]
+        ?.message,
+    ).toMatch(/before max.poll.interval.ms/);
+  });
+});

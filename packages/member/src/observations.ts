@@ -1,0 +1,115 @@
+import type { PartitionsByTopic } from "@kcsim/protocol";
+
+/**
+ * What a consumer member reports to the history. Checkers, metrics and
+ * reports read these; keep field names stable. `memberId` is the Kafka
+ * member id (the actor id is the history line's `actor`). Partitions are by
+ * topic name (canonical PartitionsByTopic).
+ */
+export type ClientMemberState =
+  | "UNSUBSCRIBED"
+  | "JOINING"
+  | "RECONCILING"
+  | "ACKNOWLEDGING"
+  | "STABLE"
+  | "FENCED"
+  | "PREPARE_LEAVING"
+  | "LEAVING"
+  | "STALE"
+  | "FATAL";
+
+/** The client state machine moved (spec 2.1; classic members report their own coordinator states). */
+export interface MemberStateObservation {
+  readonly type: "member.state";
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly protocol: "consumer" | "classic";
+  readonly from: string;
+  readonly to: string;
+  readonly memberEpoch: number;
+}
+
+/**
+ * The partitions the application owns changed: what it may fetch and
+ * process. A partition becomes owned when onPartitionsAssigned has
+ * completed for it, and stops being owned when its revocation begins
+ * (before onPartitionsRevoked runs), when it is lost, or on leave.
+ */
+export interface OwnedPartitionsObservation {
+  readonly type: "member.owned";
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly memberEpoch: number;
+  readonly owned: PartitionsByTopic;
+  readonly cause: "assigned" | "revoked" | "lost" | "leave";
+}
+
+export type RebalanceCallback = "onPartitionsRevoked" | "onPartitionsAssigned" | "onPartitionsLost";
+
+export interface CallbackObservation {
+  readonly type: "member.callback";
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly callback: RebalanceCallback;
+  readonly phase: "start" | "end";
+  readonly partitions: PartitionsByTopic;
+}
+
+/** The application called poll() (every call), and how many records it got. */
+export interface PollObservation {
+  readonly type: "member.poll";
+  readonly memberId: string;
+  readonly records: number;
+}
+
+/** max.poll.interval.ms expired: the member leaves the group as STALE (spec 2.2). */
+export interface PollTimeoutObservation {
+  readonly type: "member.poll-timeout";
+  readonly groupId: string;
+  readonly memberId: string;
+  /** Virtual time (microseconds) of the last poll() before the expiry. */
+  readonly lastPollUs: number;
+  readonly maxPollIntervalMs: number;
+}
+
+/** Records handed to the application by one poll, per partition. */
+export interface RecordsObservation {
+  readonly type: "member.records";
+  readonly memberId: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly count: number;
+}
+
+/** An offset commit the member attempted, and how it ended. */
+export interface CommitObservation {
+  readonly type: "member.commit";
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly memberEpoch: number;
+  readonly kind: "auto" | "sync" | "async" | "revocation" | "close";
+  /** Offsets by topic, then partition (as strings: JSON object keys). */
+  readonly offsets: { readonly [topic: string]: { readonly [partition: string]: number } };
+  /** Kafka's error name, "NONE" on success, "TIMEOUT" when no answer came in time. */
+  readonly result: string;
+}
+
+/** A fatal error: the consumer is unusable (spec 1.7 FATAL errors, thrown from poll()). */
+export interface FatalObservation {
+  readonly type: "member.fatal";
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly error: string;
+}
+
+export type MemberObservation =
+  | MemberStateObservation
+  | OwnedPartitionsObservation
+  | CallbackObservation
+  | PollObservation
+  | PollTimeoutObservation
+  | RecordsObservation
+  | CommitObservation
+  | FatalObservation;

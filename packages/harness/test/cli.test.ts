@@ -88,3 +88,38 @@ describe("kcsim CLI", () => {
     expect(readFileSync(join(dir, "command.txt"), "utf8")).toMatch(/^pnpm kcsim run scenarios\/ping-pong\.json --seed 1 --host inline/);
   });
 });
+
+describe("kcsim assign", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kcsim-assign-"));
+  const input = join(dir, "group.json");
+  writeFileSync(
+    input,
+    JSON.stringify({
+      topics: [{ name: "T1", partitions: 3 }],
+      members: [
+        { id: "A", instanceId: null, subscriptions: ["T1"], owned: { T1: [0] } },
+        { id: "B", instanceId: null, subscriptions: ["T1"], owned: {} },
+      ],
+    }),
+  );
+
+  it("runs the server-side assignors on the JSON input and prints the assignment", () => {
+    // uniform: A keeps its current target partition and takes the extra slot (first member).
+    expect(kcsim("assign", "--assignor", "uniform", "--input", input)).toEqual({ code: 0, stdout: '{"A":{"T1":[0,1]},"B":{"T1":[2]}}\n', stderr: "" });
+    expect(kcsim("assign", "--assignor", "range", "--input", input).stdout).toBe('{"A":{"T1":[0,1]},"B":{"T1":[2]}}\n');
+  });
+
+  it("runs the classic client-side assignors too", () => {
+    expect(kcsim("assign", "--assignor", "roundrobin", "--input", input).stdout).toBe('{"A":{"T1":[0,2]},"B":{"T1":[1]}}\n');
+    expect(kcsim("assign", "--assignor", "client-range", "--input", input).stdout).toBe('{"A":{"T1":[0,1]},"B":{"T1":[2]}}\n');
+  });
+
+  it("reports a bad input with one line naming the field", () => {
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify({ topics: [], members: [{ id: "A", subscriptions: "T1" }] }));
+    const { code, stderr } = kcsim("assign", "--assignor", "uniform", "--input", bad);
+    expect(code).toBe(2);
+    expect(stderr).toBe(`kcsim: assign: ${bad}: members[0].subscriptions: expected an array of topic names\n`);
+    expect(kcsim("assign", "--input", input).stderr).toMatch(/^kcsim: assign: --assignor is required/);
+  });
+});

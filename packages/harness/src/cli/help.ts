@@ -12,6 +12,9 @@ Commands:
       --no-codec              pass message objects instead of msgpack frames (benchmarks only)
   partition-for <groupId>     the __consumer_offsets partition of a group (Kafka's Utils.abs(hashCode) % n)
       --partitions N          offsets.topic.num.partitions (default 50)
+  assign                      run one assignor on a JSON group description and print the assignment
+      --assignor NAME         uniform|range (KIP-848 server side), client-range|roundrobin|sticky|cooperative-sticky (classic)
+      --input FILE            {"topics":[{"name","partitions"}], "members":[{"id","instanceId","subscriptions","owned","generation"}]}
   help, --help                this text
 
 Exit codes: 0 ok, 1 a checker found a violation, 2 bad input.

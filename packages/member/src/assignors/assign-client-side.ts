@@ -12,7 +12,8 @@ const CLIENT_SIDE_ASSIGNOR_NAMES: readonly ClientSideAssignorName[] = ["client-r
 /** Member id -> topic -> partitions (topics sorted, partitions ascending); every member present. */
 export type ClientSideAssignment = Record<string, Record<string, number[]>>;
 
-interface ParsedMember {
+/** One member of a JSON assignment input, validated. */
+export interface AssignmentInputMember {
   readonly id: string;
   readonly instanceId: string | null;
   readonly subscriptions: readonly string[];
@@ -84,7 +85,7 @@ function parseOwned(value: unknown, where: string, counts: ReadonlyMap<string, n
   return owned;
 }
 
-function parseMembers(value: unknown, counts: ReadonlyMap<string, number>): ParsedMember[] {
+function parseMembers(value: unknown, counts: ReadonlyMap<string, number>): AssignmentInputMember[] {
   if (!Array.isArray(value)) return fail("members", 'expected an array of {"id", "instanceId", "subscriptions", "owned", "generation"}');
   const ids = new Set<string>();
   return value.map((member: unknown, i) => {
@@ -112,7 +113,7 @@ function parseMembers(value: unknown, counts: ReadonlyMap<string, number>): Pars
 }
 
 /** The subscription each assignor expects from a member with this state (what its client would send). */
-function subscriptionFor(assignor: ClientSideAssignorName, member: ParsedMember): AssignorSubscription {
+function subscriptionFor(assignor: ClientSideAssignorName, member: AssignmentInputMember): AssignorSubscription {
   const base = { memberId: member.id, groupInstanceId: member.instanceId, topics: member.subscriptions, rackId: null };
   switch (assignor) {
     case "sticky": {
@@ -133,6 +134,24 @@ function subscriptionFor(assignor: ClientSideAssignorName, member: ParsedMember)
   }
 }
 
+/** A JSON assignment input, validated: partition counts by topic (in input order) and members in input order. */
+export interface AssignmentInput {
+  readonly topics: ReadonlyMap<string, number>;
+  readonly members: readonly AssignmentInputMember[];
+}
+
+/**
+ * Validates the CLI's JSON description of a group (the input of every
+ * `kcsim assign` assignor, client- or server-side). Throws an Error whose
+ * one-line message names the bad field.
+ */
+export function parseAssignmentInput(input: unknown): AssignmentInput {
+  if (!isRecord(input)) return fail("input", 'expected an object {"topics", "members"}');
+  checkFields(input, "", ["topics", "members"]);
+  const topics = parseTopics(input.topics);
+  return { topics, members: parseMembers(input.members, topics) };
+}
+
 /**
  * Runs a classic client-side assignor on a JSON description of a group, for
  * the CLI. `input`:
@@ -146,11 +165,7 @@ export function assignClientSide(assignorName: ClientSideAssignorName, input: un
   if (!CLIENT_SIDE_ASSIGNOR_NAMES.includes(assignorName)) {
     fail("assignor", `expected one of ${CLIENT_SIDE_ASSIGNOR_NAMES.join(", ")}, got ${JSON.stringify(assignorName)}`);
   }
-  if (!isRecord(input)) return fail("input", 'expected an object {"topics", "members"}');
-  checkFields(input, "", ["topics", "members"]);
-  const counts = parseTopics(input.topics);
-  const members = parseMembers(input.members, counts);
-
+  const { topics: counts, members } = parseAssignmentInput(input);
   const assignor = clientAssignor(assignorName === "client-range" ? "range" : assignorName);
   const assignment = assignor.assign(
     counts,

@@ -1,0 +1,173 @@
+import type { TopicIdPartitions } from "../topic-id-partitions.js";
+import { emptyGroupAssignment, type GroupAssignment, type MemberAssignment } from "./group-assignment.js";
+import type { GroupSpec } from "./group-spec.js";
+import { missingTopicError, PartitionAssignorError } from "./partition-assignor-error.js";
+import { assignmentFromPartitionIndexes, sortPartitionIndexes } from "./partition-index-assignment.js";
+import type { SubscribedTopicDescriber } from "./subscribed-topic-describer.js";
+
+/**
+ * The uniform assignor for a group whose members all subscribe to the same
+ * topics (Kafka's `UniformHomogeneousAssignmentBuilder`; balance first, then
+ * stickiness; spec 3):
+ *
+ * 1. Unassigned := partitions in no member's current target, topics in the
+ *    describer's order, partitions ascending.
+ * 2. Per member in spec order: quota = ⌊T/N⌋, +1 for the first T mod N
+ *    members whatever they own. Topics no longer subscribed are dropped; a
+ *    current topic that fits in the remaining quota is kept whole, otherwise
+ *    partitions are kept (in the given order) until the quota is used up and
+ *    the rest are appended to Unassigned. Leftover quota makes the member
+ *    "unfilled".
+ * 3. Unassigned is dealt in order to the unfilled members up to their quota.
+ *
+ * The subscribed topics are those of the first member (as in Kafka).
+ * Partitions are handled as dense integer indexes; members whose target does
+ * not change get their current assignment array back.
+ */
+export class UniformHomogeneousAssignmentBuilder {
+  constructor(
+    private readonly groupSpec: GroupSpec,
+    private readonly topics: SubscribedTopicDescriber,
+  ) {}
+
+  build(): GroupAssignment {
+    const members = this.groupSpec.members;
+    const topics = this.topics;
+    const first = members[0];
+    if (first === undefined) return { members: [] };
+
+    const subscribed = new Uint8Array(topics.topics.length);
+    let subscribedTopicCount = 0;
+    for (const topicId of first.subscribedTopicIds) {
+      const topicIndex = topics.topicIndex(topicId);
+      if (topicIndex < 0) throw missingTopicError(topicId);
+      if (subscribed[topicIndex] === 0) {
+        subscribed[topicIndex] = 1;
+        subscribedTopicCount++;
+      }
+    }
+    if (subscribedTopicCount === 0) return emptyGroupAssignment(members);
+
+    // Topic index of every current-assignment entry, looked up once.
+    let entryCount = 0;
+    for (const member of members) entryCount += member.currentAssignment.length;
+    const entryTopics = new Int32Array(entryCount);
+    // Which partitions some member's current target holds (Kafka's `isPartitionAssigned`).
+    const held = new Uint8Array(topics.totalPartitions);
+    let heldCount = 0;
+    let entry = 0;
+    for (const member of members) {
+      for (const topicPartitions of member.currentAssignment) {
+        const topicIndex = topics.topicIndex(topicPartitions.topicId);
+        entryTopics[entry++] = topicIndex;
+        if (topicIndex < 0) continue;
+        const offset = topics.partitionOffsetAt(topicIndex);
+        const count = topics.partitionCountAt(topicIndex);
+        for (const partition of topicPartitions.partitions) {
+          if (partition >= 0 && partition < count) {
+            held[offset + partition] = 1;
+            heldCount++;
+          }
+        }
+      }
+    }
+
+    let totalPartitions = 0;
+    for (let t = 0; t < subscribed.length; t++) if (subscribed[t] === 1) totalPartitions += topics.partitionCountAt(t);
+    const memberCount = members.length;
+    const minimumQuota = Math.floor(totalPartitions / memberCount);
+    let membersWithExtraPartition = totalPartitions % memberCount;
+
+    const unassigned = new Int32Array(totalPartitions + heldCount);
+    let unassignedLength = 0;
+    for (let t = 0; t < subscribed.length; t++) {
+      if (subscribed[t] === 0) continue;
+      const offset = topics.partitionOffsetAt(t);
+      const end = offset + topics.partitionCountAt(t);
+      for (let index = offset; index < end; index++) if (held[index] === 0) unassigned[unassignedLength++] = index;
+    }
+
+    // Step 2: keep what fits in each member's quota.
+    const kept = new Int32Array(heldCount);
+    const keptStart = new Int32Array(memberCount + 1);
+    let keptLength = 0;
+    const changed = new Uint8Array(memberCount);
+    const unfilledMembers = new Int32Array(memberCount);
+    const unfilledQuota = new Int32Array(memberCount);
+    let unfilledCount = 0;
+    entry = 0;
+    for (let m = 0; m < memberCount; m++) {
+      keptStart[m] = keptLength;
+      let quota = minimumQuota;
+      if (membersWithExtraPartition > 0) {
+        quota++;
+        membersWithExtraPartition--;
+      }
+      for (const topicPartitions of members[m]!.currentAssignment) {
+        const topicIndex = entryTopics[entry++]!;
+        if (topicIndex < 0 || subscribed[topicIndex] === 0) {
+          changed[m] = 1; // topic no longer subscribed: dropped
+          continue;
+        }
+        const offset = topics.partitionOffsetAt(topicIndex);
+        const count = topics.partitionCountAt(topicIndex);
+        const partitions = topicPartitions.partitions;
+        const keepWhole = partitions.length <= quota;
+        if (keepWhole) quota -= partitions.length;
+        for (const partition of partitions) {
+          if (partition < 0 || partition >= count) {
+            changed[m] = 1; // not a partition of the topic (Kafka never produces one)
+          } else if (keepWhole) {
+            kept[keptLength++] = offset + partition;
+          } else if (quota > 0) {
+            quota--;
+            kept[keptLength++] = offset + partition;
+          } else {
+            unassigned[unassignedLength++] = offset + partition;
+            changed[m] = 1;
+          }
+        }
+      }
+      if (quota > 0) {
+        unfilledMembers[unfilledCount] = m;
+        unfilledQuota[unfilledCount] = quota;
+        unfilledCount++;
+      }
+    }
+    keptStart[memberCount] = keptLength;
+
+    // Step 3: deal Unassigned in order; each unfilled member takes a contiguous run.
+    const newStart = new Int32Array(memberCount);
+    const newEnd = new Int32Array(memberCount);
+    let cursor = 0;
+    for (let i = 0; i < unfilledCount && cursor < unassignedLength; i++) {
+      const m = unfilledMembers[i]!;
+      newStart[m] = cursor;
+      cursor = Math.min(unassignedLength, cursor + unfilledQuota[i]!);
+      newEnd[m] = cursor;
+    }
+    if (cursor < unassignedLength) throw new PartitionAssignorError("Partitions were left unassigned");
+
+    const scratch = new Int32Array(minimumQuota + 1);
+    const result: MemberAssignment[] = new Array(memberCount);
+    for (let m = 0; m < memberCount; m++) {
+      const member = members[m]!;
+      const start = newStart[m]!;
+      const end = newEnd[m]!;
+      let partitions: readonly TopicIdPartitions[];
+      if (changed[m] === 0 && start === end) {
+        partitions = member.currentAssignment;
+      } else {
+        const keptFrom = keptStart[m]!;
+        const keptTo = keptStart[m + 1]!;
+        let length = 0;
+        for (let i = keptFrom; i < keptTo; i++) scratch[length++] = kept[i]!;
+        for (let i = start; i < end; i++) scratch[length++] = unassigned[i]!;
+        sortPartitionIndexes(scratch, 0, length);
+        partitions = assignmentFromPartitionIndexes(topics, scratch, 0, length);
+      }
+      result[m] = { memberId: member.memberId, partitions };
+    }
+    return { members: result };
+  }
+}

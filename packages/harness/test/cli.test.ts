@@ -105,7 +105,11 @@ describe("kcsim assign", () => {
 
   it("runs the server-side assignors on the JSON input and prints the assignment", () => {
     // uniform: A keeps its current target partition and takes the extra slot (first member).
-    expect(kcsim("assign", "--assignor", "uniform", "--input", input)).toEqual({ code: 0, stdout: '{"A":{"T1":[0,1]},"B":{"T1":[2]}}\n', stderr: "" });
+    expect(kcsim("assign", "--assignor", "uniform", "--input", input)).toEqual({
+      code: 0,
+      stdout: '{"A":{"T1":[0,1]},"B":{"T1":[2]}}\n',
+      stderr: "",
+    });
     expect(kcsim("assign", "--assignor", "range", "--input", input).stdout).toBe('{"A":{"T1":[0,1]},"B":{"T1":[2]}}\n');
   });
 

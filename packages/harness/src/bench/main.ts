@@ -1,9 +1,10 @@
+import { assignorBench } from "./assignor-bench.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { inlineHostBench } from "./inline-host-bench.js";
 import { routerBench } from "./router-bench.js";
 
 /** Every benchmark suite; `pnpm bench [suite ...]` runs the named ones (default: all). */
-const SUITES: readonly BenchSuite[] = [inlineHostBench, routerBench];
+const SUITES: readonly BenchSuite[] = [inlineHostBench, routerBench, assignorBench];
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !SUITES.some((suite) => suite.name === name));

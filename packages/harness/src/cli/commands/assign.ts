@@ -19,7 +19,11 @@ type Assignment = Record<string, Record<string, number[]>>;
 export function assignServerSide(name: (typeof SERVER_SIDE)[number], input: AssignmentInput): Assignment {
   const assignor = serverAssignorNamed(name);
   if (assignor === undefined) throw new UsageError(`assign: no server assignor '${name}'`);
-  const topics = [...input.topics].map(([topicName, numPartitions]) => ({ topicId: topicIdFor(topicName), name: topicName, numPartitions }));
+  const topics = [...input.topics].map(([topicName, numPartitions]) => ({
+    topicId: topicIdFor(topicName),
+    name: topicName,
+    numPartitions,
+  }));
   const nameOf = new Map(topics.map((t) => [t.topicId, t.name]));
   const idOf = (topic: string) => topicIdFor(topic);
   const spec: GroupSpec = {
@@ -60,7 +64,8 @@ export function assignCommand(argv: readonly string[]): number {
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : error instanceof Error ? error.message : String(error);
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : error instanceof Error ? error.message : String(error);
     throw new UsageError(`assign: ${values.input}: cannot read the input (${reason})`);
   }
   let assignment: Assignment;

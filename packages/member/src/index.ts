@@ -23,6 +23,14 @@ export {
 } from "./assignors/sticky/sticky-user-data.js";
 export { flattenTopicPartitionList, groupPartitionsByTopic } from "./assignors/topic-partitions.js";
 export * from "./assignors/validate-cooperative-assignment.js";
-
+// The KIP-848 consumer actor (group.protocol=consumer), kind "consumer".
+export * from "./consumer/consumer-member.js";
+export * from "./consumer/consumer-member-config.js";
+export {
+  CLIENT_MEMBER_STATES,
+  IllegalStateTransitionError,
+  isAllowedTransition,
+} from "./consumer/member-state.js";
+export { SyntheticRecordSource } from "./consumer/synthetic-record-source.js";
 // Observations the consumer emits (the contract checkers read).
 export type * from "./observations.js";

@@ -1,0 +1,386 @@
+import type { ConsumedRecord, RecordSource } from "@kcsim/fetch";
+import { type Context, type Micros, ms, partitionsByTopic, type TopicPartition, tpKey } from "@kcsim/protocol";
+import type { RebalanceCallback } from "../observations.js";
+import type { Continuation } from "./completion.js";
+import type { ApplicationConfig } from "./consumer-member-config.js";
+import type { MemberObserver } from "./member-observer.js";
+import type { LeaveReason, RebalanceListenerInvoker } from "./membership-manager.js";
+
+/** What the application thread asks of the rest of the consumer. */
+export interface ApplicationHooks {
+  /** poll() was entered (Kafka's PollEvent): auto-commit, reconciliation, joining, the poll timer. */
+  onPollEntered(ctx: Context): void;
+  /** Another round of a waiting poll(): reconciliation and joining (the poll timer is left alone). */
+  onPollIteration(ctx: Context): void;
+  /** poll() is returning to the application: the poll timer restarts. */
+  onPollReturning(ctx: Context): void;
+  /** The member hit a fatal error: poll() throws. */
+  isFatal(): boolean;
+  isSubscribed(): boolean;
+  subscribe(topics: readonly string[], ctx: Context): void;
+  leave(reason: LeaveReason, ctx: Context, onDone: Continuation): void;
+  commitSync(ctx: Context, onDone: Continuation): void;
+}
+
+/** Consumer API calls the application makes between two poll loop steps (from control commands). */
+export type ApplicationCall =
+  | { readonly kind: "commit-sync" }
+  | { readonly kind: "close" }
+  | { readonly kind: "unsubscribe" }
+  | { readonly kind: "subscribe"; readonly topics: readonly string[] };
+
+interface QueuedCallback {
+  readonly callback: RebalanceCallback;
+  readonly partitions: readonly TopicPartition[];
+  readonly onDone: Continuation;
+}
+
+interface Step {
+  readonly run: Continuation;
+  dueAt: Micros;
+  /** A wait that new work (a callback, records, a reconciliation) may cut short. */
+  readonly wakeable: boolean;
+}
+
+/** Where the application thread is. */
+type Activity = "idle" | "polling" | "processing" | "committing" | "leaving" | "closed";
+
+const APP_TIMER = "app";
+
+/**
+ * The application thread, as a chain of timers: poll() -> process the
+ * records (processingMsPerRecord each) -> maybe commitSync -> poll() ...
+ * Rebalance callbacks run on it, inside poll() (or inside close() /
+ * unsubscribe()), one at a time, each for its configured duration, so a
+ * slow batch delays them. "pause-app" freezes it where it is (heartbeats go
+ * on); "resume-app" continues with the remaining work.
+ */
+export class ApplicationThread implements RebalanceListenerInvoker {
+  readonly #config: ApplicationConfig;
+  readonly #maxPollRecords: number;
+  readonly #source: RecordSource;
+  readonly #observer: MemberObserver;
+  readonly #hooks: ApplicationHooks;
+  #processingMsPerRecord: number;
+  #step: Step | null = null;
+  #pausedRemaining: Micros = 0;
+  #paused = false;
+  #activity: Activity = "idle";
+  #dead = false;
+  #pollDeadline: Micros = 0;
+  #leaveDone = false;
+  readonly #callbacks: QueuedCallback[] = [];
+  readonly #calls: ApplicationCall[] = [];
+  #polls = 0;
+  #records = 0;
+
+  constructor(config: ApplicationConfig, maxPollRecords: number, source: RecordSource, observer: MemberObserver, hooks: ApplicationHooks) {
+    this.#config = config;
+    this.#maxPollRecords = maxPollRecords;
+    this.#source = source;
+    this.#observer = observer;
+    this.#hooks = hooks;
+    this.#processingMsPerRecord = config.processingMsPerRecord;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  get activity(): Activity {
+    return this.#activity;
+  }
+
+  get closed(): boolean {
+    return this.#activity === "closed";
+  }
+
+  start(ctx: Context): void {
+    this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+  }
+
+  handlesTimer(timer: string): boolean {
+    return timer === APP_TIMER;
+  }
+
+  fire(ctx: Context): void {
+    const step = this.#step;
+    if (step === null || this.#paused) return;
+    this.#step = null;
+    step.run(ctx);
+  }
+
+  // ---- commands -----------------------------------------------------------
+
+  pause(ctx: Context): void {
+    if (this.#paused) return;
+    this.#paused = true;
+    if (this.#step !== null) this.#pausedRemaining = Math.max(0, this.#step.dueAt - ctx.now());
+    ctx.cancelTimer(APP_TIMER);
+  }
+
+  resume(ctx: Context): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    const step = this.#step;
+    if (step !== null) {
+      // A frozen wait re-checks at once; frozen work has what was left of it to do.
+      const delay = step.wakeable ? 0 : this.#pausedRemaining;
+      if (Number.isFinite(delay)) {
+        step.dueAt = ctx.now() + delay;
+        ctx.setTimer(APP_TIMER, delay);
+      }
+    } else if (this.#activity === "idle" && this.#calls.length > 0) {
+      this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+    }
+  }
+
+  /** An API call from the application: made at the next point between two steps of its loop. */
+  call(call: ApplicationCall, ctx: Context): void {
+    if (this.#activity === "closed") {
+      ctx.log.info("consumer is closed; call ignored", { call: call.kind });
+      return;
+    }
+    this.#calls.push(call);
+    if (this.#activity === "idle" && this.#step === null && !this.#paused) this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+  }
+
+  /**
+   * Changes what each record costs from now on, including the records of the
+   * batch being processed: the work left in it is rescaled to the new cost.
+   */
+  setProcessingMsPerRecord(msPerRecord: number, ctx: Context): void {
+    const previous = this.#processingMsPerRecord;
+    this.#processingMsPerRecord = msPerRecord;
+    const step = this.#step;
+    if (this.#activity !== "processing" || step === null || previous <= 0) return;
+    const remaining = this.#paused ? this.#pausedRemaining : Math.max(0, step.dueAt - ctx.now());
+    const rescaled = Math.round((remaining * msPerRecord) / previous);
+    if (this.#paused) {
+      this.#pausedRemaining = rescaled;
+      return;
+    }
+    step.dueAt = ctx.now() + rescaled;
+    ctx.setTimer(APP_TIMER, rescaled);
+  }
+
+  // ---- rebalance callbacks --------------------------------------------------
+
+  invoke(callback: RebalanceCallback, partitions: readonly TopicPartition[], ctx: Context, onDone: Continuation): void {
+    this.#callbacks.push({ callback, partitions: [...partitions], onDone });
+    this.wake(ctx);
+  }
+
+  /** Cuts a wait short (new callback, records, a reconciliation to start); no effect while working or paused. */
+  wake(ctx: Context): void {
+    const step = this.#step;
+    if (step === null || !step.wakeable || this.#paused || step.dueAt <= ctx.now()) return;
+    step.dueAt = ctx.now();
+    ctx.setTimer(APP_TIMER, 0);
+  }
+
+  /**
+   * A poll() waiting for records wakes when the source expects some: called
+   * after every event, since positions and fetchability change under it.
+   */
+  refreshPollWait(ctx: Context): void {
+    const step = this.#step;
+    if (!this.waitingInPoll || step === null || this.#paused) return;
+    const now = ctx.now();
+    const readyAt = this.#source.nextReadyAt(now);
+    if (readyAt === null || readyAt >= step.dueAt) return;
+    step.dueAt = Math.max(now, readyAt);
+    ctx.setTimer(APP_TIMER, step.dueAt - now);
+  }
+
+  /** Whether the thread is waiting inside poll() (where new work would wake it). */
+  get waitingInPoll(): boolean {
+    return this.#activity === "polling" && this.#step !== null && this.#step.wakeable;
+  }
+
+  snapshot(): { activity: Activity; paused: boolean; dead: boolean; polls: number; records: number; queuedCallbacks: number } {
+    return {
+      activity: this.#activity,
+      paused: this.#paused,
+      dead: this.#dead,
+      polls: this.#polls,
+      records: this.#records,
+      queuedCallbacks: this.#callbacks.length,
+    };
+  }
+
+  // ---- the loop -------------------------------------------------------------
+
+  #schedule(ctx: Context, delay: Micros, run: Continuation, wakeable: boolean): void {
+    this.#step = { run, dueAt: ctx.now() + delay, wakeable };
+    if (this.#paused) {
+      this.#pausedRemaining = delay;
+    } else if (Number.isFinite(delay)) {
+      ctx.setTimer(APP_TIMER, delay);
+    } else {
+      ctx.cancelTimer(APP_TIMER);
+    }
+  }
+
+  /** Between two steps of the application loop: pending API calls first, then the next poll(). */
+  #betweenSteps(ctx: Context): void {
+    this.#activity = "idle";
+    const call = this.#calls.shift();
+    if (call !== undefined) {
+      switch (call.kind) {
+        case "subscribe":
+          this.#hooks.subscribe(call.topics, ctx);
+          this.#betweenSteps(ctx);
+          return;
+        case "commit-sync":
+          this.#activity = "committing";
+          this.#hooks.commitSync(ctx, (ctx) => this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false));
+          return;
+        case "close":
+        case "unsubscribe":
+          this.#beginLeave(call.kind, ctx);
+          return;
+      }
+    }
+    // Not subscribed (poll() would throw), or poll() already threw a fatal error: the loop waits for a call.
+    if (this.#dead || !this.#hooks.isSubscribed()) return;
+    this.#enterPoll(ctx);
+  }
+
+  #enterPoll(ctx: Context): void {
+    this.#activity = "polling";
+    this.#pollDeadline = ctx.now() + ms(this.#config.pollTimeoutMs);
+    this.#hooks.onPollEntered(ctx);
+    this.#pollRound(ctx);
+  }
+
+  /** One round inside poll(): pending callbacks, then records, else wait for them (or the poll timeout). */
+  #pollRound(ctx: Context): void {
+    const next = this.#callbacks.shift();
+    if (next !== undefined) {
+      this.#runCallback(next, ctx, (ctx) => {
+        this.#hooks.onPollIteration(ctx);
+        this.#pollRound(ctx);
+      });
+      return;
+    }
+    if (this.#hooks.isFatal()) {
+      ctx.log.error("poll() threw the member's fatal error; the application stops polling");
+      this.#dead = true;
+      this.#activity = "idle";
+      this.#betweenSteps(ctx);
+      return;
+    }
+    const records = this.#source.poll(this.#maxPollRecords, ctx);
+    const now = ctx.now();
+    if (records.length > 0 || now >= this.#pollDeadline) {
+      this.#returnFromPoll(records, ctx);
+      return;
+    }
+    const readyAt = this.#source.nextReadyAt(now);
+    const wakeAt = readyAt !== null && readyAt > now ? Math.min(readyAt, this.#pollDeadline) : this.#pollDeadline;
+    this.#schedule(
+      ctx,
+      wakeAt - now,
+      (ctx) => {
+        this.#hooks.onPollIteration(ctx);
+        this.#pollRound(ctx);
+      },
+      true,
+    );
+  }
+
+  #returnFromPoll(records: readonly ConsumedRecord[], ctx: Context): void {
+    this.#hooks.onPollReturning(ctx);
+    this.#polls++;
+    this.#records += records.length;
+    this.#observer.poll(ctx, records.length);
+    this.#observeRecords(records, ctx);
+    if (records.length === 0) {
+      this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+      return;
+    }
+    this.#activity = "processing";
+    this.#schedule(ctx, ms(records.length * this.#processingMsPerRecord), (ctx) => this.#afterBatch(ctx), false);
+  }
+
+  #afterBatch(ctx: Context): void {
+    if (this.#config.commit !== "sync-after-batch") {
+      this.#betweenSteps(ctx);
+      return;
+    }
+    this.#activity = "committing";
+    this.#hooks.commitSync(ctx, (ctx) => this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false));
+  }
+
+  #beginLeave(reason: LeaveReason, ctx: Context): void {
+    this.#activity = "leaving";
+    this.#leaveDone = false;
+    this.#hooks.leave(reason, ctx, (ctx) => {
+      this.#leaveDone = true;
+      this.wake(ctx);
+    });
+    this.#leaveRound(reason, ctx);
+  }
+
+  /** close() / unsubscribe() run the release callbacks on this thread, then return. */
+  #leaveRound(reason: LeaveReason, ctx: Context): void {
+    const next = this.#callbacks.shift();
+    if (next !== undefined) {
+      this.#runCallback(next, ctx, (ctx) => this.#leaveRound(reason, ctx));
+      return;
+    }
+    if (!this.#leaveDone) {
+      this.#schedule(ctx, Number.POSITIVE_INFINITY, (ctx) => this.#leaveRound(reason, ctx), true);
+      return;
+    }
+    if (reason === "close") {
+      this.#activity = "closed";
+      this.#calls.length = 0;
+      return;
+    }
+    this.#betweenSteps(ctx);
+  }
+
+  #runCallback(queued: QueuedCallback, ctx: Context, then: Continuation): void {
+    const partitions = partitionsByTopic(queued.partitions);
+    this.#observer.callback(ctx, queued.callback, "start", partitions);
+    this.#schedule(
+      ctx,
+      ms(this.#callbackMs(queued.callback)),
+      (ctx) => {
+        this.#observer.callback(ctx, queued.callback, "end", partitions);
+        queued.onDone(ctx);
+        then(ctx);
+      },
+      false,
+    );
+  }
+
+  #callbackMs(callback: RebalanceCallback): number {
+    switch (callback) {
+      case "onPartitionsRevoked":
+        return this.#config.revokeCallbackMs;
+      case "onPartitionsAssigned":
+        return this.#config.assignCallbackMs;
+      case "onPartitionsLost":
+        return this.#config.lostCallbackMs;
+    }
+  }
+
+  #observeRecords(records: readonly ConsumedRecord[], ctx: Context): void {
+    const byPartition = new Map<string, { topic: string; partition: number; first: number; last: number; count: number }>();
+    for (const record of records) {
+      const key = tpKey(record.topic, record.partition);
+      const seen = byPartition.get(key);
+      if (seen === undefined)
+        byPartition.set(key, { topic: record.topic, partition: record.partition, first: record.offset, last: record.offset, count: 1 });
+      else {
+        seen.last = record.offset;
+        seen.count++;
+      }
+    }
+    for (const { topic, partition, first, last, count } of byPartition.values())
+      this.#observer.records(ctx, topic, partition, first, last, count);
+  }
+}

@@ -1,0 +1,122 @@
+import type { RecordSource } from "@kcsim/fetch";
+import { type Context, compareTp, type TopicPartition, tpKey } from "@kcsim/protocol";
+import type { MemberObserver, OwnershipChangeCause } from "./member-observer.js";
+
+/**
+ * Where an assigned partition stands:
+ * - `awaiting-callback`: newly assigned, onPartitionsAssigned has not completed;
+ * - `owned`: the application may fetch and process it;
+ * - `pending-revocation`: its revocation began (commit, onPartitionsRevoked);
+ * - `released`: lost or given up on leave, waiting for the callback to finish.
+ * Only `owned` partitions are fetched.
+ */
+export type AssignedPartitionStatus = "awaiting-callback" | "owned" | "pending-revocation" | "released";
+
+interface Entry {
+  readonly partition: TopicPartition;
+  status: AssignedPartitionStatus;
+}
+
+/**
+ * The partitions assigned to the consumer (the assignment half of Kafka's
+ * `SubscriptionState`), kept in step with the RecordSource. Every change of
+ * the owned set is reported as a `member.owned` observation.
+ */
+export class AssignedPartitions {
+  readonly #source: RecordSource;
+  readonly #observer: MemberObserver;
+  readonly #entries = new Map<string, Entry>();
+  #reportedOwned = new Set<string>();
+
+  constructor(source: RecordSource, observer: MemberObserver) {
+    this.#source = source;
+    this.#observer = observer;
+  }
+
+  /** Every assigned partition, whatever its status, sorted. */
+  all(): TopicPartition[] {
+    return [...this.#entries.values()].map((entry) => entry.partition).sort(compareTp);
+  }
+
+  owned(): TopicPartition[] {
+    return this.#withStatus("owned");
+  }
+
+  statusOf(partition: TopicPartition): AssignedPartitionStatus | undefined {
+    return this.#entries.get(tpKey(partition.topic, partition.partition))?.status;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Revocation begins: stop fetching these before anything else happens to them. */
+  markPendingRevocation(partitions: readonly TopicPartition[], ctx: Context): void {
+    this.#setStatus(partitions, "pending-revocation", ctx);
+    this.#report("revoked", ctx);
+  }
+
+  /** The whole assignment is lost or given up: nothing is fetched or owned from now on. */
+  releaseAll(cause: "lost" | "leave", ctx: Context): void {
+    this.#setStatus(this.all(), "released", ctx);
+    this.#report(cause, ctx);
+  }
+
+  /**
+   * Installs a reconciled assignment: partitions not in it are dropped from
+   * the source (their revocation is complete), added ones wait, unfetched,
+   * for onPartitionsAssigned.
+   */
+  install(assignment: readonly TopicPartition[], added: readonly TopicPartition[], ctx: Context): void {
+    const keep = new Set(assignment.map((tp) => tpKey(tp.topic, tp.partition)));
+    for (const key of [...this.#entries.keys()]) if (!keep.has(key)) this.#entries.delete(key);
+    for (const partition of added)
+      this.#entries.set(tpKey(partition.topic, partition.partition), { partition, status: "awaiting-callback" });
+    this.#source.assign(this.all(), ctx);
+    if (added.length > 0) this.#source.setFetchable(added, false, ctx);
+    this.#report("revoked", ctx);
+  }
+
+  /** onPartitionsAssigned completed: partitions awaiting it become owned and fetchable. Returns them. */
+  enableAwaitingCallback(ctx: Context): TopicPartition[] {
+    const enabled = this.#withStatus("awaiting-callback");
+    this.#setStatus(enabled, "owned", ctx);
+    this.#report("assigned", ctx);
+    return enabled;
+  }
+
+  /** Forgets the whole assignment (after the lost/revoked callback, or on leave). */
+  clear(cause: OwnershipChangeCause, ctx: Context): void {
+    if (this.#entries.size === 0) return;
+    this.#entries.clear();
+    this.#source.assign([], ctx);
+    this.#report(cause, ctx);
+  }
+
+  #withStatus(status: AssignedPartitionStatus): TopicPartition[] {
+    return [...this.#entries.values()]
+      .filter((entry) => entry.status === status)
+      .map((entry) => entry.partition)
+      .sort(compareTp);
+  }
+
+  #setStatus(partitions: readonly TopicPartition[], status: AssignedPartitionStatus, ctx: Context): void {
+    const changed: TopicPartition[] = [];
+    for (const partition of partitions) {
+      const entry = this.#entries.get(tpKey(partition.topic, partition.partition));
+      if (entry === undefined || entry.status === status) continue;
+      entry.status = status;
+      changed.push(partition);
+    }
+    if (changed.length > 0) this.#source.setFetchable(changed, status === "owned", ctx);
+  }
+
+  /** Emits `member.owned` if the owned set differs from the last one reported. */
+  #report(cause: OwnershipChangeCause, ctx: Context): void {
+    const owned = this.owned();
+    const keys = new Set(owned.map((tp) => tpKey(tp.topic, tp.partition)));
+    if (keys.size === this.#reportedOwned.size && [...keys].every((key) => this.#reportedOwned.has(key))) return;
+    this.#reportedOwned = keys;
+    this.#observer.owned(ctx, owned, cause);
+  }
+}

@@ -1,0 +1,313 @@
+import type { RecordSource } from "@kcsim/fetch";
+import {
+  type Context,
+  ErrorCode,
+  errorName,
+  type Micros,
+  ms,
+  NO_PARTITION_LEADER_EPOCH,
+  type OffsetCommitResponse,
+  type TopicPartition,
+} from "@kcsim/protocol";
+import type { AssignedPartitions } from "./assigned-partitions.js";
+import { AutoCommitTimer } from "./auto-commit-timer.js";
+import type { CoordinatorManager } from "./coordinator-manager.js";
+import type { ExponentialBackoff } from "./exponential-backoff.js";
+import { epochForOffsetRequests, type MemberIdentity } from "./member-identity.js";
+import type { CommitKind, CommittedOffsets, MemberObserver } from "./member-observer.js";
+import type { RequestChannel } from "./request-channel.js";
+import { RequestState } from "./request-state.js";
+
+/** Called once when a commit is over: committed (true) or given up (false). */
+export type CommitDone = (ctx: Context, committed: boolean) => void;
+
+/**
+ * How a failed commit is retried (`CommitRequestManager`):
+ * - `none`: the interval auto-commit (async): never retried; a retriable
+ *   error only brings the next auto-commit forward to the backoff;
+ * - `sync`: commitSync (user, close): retriable errors retried until the
+ *   deadline; STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID are a
+ *   CommitFailedException;
+ * - `before-revocation`: the auto-commit before a revocation: also retries
+ *   STALE_MEMBER_EPOCH (with the fresh epoch), always with the latest
+ *   positions, until the deadline; a deleted topic is not retried.
+ */
+type RetryPolicy = "none" | "sync" | "before-revocation";
+
+interface PendingCommit {
+  readonly kind: CommitKind;
+  readonly retry: RetryPolicy;
+  readonly deadline: Micros;
+  readonly state: RequestState;
+  readonly onDone: CommitDone;
+  readonly isAutoCommit: boolean;
+  offsets: ReadonlyMap<string, { readonly partition: TopicPartition; readonly offset: number }>;
+}
+
+/** Errors a commit may retry (Kafka's retriable ones the commit path sees). */
+const RETRIABLE = new Set<number>([
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.REQUEST_TIMED_OUT,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NETWORK_EXCEPTION,
+]);
+
+/** Errors that mean the coordinator is not where the member thinks. */
+const COORDINATOR_ERRORS = new Set<number>([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR, ErrorCode.REQUEST_TIMED_OUT]);
+
+/** A transport failure (no response within request.timeout.ms). */
+const TRANSPORT_FAILURE = "TIMEOUT";
+
+export interface CommitSettings {
+  readonly autoCommit: boolean;
+  readonly autoCommitIntervalMs: number;
+}
+
+/**
+ * OffsetCommit (v9, with the exact member epoch) for every way the consumer
+ * commits (spec 5): the auto-commit on the interval inside poll, the
+ * auto-commit before a revocation, commitSync, and the commit on close.
+ * Commits wait for a known coordinator; several may be in flight. Every
+ * attempt's outcome is reported as a `member.commit` observation.
+ */
+export class CommitRequestManager {
+  readonly #identity: MemberIdentity;
+  readonly #channel: RequestChannel;
+  readonly #coordinator: CoordinatorManager;
+  readonly #assigned: AssignedPartitions;
+  readonly #source: RecordSource;
+  readonly #observer: MemberObserver;
+  readonly #backoff: ExponentialBackoff;
+  readonly #autoCommit: AutoCommitTimer | null;
+  #unsent: PendingCommit[] = [];
+
+  constructor(
+    settings: CommitSettings,
+    identity: MemberIdentity,
+    channel: RequestChannel,
+    coordinator: CoordinatorManager,
+    assigned: AssignedPartitions,
+    source: RecordSource,
+    observer: MemberObserver,
+    backoff: ExponentialBackoff,
+    now: Micros,
+  ) {
+    this.#identity = identity;
+    this.#channel = channel;
+    this.#coordinator = coordinator;
+    this.#assigned = assigned;
+    this.#source = source;
+    this.#observer = observer;
+    this.#backoff = backoff;
+    this.#autoCommit = settings.autoCommit ? new AutoCommitTimer(settings.autoCommitIntervalMs, now) : null;
+  }
+
+  get autoCommitEnabled(): boolean {
+    return this.#autoCommit !== null;
+  }
+
+  /**
+   * The positions of the assigned partitions that have one: what "commit all
+   * consumed" commits. Partitions already lost or given up are left out (the
+   * member no longer speaks for them).
+   */
+  allConsumed(): Map<string, { partition: TopicPartition; offset: number }> {
+    const offsets = new Map<string, { partition: TopicPartition; offset: number }>();
+    for (const partition of this.#assigned.all()) {
+      if (this.#assigned.statusOf(partition) === "released") continue;
+      const offset = this.#source.position(partition);
+      if (offset !== null) offsets.set(`${partition.topic}-${partition.partition}`, { partition, offset });
+    }
+    return offsets;
+  }
+
+  /** Inside poll(): the auto-commit of all consumed positions, if the interval is over and none is in flight. */
+  maybeAutoCommitOnPoll(ctx: Context): void {
+    const timer = this.#autoCommit;
+    if (timer === null || !timer.shouldCommit(ctx.now())) return;
+    const offsets = this.allConsumed();
+    // The interval restarts even when there is nothing to commit.
+    timer.reset(ctx.now());
+    if (offsets.size === 0) return;
+    timer.inFlight = true;
+    this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, isAutoCommit: true, offsets, onDone: () => {} }, ctx);
+  }
+
+  /** Restarts the auto-commit interval (a reconciliation completed). */
+  resetAutoCommitTimer(now: Micros): void {
+    this.#autoCommit?.reset(now);
+  }
+
+  /**
+   * With auto-commit on, commits all consumed positions before a revocation,
+   * retrying until `deadline`; `onDone` runs in any case (a failure is only logged).
+   */
+  autoCommitBeforeRevocation(kind: CommitKind, deadline: Micros, ctx: Context, onDone: CommitDone): void {
+    const offsets = this.allConsumed();
+    if (this.#autoCommit === null || offsets.size === 0) {
+      onDone(ctx, true);
+      return;
+    }
+    this.#autoCommit.inFlight = true;
+    this.#enqueue({ kind, retry: "before-revocation", deadline, isAutoCommit: true, offsets, onDone }, ctx);
+  }
+
+  /** commitSync() of all consumed positions, retried on retriable errors for up to `timeoutMs`. */
+  commitSync(kind: CommitKind, timeoutMs: number, ctx: Context, onDone: CommitDone): void {
+    const offsets = this.allConsumed();
+    if (offsets.size === 0) {
+      onDone(ctx, true);
+      return;
+    }
+    this.#enqueue({ kind, retry: "sync", deadline: ctx.now() + ms(timeoutMs), isAutoCommit: false, offsets, onDone }, ctx);
+  }
+
+  /** Sends the commits that can go now; gives up those whose deadline passed before they could. */
+  poll(ctx: Context): void {
+    const now = ctx.now();
+    for (const commit of [...this.#unsent]) {
+      if (now < commit.deadline) continue;
+      this.#unsent = this.#unsent.filter((c) => c !== commit);
+      this.#observer.commit(ctx, commit.kind, epochForOffsetRequests(this.#identity), offsetsJson(commit), TRANSPORT_FAILURE);
+      this.#finish(commit, false, ctx);
+    }
+    const coordinator = this.#coordinator.coordinator;
+    if (coordinator === null) return;
+    for (const commit of [...this.#unsent]) {
+      if (!commit.state.canSendRequest(now)) continue;
+      this.#unsent = this.#unsent.filter((c) => c !== commit);
+      this.#send(commit, coordinator, ctx);
+    }
+  }
+
+  nextWakeAt(now: Micros): Micros | null {
+    let next: Micros | null = null;
+    const known = this.#coordinator.coordinator !== null;
+    for (const commit of this.#unsent) {
+      if (Number.isFinite(commit.deadline)) next = Math.min(next ?? commit.deadline, commit.deadline);
+      if (known) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + commit.state.remainingBackoff(now));
+    }
+    return next;
+  }
+
+  #enqueue(spec: Omit<PendingCommit, "state">, ctx: Context): void {
+    this.#unsent.push({ ...spec, state: new RequestState(this.#backoff) });
+    this.poll(ctx);
+  }
+
+  #send(commit: PendingCommit, coordinator: string, ctx: Context): void {
+    const epoch = epochForOffsetRequests(this.#identity);
+    const byTopic = new Map<
+      string,
+      { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }[]
+    >();
+    for (const { partition, offset } of commit.offsets.values()) {
+      let list = byTopic.get(partition.topic);
+      if (list === undefined) {
+        list = [];
+        byTopic.set(partition.topic, list);
+      }
+      list.push({
+        partitionIndex: partition.partition,
+        committedOffset: offset,
+        committedLeaderEpoch: NO_PARTITION_LEADER_EPOCH,
+        committedMetadata: "",
+      });
+    }
+    commit.state.onSendAttempt();
+    this.#channel.send(
+      ctx,
+      coordinator,
+      {
+        type: "OffsetCommitRequest",
+        correlationId: this.#channel.nextCorrelationId(),
+        apiVersion: 9,
+        clientId: this.#channel.clientId,
+        groupId: this.#identity.groupId,
+        generationIdOrMemberEpoch: epoch,
+        memberId: this.#identity.memberId,
+        groupInstanceId: this.#identity.groupInstanceId,
+        topics: [...byTopic.entries()].map(([name, partitions]) => ({ name, partitions })),
+      },
+      "OffsetCommitResponse",
+      (response, ctx) => this.#onResponse(commit, epoch, response, ctx),
+      (ctx) => {
+        this.#observer.commit(ctx, commit.kind, epoch, offsetsJson(commit), TRANSPORT_FAILURE);
+        this.#onFailure(commit, null, ctx);
+      },
+    );
+  }
+
+  #onResponse(commit: PendingCommit, epoch: number, response: OffsetCommitResponse, ctx: Context): void {
+    let error: number = ErrorCode.NONE;
+    for (const topic of response.topics) {
+      for (const partition of topic.partitions) {
+        if (partition.errorCode !== ErrorCode.NONE && error === ErrorCode.NONE) error = partition.errorCode;
+      }
+    }
+    this.#observer.commit(ctx, commit.kind, epoch, offsetsJson(commit), errorName(error));
+    if (error === ErrorCode.NONE) {
+      commit.state.onSuccessfulAttempt(ctx.now());
+      this.#finish(commit, true, ctx);
+    } else {
+      this.#onFailure(commit, error, ctx);
+    }
+  }
+
+  /** A failed attempt: `error` null is a transport failure. */
+  #onFailure(commit: PendingCommit, error: number | null, ctx: Context): void {
+    const now = ctx.now();
+    if (error === null || COORDINATOR_ERRORS.has(error))
+      this.#coordinator.markUnknown(`OffsetCommit ${error === null ? TRANSPORT_FAILURE : errorName(error)}`, ctx);
+    const retriable = error === null || RETRIABLE.has(error);
+    let retry = false;
+    switch (commit.retry) {
+      case "none":
+        if (retriable && commit.isAutoCommit) this.#autoCommit?.resetWithBackoff(now, this.#backoff.backoff(0));
+        break;
+      case "sync":
+        retry = retriable && now < commit.deadline;
+        break;
+      case "before-revocation": {
+        const staleWithValidEpoch = error === ErrorCode.STALE_MEMBER_EPOCH && this.#identity.memberEpoch() > 0;
+        retry = ((retriable && error !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) || staleWithValidEpoch) && now < commit.deadline;
+        if (retry) commit.offsets = this.allConsumed();
+        if (retry && commit.offsets.size === 0) {
+          this.#finish(commit, true, ctx);
+          return;
+        }
+        break;
+      }
+    }
+    if (retry) {
+      commit.state.onFailedAttempt(now);
+      this.#unsent.push(commit);
+      return;
+    }
+    const name = error === null ? TRANSPORT_FAILURE : errorName(error);
+    const commitFailed =
+      error === ErrorCode.STALE_MEMBER_EPOCH || error === ErrorCode.UNKNOWN_MEMBER_ID || error === ErrorCode.FENCED_INSTANCE_ID;
+    ctx.log.warn(commitFailed && commit.retry === "sync" ? "commit failed: CommitFailedException" : "commit failed", {
+      kind: commit.kind,
+      error: name,
+    });
+    this.#finish(commit, false, ctx);
+  }
+
+  #finish(commit: PendingCommit, committed: boolean, ctx: Context): void {
+    if (commit.isAutoCommit && this.#autoCommit !== null) this.#autoCommit.inFlight = false;
+    commit.onDone(ctx, committed);
+  }
+}
+
+function offsetsJson(commit: PendingCommit): CommittedOffsets {
+  const out: Record<string, Record<string, number>> = {};
+  for (const { partition, offset } of commit.offsets.values()) {
+    let byPartition = out[partition.topic];
+    if (byPartition === undefined) out[partition.topic] = byPartition = {};
+    byPartition[String(partition.partition)] = offset;
+  }
+  return out;
+}

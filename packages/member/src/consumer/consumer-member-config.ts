@@ -1,0 +1,186 @@
+import { type ConsumerConfig, type JsonValue, resolveConsumerConfig, topicIdFor } from "@kcsim/protocol";
+
+/**
+ * The JSON configuration of a "consumer" actor (a KIP-848 consumer,
+ * group.protocol=consumer), validated and with defaults filled in.
+ */
+export interface ConsumerMemberConfig {
+  /** Kafka consumer settings (resolveConsumerConfig); group.protocol is "consumer". */
+  readonly consumer: ConsumerConfig;
+  /** Actor ids of the brokers that answer FindCoordinator. */
+  readonly bootstrap: readonly string[];
+  /** Topics subscribed at start (the first poll() joins); empty = start unsubscribed. */
+  readonly subscription: readonly string[];
+  /** Cluster metadata: topic names <-> ids (the heartbeat carries ids). */
+  readonly topics: readonly TopicMetadataConfig[];
+  readonly app: ApplicationConfig;
+  readonly source: SyntheticSourceConfig;
+}
+
+export interface TopicMetadataConfig {
+  readonly name: string;
+  readonly id: string;
+  readonly partitions: number;
+}
+
+/** How offsets are committed: enable.auto.commit, commitSync() after each processed batch, or never. */
+export type CommitMode = "auto" | "sync-after-batch" | "none";
+
+/** The simulated application around the consumer: its poll loop and its rebalance listener. */
+export interface ApplicationConfig {
+  readonly processingMsPerRecord: number;
+  readonly pollTimeoutMs: number;
+  readonly revokeCallbackMs: number;
+  readonly assignCallbackMs: number;
+  readonly lostCallbackMs: number;
+  readonly commit: CommitMode;
+}
+
+export interface SyntheticSourceConfig {
+  readonly kind: "synthetic";
+  readonly recordsPerSecondPerPartition: number;
+  readonly recordBytes: number;
+}
+
+export class ConsumerMemberConfigError extends Error {
+  override readonly name = "ConsumerMemberConfigError";
+}
+
+type JsonObject = { readonly [key: string]: JsonValue };
+
+const TOP_LEVEL_FIELDS = ["consumer", "bootstrap", "subscription", "topics", "app", "source"];
+const APP_FIELDS = ["processingMsPerRecord", "pollTimeoutMs", "revokeCallbackMs", "assignCallbackMs", "lostCallbackMs", "commit"];
+const SOURCE_FIELDS = ["kind", "recordsPerSecondPerPartition", "recordBytes"];
+const COMMIT_MODES: readonly CommitMode[] = ["auto", "sync-after-batch", "none"];
+
+function fail(field: string, problem: string): never {
+  throw new ConsumerMemberConfigError(`consumer member config: '${field}' ${problem}`);
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function objectAt(value: JsonValue | undefined, field: string, allowed: readonly string[]): JsonObject {
+  if (value === undefined) return {};
+  if (!isObject(value)) fail(field, `must be an object, got ${JSON.stringify(value)}`);
+  const unknown = Object.keys(value).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) fail(field === "" ? unknown : `${field}.${unknown}`, "is not a known field");
+  return value;
+}
+
+function numberAt(object: JsonObject, key: string, field: string, fallback: number, check: (n: number) => boolean, rule: string): number {
+  const value = object[key];
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || !check(value)) fail(field, `must be ${rule}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function stringListAt(value: JsonValue | undefined, field: string, allowEmpty: boolean): string[] {
+  if (!Array.isArray(value)) fail(field, `must be a list of strings, got ${JSON.stringify(value ?? null)}`);
+  const list = value as readonly JsonValue[];
+  const bad = list.find((item) => typeof item !== "string" || item === "");
+  if (bad !== undefined) fail(field, `must hold non-empty strings, got ${JSON.stringify(bad)}`);
+  if (!allowEmpty && list.length === 0) fail(field, "must not be empty");
+  return list as string[];
+}
+
+function parseTopics(value: JsonValue | undefined): TopicMetadataConfig[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail("topics", `must be a list of {name, id, partitions}, got ${JSON.stringify(value)}`);
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  return (value as readonly JsonValue[]).map((entry, i) => {
+    const topic = objectAt(entry, `topics[${i}]`, ["name", "id", "partitions"]);
+    const name = topic.name;
+    if (typeof name !== "string" || name === "")
+      fail(`topics[${i}].name`, `must be a non-empty string, got ${JSON.stringify(name ?? null)}`);
+    const id = topic.id ?? topicIdFor(name);
+    if (typeof id !== "string" || id === "") fail(`topics[${i}].id`, `must be a non-empty string, got ${JSON.stringify(id)}`);
+    const partitions = topic.partitions;
+    if (typeof partitions !== "number" || !Number.isInteger(partitions) || partitions < 1) {
+      fail(`topics[${i}].partitions`, `must be a positive integer, got ${JSON.stringify(partitions ?? null)}`);
+    }
+    if (names.has(name)) fail(`topics[${i}].name`, `repeats topic ${JSON.stringify(name)}`);
+    if (ids.has(id)) fail(`topics[${i}].id`, `repeats topic id ${JSON.stringify(id)}`);
+    names.add(name);
+    ids.add(id);
+    return { name, id, partitions };
+  });
+}
+
+function parseConsumerSettings(value: JsonValue | undefined): ConsumerConfig {
+  let consumer: ConsumerConfig;
+  try {
+    consumer = resolveConsumerConfig(value ?? {});
+  } catch (error) {
+    fail("consumer", `is invalid: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (consumer["group.protocol"] !== "consumer")
+    fail("consumer.group.protocol", `must be "consumer" for this actor, got "${consumer["group.protocol"]}"`);
+  if (consumer["group.id"] === "") fail("consumer.group.id", "must be set (a non-empty group id)");
+  if (consumer["group.instance.id"] === "") fail("consumer.group.instance.id", "must be null or non-empty");
+  return consumer;
+}
+
+function parseApp(value: JsonValue | undefined, consumer: ConsumerConfig, explicitAutoCommit: boolean): ApplicationConfig {
+  const app = objectAt(value, "app", APP_FIELDS);
+  const nonNegative = (n: number) => n >= 0;
+  const defaultCommit: CommitMode = consumer["enable.auto.commit"] ? "auto" : "none";
+  const commit = app.commit ?? defaultCommit;
+  if (typeof commit !== "string" || !COMMIT_MODES.includes(commit as CommitMode)) {
+    fail("app.commit", `must be one of ${COMMIT_MODES.join(", ")}, got ${JSON.stringify(commit)}`);
+  }
+  if (explicitAutoCommit && (commit === "auto") !== consumer["enable.auto.commit"]) {
+    fail("app.commit", `"${commit}" contradicts consumer.enable.auto.commit = ${consumer["enable.auto.commit"]}`);
+  }
+  return {
+    processingMsPerRecord: numberAt(app, "processingMsPerRecord", "app.processingMsPerRecord", 1, nonNegative, "a number >= 0"),
+    // Must be positive: an empty poll that took no time would spin forever at one instant.
+    pollTimeoutMs: numberAt(app, "pollTimeoutMs", "app.pollTimeoutMs", 1000, (n) => n > 0, "a number > 0"),
+    revokeCallbackMs: numberAt(app, "revokeCallbackMs", "app.revokeCallbackMs", 0, nonNegative, "a number >= 0"),
+    assignCallbackMs: numberAt(app, "assignCallbackMs", "app.assignCallbackMs", 0, nonNegative, "a number >= 0"),
+    lostCallbackMs: numberAt(app, "lostCallbackMs", "app.lostCallbackMs", 0, nonNegative, "a number >= 0"),
+    commit: commit as CommitMode,
+  };
+}
+
+function parseSource(value: JsonValue | undefined): SyntheticSourceConfig {
+  const source = objectAt(value, "source", SOURCE_FIELDS);
+  const kind = source.kind ?? "synthetic";
+  if (kind !== "synthetic") fail("source.kind", `must be "synthetic", got ${JSON.stringify(kind)}`);
+  return {
+    kind,
+    recordsPerSecondPerPartition: numberAt(
+      source,
+      "recordsPerSecondPerPartition",
+      "source.recordsPerSecondPerPartition",
+      10,
+      (n) => n >= 0,
+      "a number >= 0",
+    ),
+    recordBytes: numberAt(source, "recordBytes", "source.recordBytes", 100, (n) => Number.isInteger(n) && n > 0, "a positive integer"),
+  };
+}
+
+/**
+ * Validates a consumer actor's JSON config and fills its defaults. A bad
+ * config throws a ConsumerMemberConfigError whose one-line message names
+ * the offending field.
+ */
+export function parseConsumerMemberConfig(json: JsonValue): ConsumerMemberConfig {
+  if (!isObject(json)) fail("(root)", `must be an object, got ${JSON.stringify(json)}`);
+  const root = objectAt(json, "", TOP_LEVEL_FIELDS);
+  const consumer = parseConsumerSettings(root.consumer);
+  const explicitAutoCommit = isObject(root.consumer) && "enable.auto.commit" in root.consumer;
+  const bootstrap = stringListAt(root.bootstrap, "bootstrap", false);
+  const subscription = root.subscription === undefined ? [] : stringListAt(root.subscription, "subscription", true);
+  return {
+    consumer,
+    bootstrap,
+    subscription: [...new Set(subscription)].sort(),
+    topics: parseTopics(root.topics),
+    app: parseApp(root.app, consumer, explicitAutoCommit),
+    source: parseSource(root.source),
+  };
+}

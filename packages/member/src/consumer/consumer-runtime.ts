@@ -1,0 +1,252 @@
+import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
+import { type ActorId, type Context, type ControlCommand, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
+import { type ApplicationHooks, ApplicationThread } from "./application-thread.js";
+import { AssignedPartitions } from "./assigned-partitions.js";
+import { CommitRequestManager } from "./commit-request-manager.js";
+import type { Continuation } from "./completion.js";
+import type { ConsumerMemberConfig } from "./consumer-member-config.js";
+import { CoordinatorManager } from "./coordinator-manager.js";
+import { ExponentialBackoff } from "./exponential-backoff.js";
+import { HeartbeatFields } from "./heartbeat-fields.js";
+import { HeartbeatManager } from "./heartbeat-manager.js";
+import { generateMemberId } from "./member-id.js";
+import type { MemberIdentity } from "./member-identity.js";
+import { MemberObserver } from "./member-observer.js";
+import { type LeaveReason, MembershipManager } from "./membership-manager.js";
+import { PositionInitializer } from "./position-initializer.js";
+import { RequestChannel } from "./request-channel.js";
+import { TopicMetadata } from "./topic-metadata.js";
+
+/** The background thread's own timer: the next moment a heartbeat, retry or poll-timer check is due. */
+const BACKGROUND_TIMER = "bg";
+
+/**
+ * One running consumer: the background thread (coordinator discovery,
+ * heartbeats, membership and reconciliation, commits, offset fetches) and
+ * the application thread, wired together. After every event the background
+ * thread runs until nothing changes (like Kafka's network thread loop) and
+ * arms one timer for the next moment it has something to do.
+ */
+export class ConsumerRuntime {
+  readonly memberId: string;
+  readonly #config: ConsumerMemberConfig;
+  readonly #source: RecordSource;
+  readonly #channel: RequestChannel;
+  readonly #coordinator: CoordinatorManager;
+  readonly #assigned: AssignedPartitions;
+  readonly #commits: CommitRequestManager;
+  readonly #positions: PositionInitializer;
+  readonly #membership: MembershipManager;
+  readonly #heartbeat: HeartbeatManager;
+  readonly #app: ApplicationThread;
+
+  constructor(actorId: ActorId, config: ConsumerMemberConfig, source: RecordSource, ctx: Context) {
+    const consumer = config.consumer;
+    const groupId = consumer["group.id"];
+    const groupInstanceId = consumer["group.instance.id"];
+    const now = ctx.now();
+    this.memberId = generateMemberId(() => ctx.random());
+    this.#config = config;
+    this.#source = source;
+
+    const backoff = new ExponentialBackoff(consumer["retry.backoff.ms"], consumer["retry.backoff.max.ms"]);
+    this.#channel = new RequestChannel(consumer["client.id"] === "" ? actorId : consumer["client.id"], consumer["request.timeout.ms"]);
+    this.#coordinator = new CoordinatorManager(groupId, config.bootstrap, this.#channel, backoff);
+    const memberEpoch = () => this.#membership.memberEpoch();
+    const identity: MemberIdentity = { groupId, memberId: this.memberId, groupInstanceId, memberEpoch };
+    const observer = new MemberObserver(groupId, this.memberId, memberEpoch);
+    this.#assigned = new AssignedPartitions(source, observer);
+    this.#commits = new CommitRequestManager(
+      {
+        autoCommit: config.app.commit === "auto",
+        autoCommitIntervalMs: consumer["auto.commit.interval.ms"],
+      },
+      identity,
+      this.#channel,
+      this.#coordinator,
+      this.#assigned,
+      source,
+      observer,
+      backoff,
+      now,
+    );
+    this.#positions = new PositionInitializer(
+      identity,
+      this.#channel,
+      this.#coordinator,
+      this.#assigned,
+      source,
+      consumer["auto.offset.reset"] as OffsetResetStrategy,
+      backoff,
+    );
+    this.#app = new ApplicationThread(config.app, consumer["max.poll.records"], source, observer, this.#applicationHooks());
+    this.#membership = new MembershipManager(
+      { groupId, memberId: this.memberId, groupInstanceId, rebalanceTimeoutMs: consumer["max.poll.interval.ms"] },
+      {
+        metadata: new TopicMetadata(config.topics),
+        assigned: this.#assigned,
+        listener: this.#app,
+        commits: this.#commits,
+        positions: this.#positions,
+        observer,
+      },
+    );
+    this.#heartbeat = new HeartbeatManager(
+      this.#channel,
+      this.#coordinator,
+      this.#membership,
+      new HeartbeatFields(consumer["max.poll.interval.ms"], consumer["group.remote.assignor"]),
+      observer,
+      consumer["max.poll.interval.ms"],
+      backoff,
+      now,
+    );
+
+    if (config.subscription.length > 0) this.#membership.subscribe(config.subscription);
+    ctx.log.info("consumer started", {
+      memberId: this.memberId,
+      groupId,
+      instanceId: groupInstanceId,
+      subscription: [...config.subscription],
+    });
+    this.#app.start(ctx);
+    this.#runBackground(ctx);
+  }
+
+  receive(from: ActorId, message: Message, ctx: Context): void {
+    if (RequestChannel.handles(message)) {
+      this.#channel.receive(from, message, ctx);
+    } else if (this.#source.receive(from, message, ctx)) {
+      if (this.#source.hasRecords()) this.#app.wake(ctx);
+    } else {
+      ctx.log.debug("ignored an unexpected message", { type: message.type, from });
+    }
+    this.#runBackground(ctx);
+  }
+
+  fire(timer: string, ctx: Context): void {
+    if (timer === BACKGROUND_TIMER) {
+      // Nothing of its own: the background run below is the point.
+    } else if (this.#app.handlesTimer(timer)) {
+      this.#app.fire(ctx);
+    } else if (!this.#channel.fire(timer, ctx)) {
+      this.#source.fire(timer, ctx);
+    }
+    this.#runBackground(ctx);
+  }
+
+  control(command: ControlCommand, ctx: Context): void {
+    switch (command.command) {
+      case "pause-app":
+        this.#app.pause(ctx);
+        break;
+      case "resume-app":
+        this.#app.resume(ctx);
+        break;
+      case "close":
+      case "unsubscribe":
+      case "commit-sync":
+        this.#app.call({ kind: command.command }, ctx);
+        break;
+      case "subscribe": {
+        const topics = command.topics;
+        if (!Array.isArray(topics) || !topics.every((topic) => typeof topic === "string" && topic !== "")) {
+          ctx.log.error("subscribe needs {topics: [non-empty strings]}; command ignored", { topics: topics ?? null });
+          break;
+        }
+        // subscribe([]) is unsubscribe(), as in KafkaConsumer.
+        this.#app.call(topics.length === 0 ? { kind: "unsubscribe" } : { kind: "subscribe", topics: topics as string[] }, ctx);
+        break;
+      }
+      case "set-processing-ms": {
+        const ms = command.ms;
+        if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
+          ctx.log.error("set-processing-ms needs {ms: number >= 0}; command ignored", { ms: ms ?? null });
+          break;
+        }
+        this.#app.setProcessingMsPerRecord(ms, ctx);
+        break;
+      }
+      default:
+        return;
+    }
+    this.#runBackground(ctx);
+  }
+
+  snapshot(): JsonValue {
+    const membership = this.#membership.describe();
+    return {
+      memberId: this.memberId,
+      groupId: this.#config.consumer["group.id"],
+      instanceId: this.#config.consumer["group.instance.id"],
+      state: membership.state,
+      memberEpoch: membership.memberEpoch,
+      owned: partitionsByTopic(this.#assigned.owned()),
+      assigned: partitionsByTopic(this.#assigned.all()),
+      currentAssignment: membership.current,
+      targetAssignment: membership.target,
+      reconciling: this.#membership.reconciliationInProgress,
+      fatalError: this.#membership.fatalError,
+      subscription: [...this.#membership.subscription],
+      coordinator: this.#coordinator.coordinator,
+      heartbeatIntervalMs: this.#heartbeat.heartbeatIntervalMs,
+      app: this.#app.snapshot(),
+    };
+  }
+
+  #applicationHooks(): ApplicationHooks {
+    return {
+      onPollEntered: (ctx) => {
+        this.#commits.maybeAutoCommitOnPoll(ctx);
+        this.#membership.maybeReconcile(true, ctx);
+        this.#membership.onConsumerPoll(ctx);
+        this.#heartbeat.resetPollTimerIfExpired(ctx);
+      },
+      onPollIteration: (ctx) => {
+        this.#membership.maybeReconcile(true, ctx);
+        this.#membership.onConsumerPoll(ctx);
+      },
+      onPollReturning: (ctx) => this.#heartbeat.resetPollTimer(ctx),
+      isFatal: () => this.#membership.state === "FATAL",
+      isSubscribed: () => this.#membership.hasSubscription(),
+      subscribe: (topics) => this.#membership.subscribe(topics),
+      leave: (reason: LeaveReason, ctx: Context, onDone: Continuation) => this.#membership.leaveGroup(reason, ctx, onDone),
+      commitSync: (ctx, onDone) =>
+        this.#commits.commitSync("sync", this.#config.consumer["default.api.timeout.ms"], ctx, (ctx) => onDone(ctx)),
+    };
+  }
+
+  /** The background thread: run every manager until the member stops changing, then sleep until the next due time. */
+  #runBackground(ctx: Context): void {
+    if (this.#app.closed) {
+      ctx.cancelTimer(BACKGROUND_TIMER);
+      return;
+    }
+    for (let round = 0; round < 8; round++) {
+      const before = this.#membership.version;
+      this.#coordinator.poll(ctx);
+      this.#membership.maybeReconcile(false, ctx);
+      this.#heartbeat.poll(ctx);
+      this.#commits.poll(ctx);
+      this.#positions.poll(ctx);
+      if (this.#membership.version === before) break;
+    }
+    // A reconciliation that needs poll() (auto-commit) wakes a poll() that waits for records.
+    if (this.#app.waitingInPoll && this.#membership.needsPollToReconcile()) this.#app.wake(ctx);
+    this.#app.refreshPollWait(ctx);
+
+    const now = ctx.now();
+    let next: number | null = null;
+    for (const at of [
+      this.#heartbeat.nextWakeAt(now),
+      this.#coordinator.nextWakeAt(now),
+      this.#commits.nextWakeAt(now),
+      this.#positions.nextWakeAt(now),
+    ]) {
+      if (at !== null) next = next === null ? at : Math.min(next, at);
+    }
+    if (next === null || !Number.isFinite(next)) ctx.cancelTimer(BACKGROUND_TIMER);
+    // At least 1us ahead: something due now was done above, so re-checking at the same instant could spin.
+    else ctx.setTimer(BACKGROUND_TIMER, Math.max(1, next - now));
+  }
+}

@@ -1,0 +1,99 @@
+import {
+  type ActorId,
+  type Context,
+  CoordinatorKeyType,
+  ErrorCode,
+  errorName,
+  type FindCoordinatorResponse,
+  type Micros,
+  randomInt,
+} from "@kcsim/protocol";
+import type { ExponentialBackoff } from "./exponential-backoff.js";
+import type { RequestChannel } from "./request-channel.js";
+import { RequestState } from "./request-state.js";
+
+/**
+ * Finds the group coordinator (Kafka's `CoordinatorRequestManager`): while
+ * it is unknown, FindCoordinator(GROUP, group id) goes to a bootstrap broker,
+ * one at a time, with exponential backoff after a failed or unanswered
+ * attempt (each failure moves on to the next bootstrap broker). The answer's
+ * `host` is the coordinator's actor id.
+ */
+export class CoordinatorManager {
+  readonly #groupId: string;
+  readonly #bootstrap: readonly ActorId[];
+  readonly #channel: RequestChannel;
+  readonly #state: RequestState;
+  #coordinator: ActorId | null = null;
+  #nextBootstrap: number | null = null;
+
+  constructor(groupId: string, bootstrap: readonly ActorId[], channel: RequestChannel, backoff: ExponentialBackoff) {
+    this.#groupId = groupId;
+    this.#bootstrap = bootstrap;
+    this.#channel = channel;
+    this.#state = new RequestState(backoff);
+  }
+
+  get coordinator(): ActorId | null {
+    return this.#coordinator;
+  }
+
+  /** The coordinator moved or failed (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a transport failure). */
+  markUnknown(reason: string, ctx: Context): void {
+    if (this.#coordinator === null) return;
+    ctx.log.info("group coordinator marked unknown", { coordinator: this.#coordinator, reason });
+    this.#coordinator = null;
+  }
+
+  /** Sends a FindCoordinator if the coordinator is unknown and none is in flight or backing off. */
+  poll(ctx: Context): void {
+    if (this.#coordinator !== null || !this.#state.canSendRequest(ctx.now())) return;
+    // Start at a random broker so members spread over the bootstrap list.
+    this.#nextBootstrap ??= randomInt(() => ctx.random(), 0, this.#bootstrap.length - 1);
+    const broker = this.#bootstrap[this.#nextBootstrap] as ActorId;
+    const correlationId = this.#channel.nextCorrelationId();
+    this.#channel.send(
+      ctx,
+      broker,
+      {
+        type: "FindCoordinatorRequest",
+        correlationId,
+        apiVersion: 4,
+        clientId: this.#channel.clientId,
+        keyType: CoordinatorKeyType.GROUP,
+        coordinatorKeys: [this.#groupId],
+      },
+      "FindCoordinatorResponse",
+      (response, ctx) => this.#onResponse(response, ctx),
+      (ctx) => this.#onFailure("no response", ctx),
+    );
+    this.#state.onSendAttempt();
+  }
+
+  /** When poll() may next have something to send, or null. */
+  nextWakeAt(now: Micros): Micros | null {
+    if (this.#coordinator !== null || this.#state.inFlight) return null;
+    return now + this.#state.remainingBackoff(now);
+  }
+
+  #onResponse(response: FindCoordinatorResponse, ctx: Context): void {
+    const entry = response.coordinators.find((c) => c.key === this.#groupId);
+    if (entry === undefined) {
+      this.#onFailure("response without the group", ctx);
+      return;
+    }
+    if (entry.errorCode !== ErrorCode.NONE) {
+      this.#onFailure(errorName(entry.errorCode), ctx);
+      return;
+    }
+    this.#state.onSuccessfulAttempt(ctx.now());
+    this.#coordinator = entry.host;
+    ctx.log.info("group coordinator found", { coordinator: entry.host, nodeId: entry.nodeId });
+  }
+
+  #onFailure(reason: string, ctx: Context): void {
+    this.#state.onFailedAttempt(ctx.now());
+    this.#nextBootstrap = ((this.#nextBootstrap ?? 0) + 1) % this.#bootstrap.length;
+    ctx.log.info("FindCoordinator failed, will retry", { reason, backoffUs: this.#state.remainingBackoff(ctx.now()) });
+  }
+}

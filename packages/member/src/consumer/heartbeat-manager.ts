@@ -1,0 +1,217 @@
+import { type ConsumerGroupHeartbeatResponse, type Context, ErrorCode, errorName, type Micros, ms } from "@kcsim/protocol";
+import type { CoordinatorManager } from "./coordinator-manager.js";
+import type { ExponentialBackoff } from "./exponential-backoff.js";
+import type { HeartbeatFields } from "./heartbeat-fields.js";
+import { HeartbeatRequestState } from "./heartbeat-request-state.js";
+import type { MemberObserver } from "./member-observer.js";
+import { isLeavingGroup, shouldHeartbeatNow, shouldSkipHeartbeat } from "./member-state.js";
+import type { MembershipManager } from "./membership-manager.js";
+import type { RequestChannel } from "./request-channel.js";
+
+/**
+ * Sends ConsumerGroupHeartbeat (spec 2.3, 1.7; `AbstractHeartbeatRequestManager`):
+ * - none without a coordinator or in UNSUBSCRIBED, FENCED, FATAL, STALE;
+ * - at once when LEAVING, or when JOINING / ACKNOWLEDGING with nothing in
+ *   flight; otherwise when the interval elapsed, the backoff is over and
+ *   nothing is in flight (at most one in flight);
+ * - the poll timer: no poll() within max.poll.interval.ms makes the member
+ *   leave (-1, or -2 if static) and go STALE, once per expiry;
+ * - error reactions: NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE rediscover
+ *   and retry without backoff, COORDINATOR_LOAD_IN_PROGRESS backs off,
+ *   UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH fence (rejoin without backoff),
+ *   anything else is fatal. A transport failure backs off and forgets the
+ *   coordinator. Every failure makes the next heartbeat carry every field.
+ */
+export class HeartbeatManager {
+  readonly #channel: RequestChannel;
+  readonly #coordinator: CoordinatorManager;
+  readonly #membership: MembershipManager;
+  readonly #fields: HeartbeatFields;
+  readonly #observer: MemberObserver;
+  readonly #maxPollIntervalMs: number;
+  readonly #state: HeartbeatRequestState;
+  #inFlight: number | null = null;
+  #lastPollAt: Micros;
+  #pollTimerEndsAt: Micros;
+
+  constructor(
+    channel: RequestChannel,
+    coordinator: CoordinatorManager,
+    membership: MembershipManager,
+    fields: HeartbeatFields,
+    observer: MemberObserver,
+    maxPollIntervalMs: number,
+    backoff: ExponentialBackoff,
+    now: Micros,
+  ) {
+    this.#channel = channel;
+    this.#coordinator = coordinator;
+    this.#membership = membership;
+    this.#fields = fields;
+    this.#observer = observer;
+    this.#maxPollIntervalMs = maxPollIntervalMs;
+    this.#state = new HeartbeatRequestState(backoff, now);
+    this.#lastPollAt = now;
+    this.#pollTimerEndsAt = now + ms(maxPollIntervalMs);
+  }
+
+  get heartbeatIntervalMs(): number {
+    return this.#state.intervalMs;
+  }
+
+  get inFlight(): boolean {
+    return this.#state.inFlight;
+  }
+
+  get lastPollAt(): Micros {
+    return this.#lastPollAt;
+  }
+
+  /**
+   * poll() is returning records (or nothing) to the application: the poll
+   * timer restarts, so an expiry is exactly max.poll.interval.ms after the
+   * last `member.poll`. A STALE member rejoins (once its lost callback ran).
+   */
+  resetPollTimer(ctx: Context): void {
+    const now = ctx.now();
+    if (now >= this.#pollTimerEndsAt) {
+      ctx.log.warn("poll() came after max.poll.interval.ms; the member rejoins", { lateByUs: now - this.#pollTimerEndsAt });
+      this.#membership.maybeRejoinStaleMember(ctx);
+    }
+    this.#lastPollAt = now;
+    this.#pollTimerEndsAt = now + ms(this.#maxPollIntervalMs);
+  }
+
+  /**
+   * poll() was entered. Kafka restarts the timer here (PollEvent); this
+   * member does so only when it already expired, which is what lets a STALE
+   * member rejoin (and not expire again inside the very poll that rejoins).
+   */
+  resetPollTimerIfExpired(ctx: Context): void {
+    if (ctx.now() >= this.#pollTimerEndsAt) this.resetPollTimer(ctx);
+  }
+
+  /** Sends a heartbeat if one is due. */
+  poll(ctx: Context): void {
+    const membership = this.#membership;
+    const coordinator = this.#coordinator.coordinator;
+    if (coordinator === null || shouldSkipHeartbeat(membership.state)) {
+      membership.onHeartbeatRequestSkipped(ctx);
+      return;
+    }
+    const now = ctx.now();
+    if (now >= this.#pollTimerEndsAt && !isLeavingGroup(membership.state)) {
+      ctx.log.warn("max.poll.interval.ms expired without a poll(); leaving the group");
+      this.#observer.pollTimeout(ctx, this.#lastPollAt, this.#maxPollIntervalMs);
+      membership.transitionToSendingLeaveGroup(true, ctx);
+      // The leave goes out at once and its response is ignored: the member may rejoin before or after it.
+      this.#send(coordinator, true, ctx);
+      this.#state.reset();
+      this.#inFlight = null;
+      this.#fields.reset();
+      return;
+    }
+    const heartbeatNow = membership.state === "LEAVING" || (shouldHeartbeatNow(membership.state) && !this.#state.inFlight);
+    if (!heartbeatNow && !this.#state.canSendRequest(now)) return;
+    this.#send(coordinator, false, ctx);
+  }
+
+  /** When poll() may next have something to do, or null (a response or a state change will tell). */
+  nextWakeAt(now: Micros): Micros | null {
+    const state = this.#membership.state;
+    if (this.#coordinator.coordinator === null || shouldSkipHeartbeat(state)) return null;
+    let next: Micros | null = isLeavingGroup(state) ? null : this.#pollTimerEndsAt;
+    if (!this.#state.inFlight) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + this.#state.timeToNextHeartbeat(now));
+    return next;
+  }
+
+  #send(coordinator: string, ignoreResponse: boolean, ctx: Context): void {
+    const membership = this.#membership;
+    const correlationId = this.#channel.nextCorrelationId();
+    const fields = this.#fields.build({
+      groupId: membership.groupId,
+      memberId: membership.memberId,
+      groupInstanceId: membership.groupInstanceId,
+      state: membership.state,
+      memberEpoch: membership.memberEpoch(),
+      subscription: membership.subscription,
+      currentAssignment: membership.currentAssignment,
+    });
+    this.#channel.send(
+      ctx,
+      coordinator,
+      { type: "ConsumerGroupHeartbeatRequest", correlationId, apiVersion: 1, clientId: this.#channel.clientId, ...fields },
+      "ConsumerGroupHeartbeatResponse",
+      (response, ctx) => (ignoreResponse ? this.#logIgnored(response, ctx) : this.#onResponse(correlationId, response, ctx)),
+      (ctx) => (ignoreResponse ? ctx.log.info("leave heartbeat got no response") : this.#onTransportFailure(correlationId, ctx)),
+    );
+    if (!ignoreResponse) {
+      this.#state.onSendAttempt();
+      this.#inFlight = correlationId;
+    }
+    membership.onHeartbeatRequestGenerated(ctx);
+    this.#state.resetTimer(ctx.now());
+  }
+
+  /**
+   * Whether this is the answer to the heartbeat in flight (settling it).
+   * Answers to heartbeats superseded since (the request state was reset
+   * after a poll timeout) belong to an earlier membership and are dropped.
+   */
+  #settle(correlationId: number, ctx: Context): boolean {
+    if (this.#inFlight !== correlationId) {
+      ctx.log.info("dropped the outcome of a superseded heartbeat", { correlationId });
+      return false;
+    }
+    this.#inFlight = null;
+    return true;
+  }
+
+  #onResponse(correlationId: number, response: ConsumerGroupHeartbeatResponse, ctx: Context): void {
+    if (!this.#settle(correlationId, ctx)) return;
+    const now = ctx.now();
+    if (response.errorCode === ErrorCode.NONE) {
+      this.#state.updateHeartbeatInterval(response.heartbeatIntervalMs, now);
+      this.#state.onSuccessfulAttempt(now);
+      this.#membership.onHeartbeatSuccess(response, ctx);
+      return;
+    }
+    this.#fields.reset();
+    this.#state.onFailedAttempt(now);
+    const error = response.errorCode;
+    ctx.log.info("heartbeat failed", { error: errorName(error), message: response.errorMessage });
+    switch (error) {
+      case ErrorCode.NOT_COORDINATOR:
+      case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+        this.#coordinator.markUnknown(`heartbeat ${errorName(error)}`, ctx);
+        // No backoff: the next heartbeat goes as soon as the coordinator is found again.
+        this.#state.reset();
+        break;
+      case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+        break;
+      case ErrorCode.FENCED_MEMBER_EPOCH:
+      case ErrorCode.UNKNOWN_MEMBER_ID:
+        this.#membership.transitionToFenced(ctx);
+        // No backoff: rejoin as soon as the assignment is released.
+        this.#state.reset();
+        break;
+      default:
+        // The fatal list of spec 1.7, and (like Kafka) any error the client does not expect.
+        this.#membership.transitionToFatal(errorName(error), ctx);
+        break;
+    }
+    this.#membership.onHeartbeatFailure(ctx);
+  }
+
+  #onTransportFailure(correlationId: number, ctx: Context): void {
+    if (!this.#settle(correlationId, ctx)) return;
+    this.#state.onFailedAttempt(ctx.now());
+    this.#fields.reset();
+    this.#coordinator.markUnknown("heartbeat got no response", ctx);
+    this.#membership.onHeartbeatFailure(ctx);
+  }
+
+  #logIgnored(response: ConsumerGroupHeartbeatResponse, ctx: Context): void {
+    ctx.log.info("response to the leave heartbeat after the poll timeout (ignored)", { error: errorName(response.errorCode) });
+  }
+}

@@ -1,0 +1,106 @@
+import { type Context, type PartitionsByTopic, partitionsByTopic, type TopicPartition } from "@kcsim/protocol";
+import type {
+  CallbackObservation,
+  ClientMemberState,
+  CommitObservation,
+  FatalObservation,
+  MemberStateObservation,
+  OwnedPartitionsObservation,
+  PollObservation,
+  PollTimeoutObservation,
+  RebalanceCallback,
+  RecordsObservation,
+} from "../observations.js";
+
+export type OwnershipChangeCause = OwnedPartitionsObservation["cause"];
+export type CommitKind = CommitObservation["kind"];
+export type CommittedOffsets = CommitObservation["offsets"];
+
+/** Reports what the consumer does to the history, in the shapes of observations.ts. */
+export class MemberObserver {
+  readonly #groupId: string;
+  readonly #memberId: string;
+  readonly #memberEpoch: () => number;
+
+  constructor(groupId: string, memberId: string, memberEpoch: () => number) {
+    this.#groupId = groupId;
+    this.#memberId = memberId;
+    this.#memberEpoch = memberEpoch;
+  }
+
+  state(ctx: Context, from: ClientMemberState, to: ClientMemberState): void {
+    ctx.observe({
+      type: "member.state",
+      groupId: this.#groupId,
+      memberId: this.#memberId,
+      protocol: "consumer",
+      from,
+      to,
+      memberEpoch: this.#memberEpoch(),
+    } satisfies MemberStateObservation);
+  }
+
+  owned(ctx: Context, owned: Iterable<TopicPartition>, cause: OwnershipChangeCause): void {
+    ctx.observe({
+      type: "member.owned",
+      groupId: this.#groupId,
+      memberId: this.#memberId,
+      memberEpoch: this.#memberEpoch(),
+      owned: partitionsByTopic(owned),
+      cause,
+    } satisfies OwnedPartitionsObservation);
+  }
+
+  callback(ctx: Context, callback: RebalanceCallback, phase: "start" | "end", partitions: PartitionsByTopic): void {
+    ctx.observe({
+      type: "member.callback",
+      groupId: this.#groupId,
+      memberId: this.#memberId,
+      callback,
+      phase,
+      partitions,
+    } satisfies CallbackObservation);
+  }
+
+  poll(ctx: Context, records: number): void {
+    ctx.observe({ type: "member.poll", memberId: this.#memberId, records } satisfies PollObservation);
+  }
+
+  pollTimeout(ctx: Context, lastPollUs: number, maxPollIntervalMs: number): void {
+    ctx.observe({
+      type: "member.poll-timeout",
+      groupId: this.#groupId,
+      memberId: this.#memberId,
+      lastPollUs,
+      maxPollIntervalMs,
+    } satisfies PollTimeoutObservation);
+  }
+
+  records(ctx: Context, topic: string, partition: number, firstOffset: number, lastOffset: number, count: number): void {
+    ctx.observe({
+      type: "member.records",
+      memberId: this.#memberId,
+      topic,
+      partition,
+      firstOffset,
+      lastOffset,
+      count,
+    } satisfies RecordsObservation);
+  }
+
+  commit(ctx: Context, kind: CommitKind, memberEpoch: number, offsets: CommittedOffsets, result: string): void {
+    ctx.observe({
+      type: "member.commit",
+      groupId: this.#groupId,
+      memberId: this.#memberId,
+      memberEpoch,
+      kind,
+      offsets,
+      result,
+    } satisfies CommitObservation);
+  }
+
+  fatal(ctx: Context, error: string): void {
+    ctx.observe({ type: "member.fatal", groupId: this.#groupId, memberId: this.#memberId, error } satisfies FatalObservation);
+  }
+}

@@ -1,0 +1,401 @@
+import type { RecordSource } from "@kcsim/fetch";
+import {
+  type Actor,
+  type ActorId,
+  type ActorLogger,
+  type ConsumerGroupHeartbeatRequest,
+  type ConsumerGroupHeartbeatResponse,
+  type Context,
+  type DurableLog,
+  decode,
+  ErrorCode,
+  encode,
+  type JsonValue,
+  type Message,
+  type MessageOf,
+  type MessageType,
+  type Micros,
+  ms,
+  type Observation,
+  type OffsetCommitRequest,
+  type OffsetFetchRequest,
+  streamFor,
+  topicIdFor,
+} from "@kcsim/protocol";
+import { createConsumerMember } from "../src/consumer/consumer-member.js";
+
+/** The last item matching `predicate` (Array.prototype.findLast is ES2023; the project targets ES2022). */
+export function lastWhere<T>(items: readonly T[], predicate: (item: T) => boolean): T | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as T;
+    if (predicate(item)) return item;
+  }
+  return undefined;
+}
+
+export const T1_ID = topicIdFor("T1");
+export const T2_ID = topicIdFor("T2");
+export const COORDINATOR = "coordinator-0";
+export const BROKER = "broker-0";
+
+export interface Sent {
+  readonly at: Micros;
+  readonly to: ActorId;
+  readonly message: Message;
+}
+
+export interface Seen {
+  readonly at: Micros;
+  readonly observation: Observation;
+}
+
+/**
+ * A Context for one actor under test: a manual virtual clock, timers fired
+ * in (due, arming order), every sent message checked against its wire
+ * schema (encode + decode) and recorded, every observation recorded.
+ */
+export class FakeContext implements Context {
+  readonly self: ActorId;
+  readonly sent: Sent[] = [];
+  readonly seen: Seen[] = [];
+  readonly logs: { level: string; message: string }[] = [];
+  readonly timers = new Map<string, { due: Micros; seq: number }>();
+  #now: Micros = 0;
+  #seq = 0;
+  readonly #random: () => number;
+  readonly #records: unknown[] = [];
+  readonly storage: DurableLog;
+  readonly log: ActorLogger;
+
+  constructor(self: ActorId, seed = 1) {
+    this.self = self;
+    this.#random = streamFor(seed, self).next;
+    const records = this.#records;
+    this.storage = {
+      append: (record) => records.push(record),
+      readAll: () => [...records],
+      get length() {
+        return records.length;
+      },
+    };
+    const at = (level: string) => (message: string) => {
+      this.logs.push({ level, message });
+    };
+    this.log = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  }
+
+  now(): Micros {
+    return this.#now;
+  }
+
+  setNow(now: Micros): void {
+    this.#now = now;
+  }
+
+  send(to: ActorId, message: Message): void {
+    this.sent.push({ at: this.#now, to, message: decode(encode(message)) });
+  }
+
+  setTimer(name: string, after: Micros): void {
+    if (!Number.isInteger(after) || after < 0) throw new RangeError(`timer ${name}: bad delay ${after}`);
+    this.timers.set(name, { due: this.#now + after, seq: ++this.#seq });
+  }
+
+  cancelTimer(name: string): void {
+    this.timers.delete(name);
+  }
+
+  hasTimer(name: string): boolean {
+    return this.timers.has(name);
+  }
+
+  random(): number {
+    return this.#random();
+  }
+
+  observe(event: Observation): void {
+    this.seen.push({ at: this.#now, observation: JSON.parse(JSON.stringify(event)) as Observation });
+  }
+
+  /** The next timer due at or before `until`, in (due, arming order). */
+  nextTimer(until: Micros): { name: string; due: Micros } | null {
+    let best: { name: string; due: Micros; seq: number } | null = null;
+    for (const [name, { due, seq }] of this.timers) {
+      if (due > until) continue;
+      if (best === null || due < best.due || (due === best.due && seq < best.seq)) best = { name, due, seq };
+    }
+    return best;
+  }
+}
+
+export interface TestConfigOverrides {
+  readonly consumer?: Record<string, JsonValue>;
+  readonly app?: Record<string, JsonValue>;
+  readonly source?: Record<string, JsonValue>;
+  readonly subscription?: readonly string[];
+  readonly bootstrap?: readonly string[];
+}
+
+export function testConfig(overrides: TestConfigOverrides = {}): JsonValue {
+  return {
+    consumer: { "group.id": "g1", "group.protocol": "consumer", ...overrides.consumer },
+    bootstrap: [...(overrides.bootstrap ?? [BROKER])],
+    subscription: [...(overrides.subscription ?? ["T1"])],
+    topics: [
+      { name: "T1", id: T1_ID, partitions: 4 },
+      { name: "T2", id: T2_ID, partitions: 2 },
+    ],
+    app: { processingMsPerRecord: 1, pollTimeoutMs: 1000, ...overrides.app },
+    source: { kind: "synthetic", recordsPerSecondPerPartition: 10, recordBytes: 100, ...overrides.source },
+  };
+}
+
+export interface HeartbeatReply {
+  readonly epoch?: number;
+  readonly intervalMs?: number;
+  /** Partitions by topic id; undefined = no assignment field (null). */
+  readonly assignment?: Readonly<Record<string, readonly number[]>>;
+  readonly error?: number;
+}
+
+/** Drives one consumer actor by hand: time, timers, scripted responses. */
+export class ConsumerDriver {
+  readonly ctx: FakeContext;
+  readonly actor: Actor;
+  #cursor = 0;
+
+  constructor(config: JsonValue = testConfig(), options: { recordSource?: RecordSource; seed?: number } = {}) {
+    this.ctx = new FakeContext("member-1", options.seed ?? 1);
+    this.actor = createConsumerMember("member-1", config, options.recordSource === undefined ? {} : { recordSource: options.recordSource });
+    this.actor.start(this.ctx);
+  }
+
+  get now(): Micros {
+    return this.ctx.now();
+  }
+
+  /** Advances virtual time by `durationMs`, firing every timer due on the way. */
+  run(durationMs: number): void {
+    this.runUntilTime(this.ctx.now() + ms(durationMs));
+  }
+
+  runUntilTime(until: Micros): void {
+    for (let guard = 0; guard < 1_000_000; guard++) {
+      const timer = this.ctx.nextTimer(until);
+      if (timer === null) break;
+      this.ctx.setNow(timer.due);
+      this.ctx.timers.delete(timer.name);
+      this.actor.fire(timer.name, this.ctx);
+    }
+    this.ctx.setNow(until);
+  }
+
+  /** Runs until `done()` holds (checked after every timer), for at most `maxMs`. */
+  runUntil(done: () => boolean, maxMs = 600_000): void {
+    const until = this.ctx.now() + ms(maxMs);
+    for (let guard = 0; guard < 1_000_000 && !done(); guard++) {
+      const timer = this.ctx.nextTimer(until);
+      if (timer === null) {
+        this.ctx.setNow(until);
+        break;
+      }
+      this.ctx.setNow(timer.due);
+      this.ctx.timers.delete(timer.name);
+      this.actor.fire(timer.name, this.ctx);
+    }
+    if (!done()) throw new Error(`condition not reached within ${maxMs} ms (now ${this.ctx.now()}us, state ${this.state})`);
+  }
+
+  control(command: string, fields: Record<string, JsonValue> = {}): void {
+    this.actor.control?.({ command, ...fields }, this.ctx);
+  }
+
+  /** Every message delivered to the actor, with the time. */
+  readonly delivered: { at: Micros; message: Message }[] = [];
+
+  deliver(from: ActorId, message: Message): void {
+    this.delivered.push({ at: this.ctx.now(), message });
+    this.actor.receive(from, message, this.ctx);
+  }
+
+  // ---- what the actor did ---------------------------------------------------
+
+  sentOf<T extends MessageType>(type: T): (Sent & { message: MessageOf<T> })[] {
+    return this.ctx.sent.filter((s) => s.message.type === type) as (Sent & { message: MessageOf<T> })[];
+  }
+
+  /** Messages sent since the last call (all types). */
+  takeSent(): Sent[] {
+    const out = this.ctx.sent.slice(this.#cursor);
+    this.#cursor = this.ctx.sent.length;
+    return out;
+  }
+
+  lastOf<T extends MessageType>(type: T): Sent & { message: MessageOf<T> } {
+    const all = this.sentOf(type);
+    const last = all[all.length - 1];
+    if (last === undefined) throw new Error(`no ${type} sent`);
+    return last;
+  }
+
+  heartbeats(): (Sent & { message: ConsumerGroupHeartbeatRequest })[] {
+    return this.sentOf("ConsumerGroupHeartbeatRequest");
+  }
+
+  observations<T extends string>(type: T): (Observation & { type: T })[] {
+    return this.ctx.seen.filter((s) => s.observation.type === type).map((s) => s.observation as Observation & { type: T });
+  }
+
+  /** Observations of the given types, in order, as compact strings (for ordering assertions). */
+  timeline(...types: string[]): string[] {
+    return this.ctx.seen
+      .filter((s) => types.includes(s.observation.type))
+      .map(({ observation: o }) => {
+        switch (o.type) {
+          case "member.state":
+            return `state ${o.from}->${o.to}`;
+          case "member.owned":
+            return `owned ${JSON.stringify(o.owned)} ${o.cause}`;
+          case "member.callback":
+            return `${o.callback} ${o.phase} ${JSON.stringify(o.partitions)}`;
+          case "member.commit":
+            return `commit ${o.kind} ${o.result}`;
+          default:
+            return o.type;
+        }
+      });
+  }
+
+  get snapshot(): Record<string, JsonValue> {
+    return this.actor.snapshot?.() as Record<string, JsonValue>;
+  }
+
+  get state(): string {
+    return String(this.snapshot.state);
+  }
+
+  get epoch(): number {
+    return Number(this.snapshot.memberEpoch);
+  }
+
+  // ---- scripted coordinator -------------------------------------------------
+
+  answerFindCoordinator(host = COORDINATOR, errorCode: number = ErrorCode.NONE): void {
+    const request = this.lastOf("FindCoordinatorRequest");
+    this.deliver(request.to, {
+      type: "FindCoordinatorResponse",
+      correlationId: request.message.correlationId,
+      throttleTimeMs: 0,
+      coordinators: [{ key: "g1", nodeId: 0, host, port: 9092, errorCode, errorMessage: null }],
+    });
+  }
+
+  heartbeatResponse(request: ConsumerGroupHeartbeatRequest, reply: HeartbeatReply): ConsumerGroupHeartbeatResponse {
+    const assignment = reply.assignment;
+    return {
+      type: "ConsumerGroupHeartbeatResponse",
+      correlationId: request.correlationId,
+      throttleTimeMs: 0,
+      errorCode: reply.error ?? ErrorCode.NONE,
+      errorMessage: null,
+      memberId: request.memberId,
+      memberEpoch: reply.epoch ?? request.memberEpoch,
+      heartbeatIntervalMs: reply.intervalMs ?? 5000,
+      assignment:
+        assignment === undefined
+          ? null
+          : { topicPartitions: Object.entries(assignment).map(([topicId, partitions]) => ({ topicId, partitions: [...partitions] })) },
+    };
+  }
+
+  /** Answers the most recent heartbeat. */
+  answerHeartbeat(reply: HeartbeatReply = {}): ConsumerGroupHeartbeatRequest {
+    const request = this.lastOf("ConsumerGroupHeartbeatRequest");
+    this.#answered.add(request.message.correlationId);
+    this.deliver(request.to, this.heartbeatResponse(request.message, reply));
+    return request.message;
+  }
+
+  readonly #answered = new Set<number>();
+
+  /**
+   * Runs `durationMs` with a coordinator that answers every heartbeat once,
+   * as soon as it is sent: by default a joining member gets epoch 1 and
+   * `assignment`, others keep their epoch.
+   */
+  runWithCoordinator(durationMs: number, assignment: Readonly<Record<string, readonly number[]>> = { [T1_ID]: [0, 1] }): void {
+    const until = this.ctx.now() + ms(durationMs);
+    const answerNew = () => {
+      for (const { to, message } of this.heartbeats()) {
+        if (this.#answered.has(message.correlationId)) continue;
+        this.#answered.add(message.correlationId);
+        const reply: HeartbeatReply = message.memberEpoch === 0 ? { epoch: 1, assignment } : { epoch: message.memberEpoch };
+        this.deliver(to, this.heartbeatResponse(message, reply));
+      }
+    };
+    answerNew();
+    for (let guard = 0; guard < 1_000_000; guard++) {
+      const timer = this.ctx.nextTimer(until);
+      if (timer === null) break;
+      this.ctx.setNow(timer.due);
+      this.ctx.timers.delete(timer.name);
+      this.actor.fire(timer.name, this.ctx);
+      answerNew();
+    }
+    this.ctx.setNow(until);
+  }
+
+  answerOffsetFetch(committed: Readonly<Record<string, number>> = {}, errorCode: number = ErrorCode.NONE): OffsetFetchRequest {
+    const request = this.lastOf("OffsetFetchRequest");
+    const group = request.message.groups[0];
+    this.deliver(request.to, {
+      type: "OffsetFetchResponse",
+      correlationId: request.message.correlationId,
+      throttleTimeMs: 0,
+      groups: [
+        {
+          groupId: "g1",
+          errorCode,
+          topics: (group?.topics ?? []).map((topic) => ({
+            name: topic.name,
+            partitions: topic.partitionIndexes.map((partitionIndex) => ({
+              partitionIndex,
+              committedOffset: committed[`${topic.name}-${partitionIndex}`] ?? -1,
+              committedLeaderEpoch: -1,
+              metadata: null,
+              errorCode: ErrorCode.NONE,
+            })),
+          })),
+        },
+      ],
+    });
+    return request.message;
+  }
+
+  answerOffsetCommit(errorCode: number = ErrorCode.NONE, request = this.lastOf("OffsetCommitRequest")): OffsetCommitRequest {
+    this.deliver(request.to, {
+      type: "OffsetCommitResponse",
+      correlationId: request.message.correlationId,
+      throttleTimeMs: 0,
+      topics: request.message.topics.map((topic) => ({
+        name: topic.name,
+        partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      })),
+    });
+    return request.message;
+  }
+
+  /**
+   * Start -> coordinator found -> first poll joins -> the coordinator
+   * assigns `partitions` of T1 at `epoch` -> reconciled and acknowledged ->
+   * STABLE, positions fetched (nothing committed: reset to latest).
+   */
+  joinStable(partitions: readonly number[] = [0, 1], epoch = 1, intervalMs = 5000): void {
+    this.answerFindCoordinator();
+    this.run(0);
+    this.answerHeartbeat({ epoch, intervalMs, assignment: { [T1_ID]: partitions } });
+    this.runUntil(() => this.state === "STABLE");
+    this.answerHeartbeat({ epoch, intervalMs });
+    if (partitions.length > 0) this.answerOffsetFetch();
+  }
+}

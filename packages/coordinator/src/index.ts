@@ -6,8 +6,20 @@
  *   and inputs shaped like Kafka's assignor benchmark;
  * - reconciliation/: the member reconciliation engine and the heartbeat
  *   member-epoch check (spec 1.3, 1.5);
- * - topic-id-partitions: assignments by topic id, shared by both.
+ * - topic-id-partitions: assignments by topic id, shared by both;
+ * - actor/: the group-coordinator actor (createGroupCoordinator), its config,
+ *   placement and FindCoordinator;
+ * - consumer-group/: the KIP-848 group and member model and the heartbeat;
+ * - records/: the __consumer_offsets records and their replay;
+ * - offsets/: the offset store, OffsetCommit and OffsetFetch;
+ * - classic-group/: classic groups (simple groups and placeholders for now);
+ * - runtime/: write operations, batched appends, errors, observation builders.
  */
+
+export * from "./actor/coordinator-placement.js";
+export * from "./actor/find-coordinator.js";
+export * from "./actor/group-coordinator.js";
+export * from "./actor/group-coordinator-config.js";
 export * from "./assignors/benchmark-inputs.js";
 export * from "./assignors/group-assignment.js";
 export * from "./assignors/group-spec.js";
@@ -21,8 +33,21 @@ export * from "./assignors/topic-id-order.js";
 export * from "./assignors/uniform-assignor.js";
 export * from "./assignors/uniform-heterogeneous-assignment-builder.js";
 export * from "./assignors/uniform-homogeneous-assignment-builder.js";
+export * from "./classic-group/classic-group.js";
+export * from "./consumer-group/consumer-group.js";
+export * from "./consumer-group/consumer-group-member.js";
+export * from "./consumer-group/group-timers.js";
+export * from "./consumer-group/subscription-metadata.js";
+export * from "./groups/group.js";
+export * from "./groups/group-store.js";
+export * from "./metadata/metadata-image.js";
 export type * from "./observations.js";
+export * from "./offsets/offset-store.js";
 export * from "./reconciliation/current-assignment-builder.js";
 export * from "./reconciliation/member-state.js";
 export * from "./reconciliation/validate-member-epoch.js";
+export * from "./records/coordinator-record.js";
+export * from "./records/replay.js";
+export * from "./runtime/coordinator-error.js";
+export * from "./runtime/coordinator-state.js";
 export * from "./topic-id-partitions.js";

@@ -1,9 +1,28 @@
 /**
- * @kcsim/fetch: the fetch path. For now the KIP-227 fetch sessions (broker
- * cache and manager, client handler) and the Fetch wire-size model.
+ * @kcsim/fetch: the fetch path. The KIP-227 fetch sessions (broker cache
+ * and manager, client handler), the Fetch wire-size model, the client-side
+ * fetcher, and the server side of the data path: brokers, the KRaft
+ * controller and producers.
  */
 
+export * from "./broker/broker-actor.js";
+export * from "./broker/broker-actor-config.js";
+export * from "./cluster/cluster-layout.js";
+// The client-side fetcher (a RecordSource for the consumer member).
+export * from "./consumer/cluster-metadata.js";
+export * from "./consumer/fetch-config.js";
+export * from "./consumer/fetch-metrics.js";
+export * from "./consumer/fetcher.js";
 export * from "./consumer/record-source.js";
+export * from "./controller/controller-actor.js";
+export * from "./controller/controller-config.js";
+// Observations of the data path (the contract checkers read).
+export type * from "./observations.js";
+export * from "./producer/murmur2.js";
+export * from "./producer/producer-actor.js";
+export * from "./producer/producer-actor-config.js";
+export * from "./producer/sticky-partition-cache.js";
+export * from "./producer/workload.js";
 export * from "./session/cached-partition.js";
 export * from "./session/fetch-context.js";
 export * from "./session/fetch-manager.js";

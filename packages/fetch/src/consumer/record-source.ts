@@ -52,7 +52,13 @@ export interface RecordSource {
   takePositionProblems(): PositionProblem[];
   /** Consumer lag (high watermark minus position) of a partition, when known. */
   lag(partition: TopicPartition): number | null;
-  /** A message for the source (Fetch/ListOffsets/Metadata responses); false if it is not the source's. */
+  /**
+   * A message for the source (Fetch/ListOffsets/Metadata responses); false if
+   * it is not the source's. A SimDisconnect (the peer reset the connection)
+   * fails the source's requests in flight to that peer and returns true, or
+   * returns false when it had none there. A reset concerns every request to
+   * the peer, so the member fails its own requests to it either way.
+   */
   receive(from: ActorId, message: Message, ctx: Context): boolean;
   /** A timer the source armed (names start with "fetch."); false if it is not the source's. */
   fire(timer: string, ctx: Context): boolean;

@@ -1,3 +1,6 @@
+import { createGroupCoordinator } from "@kcsim/coordinator";
+import { createBroker, createController, createProducer } from "@kcsim/fetch";
+import { createConsumerMember } from "@kcsim/member";
 import type { ActorFactory } from "@kcsim/protocol";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import { Pinger, Ponger } from "./ping-pong.js";
@@ -9,4 +12,9 @@ import { Pinger, Ponger } from "./ping-pong.js";
 export const DEFAULT_REGISTRY: ActorRegistry = new Map<string, ActorFactory>([
   ["pinger", (_id, config) => new Pinger(config)],
   ["ponger", () => new Ponger()],
+  ["group-coordinator", createGroupCoordinator],
+  ["consumer", (id, config) => createConsumerMember(id, config)],
+  ["broker", createBroker],
+  ["controller", createController],
+  ["producer", createProducer],
 ]);

@@ -1,10 +1,11 @@
 import type { CoordinatorObservation } from "@kcsim/coordinator";
+import type { FetchObservation } from "@kcsim/fetch";
 import type { MemberObservation } from "@kcsim/member";
 import type { Observation } from "@kcsim/protocol";
 import type { HistoryEvent, ObservationRecord } from "../history/history-event.js";
 
 /** Every observation type the protocol actors emit, by its `type`. */
-export type KnownObservation = CoordinatorObservation | MemberObservation;
+export type KnownObservation = CoordinatorObservation | MemberObservation | FetchObservation;
 export type ObservationOfType<T extends KnownObservation["type"]> = Extract<KnownObservation, { type: T }>;
 
 /** The observation of a history event if it is one of type `type`. */

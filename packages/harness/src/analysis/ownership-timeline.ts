@@ -6,9 +6,12 @@ import { observationOf } from "./observations.js";
  * Replays a history and keeps, at each step, which member actor owns which
  * partitions from the application's point of view (`member.owned`), whether
  * each actor is alive (process events) and whether the coordinator has
- * fenced it (`gc.member-removed` for its member id, until it rejoins).
+ * fenced it (`gc.member-removed` for its member id, until the coordinator
+ * admits that member id again: a later `gc.member` for it).
  * Only owners that are alive and not fenced count ("live owners"): a fenced
- * zombie may still believe it owns a partition.
+ * zombie may still believe it owns a partition, and may even finish a
+ * reconciliation it started before it was fenced; only the coordinator
+ * admitting it again makes it a live member.
  */
 export class OwnershipTimeline {
   readonly #owned = new Map<string, Set<string>>();
@@ -46,7 +49,6 @@ export class OwnershipTimeline {
       const before = this.#liveSet(actor);
       const next = new Set<string>();
       for (const { topic, partition } of topicPartitionsOf(owned.owned)) next.add(tpKey(topic, partition));
-      if (owned.cause === "assigned") this.#fenced.delete(actor);
       this.#owned.set(actor, next);
       this.#forget(actor, before);
       this.#remember(actor);
@@ -55,12 +57,15 @@ export class OwnershipTimeline {
     const state = observationOf(event, "member.state");
     if (state !== undefined && event.ev === "obs") {
       this.#identify(event.actor, state.memberId);
-      if (state.to === "JOINING" && this.#fenced.has(event.actor)) {
-        this.#fenced.delete(event.actor);
-        this.#remember(event.actor);
-        return true;
-      }
       return false;
+    }
+    const readmitted = observationOf(event, "gc.member");
+    if (readmitted !== undefined) {
+      const actor = this.#actorOfMemberId.get(readmitted.memberId);
+      if (actor === undefined || !this.#fenced.has(actor)) return false;
+      this.#fenced.delete(actor);
+      this.#remember(actor);
+      return true;
     }
     const removed = observationOf(event, "gc.member-removed");
     if (removed !== undefined) {

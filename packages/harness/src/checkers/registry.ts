@@ -1,8 +1,11 @@
 import { actorExceptions } from "./actor-exceptions.js";
 import type { Checker } from "./checker.js";
 import { committedOffsetsMonotonic } from "./committed-offsets-monotonic.js";
+import { contiguousOffsets } from "./contiguous-offsets.js";
 import { converges } from "./converges.js";
+import { duplicatesAttributed } from "./duplicates-attributed.js";
 import { epochsMonotonic } from "./epochs-monotonic.js";
+import { noLoss } from "./no-loss.js";
 import { noZombieCommits } from "./no-zombie-commits.js";
 import { pingPongLiveness } from "./ping-pong-liveness.js";
 import { pollExpiry } from "./poll-expiry.js";
@@ -21,6 +24,9 @@ export const CHECKERS: ReadonlyMap<string, Checker> = new Map(
     epochsMonotonic,
     converges,
     pollExpiry,
+    noLoss,
+    contiguousOffsets,
+    duplicatesAttributed,
   ].map((checker) => [checker.name, checker]),
 );
 
@@ -36,4 +42,9 @@ export const GROUP_CHECKERS: readonly string[] = [
   "epochs-monotonic",
   "converges",
   "poll-expiry",
+  "contiguous-offsets",
+  "duplicates-attributed",
 ];
+
+/** The data-path checkers a scenario with producers adds. */
+export const DATA_CHECKERS: readonly string[] = ["no-loss"];

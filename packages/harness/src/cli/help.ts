@@ -7,6 +7,10 @@ Commands:
   run [scenario]              run a scenario (default: ${"scenarios/ping-pong.json"}) and judge it
       --seed N                the run seed (default: the scenario's, else 1)
       --host inline|lockstep  where actors run (default inline; lockstep = one worker thread per actor)
+      --host realtime         worker threads on the real clock; writes recording.jsonl to --out (see replay)
+      --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto shards large groups)
+      --time-scale X          realtime: real seconds per virtual second (0.01: a 45 s timeout takes 450 ms)
+      --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
       --out DIR               write history.jsonl, summary.json and command.txt to DIR
       --json                  print one JSON object: seed, host, historyHash, checks, metrics
       --no-codec              pass message objects instead of msgpack frames (benchmarks only)
@@ -15,6 +19,8 @@ Commands:
   assign                      run one assignor on a JSON group description and print the assignment
       --assignor NAME         uniform|range (KIP-848 server side), client-range|roundrobin|sticky|cooperative-sticky (classic)
       --input FILE            {"topics":[{"name","partitions"}], "members":[{"id","instanceId","subscriptions","owned","generation"}]}
+  replay <run-dir|recording>  re-run a realtime recording inline on its recorded schedule; compare each actor's messages
+      --json                  print the report as one JSON object (exit 1 if any actor's messages differ)
   help, --help                this text
 
 Exit codes: 0 ok, 1 a checker found a violation, 2 bad input.

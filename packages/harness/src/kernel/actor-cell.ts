@@ -12,9 +12,11 @@ import {
   type Message,
   type Micros,
   type Observation,
-  type RandomStream,
+  RandomStream,
   streamFor,
 } from "@kcsim/protocol";
+import type { CellCarry, CellState } from "./cell-carry.js";
+import type { CpuBurner } from "./cpu-burn.js";
 import type { MemoryDurableLog } from "./durable-log.js";
 import type { ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from "./event.js";
 
@@ -53,9 +55,17 @@ export interface CellOptions {
   readonly storage: MemoryDurableLog;
   readonly restartPolicy: RestartPolicy;
   readonly logger: ActorLogger;
+  /**
+   * Rebuild a cell whose process died elsewhere (a terminated worker): it
+   * starts in the carried state ("running" becomes "crashed") and continues
+   * the carried sequence numbers, clock offset and random stream, so a
+   * restart in a fresh worker behaves exactly like one in the same thread.
+   */
+  readonly carry?: CellCarry;
+  /** Real CPU work for `ctx.burnCpu` (worker hosts); absent = a no-op (virtual hosts stay fast). */
+  readonly burnCpu?: (micros: Micros) => void;
 }
 
-type CellState = "unstarted" | "running" | "crashed" | "stopped";
 
 /** The cell's own timer that restarts the actor after an exception. */
 const RESTART_TIMER = "$restart";
@@ -100,8 +110,21 @@ export class ActorCell {
     this.id = options.id;
     this.#options = options;
     this.#sink = sink;
-    this.#rng = streamFor(options.seed, options.id);
+    const carry = options.carry;
+    if (carry === undefined) {
+      this.#rng = streamFor(options.seed, options.id);
+    } else {
+      this.#rng = new RandomStream(carry.rng);
+      this.#state = carry.state === "running" ? "crashed" : carry.state;
+      this.#seq = carry.seq;
+      this.#clockOffset = carry.clockOffset;
+    }
     this.#ctx = this.#makeContext();
+  }
+
+  /** The state that outlives this cell's process (see CellCarry). */
+  carry(): CellCarry {
+    return { state: this.#state, seq: this.#seq, clockOffset: this.#clockOffset, rng: this.#rng.state() };
   }
 
   get state(): CellState {
@@ -110,6 +133,16 @@ export class ActorCell {
 
   get paused(): boolean {
     return this.#paused;
+  }
+
+  /** Whether the timer event (name, seq) would still fire: false once it was replaced, cancelled or lost in a crash. */
+  isArmed(name: string, seq: number): boolean {
+    return this.#timers.get(name) === seq;
+  }
+
+  /** How many timers are armed (the restart timer of the restart policy included). */
+  get armedTimers(): number {
+    return this.#timers.size;
   }
 
   /** The actor's snapshot (control plane), or null when it has none or is down. */
@@ -181,6 +214,8 @@ export class ActorCell {
   #handleDelivery(event: DeliveryEvent): void {
     if (this.#state !== "running") {
       this.#sink.lost(this.id, this.#now, event.from, event.msgType, this.#state);
+      // The dead process's host resets the connection (never in answer to a reset).
+      if (event.msgType !== "SimDisconnect") this.#send(event.from, { type: "SimDisconnect", reason: this.#state });
       return;
     }
     if (this.#paused) {
@@ -275,6 +310,16 @@ export class ActorCell {
     }
   }
 
+  #send(to: ActorId, message: Message): void {
+    const seq = ++this.#seq;
+    if (this.#options.useCodec) {
+      const frame = encode(message);
+      this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length);
+    } else {
+      this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0);
+    }
+  }
+
   #armTimer(name: string, after: Micros): void {
     if (!Number.isInteger(after) || after < 0)
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
@@ -283,21 +328,14 @@ export class ActorCell {
     this.#sink.scheduleTimer({ kind: "timer", due: this.#now + after, origin: this.id, seq, sub: 0, to: this.id, name });
   }
 
-  #makeContext(): Context {
+  #makeContext(): Context & CpuBurner {
     const cell = this;
     const options = this.#options;
+    const burn = options.burnCpu;
     return {
       self: options.id,
       now: () => cell.#now + cell.#clockOffset,
-      send(to: ActorId, message: Message) {
-        const seq = ++cell.#seq;
-        if (options.useCodec) {
-          const frame = encode(message);
-          cell.#sink.send(options.id, to, seq, cell.#now, message.type, frame, frame.length);
-        } else {
-          cell.#sink.send(options.id, to, seq, cell.#now, message.type, message, 0);
-        }
-      },
+      send: (to: ActorId, message: Message) => cell.#send(to, message),
       setTimer(name: string, after: Micros) {
         if (name.startsWith("$")) throw new RangeError(`timer names starting with $ are reserved: ${name}`);
         cell.#armTimer(name, after);
@@ -323,6 +361,9 @@ export class ActorCell {
         },
       },
       log: options.logger,
+      burnCpu(micros: Micros) {
+        burn?.(micros);
+      },
     };
   }
 }

@@ -61,3 +61,5 @@ export type SimEvent = DeliveryEvent | TimerEvent | ControlEvent;
 /** Origins of harness-made events. */
 export const NEMESIS_ORIGIN = "!nemesis";
 export const INJECT_ORIGIN = "!inject";
+/** Events a worker host makes itself (a restart after a worker died). */
+export const HOST_ORIGIN = "!host";

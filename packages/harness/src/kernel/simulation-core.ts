@@ -2,7 +2,7 @@ import { type ActorId, type Micros, type Observation, streamFor } from "@kcsim/p
 import TinyQueue from "tinyqueue";
 import { History, type HistoryOptions } from "../history/history.js";
 import type { HistoryHeader } from "../history/history-event.js";
-import { corruptFrame, Router } from "../router/router.js";
+import { corruptFrame, type RouteDecision, Router } from "../router/router.js";
 import type { CellSink, LifecycleEvent } from "./actor-cell.js";
 import { compareKeys, type DeliveryEvent, INJECT_ORIGIN, NEMESIS_ORIGIN, type Payload, type SimEvent, type TimerEvent } from "./event.js";
 import type { SimulationSpec } from "./simulation-spec.js";
@@ -21,7 +21,9 @@ export class SimulationCore implements CellSink {
   readonly router: Router;
   readonly history: History;
   readonly queue = new TinyQueue<SimEvent>([], compareKeys);
-  /** Observers of every effect as it is applied (metrics, live views). */
+  /** Sees every routing decision as it is made (the realtime host records them). */
+  onRoute: ((from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, bytes: number, decision: RouteDecision) => void) | null =
+    null;
   #injected = 0;
   eventsProcessed = 0;
   now: Micros = 0;
@@ -92,6 +94,7 @@ export class SimulationCore implements CellSink {
 
   send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
     const decision = this.router.route(now, from, to, msgType, bytes);
+    this.onRoute?.(from, to, seq, now, msgType, bytes, decision);
     this.history.record({
       t: now,
       ev: "send",

@@ -1,17 +1,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { CheckResult } from "../checkers/checker.js";
-import { CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
-import { InlineHost } from "../hosts/inline-host.js";
-import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
+import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
+import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type RunMetrics, runMetrics } from "../metrics/run-metrics.js";
 import { ScenarioError, type SpecOverrides, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 
-export type HostName = "inline" | "lockstep";
+export type { HostName, HostOptions } from "../hosts/run-host.js";
 
 export interface RunOptions extends SpecOverrides {
   readonly host: HostName;
@@ -19,6 +17,8 @@ export interface RunOptions extends SpecOverrides {
   readonly out?: string;
   /** The command that replays this run, recorded with it. */
   readonly replayCommand?: string;
+  /** Worker hosts: actors per worker, time scale, logs. */
+  readonly hostOptions?: HostOptions;
 }
 
 /** What `kcsim run --json` prints: later issues add fields, never rename these. */
@@ -42,21 +42,28 @@ export function judge(result: RunResult, spec: SimulationSpec, names: readonly s
   return checks;
 }
 
-export async function runSpec(spec: SimulationSpec, host: HostName, onLine?: (line: string) => void): Promise<RunResult> {
+export async function runSpec(
+  spec: SimulationSpec,
+  host: HostName,
+  onLine?: (line: string) => void,
+  hostOptions: HostOptions = {},
+): Promise<RunResult & { readonly recordingText?: string }> {
   const history = onLine === undefined ? {} : { onLine };
-  if (host === "lockstep") return new LockstepHost(spec, { history }).run();
-  return new InlineHost(spec, DEFAULT_REGISTRY, { history }).run();
+  const { result, recording } = await runInHost(spec, host, hostOptions, history);
+  return recording === null ? result : { ...result, recordingText: recording };
 }
 
 /** Runs a validated scenario in a host, judges it, and writes the run directory when asked. */
 export async function runScenario(scenario: ScenarioFile, options: RunOptions): Promise<{ summary: RunSummary; result: RunResult }> {
   const spec = toSimulationSpec(scenario, options);
-  const checkerNames = scenario.checkers ?? (scenario.groups === undefined ? DEFAULT_CHECKERS : GROUP_CHECKERS);
+  const checkerNames =
+    scenario.checkers ??
+    (scenario.groups === undefined ? DEFAULT_CHECKERS : [...GROUP_CHECKERS, ...(scenario.producers === undefined ? [] : DATA_CHECKERS)]);
   for (const name of checkerNames)
     if (!CHECKERS.has(name))
       throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
   const lines: string[] = [];
-  const result = await runSpec(spec, options.host, options.out === undefined ? undefined : (line) => lines.push(line));
+  const result = await runSpec(spec, options.host, options.out === undefined ? undefined : (line) => lines.push(line), options.hostOptions);
   const summary: RunSummary = {
     scenario: spec.scenario,
     seed: spec.seed,
@@ -71,6 +78,8 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     writeFileSync(join(options.out, "history.jsonl"), `${lines.join("\n")}\n`);
     writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
     writeFileSync(join(options.out, "command.txt"), `${summary.replay}\n`);
+    // A realtime run is replayed from its recording (kcsim replay DIR), not from its seed.
+    if (result.recordingText !== undefined) writeFileSync(join(options.out, "recording.jsonl"), result.recordingText);
   }
   return { summary, result };
 }

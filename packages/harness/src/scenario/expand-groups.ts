@@ -6,6 +6,10 @@ import type { ClusterSpec, GroupSpec, ScenarioFile } from "./scenario-schema.js"
 export const COORDINATOR_KIND = "group-coordinator";
 export const CONSUMER_KIND = "consumer";
 export const CLASSIC_CONSUMER_KIND = "classic-consumer";
+export const BROKER_KIND = "broker";
+export const CONTROLLER_KIND = "controller";
+export const PRODUCER_KIND = "producer";
+export const CONTROLLER_ID = "controller";
 
 export type GroupProtocol = "consumer" | "eager" | "cooperative";
 
@@ -15,6 +19,41 @@ export function coordinatorIds(cluster: ClusterSpec): string[] {
 
 export function clusterTopics(cluster: ClusterSpec): { name: string; id: string; partitions: number }[] {
   return cluster.topics.map((t) => ({ name: t.name, id: t.id ?? topicIdFor(t.name), partitions: t.partitions }));
+}
+
+export function brokerIds(cluster: ClusterSpec): string[] {
+  return Array.from({ length: cluster.brokers ?? 0 }, (_, i) => `broker-${i}`);
+}
+
+/** The data brokers, their controller and the producers of a scenario. */
+function expandDataPath(scenario: ScenarioFile, cluster: ClusterSpec): ActorSpec[] {
+  const ids = brokerIds(cluster);
+  if (ids.length === 0) return [];
+  const brokers = ids.map((host, nodeId) => ({ nodeId, host }));
+  const topics = cluster.topics.map((t) => ({
+    name: t.name,
+    id: t.id ?? topicIdFor(t.name),
+    partitions: t.partitions,
+    replicationFactor: t.replicationFactor ?? Math.min(3, ids.length),
+  }));
+  const broker = (cluster.broker ?? {}) as JsonValue;
+  const actors: ActorSpec[] = [{ id: CONTROLLER_ID, kind: CONTROLLER_KIND, config: { brokers, topics, broker }, startAtUs: 0 }];
+  ids.forEach((id, brokerId) => {
+    actors.push({ id, kind: BROKER_KIND, config: { brokerId, controller: CONTROLLER_ID, brokers, topics, broker }, startAtUs: 0 });
+  });
+  const producerTopics = topics.map(({ name, id, partitions }) => ({ name, id, partitions }));
+  for (const group of scenario.producers ?? []) {
+    const prefix = group.idPrefix ?? "producer-";
+    for (let i = 1; i <= (group.count ?? 1); i++) {
+      actors.push({
+        id: `${prefix}${i}`,
+        kind: PRODUCER_KIND,
+        config: { bootstrap: ids, topics: producerTopics, producer: (group.producer ?? {}) as JsonValue, workload: group.workload as JsonValue },
+        startAtUs: Math.round((group.startAtMs ?? 0) * 1000),
+      });
+    }
+  }
+  return actors;
 }
 
 /** The member actor ids of a group, in order, with their start times. */
@@ -38,8 +77,9 @@ const CLASSIC_ASSIGNORS: Record<Exclude<GroupProtocol, "consumer">, string[]> = 
 };
 
 /**
- * Expands a scenario's cluster and groups into actor specs: one
- * group-coordinator actor per coordinator, one consumer actor per member
+ * Expands a scenario's cluster, producers and groups into actor specs: one
+ * group-coordinator actor per coordinator, the data brokers with their
+ * controller, the producers, one consumer actor per member
  * (KIP-848 "consumer" or "classic-consumer" depending on the protocol,
  * which `protocolOverride` replaces for every group).
  */
@@ -54,6 +94,8 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
     config: { broker: (cluster.broker ?? {}) as JsonValue, topics, coordinators },
     startAtUs: 0,
   }));
+  actors.push(...expandDataPath(scenario, cluster));
+  const brokers = brokerIds(cluster);
   for (const group of scenario.groups ?? []) {
     const protocol = protocolOverride ?? group.protocol ?? "consumer";
     for (const member of groupMembers(group)) {
@@ -76,7 +118,8 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
           subscription: group.subscription,
           topics,
           app: { ...(group.app ?? {}), ...(override?.app ?? {}) } as JsonValue,
-          source: (group.source ?? { kind: "synthetic" }) as JsonValue,
+          // A "fetch" source reads from the data brokers through the real fetcher.
+          source: (group.source?.kind === "fetch" ? { ...group.source, brokers } : (group.source ?? { kind: "synthetic" })) as JsonValue,
         },
         startAtUs: Math.round(member.startAtMs * 1000),
       });

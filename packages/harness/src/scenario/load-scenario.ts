@@ -48,6 +48,20 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
   const scenario = value;
   if (scenario.groups !== undefined && scenario.cluster === undefined)
     throw new ScenarioError(`${source}: groups: a scenario with groups needs a cluster`);
+  if (scenario.producers !== undefined && (scenario.cluster?.brokers ?? 0) === 0) {
+    throw new ScenarioError(`${source}: producers: a scenario with producers needs cluster.brokers > 0`);
+  }
+  (scenario.cluster?.topics ?? []).forEach((topic, i) => {
+    const brokers = scenario.cluster?.brokers ?? 0;
+    if (topic.replicationFactor !== undefined && topic.replicationFactor > brokers) {
+      throw new ScenarioError(`${source}: cluster.topics[${i}].replicationFactor: ${topic.replicationFactor} exceeds the ${brokers} brokers`);
+    }
+  });
+  (scenario.groups ?? []).forEach((group, i) => {
+    if (group.source?.kind === "fetch" && (scenario.cluster?.brokers ?? 0) === 0) {
+      throw new ScenarioError(`${source}: groups[${i}].source: kind "fetch" needs cluster.brokers > 0`);
+    }
+  });
   const topics = new Set((scenario.cluster?.topics ?? []).map((t) => t.name));
   (scenario.groups ?? []).forEach((group, i) => {
     const missing = group.subscription.find((topic) => !topics.has(topic));

@@ -101,9 +101,17 @@ export const ClusterSchema = Type.Object(
   {
     /** Group coordinator actors: coordinator-0 .. coordinator-(n-1); a group lives on partitionFor(group) mod n. */
     coordinators: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    /** Data brokers broker-0 .. broker-(n-1) and one controller: the data path (partition leaders, replication). 0 = none. */
+    brokers: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     topics: Type.Array(
       Type.Object(
-        { name: Type.String({ minLength: 1 }), partitions: Type.Integer({ minimum: 1 }), id: Type.Optional(Type.String({ minLength: 1 })) },
+        {
+          name: Type.String({ minLength: 1 }),
+          partitions: Type.Integer({ minimum: 1 }),
+          id: Type.Optional(Type.String({ minLength: 1 })),
+          /** Replicas per partition (default min(3, brokers)). */
+          replicationFactor: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
         Closed,
       ),
     ),
@@ -145,6 +153,20 @@ export const GroupSchema = Type.Object(
   Closed,
 );
 
+/** Producers `<idPrefix>1 .. <idPrefix>N` writing a workload to the brokers. */
+export const ProducerGroupSchema = Type.Object(
+  {
+    count: Type.Optional(Type.Integer({ minimum: 1 })),
+    idPrefix: Type.Optional(Type.String({ minLength: 1 })),
+    /** Producer settings (Kafka names), e.g. "acks", "linger.ms". */
+    producer: Type.Optional(Settings),
+    /** {topic, recordsPerSecond, keys, valueBytes, bursts, stopAtMs}: see the producer actor. */
+    workload: Settings,
+    startAtMs: Type.Optional(Ms),
+  },
+  Closed,
+);
+
 export const ScenarioSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
@@ -162,6 +184,7 @@ export const ScenarioSchema = Type.Object(
     ),
     cluster: Type.Optional(ClusterSchema),
     groups: Type.Optional(Type.Array(GroupSchema)),
+    producers: Type.Optional(Type.Array(ProducerGroupSchema)),
     actors: Type.Optional(Type.Array(ActorSchema)),
     faults: Type.Optional(Type.Array(MessageFaultSchema)),
     partitions: Type.Optional(Type.Array(PartitionSchema)),
@@ -174,3 +197,4 @@ export const ScenarioSchema = Type.Object(
 export type ScenarioFile = Static<typeof ScenarioSchema>;
 export type ClusterSpec = Static<typeof ClusterSchema>;
 export type GroupSpec = Static<typeof GroupSchema>;
+export type ProducerGroupSpec = Static<typeof ProducerGroupSchema>;

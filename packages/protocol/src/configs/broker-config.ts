@@ -30,6 +30,24 @@ export interface BrokerConfig {
   "group.max.size": number;
   "max.incremental.fetch.session.cache.slots": number;
   "fetch.max.bytes": number;
+  "message.max.bytes": number;
+  "min.insync.replicas": number;
+  "replica.lag.time.max.ms": number;
+  "replica.fetch.wait.max.ms": number;
+  "replica.fetch.min.bytes": number;
+  "replica.fetch.max.bytes": number;
+  "replica.fetch.response.max.bytes": number;
+  "replica.fetch.backoff.ms": number;
+  "replica.socket.timeout.ms": number;
+  "replica.high.watermark.checkpoint.interval.ms": number;
+  "log.segment.bytes": number;
+  "log.roll.ms": number;
+  "log.retention.ms": number;
+  "log.retention.bytes": number;
+  "log.retention.check.interval.ms": number;
+  "broker.heartbeat.interval.ms": number;
+  "broker.session.timeout.ms": number;
+  "controller.socket.timeout.ms": number;
   "transaction.max.timeout.ms": number;
   "transaction.abort.timed.out.transaction.cleanup.interval.ms": number;
 }
@@ -107,6 +125,64 @@ export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
   "group.max.size": { type: "int", default: INT_MAX, min: 1, doc: "Classic: maximum members of a group." },
   "max.incremental.fetch.session.cache.slots": { type: "int", default: 1000, min: 0, doc: "Fetch sessions cached (KIP-227)." },
   "fetch.max.bytes": { type: "int", default: 57671680, min: 1024, doc: "Broker cap on bytes per fetch response." },
+  "message.max.bytes": {
+    type: "int",
+    default: 1048588,
+    min: 0,
+    doc: "Largest record batch a partition accepts (MESSAGE_TOO_LARGE above).",
+  },
+  "min.insync.replicas": {
+    type: "int",
+    default: 1,
+    min: 1,
+    doc: "ISR size an acks=all produce needs (NOT_ENOUGH_REPLICAS below), and below which the high watermark stays put.",
+  },
+  "replica.lag.time.max.ms": {
+    type: "long",
+    default: 30000,
+    min: 1,
+    doc: "A follower not caught up with the leader's log end for this long leaves the ISR.",
+  },
+  "replica.fetch.wait.max.ms": { type: "int", default: 500, min: 0, doc: "Max wait of a follower's fetch on the leader." },
+  "replica.fetch.min.bytes": { type: "int", default: 1, min: 0, doc: "Min bytes a follower's fetch waits for." },
+  "replica.fetch.max.bytes": { type: "int", default: 1048576, min: 0, doc: "Bytes per partition a follower fetches." },
+  "replica.fetch.response.max.bytes": { type: "int", default: 10485760, min: 0, doc: "Bytes per response a follower fetches." },
+  "replica.fetch.backoff.ms": { type: "int", default: 1000, min: 0, doc: "Follower backoff after a fetch error." },
+  "replica.socket.timeout.ms": { type: "int", default: 30000, min: 1, doc: "Timeout of a follower's requests to its leader." },
+  "replica.high.watermark.checkpoint.interval.ms": {
+    type: "long",
+    default: 5000,
+    min: 1,
+    doc: "How often high watermarks are written to durable storage.",
+  },
+  "log.segment.bytes": { type: "int", default: 1073741824, min: 14, doc: "Size at which a log segment is rolled." },
+  "log.roll.ms": { type: "long", default: 604800000, min: 1, doc: "Age at which a log segment is rolled (log.roll.hours = 168)." },
+  "log.retention.ms": {
+    type: "long",
+    default: 604800000,
+    min: -1,
+    doc: "Age after which closed segments are deleted (-1: never; log.retention.hours = 168).",
+  },
+  "log.retention.bytes": {
+    type: "long",
+    default: -1,
+    min: -1,
+    doc: "Partition size above which the oldest segments are deleted (-1: no limit).",
+  },
+  "log.retention.check.interval.ms": { type: "long", default: 300000, min: 1, doc: "How often retention runs." },
+  "broker.heartbeat.interval.ms": {
+    type: "int",
+    default: 2000,
+    min: 1,
+    doc: "KRaft: interval between a broker's heartbeats to the controller.",
+  },
+  "broker.session.timeout.ms": {
+    type: "int",
+    default: 9000,
+    min: 1,
+    doc: "KRaft: a broker whose heartbeats stop for this long is fenced by the controller.",
+  },
+  "controller.socket.timeout.ms": { type: "int", default: 30000, min: 1, doc: "Timeout of a broker's requests to the controller." },
   "transaction.max.timeout.ms": { type: "int", default: 900000, min: 1, doc: "Maximum transaction timeout a producer may ask for." },
   "transaction.abort.timed.out.transaction.cleanup.interval.ms": {
     type: "int",

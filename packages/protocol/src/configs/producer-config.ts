@@ -14,6 +14,9 @@ export interface ProducerConfig {
   "delivery.timeout.ms": number;
   "retry.backoff.ms": number;
   "retry.backoff.max.ms": number;
+  retries: number;
+  "max.request.size": number;
+  "metadata.max.age.ms": number;
 }
 
 export const PRODUCER_CONFIG_DEF: ConfigDef<ProducerConfig> = {
@@ -29,6 +32,9 @@ export const PRODUCER_CONFIG_DEF: ConfigDef<ProducerConfig> = {
   "delivery.timeout.ms": { type: "int", default: 120000, min: 0, doc: "Upper bound on reporting success or failure of a send." },
   "retry.backoff.ms": { type: "long", default: 100, min: 0, doc: "Initial retry backoff." },
   "retry.backoff.max.ms": { type: "long", default: 1000, min: 0, doc: "Maximum retry backoff." },
+  retries: { type: "int", default: 2147483647, min: 0, doc: "Retries of a failed batch (delivery.timeout.ms bounds them in practice)." },
+  "max.request.size": { type: "int", default: 1048576, min: 0, doc: "Largest produce request (and record)." },
+  "metadata.max.age.ms": { type: "long", default: 300000, min: 0, doc: "Metadata is refreshed at least this often." },
 };
 
 export function resolveProducerConfig(overrides: unknown): ProducerConfig {

@@ -1,4 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
+import { AlterPartitionRequest, AlterPartitionResponse } from "./alter-partition.js";
+import { BrokerHeartbeatRequest, BrokerHeartbeatResponse } from "./broker-heartbeat.js";
+import { BrokerRegistrationRequest, BrokerRegistrationResponse } from "./broker-registration.js";
 import {
   HeartbeatRequest,
   HeartbeatResponse,
@@ -13,6 +16,7 @@ import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from ".
 import { FetchRequest, FetchResponse } from "./fetch.js";
 import { FindCoordinatorRequest, FindCoordinatorResponse } from "./find-coordinator.js";
 import { MetadataRequest, MetadataResponse, UpdateMetadataRequest, UpdateMetadataResponse } from "./metadata.js";
+import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from "./offset-for-leader-epoch.js";
 import {
   ListOffsetsRequest,
   ListOffsetsResponse,
@@ -22,7 +26,7 @@ import {
   OffsetFetchResponse,
 } from "./offsets.js";
 import { ProduceRequest, ProduceResponse } from "./produce.js";
-import { SimPing, SimPong } from "./sim.js";
+import { SimDisconnect, SimPing, SimPong } from "./sim.js";
 import {
   AddOffsetsToTxnRequest,
   AddOffsetsToTxnResponse,
@@ -84,6 +88,15 @@ export const MESSAGE_SCHEMAS = [
   TxnOffsetCommitResponse,
   SimPing,
   SimPong,
+  AlterPartitionRequest,
+  AlterPartitionResponse,
+  BrokerRegistrationRequest,
+  BrokerRegistrationResponse,
+  BrokerHeartbeatRequest,
+  BrokerHeartbeatResponse,
+  OffsetForLeaderEpochRequest,
+  OffsetForLeaderEpochResponse,
+  SimDisconnect,
 ] as const;
 
 /** Any message the simulation carries: a union discriminated by `type`. */
@@ -106,11 +119,15 @@ export function isMessageType(name: string): name is MessageType {
   return SCHEMA_BY_TYPE.has(name);
 }
 
+export * from "./alter-partition.js";
+export * from "./broker-heartbeat.js";
+export * from "./broker-registration.js";
 export * from "./classic-group.js";
 export * from "./consumer-group-heartbeat.js";
 export * from "./fetch.js";
 export * from "./find-coordinator.js";
 export * from "./metadata.js";
+export * from "./offset-for-leader-epoch.js";
 export * from "./offsets.js";
 export * from "./produce.js";
 export * from "./records.js";

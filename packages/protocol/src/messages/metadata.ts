@@ -41,11 +41,35 @@ export const MetadataResponse = response("MetadataResponse", {
 });
 export type MetadataResponse = Static<typeof MetadataResponse>;
 
+/**
+ * One partition's state in an UpdateMetadata request (Kafka's
+ * `UpdateMetadataPartitionState`). `zkVersion` carries the partition epoch
+ * (as the KRaft controller does when it speaks UpdateMetadata to brokers in
+ * migration mode); it goes up on every leader or ISR change.
+ */
+export const UpdateMetadataPartitionState = Struct({
+  partitionIndex: Int,
+  controllerEpoch: Int,
+  leader: Int,
+  leaderEpoch: Int,
+  isr: List(Int),
+  zkVersion: Int,
+  replicas: List(Int),
+  offlineReplicas: List(Int),
+});
+export type UpdateMetadataPartitionState = Static<typeof UpdateMetadataPartitionState>;
+
+/** `UpdateMetadataRequest.Type` (v8+): what a request covers. */
+export const UpdateMetadataType = { UNKNOWN: 0, INCREMENTAL: 1, FULL: 2 } as const;
+
 export const UpdateMetadataRequest = request("UpdateMetadataRequest", {
   controllerId: Int,
+  isKRaftController: Bool,
   controllerEpoch: Int,
-  brokers: List(MetadataBroker),
-  topics: List(MetadataTopic),
+  brokerEpoch: Int,
+  updateType: Int,
+  topicStates: List(Struct({ topicName: Str, topicId: Str, partitionStates: List(UpdateMetadataPartitionState) })),
+  liveBrokers: List(MetadataBroker),
 });
 export type UpdateMetadataRequest = Static<typeof UpdateMetadataRequest>;
 

@@ -1,5 +1,8 @@
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { CHECKERS } from "../../checkers/registry.js";
+import { HOST_NAMES } from "../../hosts/run-host.js";
+import { LOG_LEVELS } from "../../hosts/worker/actor-logs.js";
+import { parseActorsPerWorker } from "../../hosts/worker/shard-plan.js";
 import { runScenario } from "../../run/run-scenario.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { formatSummary } from "../format-summary.js";
@@ -7,7 +10,10 @@ import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
 import { DEFAULT_SCENARIO, repoRoot, resolveUserPath, userCwd } from "../paths.js";
 import { UsageError } from "../usage-error.js";
 
-/** `kcsim run [scenario] [--seed N] [--host inline|lockstep] [--out DIR] [--json] [--no-codec]` */
+/**
+ * `kcsim run [scenario] [--seed N] [--host inline|lockstep|realtime] [--actors-per-worker N|auto]
+ * [--time-scale X] [--log-level L] [--out DIR] [--json] [--no-codec]`
+ */
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags("run", argv, {
     seed: { type: "string" },
@@ -15,19 +21,40 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     out: { type: "string" },
     json: { type: "boolean" },
     "no-codec": { type: "boolean" },
+    "actors-per-worker": { type: "string" },
+    "time-scale": { type: "string" },
+    "log-level": { type: "string" },
   });
   if (positionals.length > 1) throw new UsageError(`run: expected at most one scenario file, got ${positionals.length}`);
   const path = positionals[0] === undefined ? resolveUserPath(`${repoRoot()}/${DEFAULT_SCENARIO}`) : resolveUserPath(positionals[0]);
   const seed = integerFlag("run", "seed", values.seed);
-  const host = choiceFlag("run", "host", values.host, ["inline", "lockstep"] as const, "inline");
+  const host = choiceFlag("run", "host", values.host, HOST_NAMES, "inline");
+  const logLevel = choiceFlag("run", "log-level", values["log-level"], LOG_LEVELS, "silent");
+  const actorsPerWorker = values["actors-per-worker"] === undefined ? undefined : parseActorsPerWorker(values["actors-per-worker"]);
+  if (actorsPerWorker === null) throw new UsageError(`run: --actors-per-worker must be a positive integer or auto, got '${values["actors-per-worker"]}'`);
+  const timeScale = values["time-scale"] === undefined ? undefined : Number(values["time-scale"]);
+  if (timeScale !== undefined && !(timeScale > 0 && Number.isFinite(timeScale)))
+    throw new UsageError(`run: --time-scale must be a positive number, got '${values["time-scale"]}'`);
+  const out = values.out === undefined ? undefined : resolveUserPath(values.out);
   const scenario = loadScenarioFile(path);
   const shownPath = relative(userCwd(), path) || path;
-  const replayCommand = `pnpm kcsim run ${shownPath} --seed ${seed ?? scenario.seed ?? 1} --host ${host}`;
+  // A realtime run is not a function of its seed: it replays from the recording in its run directory.
+  const replayCommand =
+    host !== "realtime"
+      ? `pnpm kcsim run ${shownPath} --seed ${seed ?? scenario.seed ?? 1} --host ${host}`
+      : out !== undefined
+        ? `pnpm kcsim replay ${relative(userCwd(), out) || out}`
+        : "(a realtime run replays from its recording: run it with --out DIR, then kcsim replay DIR)";
   const { summary } = await runScenario(scenario, {
     host,
     replayCommand,
+    hostOptions: {
+      logs: { level: logLevel, dir: out === undefined ? null : join(out, "logs") },
+      ...(actorsPerWorker !== undefined ? { actorsPerWorker } : {}),
+      ...(timeScale !== undefined ? { timeScale } : {}),
+    },
     ...(seed !== undefined ? { seed } : {}),
-    ...(values.out !== undefined ? { out: resolveUserPath(values.out) } : {}),
+    ...(out !== undefined ? { out } : {}),
     ...(values["no-codec"] ? { useCodec: false } : {}),
   });
   if (values.json) {

@@ -1,183 +1,426 @@
-import { Worker } from "node:worker_threads";
-import { type ActorId, decodeUnchecked, encodeValue, getOrCreate, type Micros } from "@kcsim/protocol";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type { ActorId, Micros } from "@kcsim/protocol";
+import { DEFAULT_REGISTRY } from "../../actors/registry.js";
 import type { HistoryOptions } from "../../history/history.js";
+import type { ActorRegistry } from "../../kernel/actor-registry.js";
 import { builtModule } from "../../kernel/built-module.js";
-import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { compareKeys, type SimEvent } from "../../kernel/event.js";
+import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
-import type { Effect, EffectGroup, ShardInit, ShardReply, ShardWindow, ShardWindowDone } from "./shard-protocol.js";
+import { ActorMirror } from "../worker/actor-mirror.js";
+import { type LogSpec, logFileOf, SILENT_LOGS } from "../worker/actor-logs.js";
+import { applyEffect } from "../worker/apply-effect.js";
+import { loadRegistry } from "../worker/load-registry.js";
+import { type ActorsPerWorker, planShards } from "../worker/shard-plan.js";
+import { describeExit, type WorkerExit, WorkerHandle } from "../worker/worker-handle.js";
+import { safeLookahead } from "./safe-lookahead.js";
+import { createChannelBuffer, WindowChannelMain } from "./shared-window-channel.js";
+import type {
+  ActorReport,
+  EffectGroup,
+  EventTuple,
+  LockstepShardControl,
+  LockstepTransport,
+  ShardActorInit,
+  WindowReply,
+} from "./shard-protocol.js";
+import { ShardRuntime, tupleOf } from "./shard-runtime.js";
+import { decodeReply, encodeWindow } from "./window-codec.js";
 
 const WORKER_ENTRY = builtModule("./worker-entry.js", import.meta.url);
 
 export interface LockstepHostOptions {
   readonly history?: HistoryOptions;
-  /** Actors per worker thread (default 1: each actor isolated in its own worker). */
-  readonly actorsPerWorker?: number;
+  /** Actors per worker thread (default 1: each actor isolated in its own worker), or "auto". */
+  readonly actorsPerWorker?: ActorsPerWorker;
+  readonly transport?: LockstepTransport;
+  readonly logs?: LogSpec;
+  /** A built module exporting the actor `registry` (tests, benchmarks); default: the default registry. */
+  readonly registryModule?: string | null;
+  /** Whether ctx.burnCpu burns real CPU in the workers (default true). */
+  readonly burnCpu?: boolean;
 }
 
-/** One worker thread hosting a shard of actors, with at most one request in flight. */
-class Shard {
-  readonly worker: Worker;
-  nextTimerDue: Micros | null = null;
-  #pending: { resolve: (reply: ShardReply) => void; reject: (error: Error) => void } | null = null;
-  #failure: Error | null = null;
+/** How long the main thread blocks on a shard before it lets the event loop look for dead workers. */
+const LIVENESS_POLL_MS = 50;
 
-  constructor(readonly actors: readonly ActorId[]) {
-    this.worker = new Worker(WORKER_ENTRY, { execArgv: [] });
-    this.worker.on("message", (data: Uint8Array) => {
-      const pending = this.#pending;
-      this.#pending = null;
-      pending?.resolve(decodeUnchecked(data) as ShardReply);
-    });
-    const fail = (error: Error) => {
-      this.#failure = error;
-      const pending = this.#pending;
-      this.#pending = null;
-      pending?.reject(error);
-    };
-    this.worker.on("error", fail);
-    this.worker.on("exit", (code) => fail(new Error(`worker for ${this.actors.join(",")} exited with code ${code}`)));
+/** One worker thread hosting a shard of actors. */
+class Shard {
+  readonly handle: WorkerHandle<LockstepShardControl>;
+  readonly actors: readonly ActorId[];
+  nextDue: Micros | null = null;
+  /** This window's events for the shard, in key order, and the actors whose carry the host wants back. */
+  readonly batch: EventTuple[] = [];
+  readonly carryOf: ActorId[] = [];
+  channel: WindowChannelMain | null = null;
+  serving: Promise<void> | null = null;
+  #reply: { resolve: (bytes: Uint8Array | null) => void } | null = null;
+
+  constructor(handle: WorkerHandle<LockstepShardControl>, actors: readonly ActorId[]) {
+    this.handle = handle;
+    this.actors = actors;
   }
 
-  request(message: ShardInit | ShardWindow): Promise<ShardReply> {
-    if (this.#failure !== null) return Promise.reject(this.#failure);
-    return new Promise((resolve, reject) => {
-      this.#pending = { resolve, reject };
-      const bytes = encodeValue(message);
-      const owned = new Uint8Array(bytes.length);
-      owned.set(bytes);
-      this.worker.postMessage(owned, [owned.buffer]);
+  get solo(): boolean {
+    return this.actors.length === 1;
+  }
+
+  /** Port transport: the next reply on the data port, or null if the worker exits first. */
+  listen(): void {
+    this.handle.data.on("message", (bytes: Uint8Array) => {
+      const pending = this.#reply;
+      this.#reply = null;
+      pending?.resolve(bytes);
+    });
+    void this.handle.exited.then(() => {
+      const pending = this.#reply;
+      this.#reply = null;
+      pending?.resolve(null);
+    });
+  }
+
+  requestOverPort(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array | null> {
+    return new Promise((resolve) => {
+      if (!this.handle.alive) {
+        resolve(null);
+        return;
+      }
+      this.#reply = { resolve };
+      this.handle.data.postMessage(bytes, [bytes.buffer]);
     });
   }
 }
 
 /**
- * The lockstep host (minimal form): each actor (or shard of actors) in its
- * own worker thread, the main thread owning virtual time. Every window of
- * one lookahead is handed to the workers at once and run in parallel; their
- * effects come back tagged with event keys and are applied here in the
- * total order, so the history is byte-identical to the inline host's.
+ * The lockstep host: each actor (or shard of actors) in its own worker
+ * thread, the main thread owning virtual time, the router and the history.
+ *
+ * Virtual time advances in windows. A window starts at the earliest pending
+ * event (the main queue's head or a shard's earliest timer) and spans one
+ * lookahead: no message sent inside it can arrive inside it, so every shard
+ * with work runs its part of the window at the same time, in parallel. The
+ * shards' effects come back tagged with the keys of the events that made
+ * them and are applied here in the total order, so the router draws its
+ * random numbers and the history gets its lines exactly as in the inline
+ * host: the histories are byte-identical for the same spec and seed.
+ *
+ * Process faults are real: a nemesis crash of an actor that has a worker of
+ * its own terminates that worker after the window (the actor keeps a
+ * stand-in cell in the main thread, which records what reaches it while it
+ * is down), and its restart starts a new worker rebuilt from the durable log
+ * the main thread mirrors. A worker that dies on its own is reported in the
+ * history and the run goes on without it (the restart policy applies).
  */
 export class LockstepHost {
   readonly core: SimulationCore;
+  readonly #options: LockstepHostOptions;
+  readonly #lookahead: Micros;
   readonly #shards: Shard[] = [];
   readonly #shardOf = new Map<ActorId, Shard>();
-  readonly #logs = new Map<ActorId, MemoryDurableLog>();
+  readonly #mirrors = new Map<ActorId, ActorMirror>();
+  readonly #exits: Promise<WorkerExit>[] = [];
+  /** Shards whose worker died on its own, waiting to be buried by the loop. */
+  readonly #died: { shard: Shard; exit: WorkerExit }[] = [];
+  #standIns: ShardRuntime | null = null;
+  #workers = 0;
+  #hostEvents = 0;
+  #timersRun = 0;
+  #windows = 0;
 
   constructor(spec: SimulationSpec, options: LockstepHostOptions = {}) {
     this.core = new SimulationCore(spec, options.history);
-    const perWorker = Math.max(1, options.actorsPerWorker ?? 1);
-    for (let i = 0; i < spec.actors.length; i += perWorker) {
-      const ids = spec.actors.slice(i, i + perWorker).map((a) => a.id);
-      const shard = new Shard(ids);
-      this.#shards.push(shard);
-      for (const id of ids) {
-        this.#shardOf.set(id, shard);
-        this.#logs.set(id, new MemoryDurableLog());
-      }
+    this.#options = options;
+    this.#lookahead = safeLookahead(spec.plan, this.core.router.lookaheadUs);
+    for (const actor of spec.actors) {
+      if (this.#mirrors.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
+      this.#mirrors.set(actor.id, new ActorMirror(actor.id));
     }
+  }
+
+  /** Windows run so far (benchmarks). */
+  get windows(): number {
+    return this.#windows;
+  }
+
+  /** The worker currently hosting an actor (tests kill it from outside), or undefined while it is down. */
+  workerOf(actor: ActorId): WorkerHandle<LockstepShardControl> | undefined {
+    return this.#shardOf.get(actor)?.handle;
   }
 
   async run(): Promise<RunResult> {
     const started = performance.now();
     try {
-      await this.#init();
-      await this.#loop(this.core.spec.durationUs);
-      return this.#result(performance.now() - started);
+      await this.start();
+      await this.runUntil(this.core.spec.durationUs);
+      const actors = await this.snapshot();
+      return this.#result(performance.now() - started, actors);
     } finally {
       await this.close();
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.#shards.map((shard) => shard.worker.terminate()));
-  }
-
-  async #init(): Promise<void> {
+  /** Starts every worker and builds the actors' cells (run() does this). */
+  async start(): Promise<void> {
     const spec = this.core.spec;
-    await Promise.all(
-      this.#shards.map(async (shard) => {
-        const actors = spec.actors
-          .filter((a) => shard.actors.includes(a.id))
-          .map((a) => ({ id: a.id, kind: a.kind, config: a.config, log: this.#logs.get(a.id)?.encoded() ?? [] }));
-        const reply = await shard.request({
-          type: "init",
-          seed: spec.seed,
-          useCodec: spec.useCodec,
-          restartPolicy: spec.restartPolicy,
-          actors,
-        });
-        shard.nextTimerDue = reply.nextTimerDue;
-      }),
+    const registry = await this.#registry();
+    this.#standIns = new ShardRuntime(spec, [], registry);
+    const groups = planShards(
+      spec.actors.map((a) => a.id),
+      this.#options.actorsPerWorker ?? 1,
     );
+    await Promise.all(groups.map((ids) => this.#spawn(ids.map((id) => this.#init(id)))));
   }
 
-  async #loop(until: Micros): Promise<void> {
+  /** Runs windows until the next event is past `until`. */
+  async runUntil(until: Micros): Promise<void> {
     const core = this.core;
-    const lookahead = core.router.lookaheadUs;
+    const lookahead = this.#lookahead;
+    const standIns = this.#standIns;
+    if (standIns === null) throw new Error("lockstep host: start() first");
+    const busy: Shard[] = [];
     for (;;) {
+      if (this.#died.length > 0) this.#buryDead();
       let start = core.queue.peek()?.due ?? Number.POSITIVE_INFINITY;
-      for (const shard of this.#shards) if (shard.nextTimerDue !== null) start = Math.min(start, shard.nextTimerDue);
+      for (const shard of this.#shards) if (shard.nextDue !== null && shard.nextDue < start) start = shard.nextDue;
       if (start > until) break;
       // Nothing sent inside [start, start + lookahead) can arrive inside it: the window runs in parallel.
       const limit = Math.min(start + lookahead - 1, until);
-      const batches = new Map<Shard, SimEvent[]>();
-      const local: EffectGroup[] = [];
+      this.#windows++;
+      const groups: EffectGroup[] = [];
       for (let event = core.popDue(limit); event !== undefined; event = core.popDue(limit)) {
-        const shard = this.#shardOf.get(event.to);
-        if (shard === undefined) {
-          if (event.kind === "deliver") {
-            local.push({ key: event, effects: [["lost", event.to, event.due, event.from, event.msgType, "no such actor"]] });
-          }
-          continue;
+        let shard = this.#shardOf.get(event.to);
+        if (shard === undefined && standIns.cell(event.to) !== undefined && this.#needsWorker(standIns, event)) {
+          shard = await this.#respawn(standIns, event.to);
         }
-        getOrCreate(batches, shard, () => []).push(event);
+        if (shard !== undefined) {
+          shard.batch.push(tupleOf(event));
+          if (shard.solo && event.kind === "control" && event.control.action === "crash") shard.carryOf.push(event.to);
+        } else {
+          // A stand-in (its worker was terminated), or no such actor: handled here at once, in key order.
+          this.#runLocal(standIns, event, groups);
+        }
       }
-      const busy = this.#shards.filter((shard) => batches.has(shard) || (shard.nextTimerDue !== null && shard.nextTimerDue <= limit));
-      const replies = await Promise.all(busy.map((shard) => shard.request({ type: "window", limit, events: batches.get(shard) ?? [] })));
-      const groups: EffectGroup[] = local;
-      replies.forEach((reply, index) => {
-        const done = reply as ShardWindowDone;
-        (busy[index] as Shard).nextTimerDue = done.nextTimerDue;
-        for (const group of done.groups) groups.push(group);
-      });
-      groups.sort((a, b) => compareKeys(a.key, b.key));
-      for (const group of groups) for (const effect of group.effects) this.#apply(effect);
+      busy.length = 0;
+      for (const shard of this.#shards) if (shard.batch.length > 0 || (shard.nextDue !== null && shard.nextDue <= limit)) busy.push(shard);
+      const replies = await this.#exchange(busy, limit);
+      for (const reply of replies) {
+        if (reply === null) continue;
+        for (const group of reply[0]) groups.push(group);
+        this.#timersRun += reply[3];
+      }
+      if (groups.length > 1) groups.sort(compareGroups);
+      for (const group of groups) for (const effect of group[4]) applyEffect(core, this.#mirrors, effect);
+      for (let i = 0; i < busy.length; i++) {
+        const shard = busy[i] as Shard;
+        const reply = replies[i];
+        if (reply === null || reply === undefined) continue;
+        shard.nextDue = reply[1];
+        for (const [id, carry, armed] of reply[2]) {
+          const mirror = this.#mirrors.get(id);
+          if (mirror !== undefined) mirror.carry = carry;
+          // The nemesis crashed an actor that has a worker of its own: the process goes away for real.
+          if (carry.state === "crashed" && armed === 0) this.#retire(shard, standIns);
+        }
+      }
       core.now = limit;
     }
     core.now = Math.max(core.now, until);
   }
 
-  #apply(effect: Effect): void {
-    const core = this.core;
-    switch (effect[0]) {
-      case "send":
-        core.send(effect[1], effect[2], effect[3], effect[4], effect[5], effect[6] as Uint8Array, effect[7]);
-        return;
-      case "obs":
-        core.observe(effect[1], effect[2], effect[3]);
-        return;
-      case "append":
-        this.#logs.get(effect[1])?.appendEncoded(effect[2]);
-        return;
-      case "life":
-        core.lifecycle(effect[1], effect[2], effect[3], effect[4]);
-        return;
-      case "error":
-        core.actorError(effect[1], effect[2], effect[3], effect[4], effect[5]);
-        return;
-      case "reject":
-        core.rejected(effect[1], effect[2], effect[3], effect[4], effect[5]);
-        return;
-      case "lost":
-        core.lost(effect[1], effect[2], effect[3], effect[4], effect[5]);
-        return;
+  /** Each actor's process state and snapshot (the workers return to their event loop for it). */
+  async snapshot(): Promise<Record<ActorId, ActorReport>> {
+    const out: Record<ActorId, ActorReport> = {};
+    await Promise.all(
+      this.#shards.map(async (shard) => {
+        await this.#stopServing(shard);
+        try {
+          Object.assign(out, await shard.handle.call((control) => control.snapshot()));
+        } catch {
+          for (const id of shard.actors) out[id] = { state: "dead", snapshot: null };
+        }
+      }),
+    );
+    if (this.#standIns !== null) Object.assign(out, this.#standIns.snapshot());
+    const ordered: Record<ActorId, ActorReport> = {};
+    for (const actor of this.core.spec.actors) ordered[actor.id] = out[actor.id] ?? { state: "dead", snapshot: null };
+    return ordered;
+  }
+
+  /** Flushes every worker's logs and terminates every worker. */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.#shards.map(async (shard) => {
+        await this.#stopServing(shard);
+        await shard.handle.call((control) => control.flushLogs(), 2_000).catch(() => {});
+        await shard.handle.terminate();
+      }),
+    );
+    this.#shards.length = 0;
+    await Promise.all(this.#exits);
+  }
+
+  async #registry(): Promise<ActorRegistry> {
+    const module = this.#options.registryModule ?? null;
+    return module === null ? DEFAULT_REGISTRY : loadRegistry(module);
+  }
+
+  #init(id: ActorId): ShardActorInit {
+    const actor = this.core.spec.actors.find((a) => a.id === id);
+    if (actor === undefined) throw new Error(`no actor '${id}'`);
+    return { id, kind: actor.kind, config: actor.config, log: this.#mirrors.get(id)?.log.encoded() ?? [] };
+  }
+
+  async #spawn(actors: readonly ShardActorInit[]): Promise<Shard> {
+    const spec = this.core.spec;
+    const logs = this.#options.logs ?? SILENT_LOGS;
+    const name = `lockstep-${this.#workers++}-${actors[0]?.id ?? "empty"}`;
+    const handle = new WorkerHandle<LockstepShardControl>(WORKER_ENTRY, name, {}, (_handle, exit) => {
+      if (!exit.expected) this.#died.push({ shard, exit });
+    });
+    const shard = new Shard(
+      handle,
+      actors.map((a) => a.id),
+    );
+    this.#exits.push(handle.exited);
+    this.#shards.push(shard);
+    for (const actor of actors) this.#shardOf.set(actor.id, shard);
+    shard.nextDue = await handle.call((control) =>
+      control.init({
+        seed: spec.seed,
+        useCodec: spec.useCodec,
+        restartPolicy: spec.restartPolicy,
+        actors,
+        registryModule: this.#options.registryModule ?? null,
+        logLevel: logs.level,
+        logFile: logFileOf(logs, name),
+        burnCpu: this.#options.burnCpu ?? true,
+      }),
+    );
+    if ((this.#options.transport ?? "shared") === "shared") {
+      const buffer = createChannelBuffer();
+      shard.channel = new WindowChannelMain(buffer, handle.data);
+      // The call returns only when the serve loop is stopped; a dead worker rejects it.
+      shard.serving = handle.call((control) => control.serve(buffer), 2 ** 31 - 1).catch(() => {});
+    } else {
+      shard.listen();
+      await handle.call((control) => control.listen());
+    }
+    return shard;
+  }
+
+  /** Hands each busy shard its window and collects the replies (null for a shard that died meanwhile). */
+  async #exchange(busy: readonly Shard[], limit: Micros): Promise<(WindowReply | null)[]> {
+    const requests = busy.map((shard) => {
+      const bytes = encodeWindow([limit, shard.batch, shard.carryOf]);
+      shard.batch.length = 0;
+      shard.carryOf.length = 0;
+      return bytes;
+    });
+    if ((this.#options.transport ?? "shared") === "port") {
+      const replies = await Promise.all(busy.map((shard, i) => shard.requestOverPort(requests[i] as Uint8Array<ArrayBuffer>)));
+      return replies.map((bytes) => (bytes === null ? null : decodeReply(bytes)));
+    }
+    busy.forEach((shard, i) => shard.channel?.post(requests[i] as Uint8Array));
+    const replies: (WindowReply | null)[] = [];
+    for (const shard of busy) {
+      const channel = shard.channel as WindowChannelMain;
+      let alive = true;
+      while (!channel.wait(LIVENESS_POLL_MS)) {
+        await nextTurn(); // lets the worker's exit event (if any) arrive
+        if (!shard.handle.alive) {
+          alive = false;
+          break;
+        }
+      }
+      replies.push(alive ? decodeReply(channel.read()) : null);
+    }
+    return replies;
+  }
+
+  /**
+   * An event of an actor without a worker (a stand-in, or no such actor), run in this thread right
+   * away: stand-ins have no timers, so running it now is running it in key order.
+   */
+  #runLocal(standIns: ShardRuntime, event: SimEvent, groups: EffectGroup[]): void {
+    if (standIns.cell(event.to) !== undefined) {
+      for (const group of standIns.runWindow(event.due, [event]).groups) groups.push(group);
+    } else if (event.kind === "deliver") {
+      groups.push([event.due, event.origin, event.seq, event.sub, [["lost", event.to, event.due, event.from, event.msgType, "no such actor"]]]);
     }
   }
 
-  #result(wallMs: number): RunResult {
+  /** Whether an event for a down actor must boot it (in a new worker) rather than reach its stand-in. */
+  #needsWorker(standIns: ShardRuntime, event: SimEvent): boolean {
+    if (event.kind !== "control") return false;
+    const state = standIns.cell(event.to)?.state;
+    return (event.control.action === "start" && state === "unstarted") || (event.control.action === "restart" && state !== "unstarted");
+  }
+
+  /** Moves a down actor from its stand-in into a new worker of its own. */
+  async #respawn(standIns: ShardRuntime, id: ActorId): Promise<Shard> {
+    const carry = standIns.cell(id)?.carry();
+    standIns.release(id);
+    return this.#spawn([{ ...this.#init(id), ...(carry !== undefined ? { carry } : {}) }]);
+  }
+
+  /** Terminates a solo shard whose actor the nemesis crashed; the actor lives on as a stand-in. */
+  #retire(shard: Shard, standIns: ShardRuntime): void {
+    const id = shard.actors[0] as ActorId;
+    const carry = this.#mirrors.get(id)?.carry;
+    if (carry === null || carry === undefined) return;
+    this.#forget(shard);
+    standIns.adopt({ ...this.#init(id), carry });
+    void shard.handle.terminate();
+  }
+
+  #forget(shard: Shard): void {
+    const index = this.#shards.indexOf(shard);
+    if (index >= 0) this.#shards.splice(index, 1);
+    for (const id of shard.actors) if (this.#shardOf.get(id) === shard) this.#shardOf.delete(id);
+  }
+
+  /** Workers that died on their own: report it, keep their actors as stand-ins, apply the restart policy. */
+  #buryDead(): void {
+    const standIns = this.#standIns as ShardRuntime;
+    const core = this.core;
+    for (const { shard, exit } of this.#died.splice(0)) {
+      if (!this.#shards.includes(shard)) continue;
+      this.#forget(shard);
+      const why = describeExit(exit);
+      for (const id of shard.actors) {
+        const mirror = this.#mirrors.get(id) as ActorMirror;
+        const carry = mirror.carryAfterDeath(core.spec.seed);
+        const wasUp = carry.state === "running";
+        standIns.adopt({ ...this.#init(id), carry });
+        if (!wasUp) continue;
+        core.lifecycle(id, core.now, "crash", why);
+        mirror.lifecycle("crash", why);
+        const policy = core.spec.restartPolicy;
+        if (policy.mode === "restart") {
+          core.queue.push({
+            kind: "control",
+            due: core.now + policy.delayUs,
+            origin: HOST_ORIGIN,
+            seq: this.#hostEvents++,
+            sub: 0,
+            to: id,
+            control: { action: "restart" },
+          });
+        }
+      }
+      process.emitWarning(`kcsim lockstep: ${shard.handle.name} (${shard.actors.join(", ")}): ${why}; the run goes on without it`);
+    }
+  }
+
+  async #stopServing(shard: Shard): Promise<void> {
+    if (shard.channel === null || shard.serving === null) return;
+    shard.channel.stop();
+    await shard.serving;
+    shard.serving = null;
+  }
+
+  #result(wallMs: number, actors: Record<ActorId, ActorReport>): RunResult {
     const core = this.core;
     return {
       host: "lockstep",
@@ -185,11 +428,18 @@ export class LockstepHost {
       seed: core.spec.seed,
       historyHash: core.history.finish(),
       events: core.history.events,
-      eventsProcessed: core.eventsProcessed,
+      eventsProcessed: core.eventsProcessed + this.#timersRun,
       virtualEndUs: core.now,
       wallMs,
       router: core.router.stats,
-      actors: {},
+      actors,
     };
   }
+}
+
+function compareGroups(a: EffectGroup, b: EffectGroup): number {
+  if (a[0] !== b[0]) return a[0] - b[0];
+  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
+  if (a[2] !== b[2]) return a[2] - b[2];
+  return a[3] - b[3];
 }

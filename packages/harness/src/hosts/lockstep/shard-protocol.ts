@@ -1,34 +1,55 @@
 import type { ActorId, JsonValue, Micros, Observation } from "@kcsim/protocol";
 import type { LifecycleEvent, RestartPolicy } from "../../kernel/actor-cell.js";
-import type { EventKey, SimEvent } from "../../kernel/event.js";
+import type { CellCarry } from "../../kernel/cell-carry.js";
+import type { ControlAction } from "../../kernel/event.js";
+import type { LogLevel } from "../worker/actor-logs.js";
 
 /**
- * What the main thread and a shard worker say to each other. Every message
- * is one msgpack buffer (transferred, not copied); protocol messages inside
- * stay msgpack frames (bytes) end to end.
+ * What the main thread and a lockstep shard worker say to each other.
+ * Setup, snapshots and logs go over the comlink control plane
+ * (LockstepShardControl); windows go over the data plane as one msgpack
+ * buffer per shard per window, each way. Protocol messages inside stay
+ * msgpack frames (bytes) end to end. Events and effects are tuples, not
+ * objects: they are encoded and decoded for every event of the run.
  */
+/** How windows travel: shared memory with Atomics wake-ups (default), or postMessage with a transferred buffer. */
+export type LockstepTransport = "shared" | "port";
+
 export interface ShardActorInit {
   readonly id: ActorId;
   readonly kind: string;
   readonly config: JsonValue;
-  /** The actor's durable log so far (encoded records), for a restarted worker. */
+  /** The actor's durable log so far (encoded records), for an actor restarted in a new worker. */
   readonly log: readonly Uint8Array[];
+  /** Present when the actor's process died elsewhere and is rebuilt here (see CellCarry). */
+  readonly carry?: CellCarry;
 }
 
-export interface ShardInit {
-  readonly type: "init";
+export interface ShardSettings {
   readonly seed: number;
   readonly useCodec: boolean;
   readonly restartPolicy: RestartPolicy;
-  readonly actors: readonly ShardActorInit[];
 }
 
-/** Run every event of the window with a due time <= limit, in key order, local timers included. */
-export interface ShardWindow {
-  readonly type: "window";
-  readonly limit: Micros;
-  readonly events: readonly SimEvent[];
+export interface ShardInit extends ShardSettings {
+  readonly actors: readonly ShardActorInit[];
+  /** A built module exporting the actor `registry`; null = the default registry. */
+  readonly registryModule: string | null;
+  readonly logLevel: LogLevel;
+  /** The worker's own log file; null = stderr. */
+  readonly logFile: string | null;
+  /** Burn real CPU for ctx.burnCpu (the worker hosts do; off only for tests that want speed). */
+  readonly burnCpu: boolean;
 }
+
+/** An event on its way to a shard: [0 = deliver, due, origin, seq, sub, to, from, msgType, payload]. */
+export type DeliveryTuple = readonly [0, Micros, string, number, number, ActorId, ActorId, string, Uint8Array | JsonValue];
+/** [1 = control, due, origin, seq, sub, to, action]. */
+export type ControlTuple = readonly [1, Micros, string, number, number, ActorId, ControlAction];
+export type EventTuple = DeliveryTuple | ControlTuple;
+
+/** Run every event of the window with a due time <= limit, in key order, the shard's own timers included. */
+export type WindowRequest = readonly [limit: Micros, events: readonly EventTuple[], carryOf: readonly ActorId[]];
 
 /** One effect of a cell, in the order the actor produced it. */
 export type Effect =
@@ -40,22 +61,34 @@ export type Effect =
   | readonly ["reject", ActorId, Micros, ActorId, string, string]
   | readonly ["lost", ActorId, Micros, ActorId, string, string];
 
-/** The effects of one event, tagged with its key for the merge in total order. */
-export interface EffectGroup {
-  readonly key: EventKey;
-  readonly effects: readonly Effect[];
+/** The effects of one event, tagged with the event's key (due, origin, seq, sub) for the merge in total order. */
+export type EffectGroup = readonly [due: Micros, origin: string, seq: number, sub: number, effects: readonly Effect[]];
+
+/** A carry the main thread asked for, with the number of timers the cell still has armed. */
+export type CarryReport = readonly [ActorId, CellCarry, number];
+
+export type WindowReply = readonly [groups: readonly EffectGroup[], nextDue: Micros | null, carries: readonly CarryReport[], timersRun: number];
+
+/** An actor's process state and snapshot, as RunResult reports it. */
+export interface ActorReport {
+  readonly state: string;
+  readonly snapshot: JsonValue;
 }
 
-export interface ShardWindowDone {
-  readonly type: "done";
-  readonly groups: readonly EffectGroup[];
-  /** The shard's earliest armed timer, or null: the main thread needs it to choose the next window. */
-  readonly nextTimerDue: Micros | null;
+/** The control plane of a lockstep shard worker (comlink). */
+export interface LockstepShardControl {
+  /** Answers once the worker has loaded its modules. */
+  ping(): boolean;
+  /** Builds the shard's cells; returns the earliest armed timer (none yet: null). */
+  init(init: ShardInit): Promise<Micros | null>;
+  /**
+   * Serves windows from the shared-memory channel until told to stop
+   * (shared transport); the worker's event loop is blocked meanwhile, so
+   * every other call waits until this one returns.
+   */
+  serve(channel: SharedArrayBuffer): void;
+  /** Serves windows from the data port (port transport). */
+  listen(): void;
+  snapshot(): Record<ActorId, ActorReport>;
+  flushLogs(): void;
 }
-
-export interface ShardReady {
-  readonly type: "ready";
-  readonly nextTimerDue: Micros | null;
-}
-
-export type ShardReply = ShardWindowDone | ShardReady;

@@ -1,73 +1,152 @@
-import type { ActorId, Micros, Observation } from "@kcsim/protocol";
+import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol";
 import TinyQueue from "tinyqueue";
 import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { compareKeys, type EventKey, type Payload, type SimEvent, type TimerEvent } from "../../kernel/event.js";
+import { compareKeys, type Payload, type SimEvent, type TimerEvent } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
-import type { Effect, EffectGroup, ShardInit, ShardWindow, ShardWindowDone } from "./shard-protocol.js";
+import type { ActorReport, CarryReport, Effect, EffectGroup, EventTuple, ShardActorInit, ShardSettings } from "./shard-protocol.js";
+
+export interface ShardRuntimeOptions {
+  readonly loggerFor?: (actor: ActorId) => ActorLogger;
+  readonly burnCpu?: (micros: Micros) => void;
+}
+
+/** The outcome of one window: each event's effects in key order, the next armed timer, the carries asked for. */
+export interface WindowOutcome {
+  readonly groups: EffectGroup[];
+  readonly nextDue: Micros | null;
+  readonly carries: CarryReport[];
+  /** Timer events the shard ran (they never pass through the main thread's queue). */
+  readonly timersRun: number;
+}
+
+/** A window's event tuple as the SimEvent a cell handles. */
+export function eventOf(tuple: EventTuple): SimEvent {
+  if (tuple[0] === 0) {
+    const [, due, origin, seq, sub, to, from, msgType, payload] = tuple;
+    return { kind: "deliver", due, origin, seq, sub, to, from, msgType, payload: payload as Payload };
+  }
+  const [, due, origin, seq, sub, to, control] = tuple;
+  return { kind: "control", due, origin, seq, sub, to, control };
+}
+
+/** A queued event as the tuple a window carries (timers never travel: they live in their shard). */
+export function tupleOf(event: SimEvent): EventTuple {
+  if (event.kind === "deliver")
+    return [0, event.due, event.origin, event.seq, event.sub, event.to, event.from, event.msgType, event.payload as Uint8Array];
+  if (event.kind === "control") return [1, event.due, event.origin, event.seq, event.sub, event.to, event.control];
+  throw new Error(`timer ${event.name} of ${event.to} cannot leave its shard`);
+}
 
 /**
- * The worker half of the lockstep host, kept free of worker_threads so it
- * can be tested in one thread. It owns a shard of cells and their timers,
- * runs a window's events merged with its own timers in key order, and
- * returns each event's effects tagged with the event's key.
+ * The worker half of the lockstep host, free of worker_threads so it is
+ * tested in one thread (the main thread also uses one for the stand-ins of
+ * actors whose worker was terminated). It owns a shard of cells and their
+ * timers, runs a window's events merged with its own timers in key order,
+ * and returns each event's effects tagged with the event's key.
  */
 export class ShardRuntime implements CellSink {
   readonly #cells = new Map<ActorId, ActorCell>();
   readonly #timers = new TinyQueue<TimerEvent>([], compareKeys);
+  readonly #settings: ShardSettings;
+  readonly #registry: ActorRegistry;
+  readonly #options: ShardRuntimeOptions;
   #effects: Effect[] = [];
+  /** The due time of the event being handled (the virtual clock of this shard's log lines). */
+  now: Micros = 0;
 
-  constructor(init: ShardInit, registry: ActorRegistry) {
-    for (const actor of init.actors) {
-      const storage = new MemoryDurableLog(actor.log);
-      const cell = new ActorCell(
-        {
-          id: actor.id,
-          kind: actor.kind,
-          config: actor.config,
-          factory: factoryFor(registry, actor.kind),
-          seed: init.seed,
-          useCodec: init.useCodec,
-          storage,
-          restartPolicy: init.restartPolicy,
-          logger: silentLogger,
-        },
-        this,
-      );
-      this.#cells.set(actor.id, cell);
+  constructor(settings: ShardSettings, actors: readonly ShardActorInit[], registry: ActorRegistry, options: ShardRuntimeOptions = {}) {
+    this.#settings = settings;
+    this.#registry = registry;
+    this.#options = options;
+    for (const actor of actors) this.adopt(actor);
+  }
+
+  /** Builds the cell of an actor (fresh, or rebuilt from its carry and durable log). */
+  adopt(actor: ShardActorInit): void {
+    if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
+    const settings = this.#settings;
+    const cell = new ActorCell(
+      {
+        id: actor.id,
+        kind: actor.kind,
+        config: actor.config,
+        factory: factoryFor(this.#registry, actor.kind),
+        seed: settings.seed,
+        useCodec: settings.useCodec,
+        storage: new MemoryDurableLog(actor.log),
+        restartPolicy: settings.restartPolicy,
+        logger: this.#options.loggerFor?.(actor.id) ?? silentLogger,
+        ...(actor.carry !== undefined ? { carry: actor.carry } : {}),
+        ...(this.#options.burnCpu !== undefined ? { burnCpu: this.#options.burnCpu } : {}),
+      },
+      this,
+    );
+    this.#cells.set(actor.id, cell);
+  }
+
+  /** Removes an actor's cell (it moves to another thread). Its timers must be gone (a crashed cell has none). */
+  release(actor: ActorId): void {
+    this.#cells.delete(actor);
+  }
+
+  cell(actor: ActorId): ActorCell | undefined {
+    return this.#cells.get(actor);
+  }
+
+  /** The earliest timer that will still fire (replaced and cancelled ones are dropped: they would only cost a window). */
+  nextDue(): Micros | null {
+    const timers = this.#timers;
+    for (let timer = timers.peek(); timer !== undefined; timer = timers.peek()) {
+      if (this.#cells.get(timer.to)?.isArmed(timer.name, timer.seq)) return timer.due;
+      timers.pop();
     }
+    return null;
   }
 
-  nextTimerDue(): Micros | null {
-    return this.#timers.peek()?.due ?? null;
-  }
-
-  runWindow(window: ShardWindow): ShardWindowDone {
+  /** Runs the window: the incoming events (already in key order) merged with this shard's timers due by `limit`. */
+  runWindow(limit: Micros, incoming: readonly SimEvent[], carryOf: readonly ActorId[] = []): WindowOutcome {
     const groups: EffectGroup[] = [];
-    const incoming = window.events;
+    const timers = this.#timers;
     let i = 0;
+    let timersRun = 0;
     for (;;) {
-      const timer = this.#timers.peek();
-      const nextIncoming = incoming[i];
-      const timerDue = timer !== undefined && timer.due <= window.limit;
+      this.nextDue(); // drops stale timers from the top
+      const timer = timers.peek();
+      const next = incoming[i];
+      const timerDue = timer !== undefined && timer.due <= limit;
       let event: SimEvent;
-      if (nextIncoming !== undefined && (!timerDue || compareKeys(nextIncoming, timer) < 0)) {
-        event = nextIncoming;
+      if (next !== undefined && (!timerDue || compareKeys(next, timer) < 0)) {
+        event = next;
         i++;
       } else if (timerDue) {
-        event = this.#timers.pop() as TimerEvent;
+        event = timers.pop() as TimerEvent;
+        timersRun++;
       } else {
         break;
       }
       const cell = this.#cells.get(event.to);
       if (cell === undefined) continue;
-      this.#effects = [];
+      this.now = event.due;
       cell.handle(event);
-      if (this.#effects.length > 0) groups.push({ key: keyOf(event), effects: this.#effects });
+      if (this.#effects.length > 0) {
+        groups.push([event.due, event.origin, event.seq, event.sub, this.#effects]);
+        this.#effects = [];
+      }
     }
-    this.#effects = [];
-    return { type: "done", groups, nextTimerDue: this.nextTimerDue() };
+    const carries: CarryReport[] = [];
+    for (const id of carryOf) {
+      const cell = this.#cells.get(id);
+      if (cell !== undefined) carries.push([id, cell.carry(), cell.armedTimers]);
+    }
+    return { groups, nextDue: this.nextDue(), carries, timersRun };
+  }
+
+  snapshot(): Record<ActorId, ActorReport> {
+    const out: Record<ActorId, ActorReport> = {};
+    for (const [id, cell] of this.#cells) out[id] = { state: cell.state, snapshot: cell.snapshot() };
+    return out;
   }
 
   send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
@@ -94,8 +173,4 @@ export class ShardRuntime implements CellSink {
   scheduleTimer(event: TimerEvent): void {
     this.#timers.push(event);
   }
-}
-
-function keyOf(event: EventKey): EventKey {
-  return { due: event.due, origin: event.origin, seq: event.seq, sub: event.sub };
 }

@@ -1,28 +1,52 @@
-import { parentPort } from "node:worker_threads";
-import { decodeUnchecked, encodeValue } from "@kcsim/protocol";
-import { DEFAULT_REGISTRY } from "../../actors/registry.js";
-import type { ShardInit, ShardReply, ShardWindow } from "./shard-protocol.js";
+import { workerData } from "node:worker_threads";
+import { expose } from "comlink";
+import { spinFor } from "../../kernel/cpu-burn.js";
+import { ActorLogs } from "../worker/actor-logs.js";
+import { comlinkEndpoint } from "../worker/comlink-endpoint.js";
+import { loadRegistry } from "../worker/load-registry.js";
+import type { WorkerPorts } from "../worker/worker-handle.js";
+import { serveWindows } from "./shared-window-channel.js";
+import type { LockstepShardControl } from "./shard-protocol.js";
 import { ShardRuntime } from "./shard-runtime.js";
+import { answerWindow } from "./window-codec.js";
 
-/** A lockstep shard worker: a thin shell around ShardRuntime (tested in one thread). */
-if (parentPort === null) throw new Error("worker-entry must run in a worker thread");
-const port = parentPort;
+/** A lockstep shard worker: a thin shell around ShardRuntime and answerWindow (both tested in one thread). */
+const { controlPort, dataPort } = workerData as WorkerPorts;
 let runtime: ShardRuntime | null = null;
+let logs: ActorLogs | null = null;
 
-function reply(message: ShardReply): void {
-  const bytes = encodeValue(message);
-  // A private, exact-size buffer to transfer (encodeValue may return a view into a shared pool).
-  const owned = new Uint8Array(bytes.length);
-  owned.set(bytes);
-  port.postMessage(owned, [owned.buffer]);
+function ready(): ShardRuntime {
+  if (runtime === null) throw new Error("lockstep shard: init first");
+  return runtime;
 }
 
-port.on("message", (data: Uint8Array) => {
-  const message = decodeUnchecked(data) as ShardInit | ShardWindow;
-  if (message.type === "init") {
-    runtime = new ShardRuntime(message, DEFAULT_REGISTRY);
-    reply({ type: "ready", nextTimerDue: runtime.nextTimerDue() });
-  } else if (runtime !== null) {
-    reply(runtime.runWindow(message));
-  }
-});
+const control: LockstepShardControl = {
+  ping: () => true,
+  async init(init) {
+    const registry = await loadRegistry(init.registryModule);
+    const shardLogs = new ActorLogs(init.logLevel, init.logFile, () => runtime?.now ?? 0, false);
+    logs = shardLogs;
+    runtime = new ShardRuntime(init, init.actors, registry, {
+      loggerFor: (actor) => shardLogs.loggerFor(actor),
+      ...(init.burnCpu ? { burnCpu: spinFor } : {}),
+    });
+    return runtime.nextDue();
+  },
+  serve(channel) {
+    const shard = ready();
+    serveWindows(channel, dataPort, (bytes) => answerWindow(shard, bytes));
+  },
+  listen() {
+    const shard = ready();
+    dataPort.on("message", (bytes: Uint8Array) => {
+      const reply = answerWindow(shard, bytes);
+      dataPort.postMessage(reply, [reply.buffer]);
+    });
+  },
+  snapshot: () => ready().snapshot(),
+  flushLogs() {
+    logs?.flush();
+  },
+};
+
+expose(control, comlinkEndpoint(controlPort));

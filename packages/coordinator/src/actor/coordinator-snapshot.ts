@@ -1,0 +1,69 @@
+import type { JsonValue } from "@kcsim/protocol";
+import type { GroupTimers } from "../consumer-group/group-timers.js";
+import { memberStateName } from "../reconciliation/member-state.js";
+import type { CoordinatorState } from "../runtime/coordinator-state.js";
+import { partitionsByTopicName } from "../runtime/observation-builders.js";
+
+/** The coordinator's state as JSON (Actor.snapshot): groups, epochs, members with states and assignments. */
+export function coordinatorSnapshot(
+  state: CoordinatorState,
+  timers: GroupTimers,
+  status: { readonly loading: boolean; readonly pendingRecords: number },
+): JsonValue {
+  const image = state.image;
+  const groups: JsonValue[] = [];
+  for (const group of state.groups.values()) {
+    const offsets: Record<string, Record<string, number>> = {};
+    for (const { topic, partitions } of state.offsets.offsetsOf(group.groupId)) {
+      const byPartition: Record<string, number> = {};
+      for (const { partition, offset } of partitions) byPartition[String(partition)] = offset.offset;
+      offsets[topic] = byPartition;
+    }
+    if (group.protocol === "classic") {
+      groups.push({
+        groupId: group.groupId,
+        protocol: "classic",
+        generationId: group.generationId,
+        state: group.state(),
+        simple: group.isSimpleGroup(),
+        offsets,
+      });
+      continue;
+    }
+    groups.push({
+      groupId: group.groupId,
+      protocol: "consumer",
+      groupEpoch: group.groupEpoch,
+      assignmentEpoch: group.assignmentEpoch,
+      state: group.state(),
+      subscriptionType: group.subscriptionType(),
+      subscribedTopics: group.subscriptionMetadata.map((topic) => ({
+        name: topic.name,
+        id: topic.topicId,
+        partitions: topic.numPartitions,
+      })),
+      members: [...group.members().values()].map((member) => ({
+        memberId: member.memberId,
+        instanceId: member.instanceId,
+        clientId: member.clientId,
+        memberEpoch: member.memberEpoch,
+        previousMemberEpoch: member.previousMemberEpoch,
+        state: memberStateName(member.state),
+        subscribedTopicNames: [...member.subscribedTopicNames],
+        serverAssignor: member.serverAssignor,
+        rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+        assigned: partitionsByTopicName(member.assignedPartitions, image),
+        pendingRevocation: partitionsByTopicName(member.partitionsPendingRevocation, image),
+        target: partitionsByTopicName(group.targetOf(member.memberId), image),
+      })),
+      offsets,
+    });
+  }
+  return {
+    loading: status.loading,
+    pendingRecords: status.pendingRecords,
+    topics: image.topics().map((topic) => ({ name: topic.name, id: topic.id, partitions: topic.partitions })),
+    groups,
+    timers: [...timers.armed().keys()].sort(),
+  };
+}

@@ -1,0 +1,235 @@
+import { type ActorId, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResponse, ErrorCode } from "@kcsim/protocol";
+import { validateMemberEpoch } from "../reconciliation/validate-member-epoch.js";
+import {
+  currentAssignmentRecord,
+  groupEpochRecord,
+  memberSubscriptionRecord,
+  partitionMetadataRecord,
+  targetAssignmentRecord,
+} from "../records/consumer-group-records.js";
+import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
+import { CoordinatorError } from "../runtime/coordinator-error.js";
+import { memberRemovedObservation } from "../runtime/observation-builders.js";
+import type { WriteOp } from "../runtime/write-op.js";
+import { countPartitions, sameAssignment, type TopicIdPartitions } from "../topic-id-partitions.js";
+import type { ConsumerGroup } from "./consumer-group.js";
+import { consumerGroupLeave } from "./consumer-group-leave.js";
+import {
+  type ConsumerGroupMember,
+  canonicalTopicNames,
+  LEAVE_GROUP_MEMBER_EPOCH,
+  LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+  newConsumerGroupMember,
+  sameMemberMetadata,
+  sameTopicNames,
+} from "./consumer-group-member.js";
+import { heartbeatResponse } from "./heartbeat-responses.js";
+import { appendMemberTombstones } from "./member-fencing.js";
+import { generateMemberId } from "./member-id.js";
+import { maybeReconcile } from "./member-reconciliation.js";
+import { computeSubscriptionMetadata, sameSubscriptionMetadata } from "./subscription-metadata.js";
+import { updateTargetAssignment } from "./target-assignment-update.js";
+
+/**
+ * ConsumerGroupHeartbeat on the group's shard (GMM `consumerGroupHeartbeat`,
+ * spec 1.3), for a request that passed validation: epoch -1 / -2 leave,
+ * anything else joins or heartbeats. Throws CoordinatorError for an error
+ * answer (the operation is then rolled back).
+ */
+export function consumerGroupHeartbeat(
+  op: WriteOp,
+  env: CoordinatorEnv,
+  from: ActorId,
+  request: ConsumerGroupHeartbeatRequest,
+): ConsumerGroupHeartbeatResponse {
+  if (request.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || request.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    return consumerGroupLeave(op, env, request);
+  }
+  return consumerGroupJoinOrHeartbeat(op, env, from, request);
+}
+
+/** The member the heartbeat is for, and the static member it replaces (if any). */
+interface ResolvedMember {
+  readonly member: ConsumerGroupMember;
+  readonly replaced: ConsumerGroupMember | null;
+}
+
+function consumerGroupJoinOrHeartbeat(
+  op: WriteOp,
+  env: CoordinatorEnv,
+  from: ActorId,
+  request: ConsumerGroupHeartbeatRequest,
+): ConsumerGroupHeartbeatResponse {
+  const { groupId, memberEpoch, instanceId } = request;
+  const owned: readonly TopicIdPartitions[] | null = request.topicPartitions;
+  const joining = memberEpoch === 0;
+
+  // 1. The group: created only by a join.
+  const group = consumerGroupForHeartbeat(op, groupId, joining);
+
+  // 2. Size.
+  const maxSize = env.broker["group.consumer.max.size"];
+  if (group.numMembers >= maxSize && (request.memberId === "" || !group.hasMember(request.memberId))) {
+    throw new CoordinatorError(
+      ErrorCode.GROUP_MAX_SIZE_REACHED,
+      `The consumer group has reached its maximum capacity of ${maxSize} members.`,
+    );
+  }
+
+  // 3. The member (every check that can fail comes before the first record).
+  const memberId = request.memberId === "" ? generateMemberId(() => op.ctx.random()) : request.memberId;
+  const { member, replaced } =
+    instanceId === null
+      ? resolveDynamicMember(group, memberId, memberEpoch, owned, joining)
+      : resolveStaticMember(group, memberId, memberEpoch, instanceId, owned, joining);
+
+  if (replaced !== null) replaceStaticMember(op, group, replaced, member);
+
+  // 4. Apply the request's non-null fields; write MemberMetadata if anything changed.
+  const updated: ConsumerGroupMember = {
+    ...member,
+    instanceId: instanceId ?? member.instanceId,
+    rackId: request.rackId ?? member.rackId,
+    rebalanceTimeoutMs: request.rebalanceTimeoutMs !== -1 ? request.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
+    serverAssignor: request.serverAssignor ?? member.serverAssignor,
+    subscribedTopicNames:
+      request.subscribedTopicNames !== null ? canonicalTopicNames(request.subscribedTopicNames) : member.subscribedTopicNames,
+    subscribedTopicRegex: request.subscribedTopicRegex ?? member.subscribedTopicRegex,
+    clientId: request.clientId,
+    clientHost: from,
+  };
+  const subscriptionChanged =
+    !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames) ||
+    updated.subscribedTopicRegex !== member.subscribedTopicRegex;
+  if (!group.hasMember(memberId) || !sameMemberMetadata(updated, member)) op.append(memberSubscriptionRecord(groupId, updated));
+
+  // 5. Group epoch: bumped for a new subscription (or a group still at epoch 0) or new subscribed-topic metadata.
+  let bumpGroupEpoch = group.groupEpoch === 0 || subscriptionChanged;
+  if (bumpGroupEpoch || group.metadataRefreshedAtEpoch !== group.groupEpoch) {
+    const metadata = computeSubscriptionMetadata(group.subscribedTopicNames().keys(), op.state.image);
+    if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) {
+      op.append(partitionMetadataRecord(groupId, metadata));
+      bumpGroupEpoch = true;
+    }
+    if (bumpGroupEpoch) op.append(groupEpochRecord(groupId, group.groupEpoch + 1));
+    group.metadataRefreshedAtEpoch = group.groupEpoch;
+  }
+
+  // 6. A new target assignment, lazily: only when the group epoch moved past it.
+  if (group.groupEpoch > group.assignmentEpoch) updateTargetAssignment(op, group, env.broker["group.consumer.assignors"]);
+
+  // 7. Reconcile this member only.
+  const current = group.member(memberId);
+  if (current === undefined) throw new Error(`member ${memberId} vanished from group ${groupId}`);
+  const reconciled = maybeReconcile(op, env, group, current, owned);
+
+  // 8. Session timer, then the answer.
+  env.timers.scheduleSession(op.ctx, groupId, memberId, env.broker["group.consumer.session.timeout.ms"]);
+  const fullRequest =
+    joining ||
+    (request.rebalanceTimeoutMs !== -1 &&
+      (request.subscribedTopicNames !== null || request.subscribedTopicRegex !== null) &&
+      request.topicPartitions !== null);
+  const assignmentChanged =
+    member.assignedPartitions !== reconciled.assignedPartitions &&
+    (countPartitions(member.assignedPartitions) !== countPartitions(reconciled.assignedPartitions) ||
+      !sameAssignment(member.assignedPartitions, reconciled.assignedPartitions));
+  return heartbeatResponse(
+    request,
+    memberId,
+    reconciled.memberEpoch,
+    env.broker["group.consumer.heartbeat.interval.ms"],
+    fullRequest || assignmentChanged ? reconciled.assignedPartitions : null,
+  );
+}
+
+/**
+ * The consumer group to heartbeat in. A join creates it when absent, or
+ * replaces an offsets-only simple classic group; anything else on a
+ * missing (or classic) group is GROUP_ID_NOT_FOUND. Classic groups with
+ * members (online upgrade, spec 8) come with classic groups.
+ */
+function consumerGroupForHeartbeat(op: WriteOp, groupId: string, createIfAbsent: boolean): ConsumerGroup {
+  const group = op.state.groups.get(groupId);
+  if (group?.protocol === "consumer") return group;
+  if (createIfAbsent && (group === undefined || group.isSimpleGroup())) {
+    op.touch(groupId);
+    return op.state.groups.createConsumerGroup(groupId);
+  }
+  throw new CoordinatorError(
+    ErrorCode.GROUP_ID_NOT_FOUND,
+    group === undefined ? `Group ${groupId} not found.` : `Group ${groupId} is not a consumer group.`,
+  );
+}
+
+/** GMM `getOrMaybeSubscribeDynamicConsumerGroupMember`. */
+function resolveDynamicMember(
+  group: ConsumerGroup,
+  memberId: string,
+  memberEpoch: number,
+  owned: readonly TopicIdPartitions[] | null,
+  joining: boolean,
+): ResolvedMember {
+  const existing = group.member(memberId);
+  if (existing === undefined && !joining) {
+    throw new CoordinatorError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+  }
+  const member = existing ?? newConsumerGroupMember(memberId);
+  throwIfMemberEpochIsInvalid(member, memberEpoch, owned);
+  return { member, replaced: null };
+}
+
+/** GMM `getOrMaybeSubscribeStaticConsumerGroupMember`. */
+function resolveStaticMember(
+  group: ConsumerGroup,
+  memberId: string,
+  memberEpoch: number,
+  instanceId: string,
+  owned: readonly TopicIdPartitions[] | null,
+  joining: boolean,
+): ResolvedMember {
+  const existing = group.staticMember(instanceId);
+  if (joining) {
+    if (existing === undefined) return { member: group.member(memberId) ?? newConsumerGroupMember(memberId), replaced: null };
+    // The instance is taken: it may be taken over only once its holder left with epoch -2.
+    if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      throw new CoordinatorError(
+        ErrorCode.UNRELEASED_INSTANCE_ID,
+        `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`,
+      );
+    }
+    // The replacement: the old member under the new id, at epoch 0.
+    return { member: { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 }, replaced: existing };
+  }
+  if (existing === undefined) throw new CoordinatorError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
+  if (existing.memberId !== memberId) {
+    throw new CoordinatorError(
+      ErrorCode.FENCED_INSTANCE_ID,
+      `Static member ${memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`,
+    );
+  }
+  throwIfMemberEpochIsInvalid(existing, memberEpoch, owned);
+  return { member: existing, replaced: null };
+}
+
+function throwIfMemberEpochIsInvalid(member: ConsumerGroupMember, memberEpoch: number, owned: readonly TopicIdPartitions[] | null): void {
+  const validation = validateMemberEpoch(memberEpoch, member, owned);
+  if (!validation.ok) throw new CoordinatorError(validation.errorCode, validation.message);
+}
+
+/**
+ * GMM `replaceMember`: the old static member's tombstones, then the new
+ * member (a copy of the old one at epoch 0) with the old member's target
+ * carried over and its current assignment, so no epoch bump is needed.
+ */
+function replaceStaticMember(op: WriteOp, group: ConsumerGroup, replaced: ConsumerGroupMember, replacement: ConsumerGroupMember): void {
+  const groupId = group.groupId;
+  const carriedTarget = group.targetOf(replaced.memberId);
+  op.observe(memberRemovedObservation(groupId, replaced, "static-replaced"));
+  // The old member's timers are left armed, as Kafka does (the operation may still be rolled back):
+  // when they fire they find no member, or a member past the timer's epoch, and do nothing.
+  appendMemberTombstones(op, groupId, replaced.memberId);
+  op.append(memberSubscriptionRecord(groupId, replacement));
+  op.append(targetAssignmentRecord(groupId, replacement.memberId, carriedTarget));
+  op.append(currentAssignmentRecord(groupId, replacement));
+}

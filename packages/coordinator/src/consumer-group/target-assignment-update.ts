@@ -1,0 +1,88 @@
+import { ErrorCode } from "@kcsim/protocol";
+import type { AssignmentMemberSpec } from "../assignors/group-spec.js";
+import { PartitionAssignorError } from "../assignors/partition-assignor-error.js";
+import { serverAssignorNamed } from "../assignors/server-assignors.js";
+import { targetAssignmentMetadataRecord, targetAssignmentRecord } from "../records/consumer-group-records.js";
+import { CoordinatorError } from "../runtime/coordinator-error.js";
+import { targetObservation } from "../runtime/observation-builders.js";
+import type { WriteOp } from "../runtime/write-op.js";
+import { countPartitions, type TopicIdPartitions, toPartitionSets } from "../topic-id-partitions.js";
+import type { ConsumerGroup } from "./consumer-group.js";
+
+/**
+ * Computes the target assignment at the group epoch (Kafka's
+ * `updateTargetAssignment` + `TargetAssignmentBuilder`, spec 1.3 step 6):
+ * the preferred ServerAssignor (most requested, else the first of
+ * group.consumer.assignors) runs over every member in join order with its
+ * current target; a TargetAssignmentMember record is written for each
+ * member whose target changed, then TargetAssignmentMetadata. An assignor
+ * failure is UNKNOWN_SERVER_ERROR.
+ */
+export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, configuredAssignors: readonly string[]): void {
+  const epoch = group.groupEpoch;
+  const assignorName = group.preferredServerAssignor(configuredAssignors) ?? configuredAssignors[0];
+  const assignor = assignorName === undefined ? undefined : serverAssignorNamed(assignorName);
+  if (assignor === undefined) throw new CoordinatorError(ErrorCode.UNKNOWN_SERVER_ERROR, `No server assignor named ${assignorName}.`);
+
+  const topicIdsByName = new Map(group.subscriptionMetadata.map((topic) => [topic.name, topic.topicId]));
+  // Members with the same subscription share one id list (the assignors skip set work for shared arrays).
+  const idsBySubscription = new Map<string, readonly string[]>();
+  const specs: AssignmentMemberSpec[] = [];
+  for (const member of group.members().values()) {
+    const key = member.subscribedTopicNames.join("\u0000");
+    let subscribedTopicIds = idsBySubscription.get(key);
+    if (subscribedTopicIds === undefined) {
+      const ids: string[] = [];
+      for (const name of member.subscribedTopicNames) {
+        const id = topicIdsByName.get(name);
+        if (id !== undefined) ids.push(id);
+      }
+      subscribedTopicIds = ids;
+      idsBySubscription.set(key, ids);
+    }
+    specs.push({
+      memberId: member.memberId,
+      instanceId: member.instanceId,
+      subscribedTopicIds,
+      currentAssignment: group.targetOf(member.memberId),
+    });
+  }
+
+  let result: ReturnType<typeof assignor.assign>;
+  try {
+    result = assignor.assign({ members: specs, subscriptionType: group.subscriptionType() }, group.describer());
+  } catch (error) {
+    if (!(error instanceof PartitionAssignorError)) throw error;
+    throw new CoordinatorError(
+      ErrorCode.UNKNOWN_SERVER_ERROR,
+      `Failed to compute a new target assignment for epoch ${epoch}: ${error.message}`,
+    );
+  }
+
+  let moved = 0;
+  result.members.forEach((assignment, index) => {
+    const spec = specs[index];
+    if (spec === undefined || spec.memberId !== assignment.memberId) {
+      throw new Error(`assignor ${assignor.name} answered for ${assignment.memberId} at position ${index}`);
+    }
+    // The assignors return the very same array for an unchanged target.
+    if (assignment.partitions === spec.currentAssignment) return;
+    const gained = countGained(spec.currentAssignment, assignment.partitions);
+    if (gained === 0 && countPartitions(assignment.partitions) === countPartitions(spec.currentAssignment)) return;
+    moved += gained;
+    op.append(targetAssignmentRecord(group.groupId, spec.memberId, assignment.partitions));
+  });
+  op.append(targetAssignmentMetadataRecord(group.groupId, epoch));
+  op.observe(targetObservation(group.groupId, epoch, assignor.name, specs.length, moved));
+}
+
+/** Partitions in `next` that were not in `previous`: each one has a new target owner. */
+function countGained(previous: readonly TopicIdPartitions[], next: readonly TopicIdPartitions[]): number {
+  const before = toPartitionSets(previous);
+  let gained = 0;
+  for (const { topicId, partitions } of next) {
+    const had = before.get(topicId);
+    for (const partition of partitions) if (had === undefined || !had.has(partition)) gained++;
+  }
+  return gained;
+}

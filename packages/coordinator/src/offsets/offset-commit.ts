@@ -1,0 +1,153 @@
+import { ErrorCode, type Observation, type OffsetCommitRequest, type OffsetCommitResponse } from "@kcsim/protocol";
+import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
+import { offsetCommitRecord } from "../records/offset-commit-records.js";
+import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
+import { CoordinatorError } from "../runtime/coordinator-error.js";
+import { offsetCommitObservation } from "../runtime/observation-builders.js";
+import type { WriteOp } from "../runtime/write-op.js";
+
+/** OffsetCommit v9: the first version for consumer-protocol members, and the one returning GROUP_ID_NOT_FOUND. */
+const MODERN_OFFSET_COMMIT_VERSION = 9;
+
+/** What an OffsetCommit gives: the answer, and whether it goes out at once (a failed request). */
+export interface OffsetCommitOutcome {
+  readonly response: OffsetCommitResponse;
+  readonly immediate: boolean;
+}
+
+/**
+ * OffsetCommit (spec 5; KafkaApis' topic check, then Kafka's
+ * `OffsetMetadataManager.commitOffset`): topics missing from the metadata
+ * get UNKNOWN_TOPIC_OR_PARTITION; the group check fails every remaining
+ * partition with one error; metadata over offset.metadata.max.bytes fails
+ * its partition; the rest are written as OffsetCommit records. Every
+ * partition is reported as gc.offset-commit.
+ */
+export function offsetCommit(op: WriteOp, env: CoordinatorEnv, request: OffsetCommitRequest): OffsetCommitOutcome {
+  const image = op.state.image;
+  const hasKnownTopic = request.topics.some((topic) => image.topic(topic.name) !== undefined);
+  let groupError = ErrorCode.NONE as number;
+  if (hasKnownTopic) {
+    try {
+      validateOffsetCommit(op, request);
+    } catch (error) {
+      if (!(error instanceof CoordinatorError)) throw error;
+      groupError = error.errorCode;
+    }
+  }
+
+  const maxMetadata = env.broker["offset.metadata.max.bytes"];
+  const response = offsetCommitResponse(request, (topic, partition) => {
+    if (image.topic(topic) === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    if (groupError !== ErrorCode.NONE) return groupError;
+    if (partition.committedMetadata !== null && partition.committedMetadata.length > maxMetadata)
+      return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    op.append(
+      offsetCommitRecord(request.groupId, topic, partition.partitionIndex, {
+        offset: partition.committedOffset,
+        leaderEpoch: partition.committedLeaderEpoch,
+        metadata: partition.committedMetadata ?? "",
+        commitTimestampMs: op.nowMs,
+        expireTimestampMs: -1,
+      }),
+    );
+    return ErrorCode.NONE;
+  });
+  for (const observation of offsetCommitObservations(request, response)) op.observe(observation);
+  return { response, immediate: !hasKnownTopic || groupError !== ErrorCode.NONE };
+}
+
+/** The same error for every partition (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...). */
+export function offsetCommitErrorResponse(request: OffsetCommitRequest, errorCode: number): OffsetCommitResponse {
+  return offsetCommitResponse(request, () => errorCode);
+}
+
+/** One gc.offset-commit per partition of the request, with its answer. */
+export function offsetCommitObservations(request: OffsetCommitRequest, response: OffsetCommitResponse): Observation[] {
+  const observations: Observation[] = [];
+  request.topics.forEach((topic, t) => {
+    topic.partitions.forEach((partition, p) => {
+      observations.push(
+        offsetCommitObservation({
+          groupId: request.groupId,
+          memberId: request.memberId,
+          epoch: request.generationIdOrMemberEpoch,
+          topic: topic.name,
+          partition: partition.partitionIndex,
+          offset: partition.committedOffset,
+          errorCode: response.topics[t]?.partitions[p]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+          transactional: false,
+        }),
+      );
+    });
+  });
+  return observations;
+}
+
+function offsetCommitResponse(
+  request: OffsetCommitRequest,
+  errorFor: (topic: string, partition: OffsetCommitRequest["topics"][number]["partitions"][number]) => number,
+): OffsetCommitResponse {
+  return {
+    type: "OffsetCommitResponse",
+    correlationId: request.correlationId,
+    throttleTimeMs: 0,
+    topics: request.topics.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitions.map((partition) => ({
+        partitionIndex: partition.partitionIndex,
+        errorCode: errorFor(topic.name, partition),
+      })),
+    })),
+  };
+}
+
+/**
+ * `OffsetMetadataManager.validateOffsetCommit`: a missing group with a
+ * negative generation becomes a simple (offsets-only) classic group;
+ * otherwise GROUP_ID_NOT_FOUND (v9+; ILLEGAL_GENERATION before).
+ */
+function validateOffsetCommit(op: WriteOp, request: OffsetCommitRequest): void {
+  const { groupId, generationIdOrMemberEpoch: epoch } = request;
+  const group = op.state.groups.get(groupId);
+  if (group === undefined) {
+    if (epoch < 0) {
+      op.touch(groupId);
+      op.state.groups.createSimpleClassicGroup(groupId);
+      return;
+    }
+    if (request.apiVersion >= MODERN_OFFSET_COMMIT_VERSION)
+      throw new CoordinatorError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+    throw new CoordinatorError(ErrorCode.ILLEGAL_GENERATION, `Group ${groupId} not found.`);
+  }
+  if (group.protocol === "consumer") {
+    validateConsumerGroupOffsetCommit(group, request);
+    return;
+  }
+  // A simple classic group: EMPTY, no members; only a commit outside group management passes.
+  if (epoch < 0) return;
+  throw new CoordinatorError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${request.memberId} is not a member of group ${groupId}.`);
+}
+
+/** `ConsumerGroup.validateOffsetCommit`: the member must exist and commit at exactly its epoch. */
+function validateConsumerGroupOffsetCommit(group: ConsumerGroup, request: OffsetCommitRequest): void {
+  const epoch = request.generationIdOrMemberEpoch;
+  // Admin or a consumer without group management: allowed while the group is empty.
+  if (epoch < 0 && group.numMembers === 0) return;
+  const member = group.member(request.memberId);
+  if (member === undefined) {
+    throw new CoordinatorError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${request.memberId} is not a member of group ${group.groupId}.`);
+  }
+  if (request.apiVersion < MODERN_OFFSET_COMMIT_VERSION) {
+    throw new CoordinatorError(
+      ErrorCode.UNSUPPORTED_VERSION,
+      "OffsetCommit version 9 or above must be used by members using the modern group protocol",
+    );
+  }
+  if (epoch !== member.memberEpoch) {
+    throw new CoordinatorError(
+      ErrorCode.STALE_MEMBER_EPOCH,
+      `The received member epoch ${epoch} does not match the expected member epoch ${member.memberEpoch}.`,
+    );
+  }
+}

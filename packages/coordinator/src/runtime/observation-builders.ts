@@ -1,0 +1,97 @@
+import type { Observation, PartitionsByTopic } from "@kcsim/protocol";
+import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
+import type { ConsumerGroupMember } from "../consumer-group/consumer-group-member.js";
+import type { Group } from "../groups/group.js";
+import type { MetadataImage } from "../metadata/metadata-image.js";
+import type {
+  GroupEpochObservation,
+  MemberAssignmentObservation,
+  MemberRemovalReason,
+  MemberRemovedObservation,
+  OffsetCommitObservation,
+  ServerMemberState,
+  TargetAssignmentObservation,
+} from "../observations.js";
+import { memberStateName } from "../reconciliation/member-state.js";
+import type { TopicIdPartitions } from "../topic-id-partitions.js";
+
+/** Builders of the coordinator's observations (observations.ts is the contract). */
+
+/** An assignment by topic id as canonical PartitionsByTopic (by topic name; unknown ids keep the id). */
+export function partitionsByTopicName(assignment: readonly TopicIdPartitions[], image: MetadataImage): PartitionsByTopic {
+  const byName = new Map<string, number[]>();
+  for (const { topicId, partitions } of assignment) {
+    if (partitions.length === 0) continue;
+    const name = image.topicById(topicId)?.name ?? topicId;
+    const list = byName.get(name);
+    if (list === undefined) byName.set(name, [...partitions]);
+    else list.push(...partitions);
+  }
+  const out: Record<string, number[]> = {};
+  for (const name of [...byName.keys()].sort()) {
+    const list = byName.get(name) ?? [];
+    out[name] = [...new Set(list)].sort((a, b) => a - b);
+  }
+  return out;
+}
+
+export function groupObservation(group: Group): Observation {
+  const observation: GroupEpochObservation =
+    group.protocol === "consumer"
+      ? {
+          type: "gc.group",
+          groupId: group.groupId,
+          protocol: "consumer",
+          groupEpoch: group.groupEpoch,
+          assignmentEpoch: group.assignmentEpoch,
+          state: group.state(),
+          members: group.numMembers,
+        }
+      : {
+          type: "gc.group",
+          groupId: group.groupId,
+          protocol: "classic",
+          groupEpoch: group.generationId,
+          assignmentEpoch: group.generationId,
+          state: group.state(),
+          members: group.numMembers,
+        };
+  return { ...observation };
+}
+
+export function memberObservation(group: ConsumerGroup, member: ConsumerGroupMember, image: MetadataImage): Observation {
+  const observation: MemberAssignmentObservation = {
+    type: "gc.member",
+    groupId: group.groupId,
+    memberId: member.memberId,
+    instanceId: member.instanceId,
+    memberEpoch: member.memberEpoch,
+    previousMemberEpoch: member.previousMemberEpoch,
+    state: memberStateName(member.state) as ServerMemberState,
+    assigned: partitionsByTopicName(member.assignedPartitions, image),
+    pendingRevocation: partitionsByTopicName(member.partitionsPendingRevocation, image),
+  };
+  return { ...observation };
+}
+
+export function memberRemovedObservation(groupId: string, member: ConsumerGroupMember, reason: MemberRemovalReason): Observation {
+  const observation: MemberRemovedObservation = {
+    type: "gc.member-removed",
+    groupId,
+    memberId: member.memberId,
+    instanceId: member.instanceId,
+    memberEpoch: member.memberEpoch,
+    reason,
+  };
+  return { ...observation };
+}
+
+export function targetObservation(groupId: string, assignmentEpoch: number, assignor: string, members: number, moved: number): Observation {
+  const observation: TargetAssignmentObservation = { type: "gc.target", groupId, assignmentEpoch, assignor, members, moved };
+  return { ...observation };
+}
+
+export function offsetCommitObservation(fields: Omit<OffsetCommitObservation, "type">): Observation {
+  const observation: OffsetCommitObservation = { type: "gc.offset-commit", ...fields };
+  return { ...observation };
+}

@@ -1,0 +1,683 @@
+import {
+  type ActorId,
+  type BrokerConfig,
+  type Context,
+  ErrorCode,
+  type FetchRequest,
+  type FetchResponse,
+  type FetchResponsePartition,
+  IsolationLevel,
+  type ListOffsetsRequest,
+  type ListOffsetsResponse,
+  ListOffsetsTimestamp,
+  type Micros,
+  ms,
+  type OffsetForLeaderEpochRequest,
+  type OffsetForLeaderEpochResponse,
+  type ProduceRequest,
+  type RecordBatch,
+  tpKey,
+  UNDEFINED_EPOCH,
+} from "@kcsim/protocol";
+import type { FetchSessionObservation } from "../observations.js";
+import { type FetchContext, SessionErrorContext } from "../session/fetch-context.js";
+import { FetchManager } from "../session/fetch-manager.js";
+import { INITIAL_EPOCH, INVALID_SESSION_ID } from "../session/fetch-metadata.js";
+import { FetchSessionCache } from "../session/fetch-session-cache.js";
+import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, recordsSizeInBytes } from "../session/partition-read-result.js";
+import type { BrokerActorConfig } from "./broker-actor-config.js";
+import type { BrokerStorageRecord } from "./broker-storage.js";
+import { DelayedFetch, type DelayedFetchPartition, type FetchParams, isFromFollower } from "./delayed-fetch.js";
+import { DelayedOperationPurgatory } from "./delayed-operation-purgatory.js";
+import { DelayedProduce, type ProducePartitionStatus, produceResponseOf } from "./delayed-produce.js";
+import { MetadataCache, type PartitionStateChange } from "./metadata-cache.js";
+import { type AlterPartitionOutcome, type IsrProposal, Partition, type PartitionHost } from "./partition.js";
+import { type LogChange, lastOffsetOf, PartitionLog } from "./partition-log.js";
+import type { ReplicaFetcherHost } from "./replica-fetcher.js";
+import { ReplicaFetcherManager } from "./replica-fetcher-manager.js";
+
+/** Timer name prefixes of parked requests. */
+const DELAYED_FETCH_TIMER = "delayed-fetch:";
+const DELAYED_PRODUCE_TIMER = "delayed-produce:";
+
+/** Where the replica manager reaches the rest of its broker. */
+export interface ReplicaManagerWiring {
+  /** The actor context of the event being handled. */
+  ctx(): Context;
+  nextCorrelationId(): number;
+  submitAlterPartition(partition: Partition, proposal: IsrProposal): void;
+}
+
+/** A Fetch response partition carrying only an error (Kafka's `FetchResponse.partitionResponse`). */
+function errorPartition(partitionIndex: number, errorCode: number): FetchResponsePartition {
+  return {
+    partitionIndex,
+    errorCode,
+    highWatermark: -1,
+    lastStableOffset: -1,
+    logStartOffset: -1,
+    abortedTransactions: null,
+    preferredReadReplica: NO_PREFERRED_READ_REPLICA,
+    records: [],
+  };
+}
+
+/**
+ * The partitions a broker hosts and the request paths into them (Kafka's
+ * `ReplicaManager` with the parts of `KafkaApis` that feed it): role changes
+ * from the controller's metadata, produce with acks 0/1/all (acks=all parked
+ * until the high watermark covers the batch), fetch for consumers and
+ * followers with KIP-227 sessions and fetch sizing (parked until
+ * fetch.min.bytes or fetch.max.wait.ms), ListOffsets and
+ * OffsetForLeaderEpoch, and the periodic ISR shrink, high-watermark
+ * checkpoint and retention.
+ */
+export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
+  readonly brokerId: number;
+  readonly settings: BrokerConfig;
+  readonly replicaLagTimeMax: Micros;
+  readonly minInsyncReplicas: number;
+  readonly metadataCache = new MetadataCache();
+  readonly fetchManager: FetchManager;
+  readonly #wiring: ReplicaManagerWiring;
+  readonly #partitions = new Map<string, Partition>();
+  readonly #fetchPurgatory = new DelayedOperationPurgatory<DelayedFetch>();
+  readonly #producePurgatory = new DelayedOperationPurgatory<DelayedProduce>();
+  readonly #fetchers: ReplicaFetcherManager;
+  readonly #topicIds: ReadonlyMap<string, string>;
+  #nextDelayedId = 0;
+
+  constructor(config: BrokerActorConfig, wiring: ReplicaManagerWiring) {
+    this.#wiring = wiring;
+    this.brokerId = config.brokerId;
+    this.settings = config.settings;
+    this.replicaLagTimeMax = ms(config.settings["replica.lag.time.max.ms"]);
+    this.minInsyncReplicas = config.settings["min.insync.replicas"];
+    this.#topicIds = new Map(config.topics.map((t) => [t.name, t.id]));
+    this.fetchManager = new FetchManager(
+      new FetchSessionCache({
+        random: () => wiring.ctx().random(),
+        maxSlots: config.settings["max.incremental.fetch.session.cache.slots"],
+      }),
+    );
+    const hosts = new Map(config.brokers.map((b) => [b.nodeId, b.host]));
+    this.#fetchers = new ReplicaFetcherManager(this, (nodeId) => hosts.get(nodeId));
+  }
+
+  now(): Micros {
+    return this.#wiring.ctx().now();
+  }
+
+  nextCorrelationId(): number {
+    return this.#wiring.nextCorrelationId();
+  }
+
+  // --- partitions and their logs ---
+
+  /** A partition this broker has a log for (hosted or not). */
+  partition(topic: string, index: number): Partition | undefined {
+    return this.#partitions.get(tpKey(topic, index));
+  }
+
+  /** A partition this broker currently hosts as leader or follower. */
+  hosted(topic: string, index: number): Partition | undefined {
+    const partition = this.partition(topic, index);
+    return partition !== undefined && partition.role !== "none" ? partition : undefined;
+  }
+
+  partitions(): Partition[] {
+    return [...this.#partitions.values()];
+  }
+
+  #partitionOrCreate(topic: string, index: number): Partition | undefined {
+    const key = tpKey(topic, index);
+    const existing = this.#partitions.get(key);
+    if (existing !== undefined) return existing;
+    const topicId = this.#topicIds.get(topic) ?? this.metadataCache.topicId(topic);
+    if (topicId === undefined) return undefined;
+    const roll = { segmentBytes: this.settings["log.segment.bytes"], rollMs: this.settings["log.roll.ms"] };
+    const log = new PartitionLog(roll, (change: LogChange) => {
+      const record: BrokerStorageRecord = { topic, partition: index, change };
+      this.#wiring.ctx().storage.append(record);
+    });
+    const partition = new Partition(topic, topicId, index, log, this);
+    this.#partitions.set(key, partition);
+    return partition;
+  }
+
+  /** Rebuilds the logs from durable storage (a restart). */
+  recover(records: readonly BrokerStorageRecord[]): void {
+    for (const record of records) {
+      if ("change" in record) this.#partitionOrCreate(record.topic, record.partition)?.log.replay(record.change);
+    }
+    for (const partition of this.#partitions.values()) partition.log.finishReplay();
+  }
+
+  // --- metadata: roles ---
+
+  /**
+   * Applies partition states newer than what the broker knew (Kafka's
+   * `applyDelta`): this broker becomes leader (new epoch from its log end)
+   * or follower (its fetcher restarts, truncating first, when the leader
+   * epoch changed). Parked requests on those partitions are re-checked.
+   */
+  applyPartitionStates(changes: readonly PartitionStateChange[], ctx: Context): void {
+    for (const { topic, state } of changes) {
+      if (!state.replicas.includes(this.brokerId)) continue;
+      const partition = this.#partitionOrCreate(topic, state.partitionIndex);
+      if (partition === undefined) continue;
+      const before = { role: partition.role, epoch: partition.leaderEpoch };
+      if (state.leader === this.brokerId) {
+        const result = partition.makeLeader(state);
+        if (!result.applied) continue;
+        this.#fetchers.unfollow(topic, partition.index, ctx);
+        if (result.highWatermarkIncremented) this.#highWatermarkIncremented(partition, ctx);
+      } else {
+        const newEpoch = partition.makeFollower(state);
+        if (newEpoch === undefined) continue;
+        if (newEpoch || before.role !== "follower") {
+          if (state.leader >= 0) this.#fetchers.follow(partition, ctx);
+          else this.#fetchers.unfollow(topic, partition.index, ctx);
+        }
+      }
+      if (before.role !== partition.role || before.epoch !== partition.leaderEpoch) {
+        ctx.observe({
+          type: "broker.role",
+          topic,
+          partition: partition.index,
+          role: partition.role,
+          leaderEpoch: partition.leaderEpoch,
+          isr: [...partition.isr],
+          logEndOffset: partition.log.logEndOffset,
+          highWatermark: partition.log.highWatermark,
+        });
+      }
+      this.#partitionChanged(partition, ctx);
+    }
+    this.#fetchers.poll(ctx);
+  }
+
+  // --- PartitionHost ---
+
+  isReplicaIsrEligible(brokerId: number): boolean {
+    return this.metadataCache.isBrokerAlive(brokerId);
+  }
+
+  submitAlterPartition(partition: Partition, proposal: IsrProposal): void {
+    this.#wiring.submitAlterPartition(partition, proposal);
+  }
+
+  /** The controller's answer to an ISR proposal; returns whether to send it again. */
+  onAlterPartitionOutcome(partition: Partition, proposal: IsrProposal, outcome: AlterPartitionOutcome, ctx: Context): boolean {
+    const result = partition.handleAlterPartitionOutcome(proposal, outcome);
+    if (result.highWatermarkIncremented) this.#highWatermarkIncremented(partition, ctx);
+    this.#partitionChanged(partition, ctx);
+    return result.retry;
+  }
+
+  // --- ReplicaFetcherHost ---
+
+  onTruncated(partition: Partition, previousEndOffset: number, offset?: number): void {
+    const ctx = this.#wiring.ctx();
+    ctx.observe({
+      type: "broker.truncate",
+      topic: partition.topic,
+      partition: partition.index,
+      offset: offset ?? partition.log.logEndOffset,
+      previousEndOffset,
+    });
+  }
+
+  onFetcherTimer(timer: string, ctx: Context): boolean {
+    return this.#fetchers.onTimer(timer, ctx);
+  }
+
+  get fetchers(): ReplicaFetcherManager {
+    return this.#fetchers;
+  }
+
+  // --- high watermark and parked requests ---
+
+  #highWatermarkIncremented(partition: Partition, ctx: Context): void {
+    ctx.observe({ type: "broker.hw", topic: partition.topic, partition: partition.index, highWatermark: partition.log.highWatermark });
+  }
+
+  /** Re-checks the parked fetches and produces watching a partition (Kafka's `tryCompleteDelayedRequests`). */
+  #partitionChanged(partition: Partition, ctx: Context): void {
+    const key = tpKey(partition.topic, partition.index);
+    const lookup = (topic: string, index: number) => this.hosted(topic, index);
+    for (const op of this.#producePurgatory.watching(key)) {
+      if (op.tryComplete(lookup)) this.#completeProduce(op.id, ctx);
+    }
+    for (const op of this.#fetchPurgatory.watching(key)) {
+      if (op.tryComplete(lookup)) this.#completeFetch(op.id, ctx);
+    }
+  }
+
+  /** A parked request's timer; false if the timer is not one of them. */
+  onDelayedTimer(timer: string, ctx: Context): boolean {
+    if (timer.startsWith(DELAYED_FETCH_TIMER)) {
+      this.#completeFetch(Number(timer.slice(DELAYED_FETCH_TIMER.length)), ctx);
+      return true;
+    }
+    if (timer.startsWith(DELAYED_PRODUCE_TIMER)) {
+      const op = this.#producePurgatory.get(Number(timer.slice(DELAYED_PRODUCE_TIMER.length)));
+      // Settle what can be settled; what is still pending answers REQUEST_TIMED_OUT.
+      op?.tryComplete((topic, index) => this.hosted(topic, index));
+      if (op !== undefined) this.#completeProduce(op.id, ctx);
+      return true;
+    }
+    return false;
+  }
+
+  // --- produce ---
+
+  /** Produce (Kafka's `handleProduceRequest` / `appendRecords`). acks=0 gets no response. */
+  handleProduce(from: ActorId, request: ProduceRequest, ctx: Context): void {
+    const acks = request.acks;
+    const nowMs = Math.floor(ctx.now() / 1000);
+    const statuses: ProducePartitionStatus[] = [];
+    const appended: Partition[] = [];
+    for (const topicData of request.topicData) {
+      for (const { index, records } of topicData.partitionData) {
+        const result = this.#appendToLeader(topicData.name, index, records, acks, nowMs, ctx);
+        statuses.push({
+          topic: topicData.name,
+          partition: index,
+          requiredOffset: result.batch === undefined ? -1 : lastOffsetOf(result.batch) + 1,
+          acksPending: result.batch !== undefined && acks === -1,
+          errorCode: result.errorCode,
+          baseOffset: result.batch?.baseOffset ?? -1,
+          logStartOffset: result.partition?.log.logStartOffset ?? -1,
+        });
+        if (result.partition !== undefined) appended.push(result.partition);
+      }
+    }
+    // Followers parked on these partitions can now read the new batches.
+    for (const partition of appended) this.#partitionChanged(partition, ctx);
+    if (acks === 0) return;
+    if (acks === -1 && appended.length > 0) {
+      const op = new DelayedProduce(++this.#nextDelayedId, from, request.correlationId, statuses, (s) => tpKey(s.topic, s.partition));
+      if (op.tryComplete((topic, index) => this.hosted(topic, index))) {
+        ctx.send(from, op.response());
+      } else {
+        this.#producePurgatory.watch(op);
+        ctx.setTimer(`${DELAYED_PRODUCE_TIMER}${op.id}`, ms(Math.max(0, request.timeoutMs)));
+      }
+      return;
+    }
+    ctx.send(from, produceResponseOf(request.correlationId, statuses));
+  }
+
+  #appendToLeader(
+    topic: string,
+    index: number,
+    batch: RecordBatch,
+    acks: number,
+    nowMs: number,
+    ctx: Context,
+  ): { errorCode: number; batch?: RecordBatch; partition?: Partition } {
+    if (acks !== -1 && acks !== 0 && acks !== 1) return { errorCode: ErrorCode.INVALID_REQUIRED_ACKS };
+    if (!this.metadataCache.contains(topic, index)) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+    if (batch.records.length === 0) return { errorCode: ErrorCode.CORRUPT_MESSAGE };
+    if (batch.sizeInBytes > this.settings["message.max.bytes"]) return { errorCode: ErrorCode.MESSAGE_TOO_LARGE };
+    const partition = this.hosted(topic, index);
+    if (partition === undefined) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+    const result = partition.appendRecordsToLeader(batch, acks, nowMs);
+    if (!("batch" in result)) return { errorCode: result.errorCode };
+    ctx.observe({
+      type: "broker.append",
+      topic,
+      partition: index,
+      baseOffset: result.batch.baseOffset,
+      lastOffset: lastOffsetOf(result.batch),
+      leaderEpoch: partition.leaderEpoch,
+    });
+    if (result.highWatermarkIncremented) this.#highWatermarkIncremented(partition, ctx);
+    return { errorCode: ErrorCode.NONE, batch: result.batch, partition };
+  }
+
+  #completeProduce(id: number, ctx: Context): void {
+    const op = this.#producePurgatory.remove(id);
+    if (op === undefined) return;
+    ctx.cancelTimer(`${DELAYED_PRODUCE_TIMER}${id}`);
+    ctx.send(op.replyTo, op.response());
+  }
+
+  // --- fetch ---
+
+  /**
+   * Fetch (Kafka's `handleFetchRequest` / `fetchMessages`): answered at once
+   * if max wait <= 0, nothing readable was asked for, min bytes are there,
+   * or a read failed; else parked until min bytes arrive or max wait ends.
+   * max bytes = min(request, broker fetch.max.bytes); min bytes <= max bytes.
+   */
+  handleFetch(from: ActorId, request: FetchRequest, ctx: Context): void {
+    const maxBytes = Math.min(request.maxBytes, this.settings["fetch.max.bytes"]);
+    const params: FetchParams = {
+      replicaId: request.replicaId,
+      maxWaitMs: request.maxWaitMs,
+      minBytes: Math.min(request.minBytes, maxBytes),
+      maxBytes,
+      isolationLevel: request.isolationLevel,
+    };
+    const context = this.#newFetchContext(request, ctx);
+    if (context.kind === "session-error") {
+      ctx.send(from, context.updateAndGenerateResponse([], ctx.now()));
+      return;
+    }
+    const interesting: DelayedFetchPartition[] = [];
+    const erroneous: PartitionReadResult[] = [];
+    for (const target of context.partitions()) {
+      const topic = this.metadataCache.topicName(target.topicId);
+      if (topic === undefined)
+        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_ID) });
+      else if (!this.metadataCache.contains(topic, target.partition)) {
+        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+      } else interesting.push({ topic, target });
+    }
+    if (interesting.length === 0) {
+      this.#sendFetchResponse(from, context, erroneous, request, ctx);
+      return;
+    }
+    const reads = this.#readFromLog(params, interesting, ctx);
+    let bytesReadable = 0;
+    for (const read of reads) bytesReadable += recordsSizeInBytes(read.data);
+    const errorReading = reads.some((read) => read.data.errorCode !== ErrorCode.NONE);
+    if (params.maxWaitMs <= 0 || bytesReadable >= params.minBytes || errorReading) {
+      this.#sendFetchResponse(from, context, [...reads, ...erroneous], request, ctx);
+      return;
+    }
+    const op = new DelayedFetch(++this.#nextDelayedId, from, params, context, interesting, erroneous, (p) =>
+      tpKey(p.topic, p.target.partition),
+    );
+    this.#fetchPurgatory.watch(op);
+    if (op.tryComplete((topic, index) => this.hosted(topic, index))) {
+      this.#completeFetch(op.id, ctx);
+      return;
+    }
+    ctx.setTimer(`${DELAYED_FETCH_TIMER}${op.id}`, ms(params.maxWaitMs));
+  }
+
+  #completeFetch(id: number, ctx: Context): void {
+    const op = this.#fetchPurgatory.remove(id);
+    if (op === undefined) return;
+    ctx.cancelTimer(`${DELAYED_FETCH_TIMER}${id}`);
+    const reads = this.#readFromLog(op.params, op.partitions, ctx);
+    ctx.send(op.replyTo, op.context.updateAndGenerateResponse([...reads, ...op.erroneous], ctx.now()));
+  }
+
+  /** Applies a fetch's session metadata (KIP-227) and reports what happened to sessions. */
+  #newFetchContext(request: FetchRequest, ctx: Context): FetchContext {
+    const cache = this.fetchManager.cache;
+    const privileged = request.replicaId >= 0;
+    const observe = (event: FetchSessionObservation["event"], sessionId: number, partitions: number, isPrivileged: boolean) => {
+      const observation: FetchSessionObservation = { type: "broker.fetch-session", event, sessionId, partitions, privileged: isPrivileged };
+      ctx.observe({ ...observation });
+    };
+    const named = request.sessionId !== INVALID_SESSION_ID ? cache.get(request.sessionId) : undefined;
+    const namedSize = named?.size ?? 0;
+    const namedPrivileged = named?.privileged ?? privileged;
+    const context = this.fetchManager.newContext(request, ctx.now());
+    if (context instanceof SessionErrorContext) {
+      observe(
+        context.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND ? "not-found" : "epoch-mismatch",
+        request.sessionId,
+        0,
+        privileged,
+      );
+    } else if (named !== undefined && cache.get(request.sessionId) === undefined) {
+      // A full request naming its session closes it; an incremental one that empties it drops it.
+      observe("closed", request.sessionId, namedSize, namedPrivileged);
+    }
+    return context;
+  }
+
+  #sendFetchResponse(to: ActorId, context: FetchContext, reads: PartitionReadResult[], request: FetchRequest, ctx: Context): void {
+    const cache = this.fetchManager.cache;
+    const creating = context.kind === "full" && request.sessionEpoch === INITIAL_EPOCH;
+    const before = creating && cache.shards.some((shard) => shard.size >= shard.maxEntries) ? this.#sessionsById() : undefined;
+    const evictionsBefore = cache.evictions.count;
+    const response: FetchResponse = context.updateAndGenerateResponse(reads, ctx.now());
+    if (creating) {
+      const privileged = request.replicaId >= 0;
+      if (before !== undefined && cache.evictions.count > evictionsBefore) {
+        for (const [id, session] of before) {
+          if (cache.get(id) === undefined) {
+            ctx.observe({
+              type: "broker.fetch-session",
+              event: "evicted",
+              sessionId: id,
+              partitions: session.size,
+              privileged: session.privileged,
+            });
+          }
+        }
+      }
+      ctx.observe({
+        type: "broker.fetch-session",
+        event: response.sessionId === INVALID_SESSION_ID ? "cache-full" : "created",
+        sessionId: response.sessionId,
+        partitions: reads.length,
+        privileged,
+      });
+    }
+    ctx.send(to, response);
+  }
+
+  #sessionsById(): Map<number, { size: number; privileged: boolean }> {
+    const sessions = new Map<number, { size: number; privileged: boolean }>();
+    for (const shard of this.fetchManager.cache.shards) {
+      for (const session of shard.sessions()) sessions.set(session.id, { size: session.size, privileged: session.privileged });
+    }
+    return sessions;
+  }
+
+  /**
+   * Reads the partitions in order with a shrinking budget (Kafka's
+   * `readFromLog`): each partition gets min(its max bytes, what is left of
+   * the request's max bytes). The first batch of the first partition that
+   * returns data is returned whole even if it exceeds both (Fetch v3+);
+   * after that the limits are strict.
+   */
+  #readFromLog(params: FetchParams, partitions: readonly DelayedFetchPartition[], ctx: Context): PartitionReadResult[] {
+    let limit = params.maxBytes;
+    let minOneMessage = true;
+    const reads: PartitionReadResult[] = [];
+    for (const item of partitions) {
+      const read = this.#readPartition(params, item, Math.min(item.target.partitionMaxBytes, limit), minOneMessage, ctx);
+      const size = recordsSizeInBytes(read.data);
+      if (size > 0) minOneMessage = false;
+      limit = Math.max(0, limit - size);
+      reads.push(read);
+    }
+    return reads;
+  }
+
+  /**
+   * One partition of a fetch (Kafka's `Partition.fetchRecords`): leader and
+   * epoch checks, then a read up to the high watermark (consumers) or the
+   * log end (followers). A follower's fetch offset is its log end: the
+   * leader records it, which may add it to the ISR and move the high
+   * watermark. Offsets and watermarks are taken before the read.
+   */
+  #readPartition(
+    params: FetchParams,
+    item: DelayedFetchPartition,
+    maxBytes: number,
+    minOneMessage: boolean,
+    ctx: Context,
+  ): PartitionReadResult {
+    const { topic, target } = item;
+    const fail = (errorCode: number): PartitionReadResult => ({
+      topicId: target.topicId,
+      data: errorPartition(target.partition, errorCode),
+    });
+    const partition = this.hosted(topic, target.partition);
+    if (partition === undefined) {
+      return fail(
+        this.metadataCache.contains(topic, target.partition) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      );
+    }
+    const epochError = partition.checkLeaderEpoch(target.currentLeaderEpoch, true);
+    if (epochError !== ErrorCode.NONE) return fail(epochError);
+    const follower = isFromFollower(params);
+    if (follower && !partition.remoteReplicas.has(params.replicaId)) {
+      return fail(target.currentLeaderEpoch >= 0 ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    }
+    const log = partition.log;
+    const highWatermark = log.highWatermark;
+    const logStartOffset = log.logStartOffset;
+    const logEndOffset = log.logEndOffset;
+    const read = log.read(target.fetchOffset, maxBytes, follower ? logEndOffset : highWatermark, minOneMessage);
+    if (read.outOfRange) return fail(ErrorCode.OFFSET_OUT_OF_RANGE);
+    if (follower) {
+      const moved = partition.updateFollowerFetchState(params.replicaId, target.fetchOffset, target.logStartOffset, logEndOffset);
+      if (moved) {
+        this.#highWatermarkIncremented(partition, ctx);
+        this.#partitionChanged(partition, ctx);
+      }
+    }
+    return {
+      topicId: target.topicId,
+      data: {
+        partitionIndex: target.partition,
+        errorCode: ErrorCode.NONE,
+        highWatermark,
+        lastStableOffset: highWatermark,
+        logStartOffset,
+        abortedTransactions: params.isolationLevel === IsolationLevel.READ_COMMITTED ? [] : null,
+        preferredReadReplica: NO_PREFERRED_READ_REPLICA,
+        records: read.batches,
+      },
+    };
+  }
+
+  // --- offsets ---
+
+  /**
+   * ListOffsets (Kafka's `fetchOffsetForTimestamp`): latest is the high
+   * watermark for consumers and the log end for followers; earliest is the
+   * log start. A new leader whose high watermark is still below the start of
+   * its epoch answers OFFSET_NOT_AVAILABLE to consumers (KIP-207).
+   */
+  handleListOffsets(request: ListOffsetsRequest): ListOffsetsResponse {
+    const fromReplica = request.replicaId >= 0;
+    const seen = new Set<string>();
+    const topics = request.topics.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitions.map((p) => {
+        const fail = (errorCode: number) => ({ partitionIndex: p.partitionIndex, errorCode, timestamp: -1, offset: -1, leaderEpoch: -1 });
+        const key = tpKey(topic.name, p.partitionIndex);
+        if (seen.has(key)) return fail(ErrorCode.INVALID_REQUEST);
+        seen.add(key);
+        const partition = this.hosted(topic.name, p.partitionIndex);
+        if (partition === undefined) {
+          return fail(
+            this.metadataCache.contains(topic.name, p.partitionIndex)
+              ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+              : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          );
+        }
+        const epochError = partition.checkLeaderEpoch(p.currentLeaderEpoch, true);
+        if (epochError !== ErrorCode.NONE) return fail(epochError);
+        const log = partition.log;
+        const lastFetchable = fromReplica ? log.logEndOffset : log.highWatermark;
+        const start = partition.leaderEpochStartOffset;
+        const offsetsNotAvailable = !fromReplica && start !== null && start > log.highWatermark;
+        const answer = (offset: number, leaderEpoch: number, timestamp = -1) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: ErrorCode.NONE,
+          timestamp,
+          offset,
+          leaderEpoch,
+        });
+        switch (p.timestamp) {
+          case ListOffsetsTimestamp.LATEST:
+            return offsetsNotAvailable ? fail(ErrorCode.OFFSET_NOT_AVAILABLE) : answer(lastFetchable, partition.leaderEpoch);
+          case ListOffsetsTimestamp.EARLIEST:
+          case EARLIEST_LOCAL_TIMESTAMP:
+            return answer(log.logStartOffset, log.epochCache.epochForOffset(log.logStartOffset) ?? UNDEFINED_EPOCH);
+          default: {
+            if (p.timestamp < 0) return fail(ErrorCode.INVALID_REQUEST);
+            const found = log.offsetForTimestamp(p.timestamp);
+            if (found !== undefined && found.offset < lastFetchable) return answer(found.offset, found.epoch, found.timestampMs);
+            return offsetsNotAvailable ? fail(ErrorCode.OFFSET_NOT_AVAILABLE) : answer(-1, -1);
+          }
+        }
+      }),
+    }));
+    return { type: "ListOffsetsResponse", correlationId: request.correlationId, throttleTimeMs: 0, topics };
+  }
+
+  /** OffsetForLeaderEpoch (Kafka's `lastOffsetForLeaderEpoch`), served by the leader only. */
+  handleOffsetForLeaderEpoch(request: OffsetForLeaderEpochRequest): OffsetForLeaderEpochResponse {
+    const topics = request.topics.map((topic) => ({
+      topic: topic.topic,
+      partitions: topic.partitions.map((p) => {
+        const answer = (errorCode: number, leaderEpoch = UNDEFINED_EPOCH, endOffset = -1) => ({
+          errorCode,
+          partition: p.partition,
+          leaderEpoch,
+          endOffset,
+        });
+        const partition = this.hosted(topic.topic, p.partition);
+        if (partition === undefined) {
+          return answer(
+            this.metadataCache.contains(topic.topic, p.partition) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          );
+        }
+        const epochError = partition.checkLeaderEpoch(p.currentLeaderEpoch, true);
+        if (epochError !== ErrorCode.NONE) return answer(epochError);
+        const found = partition.log.epochCache.endOffsetFor(p.leaderEpoch, partition.log.logEndOffset);
+        return answer(ErrorCode.NONE, found.epoch, found.endOffset);
+      }),
+    }));
+    return { type: "OffsetForLeaderEpochResponse", correlationId: request.correlationId, throttleTimeMs: 0, topics };
+  }
+
+  // --- periodic tasks ---
+
+  /** Kafka's isr-expiration task. */
+  maybeShrinkIsr(): void {
+    for (const partition of this.#partitions.values()) partition.maybeShrinkIsr();
+  }
+
+  /** Kafka's highwatermark-checkpoint task. */
+  checkpointHighWatermarks(): void {
+    for (const partition of this.#partitions.values()) partition.log.checkpointHighWatermark();
+  }
+
+  /** Kafka's kafka-log-retention task, on every replica. */
+  deleteOldSegments(ctx: Context): void {
+    const nowMs = Math.floor(ctx.now() / 1000);
+    for (const partition of this.#partitions.values()) {
+      if (partition.role === "none") continue;
+      if (partition.log.deleteOldSegments(nowMs, this.settings["log.retention.ms"], this.settings["log.retention.bytes"])) {
+        this.#partitionChanged(partition, ctx);
+      }
+    }
+  }
+
+  /**
+   * DeleteRecords on the leader (Kafka's `deleteRecordsOnLeader`): the log
+   * start moves to `offset` (-1: the high watermark), never past the high
+   * watermark. Returns the error code.
+   */
+  deleteRecords(topic: string, index: number, offset: number, ctx: Context): number {
+    const partition = this.hosted(topic, index);
+    if (partition === undefined || !partition.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    const target = offset === -1 ? partition.log.highWatermark : offset;
+    if (target < 0 || target > partition.log.highWatermark) return ErrorCode.OFFSET_OUT_OF_RANGE;
+    if (partition.log.maybeIncrementLogStartOffset(target)) this.#partitionChanged(partition, ctx);
+    return ErrorCode.NONE;
+  }
+
+  /** Parked requests, for snapshots. */
+  get parked(): { fetches: number; produces: number } {
+    return { fetches: this.#fetchPurgatory.size, produces: this.#producePurgatory.size };
+  }
+}
+
+/** `ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP` (KIP-405): the local log start, which here is the log start. */
+const EARLIEST_LOCAL_TIMESTAMP = -4;

@@ -1,0 +1,32 @@
+import type { Micros } from "@kcsim/protocol";
+import type { CompletedFetch } from "./completed-fetch.js";
+
+/**
+ * Fetched data waiting for the application, oldest first (Kafka's
+ * `FetchBuffer`). A partition with data here is "buffered": it is not
+ * fetched again until its data is consumed or dropped.
+ */
+export class FetchBuffer {
+  #fetches: CompletedFetch[] = [];
+
+  add(fetch: CompletedFetch): void {
+    this.#fetches.push(fetch);
+  }
+
+  /** The data still waiting, oldest first (consumed entries are pruned). */
+  pending(): readonly CompletedFetch[] {
+    this.#fetches = this.#fetches.filter((fetch) => !fetch.isConsumed);
+    return this.#fetches;
+  }
+
+  /** Keys of the partitions with data waiting. */
+  bufferedPartitions(): Set<string> {
+    return new Set(this.pending().map((fetch) => fetch.key));
+  }
+
+  /** Drops (drains) the waiting data of the partitions `drop` selects. */
+  drop(drop: (key: string) => boolean, now: Micros): void {
+    for (const fetch of this.pending()) if (drop(fetch.key)) fetch.drain(now);
+    this.pending();
+  }
+}

@@ -1,0 +1,240 @@
+import {
+  type ActorId,
+  CONSUMER_REPLICA_ID,
+  type Context,
+  ErrorCode,
+  errorName,
+  type FetchRequest,
+  type FetchResponse,
+  type FetchResponsePartition,
+  type Micros,
+  type TopicPartition,
+  tpKey,
+} from "@kcsim/protocol";
+import type { FetchRoundObservation } from "../observations.js";
+import { isFull } from "../session/fetch-metadata.js";
+import type { FetchRequestData, PartitionFetchData } from "../session/fetch-request-data.js";
+import { fetchRequestFor } from "../session/fetch-request-for.js";
+import { type FetchRequestBuilder, FetchSessionHandler } from "../session/fetch-session-handler.js";
+import { fetchRequestBytes, fetchResponseBytes } from "../session/fetch-wire-size.js";
+import type { BrokerConnections } from "./broker-connections.js";
+import type { ClusterMetadata } from "./cluster-metadata.js";
+import type { FetchConfig } from "./fetch-config.js";
+import type { FetchMetrics } from "./fetch-metrics.js";
+import type { MetadataRefresher } from "./metadata-refresher.js";
+import type { TopicPartitionState } from "./partition-state.js";
+
+export const FETCH_TIMEOUT_TIMER_PREFIX = "fetch.request-timeout.";
+
+/** Consumers fetch with no log start offset (`FetchRequest.INVALID_LOG_START_OFFSET`) and no last fetched epoch. */
+const INVALID_LOG_START_OFFSET = -1;
+const NO_LAST_FETCHED_EPOCH = -1;
+
+interface PendingFetch {
+  readonly correlationId: number;
+  readonly nodeId: number;
+  readonly broker: ActorId;
+  readonly data: FetchRequestData;
+  readonly request: FetchRequest;
+  readonly sentAt: Micros;
+}
+
+/** A partition's part of a usable fetch response, with the offset its request asked for. */
+export interface FetchedPartition {
+  readonly partition: TopicPartition;
+  readonly key: string;
+  readonly fetchOffset: number;
+  readonly data: FetchResponsePartition;
+}
+
+/** User records in a response partition (control batches are never handed out). */
+function recordCount(data: FetchResponsePartition): number {
+  let records = 0;
+  for (const batch of data.records) if (!batch.isControl) records += batch.records.length;
+  return records;
+}
+
+/**
+ * The sending half of Kafka's `AbstractFetch`: one KIP-227 session handler
+ * per broker, at most one fetch in flight per broker, requests built from
+ * the fetchable partitions grouped by leader, and the session-level handling
+ * of each answer (a session error or a lost response sends the next request
+ * full). Every round trip is observed as `fetch.round`.
+ */
+export class FetchRequestManager {
+  readonly #config: FetchConfig;
+  readonly #metadata: ClusterMetadata;
+  readonly #refresher: MetadataRefresher;
+  readonly #connections: BrokerConnections;
+  readonly #metrics: FetchMetrics;
+  readonly #nextCorrelationId: () => number;
+  readonly #sessions = new Map<number, FetchSessionHandler>();
+  readonly #pending = new Map<number, PendingFetch>();
+
+  constructor(
+    config: FetchConfig,
+    metadata: ClusterMetadata,
+    refresher: MetadataRefresher,
+    connections: BrokerConnections,
+    metrics: FetchMetrics,
+    nextCorrelationId: () => number,
+  ) {
+    this.#config = config;
+    this.#metadata = metadata;
+    this.#refresher = refresher;
+    this.#connections = connections;
+    this.#metrics = metrics;
+    this.#nextCorrelationId = nextCorrelationId;
+  }
+
+  /**
+   * Kafka's `prepareFetchRequests` + send: each partition (in fetch order)
+   * goes to its leader unless the leader is unknown (metadata update
+   * requested), in reconnect backoff, or still answering the previous fetch.
+   */
+  maybeSend(fetchable: readonly TopicPartitionState[], ctx: Context): void {
+    const now = ctx.now();
+    const builders = new Map<number, { broker: ActorId; builder: FetchRequestBuilder }>();
+    for (const state of fetchable) {
+      if (state.position === null) continue;
+      const leader = this.#metadata.leader(state.partition);
+      if (leader === undefined) {
+        this.#refresher.requestUpdate();
+        continue;
+      }
+      if (this.#connections.isUnavailable(leader.broker, now) || this.#pending.has(leader.nodeId)) continue;
+      let entry = builders.get(leader.nodeId);
+      if (entry === undefined) {
+        let handler = this.#sessions.get(leader.nodeId);
+        if (handler === undefined) {
+          handler = new FetchSessionHandler(leader.nodeId);
+          this.#sessions.set(leader.nodeId, handler);
+        }
+        entry = { broker: leader.broker, builder: handler.newBuilder() };
+        builders.set(leader.nodeId, entry);
+      }
+      const data: PartitionFetchData = {
+        topicId: this.#metadata.topicId(state.partition.topic),
+        fetchOffset: state.position,
+        logStartOffset: INVALID_LOG_START_OFFSET,
+        partitionMaxBytes: this.#config.fetchSize,
+        currentLeaderEpoch: leader.epoch,
+        lastFetchedEpoch: NO_LAST_FETCHED_EPOCH,
+      };
+      entry.builder.add(state.partition, data);
+    }
+    for (const [nodeId, { broker, builder }] of builders) {
+      const data = builder.build();
+      const correlationId = this.#nextCorrelationId();
+      const request = fetchRequestFor(data, {
+        correlationId,
+        clientId: this.#config.clientId,
+        replicaId: CONSUMER_REPLICA_ID,
+        maxWaitMs: this.#config.maxWaitMs,
+        minBytes: this.#config.minBytes,
+        maxBytes: this.#config.maxBytes,
+        isolationLevel: this.#config.isolationLevel,
+        rackId: this.#config.rackId,
+      });
+      this.#pending.set(nodeId, { correlationId, nodeId, broker, data, request, sentAt: now });
+      this.#connections.requestSent(broker);
+      ctx.send(broker, request);
+      ctx.setTimer(`${FETCH_TIMEOUT_TIMER_PREFIX}${nodeId}`, this.#config.requestTimeout);
+    }
+  }
+
+  /**
+   * Kafka's `handleFetchSuccess`: the partitions of a usable answer, each
+   * with the offset it was fetched at; an empty list when the session could
+   * not use the answer, or null when the message answers no fetch in flight
+   * (late, duplicated, or from the wrong broker).
+   */
+  receive(from: ActorId, response: FetchResponse, ctx: Context): FetchedPartition[] | null {
+    const pending = [...this.#pending.values()].find((p) => p.correlationId === response.correlationId && p.broker === from);
+    if (pending === undefined) return null;
+    const now = ctx.now();
+    this.#pending.delete(pending.nodeId);
+    ctx.cancelTimer(`${FETCH_TIMEOUT_TIMER_PREFIX}${pending.nodeId}`);
+    this.#connections.responseReceived(from, now, response.throttleTimeMs);
+    this.#metrics.recordThrottleTime(response.throttleTimeMs, now);
+    const handler = this.#sessions.get(pending.nodeId);
+    const usable = handler?.handleResponse(response) ?? false;
+    this.#observeRound(pending, ctx, {
+      sessionId: usable ? response.sessionId : pending.data.metadata.sessionId,
+      responseBytes: fetchResponseBytes(response),
+      records: response.responses.reduce((n, topic) => n + topic.partitions.reduce((m, p) => m + recordCount(p), 0), 0),
+      error: errorName(response.errorCode),
+    });
+    if (handler === undefined || !usable) {
+      if (response.errorCode === ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR) this.#refresher.requestUpdate();
+      return [];
+    }
+    const requested = new Map(pending.data.sessionPartitions.map((p) => [tpKey(p.topic, p.partition), p.data.fetchOffset]));
+    const topicNames = handler.sessionTopicNames();
+    const fetched: FetchedPartition[] = [];
+    for (const topic of response.responses) {
+      const name = topicNames.get(topic.topicId);
+      if (name === undefined) continue;
+      for (const data of topic.partitions) {
+        const key = tpKey(name, data.partitionIndex);
+        const fetchOffset = requested.get(key);
+        if (fetchOffset === undefined) {
+          ctx.log.error("fetch response for a partition the request did not have", { partition: key, broker: from });
+          continue;
+        }
+        fetched.push({ partition: { topic: name, partition: data.partitionIndex }, key, fetchOffset, data });
+      }
+    }
+    this.#metrics.recordLatency(now - pending.sentAt, now);
+    return fetched;
+  }
+
+  /** A fetch request timed out: returns the broker whose connection this closes, or undefined if nothing was pending. */
+  timedOut(timer: string, ctx: Context): ActorId | undefined {
+    const nodeId = Number(timer.slice(FETCH_TIMEOUT_TIMER_PREFIX.length));
+    const pending = this.#pending.get(nodeId);
+    if (pending === undefined) return undefined;
+    this.#fail(pending, ErrorCode.REQUEST_TIMED_OUT, ctx);
+    return pending.broker;
+  }
+
+  /** Whether a fetch to `broker` is in flight. */
+  hasRequestTo(broker: ActorId): boolean {
+    for (const pending of this.#pending.values()) if (pending.broker === broker) return true;
+    return false;
+  }
+
+  /** The connection to `broker` closed: a fetch in flight to it fails (Kafka's `handleFetchFailure`). */
+  failRequestsTo(broker: ActorId, ctx: Context): void {
+    for (const pending of [...this.#pending.values()]) {
+      if (pending.broker !== broker) continue;
+      ctx.cancelTimer(`${FETCH_TIMEOUT_TIMER_PREFIX}${pending.nodeId}`);
+      this.#fail(pending, ErrorCode.NETWORK_EXCEPTION, ctx);
+    }
+  }
+
+  #fail(pending: PendingFetch, error: number, ctx: Context): void {
+    this.#pending.delete(pending.nodeId);
+    // The session may or may not have seen the request: close it and start a new one with a full request.
+    this.#sessions.get(pending.nodeId)?.handleError();
+    this.#observeRound(pending, ctx, { sessionId: pending.data.metadata.sessionId, responseBytes: 0, records: 0, error: errorName(error) });
+  }
+
+  #observeRound(
+    pending: PendingFetch,
+    ctx: Context,
+    outcome: { readonly sessionId: number; readonly responseBytes: number; readonly records: number; readonly error: string },
+  ): void {
+    ctx.observe({
+      type: "fetch.round",
+      broker: pending.broker,
+      full: isFull(pending.data.metadata),
+      sessionId: outcome.sessionId,
+      requestPartitions: pending.data.toSend.length,
+      requestBytes: fetchRequestBytes(pending.request),
+      responseBytes: outcome.responseBytes,
+      records: outcome.records,
+      error: outcome.error,
+    } satisfies FetchRoundObservation);
+  }
+}

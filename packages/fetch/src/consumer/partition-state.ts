@@ -1,0 +1,108 @@
+import { IsolationLevel, type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
+
+/**
+ * Kafka's `FetchStates`, reduced to what the fetcher needs (no
+ * AWAIT_VALIDATION: positions are not validated against leader epochs).
+ * - `initializing`: assigned, no position yet (the consumer seeks it to the
+ *   committed offset or asks for a reset);
+ * - `awaiting-reset`: waiting for a ListOffsets answer (no position);
+ * - `fetching`: has a position.
+ */
+export type FetchState = "initializing" | "awaiting-reset" | "fetching";
+
+/** Why a position is being reset, as `fetch.reset` reports it. */
+export type ResetReason = "no-committed-offset" | "out-of-range";
+
+/** A strategy ListOffsets can apply ("none" never gets this far). */
+export type ListOffsetsStrategy = "earliest" | "latest";
+
+/**
+ * One assigned partition's fetch state (Kafka's
+ * `SubscriptionState.TopicPartitionState`): position, pause, reset in
+ * progress, and what the last fetch said about the log.
+ */
+export class TopicPartitionState {
+  readonly partition: TopicPartition;
+  readonly key: string;
+  fetchState: FetchState = "initializing";
+  /** The next offset to hand out (and to fetch, when nothing is buffered). */
+  position: number | null = null;
+  /** Not fetchable by the consumer's choice (pause, revocation in progress, awaiting onPartitionsAssigned). */
+  paused = false;
+  /**
+   * A fetch answered with a leader error (NOT_LEADER_OR_FOLLOWER, ...) and
+   * named no new leader: not fetched until the next metadata response
+   * (Kafka's `awaitUpdate`), so the old leader is not asked again meanwhile.
+   */
+  awaitingMetadata = false;
+  /** OFFSET_OUT_OF_RANGE under auto.offset.reset=none: not fetched until the application seeks or resets. */
+  outOfRange = false;
+  resetStrategy: ListOffsetsStrategy | null = null;
+  resetReason: ResetReason | null = null;
+  /** While a ListOffsets is in flight or backing off: not before this time. */
+  nextRetryAt: Micros | null = null;
+  highWatermark: number | null = null;
+  logStartOffset: number | null = null;
+  lastStableOffset: number | null = null;
+
+  constructor(partition: TopicPartition) {
+    this.partition = { topic: partition.topic, partition: partition.partition };
+    this.key = tpKey(partition.topic, partition.partition);
+  }
+
+  hasValidPosition(): boolean {
+    return this.fetchState === "fetching";
+  }
+
+  isFetchable(): boolean {
+    return this.hasValidPosition() && !this.paused && !this.awaitingMetadata && !this.outOfRange;
+  }
+
+  awaitingReset(): boolean {
+    return this.fetchState === "awaiting-reset";
+  }
+
+  awaitingRetryBackoff(now: Micros): boolean {
+    return this.nextRetryAt !== null && now < this.nextRetryAt;
+  }
+
+  seek(offset: number): void {
+    this.fetchState = "fetching";
+    this.position = offset;
+    this.outOfRange = false;
+    this.resetStrategy = null;
+    this.resetReason = null;
+    this.nextRetryAt = null;
+  }
+
+  requestReset(strategy: ListOffsetsStrategy, reason: ResetReason): void {
+    this.fetchState = "awaiting-reset";
+    this.position = null;
+    this.outOfRange = false;
+    this.resetStrategy = strategy;
+    this.resetReason = reason;
+    this.nextRetryAt = null;
+  }
+
+  /** Back to no position (reset=none found nothing to start from). */
+  clearPosition(): void {
+    this.fetchState = "initializing";
+    this.position = null;
+    this.outOfRange = false;
+    this.resetStrategy = null;
+    this.resetReason = null;
+    this.nextRetryAt = null;
+  }
+
+  /** Kafka's `partitionLag`: to the high watermark, or to the last stable offset under read_committed. */
+  lag(isolationLevel: number): number | null {
+    if (this.position === null) return null;
+    const end = isolationLevel === IsolationLevel.READ_COMMITTED ? this.lastStableOffset : this.highWatermark;
+    return end === null ? null : end - this.position;
+  }
+
+  /** Kafka's `partitionLead`: how far the position is past the log start. */
+  lead(): number | null {
+    return this.position === null || this.logStartOffset === null ? null : this.position - this.logStartOffset;
+  }
+}

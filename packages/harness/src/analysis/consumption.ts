@@ -1,0 +1,150 @@
+import { getOrCreate, type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import type { HistoryEvent } from "../history/history-event.js";
+import { observationOf } from "./observations.js";
+import { OwnershipTimeline } from "./ownership-timeline.js";
+
+/** A break in the offsets one owner handed to its application. */
+export interface OffsetBreak {
+  readonly t: Micros;
+  readonly index: number;
+  readonly actor: string;
+  readonly partition: string;
+  readonly kind: "skip" | "rewind";
+  readonly expected: number;
+  readonly got: number;
+  /** What explains it: an auto.offset.reset, or nothing (a bug). */
+  readonly cause: "reset" | null;
+}
+
+/** Records delivered again (an offset some application had already been handed). */
+export interface Redelivery {
+  readonly t: Micros;
+  readonly index: number;
+  readonly actor: string;
+  readonly partition: string;
+  readonly count: number;
+  /**
+   * Why: a new owner restarted from an older committed offset ("rebalance"),
+   * after the previous owner's commit failed ("failed commit"), a fenced
+   * member still processing what it fetched before it learned it was out
+   * ("zombie"), a reset, or nothing.
+   */
+  readonly cause: "rebalance" | "failed commit" | "zombie" | "reset" | null;
+}
+
+export interface ConsumptionReport {
+  readonly breaks: readonly OffsetBreak[];
+  readonly redeliveries: readonly Redelivery[];
+  /** Records handed out for a partition the member did not own at that moment. */
+  readonly unowned: readonly { t: Micros; index: number; actor: string; partition: string }[];
+  readonly recordsConsumed: number;
+}
+
+interface Tenure {
+  readonly id: number;
+  next: number | null;
+  /** Why this tenure re-reads records an application already had, decided at its start. */
+  catchUp: Redelivery["cause"];
+}
+
+/**
+ * Follows every record handed to an application (`member.records`) through
+ * the owner's tenures (a tenure of a partition runs from the moment
+ * `member.owned` gives it to an actor to the moment it leaves that set, or
+ * the process crashes). Within a tenure offsets must follow each other;
+ * across tenures a new owner may re-read what an earlier one consumed but
+ * had not committed.
+ */
+export function analyseConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
+  const breaks: OffsetBreak[] = [];
+  const redeliveries: Redelivery[] = [];
+  const unowned: { t: Micros; index: number; actor: string; partition: string }[] = [];
+  const owned = new Map<string, Set<string>>();
+  const tenures = new Map<string, Tenure>();
+  let tenureIds = 0;
+  /** tp -> highest offset any application has been handed */
+  const consumedUpTo = new Map<string, { offset: number; actor: string }>();
+  /** actor/tp -> a reset happened since its last records */
+  const resetPending = new Set<string>();
+  /** actor/tp -> result of the actor's last commit attempt covering the tp */
+  const lastCommit = new Map<string, string>();
+  let recordsConsumed = 0;
+
+  const endTenures = (actor: string, keep: Set<string>) => {
+    for (const tp of owned.get(actor) ?? []) if (!keep.has(tp)) tenures.delete(`${actor}/${tp}`);
+  };
+  const liveness = new OwnershipTimeline();
+  events.forEach((event, index) => {
+    liveness.apply(event);
+    if (event.ev === "life" && (event.what === "crash" || event.what === "stop")) {
+      endTenures(event.actor, new Set());
+      owned.delete(event.actor);
+      return;
+    }
+    if (event.ev !== "obs") return;
+    const actor = event.actor;
+    const own = observationOf(event, "member.owned");
+    if (own !== undefined) {
+      const next = new Set<string>();
+      for (const { topic, partition } of topicPartitionsOf(own.owned)) next.add(tpKey(topic, partition));
+      endTenures(actor, next);
+      for (const tp of next) if (!tenures.has(`${actor}/${tp}`)) tenures.set(`${actor}/${tp}`, { id: tenureIds++, next: null, catchUp: null });
+      owned.set(actor, next);
+      return;
+    }
+    const reset = observationOf(event, "fetch.reset");
+    if (reset !== undefined) {
+      resetPending.add(`${actor}/${tpKey(reset.topic, reset.partition)}`);
+      return;
+    }
+    const commit = observationOf(event, "member.commit");
+    if (commit !== undefined) {
+      for (const [topic, partitions] of Object.entries(commit.offsets)) {
+        for (const partition of Object.keys(partitions)) lastCommit.set(`${actor}/${tpKey(topic, Number(partition))}`, commit.result);
+      }
+      return;
+    }
+    const records = observationOf(event, "member.records");
+    if (records === undefined) return;
+    recordsConsumed += records.count;
+    const tp = tpKey(records.topic, records.partition);
+    const key = `${actor}/${tp}`;
+    const tenure = tenures.get(key);
+    if (tenure === undefined) {
+      unowned.push({ t: event.t, index, actor, partition: tp });
+      return;
+    }
+    const wasReset = resetPending.delete(key);
+    if (tenure.next !== null && records.firstOffset !== tenure.next) {
+      breaks.push({
+        t: event.t,
+        index,
+        actor,
+        partition: tp,
+        kind: records.firstOffset > tenure.next ? "skip" : "rewind",
+        expected: tenure.next,
+        got: records.firstOffset,
+        cause: wasReset ? "reset" : null,
+      });
+    }
+    const before = consumedUpTo.get(tp);
+    if (before !== undefined && records.firstOffset <= before.offset) {
+      const count = Math.min(records.lastOffset, before.offset) - records.firstOffset + 1;
+      let cause: Redelivery["cause"] = null;
+      if (wasReset) cause = "reset";
+      else if (!liveness.isLive(actor)) cause = "zombie";
+      else if (tenure.next === null) {
+        // A new tenure starts from the last committed offset: it re-reads what the previous owner did not commit.
+        const previous = lastCommit.get(`${before.actor}/${tp}`);
+        cause = previous !== undefined && previous !== "NONE" ? "failed commit" : "rebalance";
+        tenure.catchUp = cause;
+      } else if (records.firstOffset === tenure.next) cause = tenure.catchUp;
+      redeliveries.push({ t: event.t, index, actor, partition: tp, count, cause });
+    }
+    if (before === undefined || records.lastOffset > before.offset) consumedUpTo.set(tp, { offset: records.lastOffset, actor });
+    tenure.next = records.lastOffset + 1;
+  });
+  return { breaks, redeliveries, unowned, recordsConsumed };
+}
+
+

@@ -1,0 +1,2 @@
+export { RealtimeHost } from "./realtime-host.js";
+export { replayRecording } from "./replay.js";

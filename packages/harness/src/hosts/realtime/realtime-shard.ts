@@ -1,0 +1,260 @@
+import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol";
+import TinyQueue from "tinyqueue";
+import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
+import type { CellCarry } from "../../kernel/cell-carry.js";
+import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
+import { MemoryDurableLog } from "../../kernel/durable-log.js";
+import { compareKeys, type Payload, type SimEvent, type TimerEvent } from "../../kernel/event.js";
+import { silentLogger } from "../../kernel/silent-logger.js";
+import type { ActorReport, ControlTuple, DeliveryTuple, Effect, ShardActorInit, ShardSettings } from "../lockstep/shard-protocol.js";
+import type { DeliveryBatch, EffectBatch, RunRecord } from "./realtime-protocol.js";
+
+/** The realtime clock as a shard sees it (a VirtualClock, or a fake one in tests). */
+export interface ShardClock {
+  now(): Micros;
+  realDelayMs(due: Micros): number;
+}
+
+/** Real timers (setTimeout in a worker; fakes in tests: fake timers do not reach workers). */
+export interface TimerDriver {
+  set(delayMs: number, fire: () => void): unknown;
+  clear(handle: unknown): void;
+}
+
+export interface RealtimeShardOptions {
+  readonly loggerFor?: (actor: ActorId) => ActorLogger;
+  readonly burnCpu?: (micros: Micros) => void;
+}
+
+/** A timer closer than this (real ms) counts as due: real timers cannot wait less than about a millisecond. */
+const TIMER_SLACK_MS = 0.05;
+
+/**
+ * The worker half of the realtime host, free of worker_threads so it is
+ * tested in one thread (the main thread also uses one for the stand-ins of
+ * actors whose worker is gone). Cells run on the real clock: each event is
+ * handled at virtual time t = max(the clock, the event's due time, the
+ * previous t), so t never goes backward and never precedes the time a
+ * message was due. Timers are one real timer for the earliest armed one.
+ * Every handled event is reported (a RunRecord) with the effects it made,
+ * in one EffectBatch per entry (a delivery round, a timer tick, a control
+ * call), so the main thread can record the run and replay can re-run it.
+ */
+export class RealtimeShard implements CellSink {
+  readonly #cells = new Map<ActorId, ActorCell>();
+  readonly #timers = new TinyQueue<TimerEvent>([], compareKeys);
+  readonly #settings: ShardSettings;
+  readonly #registry: ActorRegistry;
+  readonly #options: RealtimeShardOptions;
+  readonly #driver: TimerDriver;
+  readonly #emit: (batch: EffectBatch) => void;
+  #clock: ShardClock | null = null;
+  #armed: { due: Micros; handle: unknown } | null = null;
+  #effects: Effect[] = [];
+  #runs: RunRecord[] = [];
+  readonly #ran = new Set<ActorCell>();
+  #batches = 0;
+  #last: Micros = 0;
+  #stopped = false;
+  /** Deliveries for an actor not built yet: adopt() and deliveries travel on different ports. */
+  readonly #early = new Map<ActorId, DeliveryTuple[]>();
+  /** The virtual time of the event being handled (log lines carry it). */
+  now: Micros = 0;
+
+  constructor(
+    settings: ShardSettings,
+    actors: readonly ShardActorInit[],
+    registry: ActorRegistry,
+    driver: TimerDriver,
+    emit: (batch: EffectBatch) => void,
+    options: RealtimeShardOptions = {},
+  ) {
+    this.#settings = settings;
+    this.#registry = registry;
+    this.#driver = driver;
+    this.#emit = emit;
+    this.#options = options;
+    for (const actor of actors) this.adopt(actor);
+  }
+
+  /** Starts the clock (the run begins). */
+  begin(clock: ShardClock): void {
+    this.#clock = clock;
+    this.#last = clock.now();
+    this.#arm();
+  }
+
+  adopt(actor: ShardActorInit): void {
+    if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
+    const settings = this.#settings;
+    this.#cells.set(
+      actor.id,
+      new ActorCell(
+        {
+          id: actor.id,
+          kind: actor.kind,
+          config: actor.config,
+          factory: factoryFor(this.#registry, actor.kind),
+          seed: settings.seed,
+          useCodec: settings.useCodec,
+          storage: new MemoryDurableLog(actor.log),
+          restartPolicy: settings.restartPolicy,
+          logger: this.#options.loggerFor?.(actor.id) ?? silentLogger,
+          ...(actor.carry !== undefined ? { carry: actor.carry } : {}),
+          ...(this.#options.burnCpu !== undefined ? { burnCpu: this.#options.burnCpu } : {}),
+        },
+        this,
+      ),
+    );
+    const early = this.#early.get(actor.id);
+    if (early !== undefined) {
+      this.#early.delete(actor.id);
+      this.deliver(early);
+    }
+  }
+
+  /** Takes an actor's cell away (it moves to a worker); returns what outlives it. */
+  release(actor: ActorId): CellCarry | undefined {
+    const cell = this.#cells.get(actor);
+    this.#cells.delete(actor);
+    return cell?.carry();
+  }
+
+  cell(actor: ActorId): ActorCell | undefined {
+    return this.#cells.get(actor);
+  }
+
+  /** A delivery round from the router. */
+  deliver(batch: DeliveryBatch): void {
+    if (this.#stopped) return;
+    for (const tuple of batch) {
+      const [, due, origin, seq, sub, to, from, msgType, payload] = tuple;
+      const cell = this.#cells.get(to);
+      if (cell === undefined) {
+        const early = this.#early.get(to);
+        if (early === undefined) this.#early.set(to, [tuple]);
+        else early.push(tuple);
+        continue;
+      }
+      const t = this.#tick(due);
+      cell.handle({ kind: "deliver", due: t, origin, seq, sub, to, from, msgType, payload: payload as Payload });
+      this.#runs.push([to, t, 0, origin, seq, sub]);
+      this.#ran.add(cell);
+    }
+    this.#flush();
+  }
+
+  /** A control event (process fault, command, start) applied now. */
+  control(event: ControlTuple): void {
+    if (this.#stopped) return;
+    const [, due, origin, seq, sub, to, control] = event;
+    const cell = this.#cells.get(to);
+    if (cell === undefined) return;
+    const t = this.#tick(due);
+    cell.handle({ kind: "control", due: t, origin, seq, sub, to, control });
+    this.#runs.push([to, t, 1, [1, t, origin, seq, sub, to, control]]);
+    this.#ran.add(cell);
+    this.#flush();
+  }
+
+  /** Stops timers and deliveries and sends what is pending; returns the number of the last batch sent. */
+  stop(): number {
+    this.#flush();
+    this.#stopped = true;
+    if (this.#armed !== null) this.#driver.clear(this.#armed.handle);
+    this.#armed = null;
+    return this.#batches;
+  }
+
+  snapshot(): Record<ActorId, ActorReport> {
+    const out: Record<ActorId, ActorReport> = {};
+    for (const [id, cell] of this.#cells) out[id] = { state: cell.state, snapshot: cell.snapshot() };
+    return out;
+  }
+
+  /** The virtual time to handle an event due at `due` now: never before it, never before the previous one. */
+  #tick(due: Micros): Micros {
+    const clock = this.#clock;
+    const now = clock === null ? 0 : clock.now();
+    const t = Math.max(this.#last, now, due);
+    this.#last = t;
+    this.now = t;
+    return t;
+  }
+
+  #fireTimers(): void {
+    this.#armed = null;
+    const clock = this.#clock;
+    if (this.#stopped || clock === null) return;
+    for (let timer = this.#nextTimer(); timer !== undefined; timer = this.#nextTimer()) {
+      if (clock.realDelayMs(timer.due) > TIMER_SLACK_MS) break;
+      this.#timers.pop();
+      const cell = this.#cells.get(timer.to) as ActorCell;
+      const t = this.#tick(timer.due);
+      cell.handle({ ...timer, due: t });
+      this.#runs.push([timer.to, t, 2, [2, timer.due, timer.origin, timer.seq, timer.sub, timer.to, timer.name]]);
+      this.#ran.add(cell);
+    }
+    this.#flush();
+  }
+
+  /** The earliest timer that will still fire; replaced and cancelled ones are dropped. */
+  #nextTimer(): TimerEvent | undefined {
+    const timers = this.#timers;
+    for (let timer = timers.peek(); timer !== undefined; timer = timers.peek()) {
+      if (this.#cells.get(timer.to)?.isArmed(timer.name, timer.seq)) return timer;
+      timers.pop();
+    }
+    return undefined;
+  }
+
+  /** Keeps one real timer armed for the earliest virtual timer. */
+  #arm(): void {
+    const clock = this.#clock;
+    if (this.#stopped || clock === null) return;
+    const next = this.#nextTimer();
+    const armed = this.#armed;
+    if (armed !== null && next !== undefined && armed.due === next.due) return;
+    if (armed !== null) this.#driver.clear(armed.handle);
+    this.#armed = null;
+    if (next === undefined) return;
+    this.#armed = { due: next.due, handle: this.#driver.set(Math.max(0, clock.realDelayMs(next.due)), () => this.#fireTimers()) };
+  }
+
+  #flush(): void {
+    this.#arm();
+    if (this.#effects.length === 0 && this.#runs.length === 0) return;
+    const carries: [ActorId, CellCarry][] = [];
+    for (const cell of this.#ran) carries.push([cell.id, cell.carry()]);
+    this.#ran.clear();
+    const batch: EffectBatch = [++this.#batches, this.#effects, this.#runs, carries];
+    this.#effects = [];
+    this.#runs = [];
+    this.#emit(batch);
+  }
+
+  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
+    this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes]);
+  }
+  observe(actor: ActorId, now: Micros, observation: Observation): void {
+    this.#effects.push(["obs", actor, now, observation]);
+  }
+  appended(actor: ActorId, record: Uint8Array): void {
+    this.#effects.push(["append", actor, record]);
+  }
+  lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void {
+    this.#effects.push(["life", actor, now, what, detail]);
+  }
+  actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void {
+    this.#effects.push(["error", actor, now, during, message, stack]);
+  }
+  rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void {
+    this.#effects.push(["reject", actor, now, from, reason, detail]);
+  }
+  lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void {
+    this.#effects.push(["lost", actor, now, from, msgType, why]);
+  }
+  scheduleTimer(event: TimerEvent): void {
+    this.#timers.push(event);
+  }
+}

@@ -23,6 +23,10 @@ export {
 } from "./assignors/sticky/sticky-user-data.js";
 export { flattenTopicPartitionList, groupPartitionsByTopic } from "./assignors/topic-partitions.js";
 export * from "./assignors/validate-cooperative-assignment.js";
+// The classic consumer actor (group.protocol=classic), kind "classic-consumer".
+export * from "./classic/classic-consumer-member.js";
+export { type ClassicMemberConfig, parseClassicMemberConfig } from "./classic/classic-member-config.js";
+export { CLASSIC_MEMBER_STATES, isAllowedClassicTransition } from "./classic/classic-member-state.js";
 // The KIP-848 consumer actor (group.protocol=consumer), kind "consumer".
 export * from "./consumer/consumer-member.js";
 export * from "./consumer/consumer-member-config.js";

@@ -18,6 +18,12 @@ export type ClientMemberState =
   | "STALE"
   | "FATAL";
 
+/**
+ * The classic client's states (`AbstractCoordinator.MemberState`), plus
+ * FATAL for a consumer that hit a fatal error. memberEpoch is the generation.
+ */
+export type ClassicMemberState = "UNJOINED" | "PREPARING_REBALANCE" | "COMPLETING_REBALANCE" | "STABLE" | "FATAL";
+
 /** The client state machine moved (spec 2.1; classic members report their own coordinator states). */
 export interface MemberStateObservation {
   readonly type: "member.state";

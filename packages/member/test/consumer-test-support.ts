@@ -158,15 +158,25 @@ export interface HeartbeatReply {
   readonly error?: number;
 }
 
+/** An actor factory of the member package ("consumer" by default; the classic tests pass theirs). */
+export type MemberFactory = (id: string, config: JsonValue, options: { recordSource?: RecordSource }) => Actor;
+
+export interface DriverOptions {
+  readonly recordSource?: RecordSource;
+  readonly seed?: number;
+  readonly create?: MemberFactory;
+}
+
 /** Drives one consumer actor by hand: time, timers, scripted responses. */
 export class ConsumerDriver {
   readonly ctx: FakeContext;
   readonly actor: Actor;
   #cursor = 0;
 
-  constructor(config: JsonValue = testConfig(), options: { recordSource?: RecordSource; seed?: number } = {}) {
+  constructor(config: JsonValue = testConfig(), options: DriverOptions = {}) {
     this.ctx = new FakeContext("member-1", options.seed ?? 1);
-    this.actor = createConsumerMember("member-1", config, options.recordSource === undefined ? {} : { recordSource: options.recordSource });
+    const create = options.create ?? createConsumerMember;
+    this.actor = create("member-1", config, options.recordSource === undefined ? {} : { recordSource: options.recordSource });
     this.actor.start(this.ctx);
   }
 

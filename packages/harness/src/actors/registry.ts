@@ -1,6 +1,6 @@
 import { createGroupCoordinator } from "@kcsim/coordinator";
 import { createBroker, createController, createProducer } from "@kcsim/fetch";
-import { createConsumerMember } from "@kcsim/member";
+import { createClassicConsumerMember, createConsumerMember } from "@kcsim/member";
 import type { ActorFactory } from "@kcsim/protocol";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import { Pinger, Ponger } from "./ping-pong.js";
@@ -14,6 +14,7 @@ export const DEFAULT_REGISTRY: ActorRegistry = new Map<string, ActorFactory>([
   ["ponger", () => new Ponger()],
   ["group-coordinator", createGroupCoordinator],
   ["consumer", (id, config) => createConsumerMember(id, config)],
+  ["classic-consumer", (id, config) => createClassicConsumerMember(id, config)],
   ["broker", createBroker],
   ["controller", createController],
   ["producer", createProducer],

@@ -11,9 +11,10 @@ import {
 } from "@kcsim/protocol";
 import type { AssignedPartitions } from "./assigned-partitions.js";
 import { AutoCommitTimer } from "./auto-commit-timer.js";
+import { type CommitIdentity, type CommitProtocol, type CommitRefusal, isRefusal } from "./commit-protocol.js";
 import type { CoordinatorManager } from "./coordinator-manager.js";
 import type { ExponentialBackoff } from "./exponential-backoff.js";
-import { epochForOffsetRequests, type MemberIdentity } from "./member-identity.js";
+import type { MemberIdentity } from "./member-identity.js";
 import type { CommitKind, CommittedOffsets, MemberObserver } from "./member-observer.js";
 import type { RequestChannel } from "./request-channel.js";
 import { RequestState } from "./request-state.js";
@@ -28,9 +29,10 @@ export type CommitDone = (ctx: Context, committed: boolean) => void;
  * - `sync`: commitSync (user, close): retriable errors retried until the
  *   deadline; STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID are a
  *   CommitFailedException;
- * - `before-revocation`: the auto-commit before a revocation: also retries
- *   STALE_MEMBER_EPOCH (with the fresh epoch), always with the latest
- *   positions, until the deadline; a deleted topic is not retried.
+ * - `before-revocation`: the auto-commit before a revocation: retries what
+ *   the protocol says (KIP-848: also STALE_MEMBER_EPOCH, with the fresh
+ *   epoch, but not a deleted topic), always with the latest positions,
+ *   until the deadline.
  */
 type RetryPolicy = "none" | "sync" | "before-revocation";
 
@@ -66,14 +68,17 @@ export interface CommitSettings {
 }
 
 /**
- * OffsetCommit (v9, with the exact member epoch) for every way the consumer
- * commits (spec 5): the auto-commit on the interval inside poll, the
- * auto-commit before a revocation, commitSync, and the commit on close.
- * Commits wait for a known coordinator; several may be in flight. Every
- * attempt's outcome is reported as a `member.commit` observation.
+ * OffsetCommit (v9) for every way the consumer commits (spec 5): the
+ * auto-commit on the interval inside poll, the auto-commit before a
+ * revocation, commitSync, and the commit on close. What a commit carries
+ * (member epoch or generation) and how errors are met come from the
+ * group's CommitProtocol. Commits wait for a known coordinator; several may
+ * be in flight. Every attempt's outcome is reported as a `member.commit`
+ * observation.
  */
 export class CommitRequestManager {
   readonly #identity: MemberIdentity;
+  readonly #protocol: CommitProtocol;
   readonly #channel: RequestChannel;
   readonly #coordinator: CoordinatorManager;
   readonly #assigned: AssignedPartitions;
@@ -86,6 +91,7 @@ export class CommitRequestManager {
   constructor(
     settings: CommitSettings,
     identity: MemberIdentity,
+    protocol: CommitProtocol,
     channel: RequestChannel,
     coordinator: CoordinatorManager,
     assigned: AssignedPartitions,
@@ -95,6 +101,7 @@ export class CommitRequestManager {
     now: Micros,
   ) {
     this.#identity = identity;
+    this.#protocol = protocol;
     this.#channel = channel;
     this.#coordinator = coordinator;
     this.#assigned = assigned;
@@ -170,7 +177,7 @@ export class CommitRequestManager {
     for (const commit of [...this.#unsent]) {
       if (now < commit.deadline) continue;
       this.#unsent = this.#unsent.filter((c) => c !== commit);
-      this.#observer.commit(ctx, commit.kind, epochForOffsetRequests(this.#identity), offsetsJson(commit), TRANSPORT_FAILURE);
+      this.#observer.commit(ctx, commit.kind, epochOf(this.#protocol.commitIdentity()), offsetsJson(commit), TRANSPORT_FAILURE);
       this.#finish(commit, false, ctx);
     }
     const coordinator = this.#coordinator.coordinator;
@@ -198,7 +205,15 @@ export class CommitRequestManager {
   }
 
   #send(commit: PendingCommit, coordinator: string, ctx: Context): void {
-    const epoch = epochForOffsetRequests(this.#identity);
+    const sent = this.#protocol.commitIdentity();
+    if (isRefusal(sent)) {
+      // Nothing goes out (the classic client outside a stable generation): a non-retriable local failure.
+      this.#observer.commit(ctx, commit.kind, sent.memberEpoch, offsetsJson(commit), sent.refusedWith);
+      ctx.log.warn("commit refused locally: the member may not commit now", { kind: commit.kind, error: sent.refusedWith });
+      this.#finish(commit, false, ctx);
+      return;
+    }
+    const epoch = sent.generationIdOrMemberEpoch;
     const byTopic = new Map<
       string,
       { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }[]
@@ -227,37 +242,37 @@ export class CommitRequestManager {
         clientId: this.#channel.clientId,
         groupId: this.#identity.groupId,
         generationIdOrMemberEpoch: epoch,
-        memberId: this.#identity.memberId,
+        memberId: sent.memberId,
         groupInstanceId: this.#identity.groupInstanceId,
         topics: [...byTopic.entries()].map(([name, partitions]) => ({ name, partitions })),
       },
       "OffsetCommitResponse",
-      (response, ctx) => this.#onResponse(commit, epoch, response, ctx),
+      (response, ctx) => this.#onResponse(commit, sent, response, ctx),
       (ctx) => {
         this.#observer.commit(ctx, commit.kind, epoch, offsetsJson(commit), TRANSPORT_FAILURE);
-        this.#onFailure(commit, null, ctx);
+        this.#onFailure(commit, null, sent, ctx);
       },
     );
   }
 
-  #onResponse(commit: PendingCommit, epoch: number, response: OffsetCommitResponse, ctx: Context): void {
+  #onResponse(commit: PendingCommit, sent: CommitIdentity, response: OffsetCommitResponse, ctx: Context): void {
     let error: number = ErrorCode.NONE;
     for (const topic of response.topics) {
       for (const partition of topic.partitions) {
         if (partition.errorCode !== ErrorCode.NONE && error === ErrorCode.NONE) error = partition.errorCode;
       }
     }
-    this.#observer.commit(ctx, commit.kind, epoch, offsetsJson(commit), errorName(error));
+    this.#observer.commit(ctx, commit.kind, sent.generationIdOrMemberEpoch, offsetsJson(commit), errorName(error));
     if (error === ErrorCode.NONE) {
       commit.state.onSuccessfulAttempt(ctx.now());
       this.#finish(commit, true, ctx);
     } else {
-      this.#onFailure(commit, error, ctx);
+      this.#onFailure(commit, error, sent, ctx);
     }
   }
 
   /** A failed attempt: `error` null is a transport failure. */
-  #onFailure(commit: PendingCommit, error: number | null, ctx: Context): void {
+  #onFailure(commit: PendingCommit, error: number | null, sent: CommitIdentity, ctx: Context): void {
     const now = ctx.now();
     if (error === null || COORDINATOR_ERRORS.has(error))
       this.#coordinator.markUnknown(`OffsetCommit ${error === null ? TRANSPORT_FAILURE : errorName(error)}`, ctx);
@@ -271,8 +286,7 @@ export class CommitRequestManager {
         retry = retriable && now < commit.deadline;
         break;
       case "before-revocation": {
-        const staleWithValidEpoch = error === ErrorCode.STALE_MEMBER_EPOCH && this.#identity.memberEpoch() > 0;
-        retry = ((retriable && error !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) || staleWithValidEpoch) && now < commit.deadline;
+        retry = this.#protocol.retriesBeforeRevocation(error) && now < commit.deadline;
         if (retry) commit.offsets = this.allConsumed();
         if (retry && commit.offsets.size === 0) {
           this.#finish(commit, true, ctx);
@@ -287,9 +301,8 @@ export class CommitRequestManager {
       return;
     }
     const name = error === null ? TRANSPORT_FAILURE : errorName(error);
-    const commitFailed =
-      error === ErrorCode.STALE_MEMBER_EPOCH || error === ErrorCode.UNKNOWN_MEMBER_ID || error === ErrorCode.FENCED_INSTANCE_ID;
-    ctx.log.warn(commitFailed && commit.retry === "sync" ? "commit failed: CommitFailedException" : "commit failed", {
+    const raised = error === null ? "" : this.#protocol.onCommitFailed(error, sent, ctx);
+    ctx.log.warn(raised !== "" && commit.retry === "sync" ? `commit failed: ${raised}` : "commit failed", {
       kind: commit.kind,
       error: name,
     });
@@ -300,6 +313,10 @@ export class CommitRequestManager {
     if (commit.isAutoCommit && this.#autoCommit !== null) this.#autoCommit.inFlight = false;
     commit.onDone(ctx, committed);
   }
+}
+
+function epochOf(identity: CommitIdentity | CommitRefusal): number {
+  return isRefusal(identity) ? identity.memberEpoch : identity.generationIdOrMemberEpoch;
 }
 
 function offsetsJson(commit: PendingCommit): CommittedOffsets {

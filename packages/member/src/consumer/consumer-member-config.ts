@@ -2,16 +2,18 @@ import { type ConsumerConfig, type JsonValue, resolveConsumerConfig, topicIdFor 
 
 /**
  * The JSON configuration of a "consumer" actor (a KIP-848 consumer,
- * group.protocol=consumer), validated and with defaults filled in.
+ * group.protocol=consumer) or of a "classic-consumer" actor (the classic
+ * client, group.protocol=classic: same shape), validated and with defaults
+ * filled in.
  */
 export interface ConsumerMemberConfig {
-  /** Kafka consumer settings (resolveConsumerConfig); group.protocol is "consumer". */
+  /** Kafka consumer settings (resolveConsumerConfig); group.protocol is the actor's protocol. */
   readonly consumer: ConsumerConfig;
   /** Actor ids of the brokers that answer FindCoordinator. */
   readonly bootstrap: readonly string[];
   /** Topics subscribed at start (the first poll() joins); empty = start unsubscribed. */
   readonly subscription: readonly string[];
-  /** Cluster metadata: topic names <-> ids (the heartbeat carries ids). */
+  /** Cluster metadata: topic names <-> ids (the heartbeat carries ids), partition counts (the classic leader assigns them). */
   readonly topics: readonly TopicMetadataConfig[];
   readonly app: ApplicationConfig;
   readonly source: SyntheticSourceConfig;
@@ -109,15 +111,18 @@ function parseTopics(value: JsonValue | undefined): TopicMetadataConfig[] {
   });
 }
 
-function parseConsumerSettings(value: JsonValue | undefined): ConsumerConfig {
+/** The group.protocol an actor kind speaks. */
+export type MemberGroupProtocol = "consumer" | "classic";
+
+function parseConsumerSettings(value: JsonValue | undefined, groupProtocol: MemberGroupProtocol): ConsumerConfig {
   let consumer: ConsumerConfig;
   try {
     consumer = resolveConsumerConfig(value ?? {});
   } catch (error) {
     fail("consumer", `is invalid: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (consumer["group.protocol"] !== "consumer")
-    fail("consumer.group.protocol", `must be "consumer" for this actor, got "${consumer["group.protocol"]}"`);
+  if (consumer["group.protocol"] !== groupProtocol)
+    fail("consumer.group.protocol", `must be "${groupProtocol}" for this actor, got "${consumer["group.protocol"]}"`);
   if (consumer["group.id"] === "") fail("consumer.group.id", "must be set (a non-empty group id)");
   if (consumer["group.instance.id"] === "") fail("consumer.group.instance.id", "must be null or non-empty");
   return consumer;
@@ -164,14 +169,15 @@ function parseSource(value: JsonValue | undefined): SyntheticSourceConfig {
 }
 
 /**
- * Validates a consumer actor's JSON config and fills its defaults. A bad
+ * Validates a consumer actor's JSON config and fills its defaults; the
+ * config must ask for `groupProtocol` (the actor kind's protocol). A bad
  * config throws a ConsumerMemberConfigError whose one-line message names
  * the offending field.
  */
-export function parseConsumerMemberConfig(json: JsonValue): ConsumerMemberConfig {
+export function parseConsumerMemberConfig(json: JsonValue, groupProtocol: MemberGroupProtocol = "consumer"): ConsumerMemberConfig {
   if (!isObject(json)) fail("(root)", `must be an object, got ${JSON.stringify(json)}`);
   const root = objectAt(json, "", TOP_LEVEL_FIELDS);
-  const consumer = parseConsumerSettings(root.consumer);
+  const consumer = parseConsumerSettings(root.consumer, groupProtocol);
   const explicitAutoCommit = isObject(root.consumer) && "enable.auto.commit" in root.consumer;
   const bootstrap = stringListAt(root.bootstrap, "bootstrap", false);
   const subscription = root.subscription === undefined ? [] : stringListAt(root.subscription, "subscription", true);

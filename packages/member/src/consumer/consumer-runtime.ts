@@ -9,6 +9,7 @@ import { CoordinatorManager } from "./coordinator-manager.js";
 import { ExponentialBackoff } from "./exponential-backoff.js";
 import { HeartbeatFields } from "./heartbeat-fields.js";
 import { HeartbeatManager } from "./heartbeat-manager.js";
+import { MemberEpochCommitProtocol } from "./member-epoch-commit-protocol.js";
 import { generateMemberId } from "./member-id.js";
 import type { MemberIdentity } from "./member-identity.js";
 import { MemberObserver } from "./member-observer.js";
@@ -54,7 +55,8 @@ export class ConsumerRuntime {
     this.#coordinator = new CoordinatorManager(groupId, config.bootstrap, this.#channel, backoff);
     const memberEpoch = () => this.#membership.memberEpoch();
     const identity: MemberIdentity = { groupId, memberId: this.memberId, groupInstanceId, memberEpoch };
-    const observer = new MemberObserver(groupId, this.memberId, memberEpoch);
+    const memberId = this.memberId;
+    const observer = new MemberObserver({ groupId, protocol: "consumer", memberId: () => memberId, memberEpoch });
     this.#assigned = new AssignedPartitions(source, observer);
     this.#commits = new CommitRequestManager(
       {
@@ -62,6 +64,7 @@ export class ConsumerRuntime {
         autoCommitIntervalMs: consumer["auto.commit.interval.ms"],
       },
       identity,
+      new MemberEpochCommitProtocol(identity),
       this.#channel,
       this.#coordinator,
       this.#assigned,

@@ -1,6 +1,7 @@
 import { type Context, type PartitionsByTopic, partitionsByTopic, type TopicPartition } from "@kcsim/protocol";
 import type {
   CallbackObservation,
+  ClassicMemberState,
   ClientMemberState,
   CommitObservation,
   FatalObservation,
@@ -16,24 +17,41 @@ export type OwnershipChangeCause = OwnedPartitionsObservation["cause"];
 export type CommitKind = CommitObservation["kind"];
 export type CommittedOffsets = CommitObservation["offsets"];
 
+/** Who the observations are about. The classic member's id and generation change as it joins, hence functions. */
+export interface ObservedMember {
+  readonly groupId: string;
+  readonly protocol: MemberStateObservation["protocol"];
+  memberId(): string;
+  /** The member epoch (KIP-848) or the generation (classic). */
+  memberEpoch(): number;
+}
+
 /** Reports what the consumer does to the history, in the shapes of observations.ts. */
 export class MemberObserver {
   readonly #groupId: string;
-  readonly #memberId: string;
-  readonly #memberEpoch: () => number;
+  readonly #protocol: MemberStateObservation["protocol"];
+  readonly #member: ObservedMember;
 
-  constructor(groupId: string, memberId: string, memberEpoch: () => number) {
-    this.#groupId = groupId;
-    this.#memberId = memberId;
-    this.#memberEpoch = memberEpoch;
+  constructor(member: ObservedMember) {
+    this.#groupId = member.groupId;
+    this.#protocol = member.protocol;
+    this.#member = member;
   }
 
-  state(ctx: Context, from: ClientMemberState, to: ClientMemberState): void {
+  get #memberId(): string {
+    return this.#member.memberId();
+  }
+
+  #memberEpoch(): number {
+    return this.#member.memberEpoch();
+  }
+
+  state(ctx: Context, from: ClientMemberState | ClassicMemberState, to: ClientMemberState | ClassicMemberState): void {
     ctx.observe({
       type: "member.state",
       groupId: this.#groupId,
       memberId: this.#memberId,
-      protocol: "consumer",
+      protocol: this.#protocol,
       from,
       to,
       memberEpoch: this.#memberEpoch(),

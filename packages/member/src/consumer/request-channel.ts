@@ -1,14 +1,26 @@
 import { type ActorId, type Context, type Message, type MessageOf, type MessageType, ms, type ResponseMessage } from "@kcsim/protocol";
 
-/** The coordinator-facing responses the member handles itself; any other message goes to its RecordSource. */
+/** The coordinator-facing responses the member handles itself (KIP-848 and classic); any other message goes to its RecordSource. */
 const MEMBER_RESPONSE_TYPES = new Set<MessageType>([
   "ConsumerGroupHeartbeatResponse",
   "FindCoordinatorResponse",
   "OffsetCommitResponse",
   "OffsetFetchResponse",
+  "JoinGroupResponse",
+  "SyncGroupResponse",
+  "HeartbeatResponse",
+  "LeaveGroupResponse",
 ]);
 
-type MemberResponseType = "ConsumerGroupHeartbeatResponse" | "FindCoordinatorResponse" | "OffsetCommitResponse" | "OffsetFetchResponse";
+type MemberResponseType =
+  | "ConsumerGroupHeartbeatResponse"
+  | "FindCoordinatorResponse"
+  | "OffsetCommitResponse"
+  | "OffsetFetchResponse"
+  | "JoinGroupResponse"
+  | "SyncGroupResponse"
+  | "HeartbeatResponse"
+  | "LeaveGroupResponse";
 
 interface PendingRequest {
   readonly to: ActorId;
@@ -40,6 +52,10 @@ export class RequestChannel {
     return this.#clientId;
   }
 
+  get requestTimeoutMs(): number {
+    return this.#requestTimeoutMs;
+  }
+
   nextCorrelationId(): number {
     return this.#nextCorrelationId++;
   }
@@ -50,7 +66,8 @@ export class RequestChannel {
 
   /**
    * Sends a request built with `correlationId` and waits for the response of
-   * type `responseType`.
+   * type `responseType`, for request.timeout.ms or `timeoutMs` when given
+   * (the classic JoinGroup waits longer: it may block for a whole rebalance).
    */
   send<R extends MemberResponseType>(
     ctx: Context,
@@ -59,6 +76,7 @@ export class RequestChannel {
     responseType: R,
     onResponse: (response: MessageOf<R>, ctx: Context) => void,
     onTransportFailure: (ctx: Context) => void,
+    timeoutMs: number = this.#requestTimeoutMs,
   ): void {
     this.#pending.set(request.correlationId, {
       to,
@@ -67,7 +85,7 @@ export class RequestChannel {
       onTransportFailure,
     });
     ctx.send(to, request);
-    ctx.setTimer(`${TIMEOUT_TIMER_PREFIX}${request.correlationId}`, ms(this.#requestTimeoutMs));
+    ctx.setTimer(`${TIMEOUT_TIMER_PREFIX}${request.correlationId}`, ms(timeoutMs));
   }
 
   /** Delivers a response to its request; false if nothing waits for it. */

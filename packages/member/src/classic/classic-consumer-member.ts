@@ -1,0 +1,66 @@
+import type { RecordSource } from "@kcsim/fetch";
+import type { Actor, ActorId, Context, ControlCommand, JsonValue, Message } from "@kcsim/protocol";
+import { SyntheticRecordSource } from "../consumer/synthetic-record-source.js";
+import { type ClassicMemberConfig, parseClassicMemberConfig } from "./classic-member-config.js";
+import { ClassicRuntime } from "./classic-runtime.js";
+
+/** The actor kind name the harness registers this actor under. */
+export const CLASSIC_CONSUMER_MEMBER_KIND = "classic-consumer";
+
+export interface ClassicConsumerMemberOptions {
+  /** Where records come from; by default the synthetic source the config describes. */
+  readonly recordSource?: RecordSource;
+}
+
+/**
+ * A classic consumer (group.protocol=classic: JoinGroup / SyncGroup /
+ * Heartbeat with client-side assignors, EAGER or COOPERATIVE) as an actor.
+ * Its volatile state is the whole consumer: a restart is a new process that
+ * joins with an empty member id (a static member keeps its
+ * group.instance.id, and so its place in the group).
+ *
+ * Control commands: pause-app, resume-app, close, unsubscribe,
+ * subscribe {topics}, set-processing-ms {ms}, commit-sync.
+ */
+export class ClassicConsumerMember implements Actor {
+  readonly #id: ActorId;
+  readonly #config: ClassicMemberConfig;
+  readonly #source: RecordSource;
+  #runtime: ClassicRuntime | null = null;
+
+  constructor(id: ActorId, config: ClassicMemberConfig, source: RecordSource) {
+    this.#id = id;
+    this.#config = config;
+    this.#source = source;
+  }
+
+  start(ctx: Context): void {
+    this.#runtime = new ClassicRuntime(this.#id, this.#config, this.#source, ctx);
+  }
+
+  receive(from: ActorId, message: Message, ctx: Context): void {
+    this.#runtime?.receive(from, message, ctx);
+  }
+
+  fire(timer: string, ctx: Context): void {
+    this.#runtime?.fire(timer, ctx);
+  }
+
+  control(command: ControlCommand, ctx: Context): void {
+    this.#runtime?.control(command, ctx);
+  }
+
+  snapshot(): JsonValue {
+    return this.#runtime?.snapshot() ?? { started: false };
+  }
+}
+
+/**
+ * The "classic-consumer" actor factory: the same JSON config as the
+ * "consumer" actor, with group.protocol "classic"; validates it (throwing
+ * a one-line error naming the bad field).
+ */
+export function createClassicConsumerMember(id: ActorId, config: JsonValue, options: ClassicConsumerMemberOptions = {}): Actor {
+  const parsed = parseClassicMemberConfig(config);
+  return new ClassicConsumerMember(id, parsed, options.recordSource ?? new SyntheticRecordSource(parsed.source));
+}

@@ -1,0 +1,224 @@
+import { ErrorCode, ms } from "@kcsim/protocol";
+import { describe, expect, it } from "vitest";
+import { ClassicDriver, classicConfig } from "./classic-test-support.js";
+import { lastWhere } from "./consumer-test-support.js";
+
+const MAX_POLL_MS = 20_000;
+
+describe("classic close() and unsubscribe()", () => {
+  it("close() of a dynamic member: commit, give up, onPartitionsRevoked, LeaveGroup, then nothing more", () => {
+    const driver = new ClassicDriver(classicConfig({ app: { revokeCallbackMs: 15 } }));
+    driver.joinStableWith({ T1: [0, 1] }, 4);
+    driver.runAnswering(() => driver.observations("member.records").length > 2);
+    const before = driver.ctx.seen.length;
+    driver.control("close");
+    driver.runAnswering(() => (driver.snapshot.app as { activity: string }).activity === "closed");
+    const commit = driver.lastOf("OffsetCommitRequest");
+    expect(commit.message).toMatchObject({ generationIdOrMemberEpoch: 4, memberId: "m-1" });
+    const leave = driver.lastOf("LeaveGroupRequest");
+    expect(leave.message).toMatchObject({
+      apiVersion: 5,
+      groupId: "g1",
+      members: [{ memberId: "m-1", groupInstanceId: null, reason: "the consumer is being closed" }],
+    });
+    expect(driver.timeline("member.state", "member.owned", "member.callback", "member.commit").slice(-5)).toEqual([
+      "commit close NONE",
+      "owned {} leave",
+      'onPartitionsRevoked start {"T1":[0,1]}',
+      'onPartitionsRevoked end {"T1":[0,1]}',
+      "state STABLE->UNJOINED",
+    ]);
+    expect(driver.ctx.seen.length).toBeGreaterThan(before);
+    expect(leave.at).toBeGreaterThan(commit.at);
+    const sent = driver.ctx.sent.length;
+    driver.answerLeave();
+    driver.run(60_000);
+    expect(driver.ctx.sent).toHaveLength(sent);
+    expect(driver.snapshot).toMatchObject({ state: "UNJOINED", owned: {}, assigned: {}, memberId: "" });
+  });
+
+  it("close() of a static member commits and revokes but sends no LeaveGroup", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "group.instance.id": "inst-1" } }));
+    driver.answerFindCoordinator();
+    driver.runUntil(() => driver.joins().length === 1);
+    driver.answerJoin({ memberId: "inst-1-x", generation: 2 });
+    driver.runUntil(() => driver.syncs().length === 1);
+    driver.answerSync({ assignment: { T1: [3] } });
+    driver.runAnswering(() => driver.observations("member.records").length > 1);
+    driver.control("close");
+    driver.runAnswering(() => (driver.snapshot.app as { activity: string }).activity === "closed");
+    expect(driver.sentOf("LeaveGroupRequest")).toEqual([]);
+    expect(driver.timeline("member.callback", "member.commit").slice(-3)).toEqual([
+      "commit close NONE",
+      'onPartitionsRevoked start {"T1":[3]}',
+      'onPartitionsRevoked end {"T1":[3]}',
+    ]);
+    expect(driver.state).toBe("UNJOINED");
+  });
+
+  it("close() while rebalancing: the commit fails locally (REBALANCE_IN_PROGRESS) and the partitions count as lost", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "partition.assignment.strategy": ["cooperative-sticky"] } }));
+    driver.joinStableWith({ T1: [0, 1] }, 1);
+    const heartbeats = driver.classicHeartbeats().length;
+    driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
+    driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
+    driver.forgetRoutine();
+    driver.runAnswering(() => driver.joins().length === 3);
+    const commits = driver.sentOf("OffsetCommitRequest").length;
+    driver.control("close");
+    driver.runAnswering(() => (driver.snapshot.app as { activity: string }).activity === "closed");
+    expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(commits);
+    expect(driver.observations("member.commit").at(-1)).toMatchObject({ kind: "close", result: "REBALANCE_IN_PROGRESS" });
+    expect(driver.timeline("member.callback").slice(-1)).toEqual(['onPartitionsLost end {"T1":[0,1]}']);
+    expect(driver.lastOf("LeaveGroupRequest").message.members[0]?.memberId).toBe("m-1");
+  });
+
+  it("unsubscribe(): no commit, onPartitionsRevoked, LeaveGroup; subscribe() then joins afresh with an empty member id", () => {
+    const driver = new ClassicDriver(classicConfig());
+    driver.joinStableWith({ T1: [0] }, 2);
+    const commits = driver.sentOf("OffsetCommitRequest").length;
+    driver.control("unsubscribe");
+    driver.runUntil(() => driver.sentOf("LeaveGroupRequest").length === 1);
+    expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(commits);
+    expect(driver.lastOf("LeaveGroupRequest").message.members[0]?.reason).toBe("the consumer unsubscribed from all topics");
+    expect(driver.state).toBe("UNJOINED");
+    const polls = driver.observations("member.poll").length;
+    const joins = driver.joins().length;
+    driver.run(10_000);
+    expect(driver.observations("member.poll")).toHaveLength(polls);
+    expect(driver.joins()).toHaveLength(joins);
+    driver.control("subscribe", { topics: ["T2"] });
+    driver.runUntil(() => driver.joins().length === joins + 1);
+    expect(driver.lastOf("JoinGroupRequest").message).toMatchObject({ memberId: "" });
+  });
+});
+
+describe("classic poll timeout (max.poll.interval.ms)", () => {
+  it("a dynamic member sends LeaveGroup exactly max.poll.interval.ms after its last poll, loses its partitions, and rejoins on its next poll", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS }, app: { lostCallbackMs: 10 } }));
+    driver.joinStableWith({ T1: [0, 1] }, 3);
+    driver.runAnswering(() => driver.observations("member.records").length > 2);
+    driver.control("pause-app");
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
+    const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout");
+    expect(timeouts).toHaveLength(1);
+    expect(timeouts[0]?.at).toBe(lastPoll + ms(MAX_POLL_MS));
+    expect(timeouts[0]?.observation).toMatchObject({ lastPollUs: lastPoll, maxPollIntervalMs: MAX_POLL_MS, memberId: "m-1" });
+    expect(driver.lastOf("LeaveGroupRequest")).toMatchObject({
+      at: lastPoll + ms(MAX_POLL_MS),
+      message: { members: [{ memberId: "m-1", groupInstanceId: null, reason: "consumer poll timeout has expired." }] },
+    });
+    expect(driver.timeline("member.state", "member.owned").slice(-2)).toEqual(["state STABLE->UNJOINED", "owned {} lost"]);
+    driver.answerLeave();
+    // Unjoined: no heartbeats, no second expiry.
+    const leftAt = driver.now;
+    driver.run(3 * MAX_POLL_MS);
+    expect(driver.classicHeartbeats().filter((h) => h.at > leftAt)).toEqual([]);
+    expect(driver.observations("member.poll-timeout")).toHaveLength(1);
+    expect(driver.timeline("member.callback").filter((c) => c.startsWith("onPartitionsLost"))).toEqual([]);
+
+    // The next poll(): onPartitionsLost on the application thread, then a fresh JoinGroup.
+    const joins = driver.joins().length;
+    driver.control("resume-app");
+    driver.runAnswering(() => driver.joins().length === joins + 1);
+    expect(driver.timeline("member.callback", "member.state").slice(-3)).toEqual([
+      'onPartitionsLost start {"T1":[0,1]}',
+      'onPartitionsLost end {"T1":[0,1]}',
+      "state UNJOINED->PREPARING_REBALANCE",
+    ]);
+    expect(driver.lastOf("JoinGroupRequest").message.memberId).toBe("");
+  });
+
+  it("a static member just stops heartbeating: no LeaveGroup; it rejoins with its instance id on its next poll", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS, "group.instance.id": "inst-2" } }));
+    driver.answerFindCoordinator();
+    driver.runUntil(() => driver.joins().length === 1);
+    driver.answerJoin({ memberId: "inst-2-a", generation: 1 });
+    driver.runUntil(() => driver.syncs().length === 1);
+    driver.answerSync({ assignment: { T1: [0] } });
+    driver.runAnswering(() => driver.observations("member.records").length > 1);
+    driver.control("pause-app");
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
+    expect(driver.now).toBe(lastPoll + ms(MAX_POLL_MS));
+    expect(driver.state).toBe("UNJOINED");
+    const expiredAt = driver.now;
+    driver.run(2 * MAX_POLL_MS);
+    expect(driver.sentOf("LeaveGroupRequest")).toEqual([]);
+    expect(driver.classicHeartbeats().filter((h) => h.at > expiredAt)).toEqual([]);
+    const joins = driver.joins().length;
+    driver.control("resume-app");
+    driver.runAnswering(() => driver.joins().length === joins + 1);
+    expect(driver.lastOf("JoinGroupRequest").message).toMatchObject({ memberId: "", groupInstanceId: "inst-2" });
+  });
+
+  it("a batch that takes longer than max.poll.interval.ms expires the member too", () => {
+    const driver = new ClassicDriver(
+      classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS, "max.poll.records": 1 }, app: { commit: "none" } }),
+    );
+    driver.joinStableWith({ T1: [0] }, 1);
+    driver.runAnswering(() => driver.observations("member.records").length > 0);
+    driver.control("set-processing-ms", { ms: 30_000 });
+    driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
+    const timeout = driver.observations("member.poll-timeout")[0];
+    expect(driver.now - Number(timeout?.lastPollUs)).toBe(ms(MAX_POLL_MS));
+    expect(driver.sentOf("LeaveGroupRequest")).toHaveLength(1);
+  });
+
+  it("one expiry per poll gap, even when the member rejoins inside the poll() that was due", () => {
+    const driver = new ClassicDriver(
+      classicConfig({
+        consumer: { "max.poll.interval.ms": MAX_POLL_MS },
+        app: { pollTimeoutMs: 5000 },
+        source: { recordsPerSecondPerPartition: 0 },
+      }),
+    );
+    driver.joinStableWith({ T1: [0] }, 1);
+    driver.control("unsubscribe");
+    driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
+    driver.answerLeave();
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    driver.runUntilTime(lastPoll + ms(MAX_POLL_MS - 2000));
+    // Subscribed again 18 s after the last poll: the poll() that joins is still waiting when the 20 s are up.
+    driver.control("subscribe", { topics: ["T1"] });
+    driver.runAnswering(() => driver.joins().length === 3);
+    driver.answerJoin({ generation: 2 });
+    driver.runAnswering(() => driver.syncs().length === 2);
+    driver.answerSync({ assignment: { T1: [0] } });
+    driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
+    expect(driver.now).toBe(lastPoll + ms(MAX_POLL_MS));
+    driver.answerLeave();
+    driver.runAnswering(() => driver.joins().length === 4); // rejoins within the same poll()
+    driver.answerJoin({ generation: 3 });
+    driver.runAnswering(() => driver.syncs().length === 3);
+    driver.answerSync({ assignment: { T1: [0] } });
+    driver.runAnswering(() => driver.now > lastPoll + ms(3 * MAX_POLL_MS));
+    expect(driver.observations("member.poll-timeout")).toHaveLength(1);
+    expect(driver.state).toBe("STABLE");
+  });
+
+  it("a poll() within the interval never expires the member", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS }, app: { pollTimeoutMs: 5000 } }));
+    driver.joinStableWith({ T1: [0, 1] }, 1);
+    driver.runAnswering(() => driver.now > ms(5 * MAX_POLL_MS));
+    expect(driver.observations("member.poll-timeout")).toEqual([]);
+    expect(driver.state).toBe("STABLE");
+  });
+
+  it("also while its JoinGroup is out (PREPARING_REBALANCE), every poll gap over the interval is one expiry", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS } }));
+    driver.joinStableWith({ T1: [0] }, 1);
+    const heartbeats = driver.classicHeartbeats().length;
+    driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
+    driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
+    driver.forgetRoutine();
+    driver.runAnswering(() => driver.joins().length === 3);
+    driver.control("pause-app");
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    driver.run(MAX_POLL_MS + 1000);
+    expect(driver.observations("member.poll-timeout")).toEqual([expect.objectContaining({ lastPollUs: lastPoll })]);
+    expect(driver.lastOf("LeaveGroupRequest").at).toBe(lastPoll + ms(MAX_POLL_MS));
+    expect(driver.timeline("member.state").slice(-1)).toEqual(["state PREPARING_REBALANCE->UNJOINED"]);
+  });
+});

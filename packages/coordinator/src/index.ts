@@ -12,7 +12,11 @@
  * - consumer-group/: the KIP-848 group and member model and the heartbeat;
  * - records/: the __consumer_offsets records and their replay;
  * - offsets/: the offset store, OffsetCommit and OffsetFetch;
- * - classic-group/: classic groups (simple groups and placeholders for now);
+ * - classic-group/: classic groups (JoinGroup/SyncGroup/Heartbeat/LeaveGroup,
+ *   the rebalance state machine, static membership) and the embedded
+ *   consumer protocol as the coordinator reads it;
+ * - migration/: online upgrade and downgrade between classic and consumer
+ *   groups (group.consumer.migration.policy);
  * - runtime/: write operations, batched appends, errors, observation builders.
  */
 
@@ -34,9 +38,10 @@ export * from "./assignors/uniform-assignor.js";
 export * from "./assignors/uniform-heterogeneous-assignment-builder.js";
 export * from "./assignors/uniform-homogeneous-assignment-builder.js";
 export * from "./classic-group/classic-group.js";
+export * from "./classic-group/classic-group-member.js";
+export * from "./classic-group/classic-group-state.js";
 export * from "./consumer-group/consumer-group.js";
 export * from "./consumer-group/consumer-group-member.js";
-export * from "./consumer-group/group-timers.js";
 export * from "./consumer-group/subscription-metadata.js";
 export * from "./groups/group.js";
 export * from "./groups/group-store.js";
@@ -46,8 +51,10 @@ export * from "./offsets/offset-store.js";
 export * from "./reconciliation/current-assignment-builder.js";
 export * from "./reconciliation/member-state.js";
 export * from "./reconciliation/validate-member-epoch.js";
+export * from "./records/classic-group-records.js";
 export * from "./records/coordinator-record.js";
 export * from "./records/replay.js";
 export * from "./runtime/coordinator-error.js";
 export * from "./runtime/coordinator-state.js";
+export * from "./runtime/group-timers.js";
 export * from "./topic-id-partitions.js";

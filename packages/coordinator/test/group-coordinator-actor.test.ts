@@ -79,8 +79,8 @@ describe("FindCoordinator", () => {
   });
 });
 
-describe("classic RPCs (placeholders until classic groups)", () => {
-  it("refuses JoinGroup with INCONSISTENT_GROUP_PROTOCOL after the pre-checks; Sync/Heartbeat are UNKNOWN_MEMBER_ID", () => {
+describe("classic RPCs", () => {
+  it("runs the JoinGroup pre-checks; a join without protocols is INCONSISTENT_GROUP_PROTOCOL; Sync/Heartbeat of unknown members are UNKNOWN_MEMBER_ID", () => {
     const gc = new CoordinatorUnderTest(coordinatorConfig({ loadMs: 10 }));
     const join = (correlationId: number, groupId: string, sessionTimeoutMs = 45000) =>
       gc.send("c", {

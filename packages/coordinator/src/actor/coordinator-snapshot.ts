@@ -1,7 +1,8 @@
 import type { JsonValue } from "@kcsim/protocol";
-import type { GroupTimers } from "../consumer-group/group-timers.js";
+import { assignedPartitionsOf } from "../classic-group/embedded-consumer-protocol.js";
 import { memberStateName } from "../reconciliation/member-state.js";
 import type { CoordinatorState } from "../runtime/coordinator-state.js";
+import type { GroupTimers } from "../runtime/group-timers.js";
 import { partitionsByTopicName } from "../runtime/observation-builders.js";
 
 /** The coordinator's state as JSON (Actor.snapshot): groups, epochs, members with states and assignments. */
@@ -26,6 +27,23 @@ export function coordinatorSnapshot(
         generationId: group.generationId,
         state: group.state(),
         simple: group.isSimpleGroup(),
+        protocolType: group.protocolType,
+        protocolName: group.protocolName,
+        leader: group.leaderId,
+        members: [...group.members().values()].map((member) => ({
+          memberId: member.memberId,
+          instanceId: member.instanceId,
+          clientId: member.clientId,
+          protocols: member.supportedProtocols.map((protocol) => protocol.name),
+          sessionTimeoutMs: member.sessionTimeoutMs,
+          rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+          awaitingJoin: member.isAwaitingJoin,
+          awaitingSync: member.isAwaitingSync,
+          isNew: member.isNew,
+          assigned: assignedPartitionsOf(member.assignment),
+        })),
+        pendingMembers: [...group.pendingMembers()],
+        pendingSyncMembers: [...group.pendingSyncMembers()],
         offsets,
       });
       continue;
@@ -52,6 +70,8 @@ export function coordinatorSnapshot(
         subscribedTopicNames: [...member.subscribedTopicNames],
         serverAssignor: member.serverAssignor,
         rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+        usesClassicProtocol: member.classicMemberMetadata !== null,
+        classicSessionTimeoutMs: member.classicMemberMetadata?.sessionTimeoutMs ?? null,
         assigned: partitionsByTopicName(member.assignedPartitions, image),
         pendingRevocation: partitionsByTopicName(member.partitionsPendingRevocation, image),
         target: partitionsByTopicName(group.targetOf(member.memberId), image),

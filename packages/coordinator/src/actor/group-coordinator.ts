@@ -16,20 +16,13 @@ import {
   type OffsetFetchRequest,
   type SyncGroupRequest,
 } from "@kcsim/protocol";
-import {
-  classicHeartbeatPlaceholder,
-  classicHeartbeatPrecheckError,
-  classicHeartbeatResponse,
-  joinGroupPlaceholder,
-  joinGroupPrecheckError,
-  joinGroupResponse,
-  syncGroupPlaceholder,
-  syncGroupPrecheckError,
-  syncGroupResponse,
-} from "../classic-group/classic-group-rpcs.js";
+import { heartbeat, joinGroup, syncGroup } from "../classic-group/classic-apis.js";
+import { prepareRebalance, reportClassicAssignment, rescheduleHeartbeat } from "../classic-group/classic-rebalance.js";
+import { isBlankGroupId, joinGroupPrecheckError } from "../classic-group/classic-request-validation.js";
+import { classicHeartbeatResponse, joinGroupErrorResponse, syncGroupResponse } from "../classic-group/classic-responses.js";
+import { onClassicHeartbeatExpired, onClassicJoinTimer, onClassicSyncExpired } from "../classic-group/classic-timers.js";
 import { leaveGroup, leaveGroupErrorResponse } from "../classic-group/leave-group.js";
 import { consumerGroupHeartbeat } from "../consumer-group/consumer-group-heartbeat.js";
-import { type GroupTimer, GroupTimers } from "../consumer-group/group-timers.js";
 import { validateConsumerGroupHeartbeat } from "../consumer-group/heartbeat-request-validation.js";
 import { heartbeatErrorResponse } from "../consumer-group/heartbeat-responses.js";
 import { fenceMember } from "../consumer-group/member-fencing.js";
@@ -45,6 +38,7 @@ import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
 import { CoordinatorState } from "../runtime/coordinator-state.js";
 import { GroupObserver } from "../runtime/group-observer.js";
+import { type GroupTimer, GroupTimers } from "../runtime/group-timers.js";
 import { memberObservation } from "../runtime/observation-builders.js";
 import { WriteOp } from "../runtime/write-op.js";
 import { CoordinatorPlacement } from "./coordinator-placement.js";
@@ -68,28 +62,37 @@ function defaultLoadMicros(records: number): Micros {
   return ms(100) + records;
 }
 
-/** What an operation hands back: its response (if any) and whether it goes out at once. */
+/** What an operation hands back: its response (if any; others go through op.respond) and whether it goes out at once. */
 interface OperationOutcome {
   readonly response: Outgoing | null;
   readonly immediate?: boolean;
 }
 
+/** A consumer-group timer: a member's session, rebalance, or (classic member) rejoin and sync deadlines. */
+type ConsumerMemberTimer = Extract<GroupTimer, { kind: "session" | "rebalance" | "classic-member-join" | "classic-member-sync" }>;
+
 /**
- * The group coordinator of KIP-848 consumer groups (Kafka's
- * GroupCoordinatorService + CoordinatorRuntime + one GroupCoordinatorShard
- * per actor, holding every `__consumer_offsets` partition placed on it).
+ * The group coordinator of KIP-848 consumer groups and classic groups
+ * (Kafka's GroupCoordinatorService + CoordinatorRuntime + one
+ * GroupCoordinatorShard per actor, holding every `__consumer_offsets`
+ * partition placed on it).
  *
  * - FindCoordinator for every group, from the static placement.
- * - ConsumerGroupHeartbeat, OffsetCommit, OffsetFetch for the groups it
- *   hosts (NOT_COORDINATOR for others, COORDINATOR_LOAD_IN_PROGRESS while
- *   loading).
+ * - ConsumerGroupHeartbeat, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+ *   OffsetCommit, OffsetFetch for the groups it hosts (NOT_COORDINATOR for
+ *   others, COORDINATOR_LOAD_IN_PROGRESS while loading; a classic
+ *   Heartbeat is answered NONE while loading, as Kafka does).
+ * - group.coordinator.rebalance.protocols: without `consumer`,
+ *   ConsumerGroupHeartbeat is UNSUPPORTED_VERSION; without `classic`, so
+ *   are JoinGroup, SyncGroup and Heartbeat (Kafka cannot disable classic).
  * - Writes are batched (group.coordinator.append.linger.ms): state changes
  *   apply at once, records reach ctx.storage at the flush, and the
- *   observations and responses of the batch are released after it.
+ *   observations and responses of the batch are released after it
+ *   (classic answers included: Kafka sends some JoinGroup answers before
+ *   their records commit; here every answer waits for the open batch).
  * - A (re)start replays the whole log, answers LOAD_IN_PROGRESS for
  *   `loadMs`, then re-arms every member timer with full durations and
  *   re-emits gc.group / gc.member for what it loaded.
- * - Classic RPCs get placeholder answers (classic-group/classic-group-rpcs.ts).
  */
 export class GroupCoordinatorActor implements Actor {
   readonly #id: ActorId;
@@ -165,10 +168,10 @@ export class GroupCoordinatorActor implements Actor {
       this.#batcher.flush(ctx);
       return;
     }
-    const memberTimer = this.#timers.take(timer);
-    if (memberTimer === undefined) return;
+    const groupTimer = this.#timers.take(timer);
+    if (groupTimer === undefined) return;
     this.#write(ctx, (op) => {
-      this.#onMemberTimer(op, memberTimer);
+      this.#onGroupTimer(op, groupTimer);
       return { response: null };
     });
   }
@@ -252,64 +255,138 @@ export class GroupCoordinatorActor implements Actor {
       return;
     }
     // A read: answered after the open batch, if any (it may have read what the batch writes).
-    this.#batcher.complete(ctx, { records: [], observations: [], response: { to: from, message: response }, immediate: false });
+    this.#batcher.complete(ctx, { records: [], observations: [], responses: [{ to: from, message: response }], immediate: false });
   }
 
   #onJoinGroup(from: ActorId, request: JoinGroupRequest, ctx: Context): void {
-    const error = joinGroupPrecheckError(request, this.#config.broker) || this.#groupError(request.groupId);
+    const error = this.#classicProtocolError() || joinGroupPrecheckError(request, this.#config.broker) || this.#groupError(request.groupId);
     if (error !== ErrorCode.NONE) {
-      ctx.send(from, joinGroupResponse(request, error));
+      ctx.send(from, joinGroupErrorResponse(request, error));
       return;
     }
-    ctx.log.warn("classic groups are not implemented yet: JoinGroup refused with INCONSISTENT_GROUP_PROTOCOL", {
-      groupId: request.groupId,
-    });
-    ctx.send(from, joinGroupPlaceholder(request));
+    this.#write(
+      ctx,
+      (op) => {
+        joinGroup(op, this.#env, from, request);
+        return { response: null };
+      },
+      (failure) => ({ to: from, message: joinGroupErrorResponse(request, failure.errorCode) }),
+    );
   }
 
   #onSyncGroup(from: ActorId, request: SyncGroupRequest, ctx: Context): void {
-    const error = syncGroupPrecheckError(request) || this.#groupError(request.groupId);
-    ctx.send(from, error !== ErrorCode.NONE ? syncGroupResponse(request, error) : syncGroupPlaceholder(request));
+    const error =
+      this.#classicProtocolError() || (isBlankGroupId(request.groupId) ? ErrorCode.INVALID_GROUP_ID : this.#groupError(request.groupId));
+    if (error !== ErrorCode.NONE) {
+      ctx.send(from, syncGroupResponse(request, error));
+      return;
+    }
+    this.#write(
+      ctx,
+      (op) => {
+        syncGroup(op, this.#env, from, request);
+        return { response: null };
+      },
+      (failure) => ({ to: from, message: syncGroupResponse(request, failure.errorCode) }),
+    );
   }
 
   #onClassicHeartbeat(from: ActorId, request: HeartbeatRequest, ctx: Context): void {
-    const precheck = classicHeartbeatPrecheckError(request);
-    const error = precheck || this.#groupError(request.groupId);
+    const error =
+      this.#classicProtocolError() || (isBlankGroupId(request.groupId) ? ErrorCode.INVALID_GROUP_ID : this.#groupError(request.groupId));
     // Kafka answers a classic heartbeat blindly with NONE while the coordinator loads.
-    if (error === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) ctx.send(from, classicHeartbeatResponse(request, ErrorCode.NONE));
-    else ctx.send(from, error !== ErrorCode.NONE ? classicHeartbeatResponse(request, error) : classicHeartbeatPlaceholder(request));
+    if (error === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) {
+      ctx.send(from, classicHeartbeatResponse(request, ErrorCode.NONE));
+      return;
+    }
+    if (error !== ErrorCode.NONE) {
+      ctx.send(from, classicHeartbeatResponse(request, error));
+      return;
+    }
+    this.#write(
+      ctx,
+      (op) => {
+        heartbeat(op, this.#env, from, request);
+        return { response: null };
+      },
+      (failure) => ({ to: from, message: classicHeartbeatResponse(request, failure.errorCode) }),
+    );
   }
 
+  /** LeaveGroup is served whatever the protocols: an admin also removes static consumer-group members with it. */
   #onLeaveGroup(from: ActorId, request: LeaveGroupRequest, ctx: Context): void {
-    const error = request.groupId.trim().length === 0 ? ErrorCode.INVALID_GROUP_ID : this.#groupError(request.groupId);
+    const error = isBlankGroupId(request.groupId) ? ErrorCode.INVALID_GROUP_ID : this.#groupError(request.groupId);
     if (error !== ErrorCode.NONE) {
       ctx.send(from, leaveGroupErrorResponse(request, error));
       return;
     }
-    this.#write(ctx, (op) => ({ response: { to: from, message: leaveGroup(op, this.#env, request) } }));
+    this.#write(
+      ctx,
+      (op) => ({ response: { to: from, message: leaveGroup(op, this.#env, request) } }),
+      (failure) => ({ to: from, message: leaveGroupErrorResponse(request, failure.errorCode) }),
+    );
   }
 
   // ---- timers ----
 
-  /** A session timeout fences the member; a rebalance timeout fences it if it is still at the epoch it was armed for. */
-  #onMemberTimer(op: WriteOp, timer: GroupTimer): void {
+  #onGroupTimer(op: WriteOp, timer: GroupTimer): void {
+    switch (timer.kind) {
+      case "classic-heartbeat":
+        onClassicHeartbeatExpired(op, this.#env, timer.groupId, timer.memberId);
+        return;
+      case "classic-join":
+        onClassicJoinTimer(op, this.#env, timer.groupId, timer.initialDelay);
+        return;
+      case "classic-sync":
+        onClassicSyncExpired(op, this.#env, timer.groupId, timer.generationId);
+        return;
+      default:
+        this.#onConsumerMemberTimer(op, timer);
+    }
+  }
+
+  /**
+   * A consumer-group member's timer: a session timeout fences the member; a
+   * rebalance timeout fences it if it is still at the epoch it was armed
+   * for; a classic member's rejoin and sync deadlines fence it.
+   */
+  #onConsumerMemberTimer(op: WriteOp, timer: ConsumerMemberTimer): void {
     const group = op.state.groups.consumerGroup(timer.groupId);
     const member = group?.member(timer.memberId);
     if (group === undefined || member === undefined) return;
-    if (timer.kind === "session") {
-      op.ctx.log.info("member fenced: session expired", { groupId: group.groupId, memberId: member.memberId });
-      fenceMember(op, this.#env, group, member, "session-timeout");
-    } else if (member.memberEpoch === timer.memberEpoch) {
-      op.ctx.log.info("member fenced: revocation not acknowledged within the rebalance timeout", {
-        groupId: group.groupId,
-        memberId: member.memberId,
-        memberEpoch: member.memberEpoch,
-      });
-      fenceMember(op, this.#env, group, member, "rebalance-timeout");
+    const fields = { groupId: group.groupId, memberId: member.memberId };
+    switch (timer.kind) {
+      case "session":
+        op.ctx.log.info("member fenced: session expired", fields);
+        fenceMember(op, this.#env, group, member, "session-timeout");
+        return;
+      case "rebalance":
+        if (member.memberEpoch !== timer.memberEpoch) return;
+        op.ctx.log.info("member fenced: revocation not acknowledged within the rebalance timeout", {
+          ...fields,
+          memberEpoch: member.memberEpoch,
+        });
+        fenceMember(op, this.#env, group, member, "rebalance-timeout");
+        return;
+      case "classic-member-join":
+        op.ctx.log.info("classic member fenced: it did not rejoin within its rebalance timeout", fields);
+        fenceMember(op, this.#env, group, member, "rebalance-timeout");
+        return;
+      case "classic-member-sync":
+        op.ctx.log.info("classic member fenced: it did not sync within its rebalance timeout", fields);
+        fenceMember(op, this.#env, group, member, "sync-timeout");
+        return;
     }
   }
 
   // ---- the runtime ----
+
+  /** UNSUPPORTED_VERSION when group.coordinator.rebalance.protocols leaves out `classic`, else 0. */
+  #classicProtocolError(): number {
+    return this.#config.broker["group.coordinator.rebalance.protocols"].includes("classic")
+      ? ErrorCode.NONE
+      : ErrorCode.UNSUPPORTED_VERSION;
+  }
 
   /** NOT_COORDINATOR when another coordinator hosts the group, COORDINATOR_LOAD_IN_PROGRESS while loading, else 0. */
   #groupError(groupId: string): number {
@@ -320,9 +397,10 @@ export class GroupCoordinatorActor implements Actor {
 
   /**
    * Runs one write operation. On success its records join the open batch
-   * and its gc.group changes and observations go out with the batch. A
-   * CoordinatorError rolls back every group the operation touched and is
-   * answered at once.
+   * and its gc.group changes, observations and responses go out with the
+   * batch. A CoordinatorError rolls back every group the operation touched
+   * and is answered at once (with any parked request the operation had
+   * already answered: those answers, like Kafka's completed futures, stand).
    */
   #write(ctx: Context, body: (op: WriteOp) => OperationOutcome, onError?: (error: CoordinatorError) => Outgoing | null): void {
     const op = new WriteOp(this.#state, ctx, ctx.now());
@@ -333,24 +411,30 @@ export class GroupCoordinatorActor implements Actor {
       if (!(error instanceof CoordinatorError)) throw error;
       this.#rollback(ctx, op);
       const response = onError?.(error) ?? null;
-      this.#batcher.complete(ctx, { records: [], observations: [], response, immediate: true });
+      const responses = response === null ? op.responses : [...op.responses, response];
+      this.#batcher.complete(ctx, { records: [], observations: [], responses, immediate: true });
       return;
     }
     const observations = [...this.#groupObserver.changes(this.#state.groups, op.touchedGroups), ...op.observations];
-    this.#batcher.complete(ctx, { records: op.records, observations, response: outcome.response, immediate: outcome.immediate ?? false });
+    const responses = outcome.response === null ? op.responses : [...op.responses, outcome.response];
+    this.#batcher.complete(ctx, { records: op.records, observations, responses, immediate: outcome.immediate ?? false });
   }
 
   /**
    * Undoes a failed operation (Kafka reverts to its timeline snapshot): each
-   * group it touched is rebuilt from its records, durable and pending.
+   * group it touched is rebuilt from its records, durable and pending. A
+   * classic group is not timeline-backed in Kafka either: the very object
+   * the operation started from is put back as it is.
    */
   #rollback(ctx: Context, op: WriteOp): void {
     if (op.touchedGroups.size === 0) return;
     const records: StoredRecord[] = [...this.#readLog(ctx), ...this.#batcher.pendingRecords()];
     for (const groupId of op.touchedGroups) {
+      const before = op.groupsBefore.get(groupId);
       this.#state.groups.delete(groupId);
       this.#state.offsets.deleteGroup(groupId);
       for (const record of records) if (groupIdOf(record) === groupId) replayRecord(this.#state, record);
+      if (before?.protocol === "classic" && !before.isSimpleGroup()) this.#state.groups.put(before);
     }
   }
 
@@ -362,13 +446,22 @@ export class GroupCoordinatorActor implements Actor {
     return records as StoredRecord[];
   }
 
-  /** Kafka's `onLoaded`: fresh timers for every member, then the loaded state is reported. */
+  /**
+   * Kafka's `onLoaded`: fresh timers for every member (consumer-group
+   * members, classic members of consumer groups included, get the group's
+   * session timeout as in Kafka; classic members their own), a classic
+   * group over group.max.size rebalances, then the loaded state is reported.
+   */
   #finishLoading(ctx: Context): void {
     ctx.cancelTimer(COORDINATOR_LOAD_TIMER);
     this.#loading = false;
     const sessionTimeoutMs = this.#config.broker["group.consumer.session.timeout.ms"];
+    const overCapacity: string[] = [];
     for (const group of this.#state.groups.values()) {
-      if (group.protocol !== "consumer") continue;
+      if (group.protocol === "classic") {
+        if (group.numMembers > this.#config.broker["group.max.size"]) overCapacity.push(group.groupId);
+        continue;
+      }
       group.metadataRefreshedAtEpoch = null;
       for (const member of group.members().values()) {
         this.#timers.scheduleSession(ctx, group.groupId, member.memberId, sessionTimeoutMs);
@@ -383,6 +476,26 @@ export class GroupCoordinatorActor implements Actor {
       for (const observation of this.#groupObserver.changes(this.#state.groups, [group.groupId])) ctx.observe(observation);
       if (group.protocol !== "consumer") continue;
       for (const member of group.members().values()) ctx.observe(memberObservation(group, member, this.#state.image));
+    }
+    this.#write(ctx, (op) => {
+      for (const group of this.#state.groups.values()) {
+        if (group.protocol !== "classic") continue;
+        for (const member of group.members().values()) {
+          rescheduleHeartbeat(op, this.#env, group, member);
+          reportClassicAssignment(op, group, member);
+        }
+      }
+      return { response: null };
+    });
+    for (const groupId of overCapacity) {
+      this.#write(ctx, (op) => {
+        const group = op.state.groups.classicGroup(groupId);
+        if (group?.canRebalance()) {
+          op.touch(groupId);
+          prepareRebalance(op, this.#env, group, `the loaded group is over group.max.size (${group.numMembers} members)`);
+        }
+        return { response: null };
+      });
     }
   }
 }

@@ -1,15 +1,10 @@
 import { type ActorId, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResponse, ErrorCode } from "@kcsim/protocol";
+import { convertToConsumerGroup, validateOnlineUpgrade } from "../migration/online-upgrade.js";
 import { validateMemberEpoch } from "../reconciliation/validate-member-epoch.js";
-import {
-  currentAssignmentRecord,
-  groupEpochRecord,
-  memberSubscriptionRecord,
-  partitionMetadataRecord,
-  targetAssignmentRecord,
-} from "../records/consumer-group-records.js";
+import { groupMetadataTombstone } from "../records/classic-group-records.js";
+import { memberSubscriptionRecord } from "../records/consumer-group-records.js";
 import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
-import { memberRemovedObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
 import { countPartitions, sameAssignment, type TopicIdPartitions } from "../topic-id-partitions.js";
 import type { ConsumerGroup } from "./consumer-group.js";
@@ -22,12 +17,13 @@ import {
   newConsumerGroupMember,
   sameMemberMetadata,
   sameTopicNames,
+  usesClassicProtocol,
 } from "./consumer-group-member.js";
+import { maybeBumpGroupEpoch } from "./group-epoch-bump.js";
 import { heartbeatResponse } from "./heartbeat-responses.js";
-import { appendMemberTombstones } from "./member-fencing.js";
 import { generateMemberId } from "./member-id.js";
 import { maybeReconcile } from "./member-reconciliation.js";
-import { computeSubscriptionMetadata, sameSubscriptionMetadata } from "./subscription-metadata.js";
+import { replaceStaticMember } from "./static-member-replacement.js";
 import { updateTargetAssignment } from "./target-assignment-update.js";
 
 /**
@@ -64,8 +60,8 @@ function consumerGroupJoinOrHeartbeat(
   const owned: readonly TopicIdPartitions[] | null = request.topicPartitions;
   const joining = memberEpoch === 0;
 
-  // 1. The group: created only by a join.
-  const group = consumerGroupForHeartbeat(op, groupId, joining);
+  // 1. The group: created only by a join (replacing an empty classic group, or upgrading a non-empty one).
+  const group = consumerGroupForHeartbeat(op, env, request, joining);
 
   // 2. Size.
   const maxSize = env.broker["group.consumer.max.size"];
@@ -97,6 +93,8 @@ function consumerGroupJoinOrHeartbeat(
     subscribedTopicRegex: request.subscribedTopicRegex ?? member.subscribedTopicRegex,
     clientId: request.clientId,
     clientHost: from,
+    // A member heartbeating with the consumer protocol no longer uses the classic one.
+    classicMemberMetadata: null,
   };
   const subscriptionChanged =
     !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames) ||
@@ -104,16 +102,7 @@ function consumerGroupJoinOrHeartbeat(
   if (!group.hasMember(memberId) || !sameMemberMetadata(updated, member)) op.append(memberSubscriptionRecord(groupId, updated));
 
   // 5. Group epoch: bumped for a new subscription (or a group still at epoch 0) or new subscribed-topic metadata.
-  let bumpGroupEpoch = group.groupEpoch === 0 || subscriptionChanged;
-  if (bumpGroupEpoch || group.metadataRefreshedAtEpoch !== group.groupEpoch) {
-    const metadata = computeSubscriptionMetadata(group.subscribedTopicNames().keys(), op.state.image);
-    if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) {
-      op.append(partitionMetadataRecord(groupId, metadata));
-      bumpGroupEpoch = true;
-    }
-    if (bumpGroupEpoch) op.append(groupEpochRecord(groupId, group.groupEpoch + 1));
-    group.metadataRefreshedAtEpoch = group.groupEpoch;
-  }
+  maybeBumpGroupEpoch(op, group, group.groupEpoch === 0 || subscriptionChanged);
 
   // 6. A new target assignment, lazily: only when the group epoch moved past it.
   if (group.groupEpoch > group.assignmentEpoch) updateTargetAssignment(op, group, env.broker["group.consumer.assignors"]);
@@ -144,15 +133,33 @@ function consumerGroupJoinOrHeartbeat(
 }
 
 /**
- * The consumer group to heartbeat in. A join creates it when absent, or
- * replaces an offsets-only simple classic group; anything else on a
- * missing (or classic) group is GROUP_ID_NOT_FOUND. Classic groups with
- * members (online upgrade, spec 8) come with classic groups.
+ * The consumer group to heartbeat in (GMM `getOrMaybeCreateConsumerGroup`,
+ * spec 1.3 step 1 and 8). A join creates it when absent; it replaces an
+ * offsets-only simple classic group, and an empty classic group (whose
+ * tombstone is written: empty groups convert whatever the policy); a
+ * non-empty classic group is upgraded online if allowed, else the join is
+ * GROUP_ID_NOT_FOUND. Anything else on a missing or classic group is
+ * GROUP_ID_NOT_FOUND.
  */
-function consumerGroupForHeartbeat(op: WriteOp, groupId: string, createIfAbsent: boolean): ConsumerGroup {
+function consumerGroupForHeartbeat(
+  op: WriteOp,
+  env: CoordinatorEnv,
+  request: ConsumerGroupHeartbeatRequest,
+  createIfAbsent: boolean,
+): ConsumerGroup {
+  const { groupId } = request;
   const group = op.state.groups.get(groupId);
   if (group?.protocol === "consumer") return group;
-  if (createIfAbsent && (group === undefined || group.isSimpleGroup())) {
+  if (createIfAbsent && group !== undefined && !group.isSimpleGroup()) {
+    op.touch(groupId);
+    if (!group.isInState("EMPTY")) {
+      validateOnlineUpgrade(env, group, request.memberId);
+      return convertToConsumerGroup(op, env, group);
+    }
+    op.append(groupMetadataTombstone(groupId));
+    op.ctx.log.info("converted the empty classic group to a consumer group", { groupId });
+  }
+  if (createIfAbsent) {
     op.touch(groupId);
     return op.state.groups.createConsumerGroup(groupId);
   }
@@ -191,8 +198,8 @@ function resolveStaticMember(
   const existing = group.staticMember(instanceId);
   if (joining) {
     if (existing === undefined) return { member: group.member(memberId) ?? newConsumerGroupMember(memberId), replaced: null };
-    // The instance is taken: it may be taken over only once its holder left with epoch -2.
-    if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    // The instance is taken: a consumer-protocol holder must have left with epoch -2; a classic one is simply replaced.
+    if (!usesClassicProtocol(existing) && existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       throw new CoordinatorError(
         ErrorCode.UNRELEASED_INSTANCE_ID,
         `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`,
@@ -215,21 +222,4 @@ function resolveStaticMember(
 function throwIfMemberEpochIsInvalid(member: ConsumerGroupMember, memberEpoch: number, owned: readonly TopicIdPartitions[] | null): void {
   const validation = validateMemberEpoch(memberEpoch, member, owned);
   if (!validation.ok) throw new CoordinatorError(validation.errorCode, validation.message);
-}
-
-/**
- * GMM `replaceMember`: the old static member's tombstones, then the new
- * member (a copy of the old one at epoch 0) with the old member's target
- * carried over and its current assignment, so no epoch bump is needed.
- */
-function replaceStaticMember(op: WriteOp, group: ConsumerGroup, replaced: ConsumerGroupMember, replacement: ConsumerGroupMember): void {
-  const groupId = group.groupId;
-  const carriedTarget = group.targetOf(replaced.memberId);
-  op.observe(memberRemovedObservation(groupId, replaced, "static-replaced"));
-  // The old member's timers are left armed, as Kafka does (the operation may still be rolled back):
-  // when they fire they find no member, or a member past the timer's epoch, and do nothing.
-  appendMemberTombstones(op, groupId, replaced.memberId);
-  op.append(memberSubscriptionRecord(groupId, replacement));
-  op.append(targetAssignmentRecord(groupId, replacement.memberId, carriedTarget));
-  op.append(currentAssignmentRecord(groupId, replacement));
 }

@@ -1,5 +1,10 @@
+import { sameProtocols } from "../classic-group/classic-group-member.js";
 import { type MemberReconciliationState, MemberState } from "../reconciliation/member-state.js";
-import type { ConsumerGroupCurrentMemberAssignmentValue, ConsumerGroupMemberMetadataValue } from "../records/coordinator-record.js";
+import type {
+  ClassicMemberMetadataValue,
+  ConsumerGroupCurrentMemberAssignmentValue,
+  ConsumerGroupMemberMetadataValue,
+} from "../records/coordinator-record.js";
 import type { TopicIdPartitions } from "../topic-id-partitions.js";
 
 /** `ConsumerGroupHeartbeatRequest.LEAVE_GROUP_MEMBER_EPOCH`: the member leaves (or was fenced). */
@@ -25,6 +30,17 @@ export interface ConsumerGroupMember extends MemberReconciliationState {
   readonly subscribedTopicRegex: string;
   readonly rebalanceTimeoutMs: number;
   readonly serverAssignor: string | null;
+  /**
+   * Set for a member that uses the classic protocol inside this consumer
+   * group (JoinGroup/SyncGroup/Heartbeat; a mixed group, spec 8): its
+   * session timeout and JoinGroup protocols. Null for consumer-protocol members.
+   */
+  readonly classicMemberMetadata: ClassicMemberMetadataValue | null;
+}
+
+/** Whether the member uses the classic protocol (Kafka's `useClassicProtocol`). */
+export function usesClassicProtocol(member: ConsumerGroupMember): boolean {
+  return member.classicMemberMetadata !== null;
 }
 
 const NO_PARTITIONS: readonly TopicIdPartitions[] = [];
@@ -42,6 +58,7 @@ export function newConsumerGroupMember(memberId: string): ConsumerGroupMember {
     subscribedTopicRegex: "",
     rebalanceTimeoutMs: -1,
     serverAssignor: null,
+    classicMemberMetadata: null,
     state: MemberState.STABLE,
     memberEpoch: 0,
     previousMemberEpoch: 0,
@@ -70,7 +87,7 @@ export function sameTopicNames(a: readonly string[], b: readonly string[]): bool
 
 /** The MemberMetadata record value of a member. */
 export function memberMetadataValue(member: ConsumerGroupMember): ConsumerGroupMemberMetadataValue {
-  return {
+  const value: ConsumerGroupMemberMetadataValue = {
     instanceId: member.instanceId,
     rackId: member.rackId,
     clientId: member.clientId,
@@ -80,6 +97,14 @@ export function memberMetadataValue(member: ConsumerGroupMember): ConsumerGroupM
     rebalanceTimeoutMs: member.rebalanceTimeoutMs,
     serverAssignor: member.serverAssignor,
   };
+  // A tagged field: written only for classic members.
+  return member.classicMemberMetadata === null ? value : { ...value, classicMemberMetadata: member.classicMemberMetadata };
+}
+
+function sameClassicMemberMetadata(a: ClassicMemberMetadataValue | null, b: ClassicMemberMetadataValue | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  return a.sessionTimeoutMs === b.sessionTimeoutMs && sameProtocols(a.supportedProtocols, b.supportedProtocols);
 }
 
 /** Whether two members differ in anything the MemberMetadata record holds. */
@@ -92,7 +117,8 @@ export function sameMemberMetadata(a: ConsumerGroupMember, b: ConsumerGroupMembe
     sameTopicNames(a.subscribedTopicNames, b.subscribedTopicNames) &&
     a.subscribedTopicRegex === b.subscribedTopicRegex &&
     a.rebalanceTimeoutMs === b.rebalanceTimeoutMs &&
-    a.serverAssignor === b.serverAssignor
+    a.serverAssignor === b.serverAssignor &&
+    sameClassicMemberMetadata(a.classicMemberMetadata, b.classicMemberMetadata)
   );
 }
 
@@ -108,6 +134,7 @@ export function withMemberMetadata(member: ConsumerGroupMember, value: ConsumerG
     subscribedTopicRegex: value.subscribedTopicRegex,
     rebalanceTimeoutMs: value.rebalanceTimeoutMs,
     serverAssignor: value.serverAssignor,
+    classicMemberMetadata: value.classicMemberMetadata ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import type { SubscriptionType } from "../assignors/group-spec.js";
 import { SubscribedTopicDescriber } from "../assignors/subscribed-topic-describer.js";
 import type { ConsumerGroupState } from "../observations.js";
 import type { CurrentPartitionEpoch } from "../reconciliation/current-assignment-builder.js";
+import { MemberState } from "../reconciliation/member-state.js";
 import { IllegalStateError } from "../runtime/coordinator-error.js";
 import type { TopicIdPartitions } from "../topic-id-partitions.js";
 import { type ConsumerGroupMember, isReconciledTo } from "./consumer-group-member.js";
@@ -39,6 +40,10 @@ export class ConsumerGroup {
   readonly #partitionEpochs = new PartitionEpochs();
   /** Members STABLE at the assignment epoch (kept so the state costs O(1)). */
   #reconciledMembers = 0;
+  /** Members that use the classic protocol (a mixed group when > 0). */
+  #numClassicProtocolMembers = 0;
+  /** JoinGroup protocol name -> number of classic members supporting it. */
+  readonly #classicProtocols = new Map<string, number>();
   /**
    * Volatile (never persisted): the group epoch at which the subscription
    * metadata was last refreshed, or null when a refresh is due (Kafka's
@@ -137,6 +142,56 @@ export class ConsumerGroup {
     return best;
   }
 
+  get numClassicProtocolMembers(): number {
+    return this.#numClassicProtocolMembers;
+  }
+
+  /**
+   * Whether a classic member with these JoinGroup protocols may join
+   * (Kafka's `supportsClassicProtocols`): protocol type "consumer" and, in
+   * a non-empty group, a protocol every classic member supports.
+   */
+  supportsClassicProtocols(protocolType: string, protocolNames: readonly string[]): boolean {
+    if (protocolType !== "consumer") return false;
+    if (this.#members.size === 0) return protocolNames.length > 0;
+    return protocolNames.some((name) => (this.#classicProtocols.get(name) ?? 0) === this.#numClassicProtocolMembers);
+  }
+
+  /**
+   * Whether removing these members leaves only classic members behind and
+   * at least one of them uses the consumer protocol: the condition of an
+   * online downgrade (Kafka's `allMembersUseClassicProtocolExcept`).
+   */
+  allMembersUseClassicProtocolExcept(memberIds: ReadonlySet<string>): boolean {
+    let leavingConsumerMembers = 0;
+    let leavingClassicMembers = 0;
+    for (const memberId of memberIds) {
+      const member = this.#members.get(memberId);
+      if (member === undefined) continue;
+      if (member.classicMemberMetadata === null) leavingConsumerMembers++;
+      else leavingClassicMembers++;
+    }
+    const remaining = this.#members.size - leavingConsumerMembers - leavingClassicMembers;
+    return leavingConsumerMembers > 0 && this.#numClassicProtocolMembers - leavingClassicMembers === remaining;
+  }
+
+  /**
+   * Whether an UNRELEASED_PARTITIONS member still waits for a partition
+   * another member holds (Kafka's `waitingOnUnreleasedPartition`); false
+   * once everything its target adds is free.
+   */
+  waitingOnUnreleasedPartition(member: ConsumerGroupMember): boolean {
+    if (member.state !== MemberState.UNRELEASED_PARTITIONS) return false;
+    const assigned = new Map(member.assignedPartitions.map(({ topicId, partitions }) => [topicId, new Set(partitions)]));
+    for (const { topicId, partitions } of this.targetOf(member.memberId)) {
+      const held = assigned.get(topicId);
+      for (const partition of partitions) {
+        if (held?.has(partition) !== true && this.#partitionEpochs.epochOf(topicId, partition) !== -1) return true;
+      }
+    }
+    return false;
+  }
+
   /** The owner's epoch of a partition, -1 when free (for the CurrentAssignmentBuilder). */
   readonly currentPartitionEpoch: CurrentPartitionEpoch = (topicId, partition) => this.#partitionEpochs.epochOf(topicId, partition);
 
@@ -203,6 +258,10 @@ export class ConsumerGroup {
     if (member.instanceId !== null && this.#staticMembers.get(member.instanceId) === member.memberId) {
       this.#staticMembers.delete(member.instanceId);
     }
+    if (member.classicMemberMetadata !== null) {
+      this.#numClassicProtocolMembers--;
+      for (const { name } of member.classicMemberMetadata.supportedProtocols) decrement(this.#classicProtocols, name);
+    }
   }
 
   #index(member: ConsumerGroupMember, previous: ConsumerGroupMember | undefined): void {
@@ -217,6 +276,12 @@ export class ConsumerGroup {
     if (member.serverAssignor !== null)
       this.#serverAssignors.set(member.serverAssignor, (this.#serverAssignors.get(member.serverAssignor) ?? 0) + 1);
     if (member.instanceId !== null) this.#staticMembers.set(member.instanceId, member.memberId);
+    if (member.classicMemberMetadata !== null) {
+      this.#numClassicProtocolMembers++;
+      for (const { name } of member.classicMemberMetadata.supportedProtocols) {
+        this.#classicProtocols.set(name, (this.#classicProtocols.get(name) ?? 0) + 1);
+      }
+    }
   }
 }
 

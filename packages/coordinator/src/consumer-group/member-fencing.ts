@@ -1,3 +1,5 @@
+import { prepareRebalance } from "../classic-group/classic-rebalance.js";
+import { canDowngradeAfterFencing, convertToClassicGroup } from "../migration/online-downgrade.js";
 import type { MemberRemovalReason } from "../observations.js";
 import {
   currentAssignmentTombstone,
@@ -35,8 +37,7 @@ export function appendEpochBumpAfterRemoval(op: WriteOp, group: ConsumerGroup): 
 
 /**
  * Fences a member (Kafka's `consumerGroupFenceMember`): a leave with epoch
- * -1, an expired session or rebalance timeout. Its partitions are free from
- * here on; the group epoch always goes up.
+ * -1, an expired session, rebalance, join or sync timeout.
  */
 export function fenceMember(
   op: WriteOp,
@@ -45,8 +46,33 @@ export function fenceMember(
   member: ConsumerGroupMember,
   reason: MemberRemovalReason,
 ): void {
-  op.observe(memberRemovedObservation(group.groupId, member, reason));
-  appendMemberTombstones(op, group.groupId, member.memberId);
+  fenceMembers(op, env, group, [member], reason);
+}
+
+/**
+ * Fences members (Kafka's `consumerGroupFenceMembers`). Their partitions
+ * are free from here on. If only classic members remain after the last
+ * consumer-protocol member goes, the group is downgraded online to a
+ * classic group that rebalances at once (spec 8); otherwise their
+ * tombstones are written, the group epoch always goes up and their timers
+ * are cancelled.
+ */
+export function fenceMembers(
+  op: WriteOp,
+  env: CoordinatorEnv,
+  group: ConsumerGroup,
+  members: readonly ConsumerGroupMember[],
+  reason: MemberRemovalReason,
+): void {
+  if (members.length === 0) return;
+  for (const member of members) op.observe(memberRemovedObservation(group.groupId, member, reason));
+  const fenced = new Set(members.map((member) => member.memberId));
+  if (canDowngradeAfterFencing(env, group, fenced)) {
+    const classic = convertToClassicGroup(op, env, group, fenced);
+    prepareRebalance(op, env, classic, `downgrade: the last consumer-protocol member left (${reason})`);
+    return;
+  }
+  for (const member of members) appendMemberTombstones(op, group.groupId, member.memberId);
   appendEpochBumpAfterRemoval(op, group);
-  env.timers.cancelAll(op.ctx, group.groupId, member.memberId);
+  for (const member of members) env.timers.cancelAll(op.ctx, group.groupId, member.memberId);
 }

@@ -13,7 +13,7 @@ import { type ConsumerGroupMember, isReconciledTo } from "./consumer-group-membe
  * one step towards its target with the CurrentAssignmentBuilder. A change
  * is written as a CurrentMemberAssignment record; entering (or staying in,
  * at a new epoch) UNREVOKED_PARTITIONS arms the rebalance timer, any other
- * change cancels it. Only this member is reconciled.
+ * change cancels it (consumer-protocol members only). Only this member is reconciled.
  */
 export function maybeReconcile(
   op: WriteOp,
@@ -34,6 +34,8 @@ export function maybeReconcile(
   if (next === member) return member;
 
   op.append(currentAssignmentRecord(group.groupId, next));
+  // Classic members have no rebalance timer: their join and sync timers bound their rebalance.
+  if (next.classicMemberMetadata !== null) return group.member(next.memberId) ?? next;
   if (next.state === MemberState.UNREVOKED_PARTITIONS) {
     env.timers.scheduleRebalance(op.ctx, group.groupId, next.memberId, next.memberEpoch, next.rebalanceTimeoutMs);
   } else {

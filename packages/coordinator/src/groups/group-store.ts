@@ -42,6 +42,32 @@ export class GroupStore {
     return group;
   }
 
+  /** The classic group of that id, or undefined (also when the id names a consumer group). */
+  classicGroup(groupId: string): ClassicGroup | undefined {
+    const group = this.#groups.get(groupId);
+    return group?.protocol === "classic" ? group : undefined;
+  }
+
+  /** A new, empty classic group (a JoinGroup with an unknown member id for a group that does not exist). */
+  createClassicGroup(groupId: string, nowMs: number): ClassicGroup {
+    if (this.#groups.has(groupId)) throw new IllegalStateError(`group ${groupId} already exists`);
+    const group = new ClassicGroup(groupId, {
+      state: "EMPTY",
+      generationId: 0,
+      protocolType: null,
+      protocolName: null,
+      leaderId: null,
+      currentStateTimestampMs: nowMs,
+    });
+    this.#groups.set(groupId, group);
+    return group;
+  }
+
+  /** Puts a group in place of whatever had its id (a loaded or converted group). */
+  put(group: Group): void {
+    this.#groups.set(group.groupId, group);
+  }
+
   /** The simple classic group created for offsets committed outside group management. */
   createSimpleClassicGroup(groupId: string): ClassicGroup {
     if (this.#groups.has(groupId)) throw new IllegalStateError(`group ${groupId} already exists`);

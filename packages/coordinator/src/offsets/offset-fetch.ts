@@ -90,13 +90,20 @@ function fetchGroupOffsets(
   };
 }
 
-/** `ConsumerGroup.validateOffsetFetch` (classic groups check nothing but DEAD). */
+/**
+ * `ConsumerGroup.validateOffsetFetch` (classic groups check nothing but
+ * DEAD: GROUP_ID_NOT_FOUND): a classic member of a consumer group with
+ * another epoch is ILLEGAL_GENERATION, a consumer-protocol one STALE_MEMBER_EPOCH.
+ */
 function validateOffsetFetch(state: CoordinatorState, request: OffsetFetchRequestGroup): number {
   const group = state.groups.get(request.groupId);
-  if (group === undefined || group.protocol !== "consumer") return ErrorCode.NONE;
+  if (group === undefined) return ErrorCode.NONE;
+  if (group.protocol === "classic") return group.isInState("DEAD") ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NONE;
   if (request.memberId === null && request.memberEpoch < 0) return ErrorCode.NONE;
   const member = group.member(request.memberId ?? "");
   if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-  if (member.memberEpoch !== request.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
+  if (member.memberEpoch !== request.memberEpoch) {
+    return member.classicMemberMetadata !== null ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
+  }
   return ErrorCode.NONE;
 }

@@ -1,3 +1,4 @@
+import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
 import { type ConsumerGroupMember, currentAssignmentValue, memberMetadataValue } from "../consumer-group/consumer-group-member.js";
 import { partitionMetadataValue, type SubscriptionMetadata } from "../consumer-group/subscription-metadata.js";
 import type { TopicIdPartitions } from "../topic-id-partitions.js";
@@ -6,6 +7,7 @@ import {
   type ConsumerGroupMemberMetadataRecord,
   type ConsumerGroupMetadataRecord,
   type ConsumerGroupPartitionMetadataRecord,
+  type ConsumerGroupRecord,
   type ConsumerGroupTargetAssignmentMemberRecord,
   type ConsumerGroupTargetAssignmentMetadataRecord,
   RecordType,
@@ -67,4 +69,21 @@ export function currentAssignmentRecord(groupId: string, member: ConsumerGroupMe
 
 export function currentAssignmentTombstone(groupId: string, memberId: string): ConsumerGroupCurrentMemberAssignmentRecord {
   return { type: RecordType.ConsumerGroupCurrentMemberAssignment, key: { groupId, memberId }, value: null };
+}
+
+/**
+ * Kafka's `ConsumerGroup.createGroupTombstoneRecords`, in the order replay
+ * requires: every current assignment, every target, the target metadata,
+ * every member, the subscription metadata, the group epoch.
+ */
+export function consumerGroupTombstones(group: ConsumerGroup): ConsumerGroupRecord[] {
+  const memberIds = [...group.members().keys()];
+  return [
+    ...memberIds.map((memberId) => currentAssignmentTombstone(group.groupId, memberId)),
+    ...memberIds.map((memberId) => targetAssignmentTombstone(group.groupId, memberId)),
+    targetAssignmentMetadataTombstone(group.groupId),
+    ...memberIds.map((memberId) => memberSubscriptionTombstone(group.groupId, memberId)),
+    partitionMetadataTombstone(group.groupId),
+    groupEpochTombstone(group.groupId),
+  ];
 }

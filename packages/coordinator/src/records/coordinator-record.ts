@@ -10,7 +10,7 @@ import type { TopicIdPartitions } from "../topic-id-partitions.js";
 export const RecordType = {
   /** Key version 0 and 1 are both OffsetCommit; the coordinator writes 1. */
   OffsetCommit: 1,
-  /** Classic groups (a later issue). */
+  /** A classic group: its generation, members, subscriptions and assignments. */
   GroupMetadata: 2,
   ConsumerGroupMetadata: 3,
   ConsumerGroupPartitionMetadata: 4,
@@ -27,6 +27,48 @@ export interface GroupKey {
 export interface GroupMemberKey {
   readonly groupId: string;
   readonly memberId: string;
+}
+
+/** GroupMetadataKey (its field is `group`, as in Kafka). */
+export interface ClassicGroupKey {
+  readonly group: string;
+}
+
+/** GroupMetadataValue.MemberMetadata: one classic member with its subscription and assignment. */
+export interface GroupMetadataMemberValue {
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly clientId: string;
+  readonly clientHost: string;
+  readonly rebalanceTimeout: number;
+  readonly sessionTimeout: number;
+  /** The member's metadata for the group's selected protocol. */
+  readonly subscription: Uint8Array;
+  readonly assignment: Uint8Array;
+}
+
+/** GroupMetadataValue: a classic group as of its last stored generation. */
+export interface GroupMetadataValue {
+  /** "" when the group has no protocol type yet. */
+  readonly protocolType: string;
+  readonly generation: number;
+  readonly protocol: string | null;
+  readonly leader: string | null;
+  /** Milliseconds; -1 when unknown. */
+  readonly currentStateTimestamp: number;
+  readonly members: readonly GroupMetadataMemberValue[];
+}
+
+/** A JoinGroup protocol as a classic member supports it (name and its metadata). */
+export interface ClassicProtocolValue {
+  readonly name: string;
+  readonly metadata: Uint8Array;
+}
+
+/** ConsumerGroupMemberMetadataValue.ClassicMemberMetadata: what a classic member of a consumer group keeps. */
+export interface ClassicMemberMetadataValue {
+  readonly sessionTimeoutMs: number;
+  readonly supportedProtocols: readonly ClassicProtocolValue[];
 }
 
 /** ConsumerGroupMetadataValue: the group epoch. */
@@ -58,6 +100,8 @@ export interface ConsumerGroupMemberMetadataValue {
   readonly subscribedTopicRegex: string;
   readonly rebalanceTimeoutMs: number;
   readonly serverAssignor: string | null;
+  /** Tagged field, present only for members that use the classic protocol (a mixed group). */
+  readonly classicMemberMetadata?: ClassicMemberMetadataValue;
 }
 
 /** ConsumerGroupTargetAssignmentMetadataValue: the epoch of the target assignment. */
@@ -133,6 +177,12 @@ export interface ConsumerGroupCurrentMemberAssignmentRecord {
   readonly value: ConsumerGroupCurrentMemberAssignmentValue | null;
 }
 
+export interface GroupMetadataRecord {
+  readonly type: typeof RecordType.GroupMetadata;
+  readonly key: ClassicGroupKey;
+  readonly value: GroupMetadataValue | null;
+}
+
 export interface OffsetCommitRecord {
   readonly type: typeof RecordType.OffsetCommit;
   readonly key: OffsetCommitKey;
@@ -149,7 +199,7 @@ export type ConsumerGroupRecord =
   | ConsumerGroupCurrentMemberAssignmentRecord;
 
 /** Everything the coordinator writes through its batched appends. */
-export type CoordinatorRecord = ConsumerGroupRecord | OffsetCommitRecord;
+export type CoordinatorRecord = ConsumerGroupRecord | GroupMetadataRecord | OffsetCommitRecord;
 
 /**
  * Not a Kafka record: a change of the cluster's metadata image (a topic
@@ -167,6 +217,7 @@ export type StoredRecord = CoordinatorRecord | TopicImageRecord;
 
 const COORDINATOR_RECORD_TYPES = new Set<unknown>([
   RecordType.OffsetCommit,
+  RecordType.GroupMetadata,
   RecordType.ConsumerGroupMetadata,
   RecordType.ConsumerGroupPartitionMetadata,
   RecordType.ConsumerGroupMemberMetadata,
@@ -186,6 +237,6 @@ export function isStoredRecord(value: unknown): value is StoredRecord {
 /** The group a record belongs to, or null for a metadata-image record. */
 export function groupIdOf(record: StoredRecord): string | null {
   if (record.type === "kcsim.TopicImage") return null;
-  if (record.type === RecordType.OffsetCommit) return record.key.group;
+  if (record.type === RecordType.OffsetCommit || record.type === RecordType.GroupMetadata) return record.key.group;
   return record.key.groupId;
 }

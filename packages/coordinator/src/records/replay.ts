@@ -1,3 +1,4 @@
+import { classicGroupFromRecord } from "../classic-group/classic-group-load.js";
 import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
 import {
   LEAVE_GROUP_MEMBER_EPOCH,
@@ -23,7 +24,11 @@ import { RecordType, type StoredRecord } from "./coordinator-record.js";
  *   epoch -1 and no target (hence the order Current -> Target -> Member);
  * - a TargetAssignmentMetadata tombstone needs no member targets left
  *   (assignment epoch -> -1); a group tombstone needs no members, no
- *   targets and assignment epoch -1.
+ *   targets and assignment epoch -1;
+ * - a GroupMetadata record replaces the group with the classic group it
+ *   describes (STABLE with its members, or EMPTY); its tombstone removes
+ *   the group. On the live path only the tombstone is replayed: classic
+ *   groups are kept in memory (WriteOp.appendWithoutReplay).
  * A broken invariant throws IllegalStateError.
  */
 export function replayRecord(state: CoordinatorState, record: StoredRecord): void {
@@ -45,6 +50,11 @@ export function replayRecord(state: CoordinatorState, record: StoredRecord): voi
         commitTimestampMs: record.value.commitTimestamp,
         expireTimestampMs: record.value.expireTimestamp,
       });
+      return;
+    }
+    case RecordType.GroupMetadata: {
+      if (record.value === null) state.groups.delete(record.key.group);
+      else state.groups.put(classicGroupFromRecord(record.key.group, record.value));
       return;
     }
     case RecordType.ConsumerGroupMetadata: {

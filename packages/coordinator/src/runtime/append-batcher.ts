@@ -11,7 +11,7 @@ export interface Outgoing {
 export interface OperationResult {
   readonly records: readonly CoordinatorRecord[];
   readonly observations: readonly Observation[];
-  readonly response: Outgoing | null;
+  readonly responses: readonly Outgoing[];
   /** Answer now whatever is pending (Kafka completes a failed operation at once). */
   readonly immediate: boolean;
 }
@@ -54,7 +54,7 @@ export class AppendBatcher {
   complete(ctx: Context, result: OperationResult): void {
     if (result.records.length === 0 && (result.immediate || !this.#open)) {
       for (const observation of result.observations) ctx.observe(observation);
-      if (result.response !== null) ctx.send(result.response.to, result.response.message);
+      for (const { to, message } of result.responses) ctx.send(to, message);
       return;
     }
     if (result.records.length > 0 && !this.#open) {
@@ -63,7 +63,7 @@ export class AppendBatcher {
     }
     for (const record of result.records) this.#records.push(record);
     for (const observation of result.observations) this.#observations.push(observation);
-    if (result.response !== null) this.#responses.push(result.response);
+    for (const response of result.responses) this.#responses.push(response);
     if (this.#lingerMicros <= 0) this.flush(ctx);
   }
 

@@ -1,5 +1,5 @@
 import type { BrokerConfig } from "@kcsim/protocol";
-import type { GroupTimers } from "../consumer-group/group-timers.js";
+import type { GroupTimers } from "./group-timers.js";
 
 /** What handlers need besides the state: the broker settings and the member timers. */
 export interface CoordinatorEnv {

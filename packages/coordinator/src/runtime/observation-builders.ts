@@ -4,6 +4,7 @@ import type { ConsumerGroupMember } from "../consumer-group/consumer-group-membe
 import type { Group } from "../groups/group.js";
 import type { MetadataImage } from "../metadata/metadata-image.js";
 import type {
+  ClassicGroupState,
   GroupEpochObservation,
   MemberAssignmentObservation,
   MemberRemovalReason,
@@ -36,26 +37,30 @@ export function partitionsByTopicName(assignment: readonly TopicIdPartitions[], 
 }
 
 export function groupObservation(group: Group): Observation {
-  const observation: GroupEpochObservation =
-    group.protocol === "consumer"
-      ? {
-          type: "gc.group",
-          groupId: group.groupId,
-          protocol: "consumer",
-          groupEpoch: group.groupEpoch,
-          assignmentEpoch: group.assignmentEpoch,
-          state: group.state(),
-          members: group.numMembers,
-        }
-      : {
-          type: "gc.group",
-          groupId: group.groupId,
-          protocol: "classic",
-          groupEpoch: group.generationId,
-          assignmentEpoch: group.generationId,
-          state: group.state(),
-          members: group.numMembers,
-        };
+  if (group.protocol === "classic") return classicGroupObservation(group.groupId, group.generationId, group.state(), group.numMembers);
+  const observation: GroupEpochObservation = {
+    type: "gc.group",
+    groupId: group.groupId,
+    protocol: "consumer",
+    groupEpoch: group.groupEpoch,
+    assignmentEpoch: group.assignmentEpoch,
+    state: group.state(),
+    members: group.numMembers,
+  };
+  return { ...observation };
+}
+
+/** A classic group's gc.group: both epochs are its generation. */
+export function classicGroupObservation(groupId: string, generationId: number, state: ClassicGroupState, members: number): Observation {
+  const observation: GroupEpochObservation = {
+    type: "gc.group",
+    groupId,
+    protocol: "classic",
+    groupEpoch: generationId,
+    assignmentEpoch: generationId,
+    state,
+    members,
+  };
   return { ...observation };
 }
 
@@ -74,7 +79,14 @@ export function memberObservation(group: ConsumerGroup, member: ConsumerGroupMem
   return { ...observation };
 }
 
-export function memberRemovedObservation(groupId: string, member: ConsumerGroupMember, reason: MemberRemovalReason): Observation {
+/** Who was removed: a consumer-group member, or a classic member at its group's generation. */
+export interface RemovedMember {
+  readonly memberId: string;
+  readonly instanceId: string | null;
+  readonly memberEpoch: number;
+}
+
+export function memberRemovedObservation(groupId: string, member: RemovedMember, reason: MemberRemovalReason): Observation {
   const observation: MemberRemovedObservation = {
     type: "gc.member-removed",
     groupId,
@@ -82,6 +94,32 @@ export function memberRemovedObservation(groupId: string, member: ConsumerGroupM
     instanceId: member.instanceId,
     memberEpoch: member.memberEpoch,
     reason,
+  };
+  return { ...observation };
+}
+
+/**
+ * A classic member's assignment as its group's SyncGroup handed it out (or
+ * a conversion carried it over): epoch = the generation, state STABLE,
+ * nothing pending revocation (classic members revoke on their own side).
+ */
+export function classicMemberObservation(
+  groupId: string,
+  member: { readonly memberId: string; readonly instanceId: string | null },
+  generationId: number,
+  previousGenerationId: number,
+  assigned: PartitionsByTopic,
+): Observation {
+  const observation: MemberAssignmentObservation = {
+    type: "gc.member",
+    groupId,
+    memberId: member.memberId,
+    instanceId: member.instanceId,
+    memberEpoch: generationId,
+    previousMemberEpoch: previousGenerationId,
+    state: "STABLE",
+    assigned,
+    pendingRevocation: {},
   };
   return { ...observation };
 }

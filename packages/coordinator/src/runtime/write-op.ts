@@ -1,6 +1,8 @@
-import type { Context, Micros, Observation } from "@kcsim/protocol";
+import type { ActorId, Context, Message, Micros, Observation } from "@kcsim/protocol";
+import type { Group } from "../groups/group.js";
 import { type CoordinatorRecord, groupIdOf, RecordType } from "../records/coordinator-record.js";
 import { replayRecord } from "../records/replay.js";
+import type { Outgoing } from "./append-batcher.js";
 import type { CoordinatorState } from "./coordinator-state.js";
 import { memberObservation } from "./observation-builders.js";
 
@@ -8,14 +10,19 @@ import { memberObservation } from "./observation-builders.js";
  * One write operation of the coordinator (a request or a timer; Kafka's
  * `CoordinatorWriteEvent`): the records it writes, each replayed into the
  * state the moment it is appended (so the rest of the operation reads the
- * new state), and the observations it reports. The runtime batches its
- * records and releases its observations and response after the flush.
+ * new state), the observations it reports and the responses it sends (a
+ * classic operation may answer several parked requests at once). The
+ * runtime batches its records and releases its observations and responses
+ * after the flush.
  */
 export class WriteOp {
   readonly records: CoordinatorRecord[] = [];
   readonly observations: Observation[] = [];
+  readonly responses: Outgoing[] = [];
   /** Groups whose state this operation may have changed (created, or written records for). */
   readonly touchedGroups = new Set<string>();
+  /** Each touched group as it was before this operation touched it (undefined: it did not exist). */
+  readonly groupsBefore = new Map<string, Group | undefined>();
 
   constructor(
     readonly state: CoordinatorState,
@@ -29,10 +36,9 @@ export class WriteOp {
   }
 
   append(record: CoordinatorRecord): void {
+    this.#touchFor(record);
     this.records.push(record);
     replayRecord(this.state, record);
-    const groupId = groupIdOf(record);
-    if (groupId !== null) this.touchedGroups.add(groupId);
     // Every new current assignment is a gc.member (the contract: what a member holds changed).
     if (record.type === RecordType.ConsumerGroupCurrentMemberAssignment && record.value !== null) {
       const group = this.state.groups.consumerGroup(record.key.groupId);
@@ -41,11 +47,34 @@ export class WriteOp {
     }
   }
 
+  /**
+   * Appends a record without replaying it: classic groups live in memory
+   * (their join/sync bookkeeping is volatile) and their GroupMetadata
+   * records only serve the load after a restart (Kafka's
+   * `replayRecords=false` for classic group results).
+   */
+  appendWithoutReplay(record: CoordinatorRecord): void {
+    this.#touchFor(record);
+    this.records.push(record);
+  }
+
   observe(observation: Observation): void {
     this.observations.push(observation);
   }
 
+  /** Sends `message` once the operation is complete (after the flush of its records). */
+  respond(to: ActorId, message: Message): void {
+    this.responses.push({ to, message });
+  }
+
+  /** Marks the group as changed by this operation; remembers it as it was before the first change. */
   touch(groupId: string): void {
+    if (!this.groupsBefore.has(groupId)) this.groupsBefore.set(groupId, this.state.groups.get(groupId));
     this.touchedGroups.add(groupId);
+  }
+
+  #touchFor(record: CoordinatorRecord): void {
+    const groupId = groupIdOf(record);
+    if (groupId !== null) this.touch(groupId);
   }
 }

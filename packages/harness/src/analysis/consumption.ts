@@ -88,7 +88,8 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
       const next = new Set<string>();
       for (const { topic, partition } of topicPartitionsOf(own.owned)) next.add(tpKey(topic, partition));
       endTenures(actor, next);
-      for (const tp of next) if (!tenures.has(`${actor}/${tp}`)) tenures.set(`${actor}/${tp}`, { id: tenureIds++, next: null, catchUp: null });
+      for (const tp of next)
+        if (!tenures.has(`${actor}/${tp}`)) tenures.set(`${actor}/${tp}`, { id: tenureIds++, next: null, catchUp: null });
       owned.set(actor, next);
       return;
     }
@@ -146,5 +147,3 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
   });
   return { breaks, redeliveries, unowned, recordsConsumed };
 }
-
-

@@ -9,9 +9,11 @@ import { OwnershipTimeline } from "./ownership-timeline.js";
  * How a consumer group fared: its rebalances, how long it took to settle
  * after each change, and how much of it stood still. "Settled" means the
  * coordinator's group is STABLE (assignment epoch caught up with the group
- * epoch) and every subscribed partition has a live owner. Unowned time is
- * counted from the moment the group first settled, so the initial join does
- * not drown out the disruptions that follow.
+ * epoch) and every subscribed partition has a live owner. A disruption
+ * starts when a settled group stops being so and ends when it has been
+ * settled again for a second (its time to stable runs to the start of that
+ * second). Unowned time is counted from the moment the group first settled,
+ * so the initial join does not drown out the disruptions that follow.
  */
 export interface GroupMetrics {
   readonly groupId: string;
@@ -19,9 +21,11 @@ export interface GroupMetrics {
   readonly partitions: number;
   /** When the group first settled (ms), or null if it never did. */
   readonly firstSettledMs: number | null;
-  /** Group epoch (KIP-848) or generation (classic) bumps after the group first settled. */
+  /** Disruptions after the group first settled (a cooperative rebalance's two rounds are one). */
   readonly rebalances: number;
-  /** Time from each change (the first epoch bump of a burst) to the group settling again, ms. */
+  /** Group epoch (KIP-848) or generation (classic) bumps after the group first settled: cooperative takes two per change. */
+  readonly rounds: number;
+  /** Time from each disruption's start to the group settling again, ms. */
   readonly timeToStableMs: readonly number[];
   readonly maxTimeToStableMs: number;
   /** Most partitions without a live owner at once, after the group first settled. */
@@ -34,6 +38,12 @@ export interface GroupMetrics {
 }
 
 const HEARTBEATS = new Set(["ConsumerGroupHeartbeatRequest", "HeartbeatRequest"]);
+/**
+ * How long a group must stay settled for a disruption to count as over:
+ * a cooperative rebalance settles for an instant between its two rounds
+ * (the old owners still hold the moving partitions until they revoke them).
+ */
+const QUIET_US = 1_000_000;
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec: SimulationSpec): GroupMetrics {
@@ -43,7 +53,9 @@ function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec:
   let groupEpoch = -1;
   let settledAt: Micros | null = null;
   let changeAt: Micros | null = null;
-  let rebalances = 0;
+  let settledSince: Micros | null = null;
+  let rounds = 0;
+  let changes = 0;
   const timeToStable: number[] = [];
   let unowned = group.partitions.length;
   let lastT: Micros = 0;
@@ -72,30 +84,37 @@ function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec:
     }
     const g = observationOf(event, "gc.group");
     if (g !== undefined && g.groupId === group.groupId) {
-      if (g.groupEpoch > groupEpoch && groupEpoch >= 0 && settledAt !== null) {
-        rebalances++;
-        changeAt ??= event.t;
-      }
+      if (g.groupEpoch > groupEpoch && groupEpoch >= 0 && settledAt !== null) rounds++;
       groupEpoch = Math.max(groupEpoch, g.groupEpoch);
       stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
     }
     unowned = timeline.unownedCount(group.partitions);
     const settled = stable && unowned === 0;
     if (settled && settledAt === null) settledAt = event.t;
-    if (settled && changeAt !== null) {
-      timeToStable.push((event.t - changeAt) / 1000);
+    if (changeAt !== null && settledSince !== null && event.t - settledSince >= QUIET_US) {
+      timeToStable.push((settledSince - changeAt) / 1000);
       changeAt = null;
+    }
+    if (settled) settledSince ??= event.t;
+    else {
+      settledSince = null;
+      if (settledAt !== null && changeAt === null) {
+        changes++;
+        changeAt = event.t;
+      }
     }
     if (settledAt !== null) peak = Math.max(peak, unowned);
   }
   if (settledAt !== null) unownedUs += unowned * (spec.durationUs - lastT);
+  if (changeAt !== null && settledSince !== null) timeToStable.push((settledSince - changeAt) / 1000);
   for (const since of aliveSince.values()) memberUs += spec.durationUs - since;
   return {
     groupId: group.groupId,
     members: group.members.length,
     partitions: group.partitions.length,
     firstSettledMs: settledAt === null ? null : settledAt / 1000,
-    rebalances,
+    rebalances: changes,
+    rounds,
     timeToStableMs: timeToStable,
     maxTimeToStableMs: timeToStable.length === 0 ? 0 : Math.max(...timeToStable),
     peakUnowned: peak,

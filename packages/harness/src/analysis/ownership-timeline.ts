@@ -31,6 +31,8 @@ export class OwnershipTimeline {
       if (event.what === "start" || event.what === "restart") {
         this.#alive.add(event.actor);
         this.#fenced.delete(event.actor);
+        // A new process: whatever member id the old one had is not its id any more.
+        this.#memberIdOf.delete(event.actor);
         return false;
       }
       if (event.what === "crash" || event.what === "stop") {
@@ -70,7 +72,8 @@ export class OwnershipTimeline {
     const removed = observationOf(event, "gc.member-removed");
     if (removed !== undefined) {
       const actor = this.#actorOfMemberId.get(removed.memberId);
-      if (actor === undefined || this.#fenced.has(actor)) return false;
+      // Only a removal of the id the actor holds now fences it (not an id a previous process of it had).
+      if (actor === undefined || this.#fenced.has(actor) || this.#memberIdOf.get(actor) !== removed.memberId) return false;
       const had = this.#liveSet(actor);
       this.#fenced.add(actor);
       this.#forget(actor, had);

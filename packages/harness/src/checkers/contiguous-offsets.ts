@@ -15,7 +15,9 @@ export const contiguousOffsets: Checker = {
     const report = analyseConsumption(events);
     for (const b of report.breaks) {
       if (b.cause !== null) continue;
-      violations.add(b.t, `${b.actor} ${b.partition}: ${b.kind} from offset ${b.expected} to ${b.got} with no reset to explain it`, [b.index]);
+      violations.add(b.t, `${b.actor} ${b.partition}: ${b.kind} from offset ${b.expected} to ${b.got} with no reset to explain it`, [
+        b.index,
+      ]);
     }
     for (const u of report.unowned) violations.add(u.t, `${u.actor} was handed records of ${u.partition}, which it did not own`, [u.index]);
     violations.items.sort((a, b) => a.t - b.t);

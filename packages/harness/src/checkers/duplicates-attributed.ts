@@ -14,7 +14,12 @@ export const duplicatesAttributed: Checker = {
   check(events) {
     const violations = new ViolationList();
     for (const r of analyseConsumption(events).redeliveries) {
-      if (r.cause === null) violations.add(r.t, `${r.actor} ${r.partition}: ${r.count} records delivered again with no rebalance, failed commit or reset to explain it`, [r.index]);
+      if (r.cause === null)
+        violations.add(
+          r.t,
+          `${r.actor} ${r.partition}: ${r.count} records delivered again with no rebalance, failed commit or reset to explain it`,
+          [r.index],
+        );
     }
     return violations.result();
   },

@@ -51,7 +51,8 @@ export const noLoss: Checker = {
         return;
       }
       const records = observationOf(event, "member.records");
-      if (records !== undefined) getOrCreate(consumed, tpKey(records.topic, records.partition), () => []).push([records.firstOffset, records.lastOffset]);
+      if (records !== undefined)
+        getOrCreate(consumed, tpKey(records.topic, records.partition), () => []).push([records.firstOffset, records.lastOffset]);
     });
     for (const [key, loss] of [...overwritten].sort((a, b) => a[1].t - b[1].t)) {
       violations.add(loss.t, `acknowledged record ${key.replace("@", " offset ")} was overwritten by another leader: lost`, [loss.index]);

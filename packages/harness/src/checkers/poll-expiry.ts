@@ -7,6 +7,7 @@ import { type Checker, ViolationList } from "./checker.js";
 const TOLERANCE_US = 10_000;
 /** Client states in which the member is in the group, so its poll timer runs. */
 const IN_GROUP = new Set(["JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "FENCED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE"]);
+// (Classic members: PREPARING_REBALANCE, COMPLETING_REBALANCE and STABLE are in the group; UNJOINED is not.)
 
 interface MemberTrack {
   polls: Micros[];

@@ -66,23 +66,29 @@ export interface CellOptions {
   readonly burnCpu?: (micros: Micros) => void;
 }
 
-
 /** The cell's own timer that restarts the actor after an exception. */
 const RESTART_TIMER = "$restart";
 
-/** Keeps only "at fn" of each stack frame: file paths differ between hosts (src vs dist). */
+/**
+ * The actor's part of an exception's stack, the same in every host: only
+ * "at fn" of each frame (file paths differ between src and dist, and
+ * between threads), anonymous frames as "at <anonymous>", private methods
+ * without their class (transpilers name them differently), and nothing
+ * from the cell's guard down (those frames belong to the host).
+ */
 function portableStack(error: unknown): string {
   if (!(error instanceof Error) || error.stack === undefined) return "";
-  return error.stack
-    .split("\n")
-    .slice(1, 9)
-    .map((line) =>
-      line
-        .trim()
-        .replace(/\s*\(.*\)$/, "")
-        .replace(/^at (file|node):.*$/, "at <anonymous>"),
-    )
-    .join("\n");
+  const frames: string[] = [];
+  for (const raw of error.stack.split("\n").slice(1)) {
+    const line = raw.trim();
+    if (!line.startsWith("at ")) continue;
+    const named = /^at (.+?) \(.*\)$/.exec(line);
+    const name = (named?.[1] ?? "<anonymous>").replace(/^[\w$]+\.(#[\w$]+)$/, "$1");
+    if (name === "#guard") break;
+    frames.push(`at ${name}`);
+    if (frames.length === 8) break;
+  }
+  return frames.join("\n");
 }
 
 /**
@@ -102,6 +108,8 @@ export class ActorCell {
   #state: CellState = "unstarted";
   #paused = false;
   #held: SimEvent[] = [];
+  /** Actors this incarnation has a connection with (heard from or wrote to). */
+  readonly #peers = new Set<ActorId>();
   #seq = 0;
   #now: Micros = 0;
   #clockOffset: Micros = 0;
@@ -249,6 +257,7 @@ export class ActorCell {
       this.#timers.delete(event.name);
       this.#guard(`timer ${event.name}`, () => actor.fire(event.name, this.#ctx));
     } else if (event.kind === "deliver") {
+      this.#peers.add(event.from);
       const message = this.#open(event);
       if (message !== null) this.#guard(`receive ${event.msgType} from ${event.from}`, () => actor.receive(event.from, message, this.#ctx));
     } else if (event.control.action === "command") {
@@ -283,7 +292,13 @@ export class ActorCell {
     });
   }
 
-  /** Loses all volatile state: the instance, its timers, whatever it had not yet processed. */
+  /**
+   * Loses all volatile state: the instance, its timers, whatever it had not
+   * yet processed. Like a kernel reaping a dead process, it resets every
+   * connection the incarnation had (peers it heard from or wrote to), so
+   * requests they have in flight to it (a parked fetch, a produce waiting
+   * for replicas) fail at once instead of waiting for their timeouts.
+   */
   #crash(what: "crash" | "stop", detail: string): void {
     this.#actor = null;
     this.#timers.clear();
@@ -291,6 +306,9 @@ export class ActorCell {
     this.#paused = false;
     this.#state = what === "stop" ? "stopped" : "crashed";
     this.#sink.lifecycle(this.id, this.#now, what, detail);
+    const peers = [...this.#peers].sort();
+    this.#peers.clear();
+    for (const peer of peers) this.#send(peer, { type: "SimDisconnect", reason: what === "stop" ? "stopped" : "crashed" });
   }
 
   #guard(during: string, run: () => void): void {
@@ -311,6 +329,7 @@ export class ActorCell {
   }
 
   #send(to: ActorId, message: Message): void {
+    if (this.#state === "running") this.#peers.add(to);
     const seq = ++this.#seq;
     if (this.#options.useCodec) {
       const frame = encode(message);

@@ -17,7 +17,13 @@
  *   consumer protocol as the coordinator reads it;
  * - migration/: online upgrade and downgrade between classic and consumer
  *   groups (group.consumer.migration.policy);
- * - runtime/: write operations, batched appends, errors, observation builders.
+ * - runtime/: write operations, batched appends, errors, observation builders;
+ * - transactions/: the transaction coordinator actor (createTransactionCoordinator,
+ *   kind "transaction-coordinator"): InitProducerId, AddPartitionsToTxn,
+ *   AddOffsetsToTxn, EndTxn, transaction markers, timeouts, the
+ *   `__transaction_state` log. The group coordinator's side of
+ *   transactions (TxnOffsetCommit, pending offsets, WriteTxnMarkers for
+ *   `__consumer_offsets`) is in offsets/ and records/.
  */
 
 export * from "./actor/coordinator-placement.js";
@@ -48,13 +54,22 @@ export * from "./groups/group-store.js";
 export * from "./metadata/metadata-image.js";
 export type * from "./observations.js";
 export * from "./offsets/offset-store.js";
+export * from "./offsets/pending-transactional-offsets.js";
+export * from "./offsets/transactional-producers.js";
 export * from "./reconciliation/current-assignment-builder.js";
 export * from "./reconciliation/member-state.js";
 export * from "./reconciliation/validate-member-epoch.js";
 export * from "./records/classic-group-records.js";
 export * from "./records/coordinator-record.js";
 export * from "./records/replay.js";
+export * from "./records/transaction-records.js";
 export * from "./runtime/coordinator-error.js";
 export * from "./runtime/coordinator-state.js";
 export * from "./runtime/group-timers.js";
 export * from "./topic-id-partitions.js";
+export * from "./transactions/producer-id-manager.js";
+export * from "./transactions/transaction-coordinator-actor.js";
+export * from "./transactions/transaction-coordinator-config.js";
+export * from "./transactions/transaction-log-records.js";
+export * from "./transactions/transaction-metadata.js";
+export * from "./transactions/transaction-placement.js";

@@ -1,9 +1,10 @@
 import type { PartitionsByTopic } from "@kcsim/protocol";
 
 /**
- * What the group coordinator reports to the history. Checkers, metrics and
- * reports read these; keep field names stable. Partitions are by topic
- * NAME (canonical PartitionsByTopic: topics sorted, partitions ascending).
+ * What the group coordinator (`gc.*`) and the transaction coordinator
+ * (`txn.*`) report to the history. Checkers, metrics and reports read
+ * these; keep field names stable. Partitions are by topic NAME (canonical
+ * PartitionsByTopic: topics sorted, partitions ascending).
  */
 export type ConsumerGroupState = "EMPTY" | "ASSIGNING" | "RECONCILING" | "STABLE" | "DEAD";
 export type ClassicGroupState = "EMPTY" | "PREPARING_REBALANCE" | "COMPLETING_REBALANCE" | "STABLE" | "DEAD";
@@ -71,19 +72,74 @@ export interface TargetAssignmentObservation {
   readonly moved: number;
 }
 
-/** One partition of an OffsetCommit (or TxnOffsetCommit) and the coordinator's answer to it. */
+/**
+ * An offset became the group's committed offset, or an OffsetCommit was
+ * refused. Plain commits: one per partition of an OffsetCommit, with the
+ * coordinator's answer (0 = accepted and written). Transactional commits
+ * (`transactional: true`): one per partition when the producer's COMMIT
+ * marker materialises a pending TxnOffsetCommit offset (always errorCode 0);
+ * `memberId` and `epoch` are then those the TxnOffsetCommit carried, and the
+ * KIP-447 zombie check they passed happened when it was accepted (see
+ * gc.txn-offset), not at materialisation: the member may have moved on to a
+ * newer epoch by the time the marker lands. Refused TxnOffsetCommits and
+ * pending or dropped transactional offsets are gc.txn-offset only.
+ */
 export interface OffsetCommitObservation {
   readonly type: "gc.offset-commit";
   readonly groupId: string;
   readonly memberId: string;
-  /** generationIdOrMemberEpoch as the request carried it. */
+  /** generationIdOrMemberEpoch as the request carried it (TxnOffsetCommit: its GenerationId). */
   readonly epoch: number;
   readonly topic: string;
   readonly partition: number;
   readonly offset: number;
-  /** 0 = accepted and written. */
+  /** 0 = accepted and written (transactional: materialised by the COMMIT marker). */
   readonly errorCode: number;
   readonly transactional: boolean;
+}
+
+/**
+ * What happened to one partition of a TxnOffsetCommit (KIP-98, KIP-447),
+ * apart from its materialisation (that is a gc.offset-commit with
+ * `transactional: true`):
+ * - `pending`: accepted (errorCode 0) and written, invisible to OffsetFetch
+ *   until the producer's COMMIT marker (RequireStable fetches of the
+ *   partition get UNSTABLE_OFFSET_COMMIT meanwhile);
+ * - `rejected`: refused with `errorCode` (ILLEGAL_GENERATION for a stale
+ *   generation or member epoch, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
+ *   INVALID_PRODUCER_EPOCH for a fenced producer, NOT_COORDINATOR, ...);
+ * - `aborted`: dropped by the producer's ABORT marker;
+ * - `superseded`: dropped by the COMMIT marker because a plain OffsetCommit
+ *   of the partition was written after it (Kafka keeps the most recent).
+ */
+export interface TransactionalOffsetObservation {
+  readonly type: "gc.txn-offset";
+  readonly groupId: string;
+  readonly memberId: string;
+  /** The TxnOffsetCommit's GenerationId (a consumer group's member epoch, a classic group's generation). */
+  readonly epoch: number;
+  readonly transactionalId: string;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly outcome: "pending" | "rejected" | "aborted" | "superseded";
+  /** The TxnOffsetCommit's answer for the partition (pending: 0); 0 for aborted and superseded. */
+  readonly errorCode: number;
+}
+
+/** A WriteTxnMarkers request reached this group coordinator: one per `__consumer_offsets` partition, with its answer. */
+export interface GroupCoordinatorMarkerObservation {
+  readonly type: "gc.txn-marker";
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly coordinatorEpoch: number;
+  readonly committed: boolean;
+  /** The `__consumer_offsets` partition. */
+  readonly partition: number;
+  /** 0 = the marker was written (and the producer's pending offsets of that partition materialised or dropped). */
+  readonly errorCode: number;
 }
 
 /** The coordinator finished loading its log after a start or restart. */
@@ -93,10 +149,79 @@ export interface CoordinatorLoadedObservation {
   readonly groups: number;
 }
 
+// ---- the transaction coordinator (kind "transaction-coordinator") ----
+
+/** Kafka's `TransactionState` names (DescribeTransactions spells them so). */
+export type TransactionStateName =
+  | "Empty"
+  | "Ongoing"
+  | "PrepareCommit"
+  | "PrepareAbort"
+  | "CompleteCommit"
+  | "CompleteAbort"
+  | "PrepareEpochFence"
+  | "Dead";
+
+/**
+ * A transactional id changed state (each durable write of its
+ * `__transaction_state` record, plus the in-memory PrepareEpochFence step
+ * and the expiration to Dead). `from` = `to` is a rewrite in the same state:
+ * an InitProducerId (Empty -> Empty with a new epoch) or partitions added to
+ * an Ongoing transaction. `producerEpoch` is the epoch after the change (an
+ * epoch fence shows the bumped epoch); `partitions` the transaction's
+ * partitions after it (Kafka clears them on CompleteCommit/CompleteAbort;
+ * `__consumer_offsets` partitions are those added by AddOffsetsToTxn).
+ */
+export interface TransactionStateObservation {
+  readonly type: "txn.state";
+  readonly transactionalId: string;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly from: TransactionStateName;
+  readonly to: TransactionStateName;
+  readonly partitions: PartitionsByTopic;
+}
+
+/**
+ * The answer about one partition's transaction marker (WriteTxnMarkers) as
+ * the transaction coordinator received it: 0 = written; a retriable error
+ * (NOT_LEADER_OR_FOLLOWER, ...; NETWORK_EXCEPTION for a reset connection,
+ * REQUEST_TIMED_OUT for no answer within request.timeout.ms) means the
+ * marker is sent again.
+ */
+export interface TransactionMarkerObservation {
+  readonly type: "txn.marker";
+  readonly transactionalId: string;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly committed: boolean;
+  readonly topic: string;
+  readonly partition: number;
+  readonly errorCode: number;
+}
+
+/** The transaction coordinator finished loading `__transaction_state` after a start or restart. */
+export interface TransactionCoordinatorLoadedObservation {
+  readonly type: "txn.loaded";
+  readonly records: number;
+  /** Transactional ids it holds. */
+  readonly transactions: number;
+  /** Its new coordinator epoch (one more per start), carried by its WriteTxnMarkers. */
+  readonly coordinatorEpoch: number;
+}
+
+export type TransactionCoordinatorObservation =
+  | TransactionStateObservation
+  | TransactionMarkerObservation
+  | TransactionCoordinatorLoadedObservation;
+
 export type CoordinatorObservation =
   | GroupEpochObservation
   | MemberAssignmentObservation
   | MemberRemovedObservation
   | TargetAssignmentObservation
   | OffsetCommitObservation
-  | CoordinatorLoadedObservation;
+  | TransactionalOffsetObservation
+  | GroupCoordinatorMarkerObservation
+  | CoordinatorLoadedObservation
+  | TransactionCoordinatorObservation;

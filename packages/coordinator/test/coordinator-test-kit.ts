@@ -272,6 +272,8 @@ export interface GroupView {
   state: string;
   members: MemberView[];
   offsets: Record<string, Record<string, number>>;
+  /** Pending transactional offsets: producer id -> topic -> partition -> offset. */
+  pendingOffsets: Record<string, Record<string, Record<string, number>>>;
 }
 
 export interface CoordinatorSnapshotView {

@@ -67,3 +67,9 @@ export function partitionsByTopic(partitions: Iterable<TopicPartition>): Partiti
 export function* topicPartitionsOf(byTopic: PartitionsByTopic): Generator<TopicPartition> {
   for (const [topic, partitions] of Object.entries(byTopic)) for (const partition of partitions) yield { topic, partition };
 }
+
+/** Kafka's internal topic of group offsets and metadata (`Topic.GROUP_METADATA_TOPIC_NAME`). */
+export const GROUP_METADATA_TOPIC_NAME = "__consumer_offsets";
+
+/** Kafka's internal topic of transaction states (`Topic.TRANSACTION_STATE_TOPIC_NAME`). */
+export const TRANSACTION_STATE_TOPIC_NAME = "__transaction_state";

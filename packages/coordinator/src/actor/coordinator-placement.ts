@@ -21,4 +21,9 @@ export class CoordinatorPlacement {
   ownerOf(groupId: string): string {
     return this.coordinators[this.indexOf(groupId)] as string;
   }
+
+  /** The actor id of the coordinator of `__consumer_offsets` partition `partition`. */
+  ownerOfPartition(partition: number): string {
+    return this.coordinators[partition % this.coordinators.length] as string;
+  }
 }

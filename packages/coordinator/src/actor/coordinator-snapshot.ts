@@ -5,7 +5,7 @@ import type { CoordinatorState } from "../runtime/coordinator-state.js";
 import type { GroupTimers } from "../runtime/group-timers.js";
 import { partitionsByTopicName } from "../runtime/observation-builders.js";
 
-/** The coordinator's state as JSON (Actor.snapshot): groups, epochs, members with states and assignments. */
+/** The coordinator's state as JSON (Actor.snapshot): groups, epochs, members with states and assignments, committed and pending offsets. */
 export function coordinatorSnapshot(
   state: CoordinatorState,
   timers: GroupTimers,
@@ -19,6 +19,15 @@ export function coordinatorSnapshot(
       const byPartition: Record<string, number> = {};
       for (const { partition, offset } of partitions) byPartition[String(partition)] = offset.offset;
       offsets[topic] = byPartition;
+    }
+    // Pending transactional offsets: producer id -> topic -> partition -> offset.
+    const pendingOffsets: Record<string, Record<string, Record<string, number>>> = {};
+    for (const { producerId, pending } of state.offsets.pending.ofGroup(group.groupId)) {
+      const byTopic = pendingOffsets[String(producerId)] ?? {};
+      const byPartition = byTopic[pending.topic] ?? {};
+      byPartition[String(pending.partition)] = pending.offset.offset;
+      byTopic[pending.topic] = byPartition;
+      pendingOffsets[String(producerId)] = byTopic;
     }
     if (group.protocol === "classic") {
       groups.push({
@@ -45,6 +54,7 @@ export function coordinatorSnapshot(
         pendingMembers: [...group.pendingMembers()],
         pendingSyncMembers: [...group.pendingSyncMembers()],
         offsets,
+        pendingOffsets,
       });
       continue;
     }
@@ -77,6 +87,7 @@ export function coordinatorSnapshot(
         target: partitionsByTopicName(group.targetOf(member.memberId), image),
       })),
       offsets,
+      pendingOffsets,
     });
   }
   return {

@@ -15,6 +15,8 @@ import {
   type OffsetCommitRequest,
   type OffsetFetchRequest,
   type SyncGroupRequest,
+  type TxnOffsetCommitRequest,
+  type WriteTxnMarkersRequest,
 } from "@kcsim/protocol";
 import { heartbeat, joinGroup, syncGroup } from "../classic-group/classic-apis.js";
 import { prepareRebalance, reportClassicAssignment, rescheduleHeartbeat } from "../classic-group/classic-rebalance.js";
@@ -30,9 +32,11 @@ import { MetadataImage } from "../metadata/metadata-image.js";
 import type { CoordinatorLoadedObservation } from "../observations.js";
 import { offsetCommit, offsetCommitErrorResponse, offsetCommitObservations } from "../offsets/offset-commit.js";
 import { offsetFetch } from "../offsets/offset-fetch.js";
+import { txnOffsetCommit, txnOffsetCommitErrorResponse, txnOffsetCommitObservations } from "../offsets/txn-offset-commit.js";
+import { writeTxnMarkers } from "../offsets/write-txn-markers.js";
 import { MemberState } from "../reconciliation/member-state.js";
-import { groupIdOf, isStoredRecord, type StoredRecord, type TopicImageRecord } from "../records/coordinator-record.js";
-import { replayRecord } from "../records/replay.js";
+import { isStoredRecord, type StoredRecord, type TopicImageRecord } from "../records/coordinator-record.js";
+import { replayRecord, replayRecordForGroup } from "../records/replay.js";
 import { APPEND_LINGER_TIMER, AppendBatcher, type Outgoing } from "../runtime/append-batcher.js";
 import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
@@ -79,9 +83,15 @@ type ConsumerMemberTimer = Extract<GroupTimer, { kind: "session" | "rebalance" |
  *
  * - FindCoordinator for every group, from the static placement.
  * - ConsumerGroupHeartbeat, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
- *   OffsetCommit, OffsetFetch for the groups it hosts (NOT_COORDINATOR for
- *   others, COORDINATOR_LOAD_IN_PROGRESS while loading; a classic
- *   Heartbeat is answered NONE while loading, as Kafka does).
+ *   OffsetCommit, OffsetFetch, TxnOffsetCommit for the groups it hosts
+ *   (NOT_COORDINATOR for others, COORDINATOR_LOAD_IN_PROGRESS while
+ *   loading; a classic Heartbeat is answered NONE while loading, as Kafka
+ *   does).
+ * - Transactions (KIP-98, KIP-447): TxnOffsetCommit offsets stay pending
+ *   per producer id until a transaction coordinator's WriteTxnMarkers for
+ *   the group's `__consumer_offsets` partition commits (materialises) or
+ *   aborts (drops) them; OffsetFetch with RequireStable answers
+ *   UNSTABLE_OFFSET_COMMIT for partitions with pending offsets.
  * - group.coordinator.rebalance.protocols: without `consumer`,
  *   ConsumerGroupHeartbeat is UNSUPPORTED_VERSION; without `classic`, so
  *   are JoinGroup, SyncGroup and Heartbeat (Kafka cannot disable classic).
@@ -111,16 +121,18 @@ export class GroupCoordinatorActor implements Actor {
     this.#config = config;
     this.#placement = new CoordinatorPlacement(config.coordinators, config.broker["offsets.topic.num.partitions"]);
     this.#env = { broker: config.broker, timers: this.#timers };
-    this.#state = new CoordinatorState(new MetadataImage(config.topics));
+    this.#state = new CoordinatorState(new MetadataImage(config.topics), config.broker["offsets.topic.num.partitions"]);
     this.#batcher = new AppendBatcher(ms(config.broker["group.coordinator.append.linger.ms"]));
   }
 
   start(ctx: Context): void {
     // Replay the whole log; nothing is served until the load completes.
-    this.#state = new CoordinatorState(new MetadataImage(this.#config.topics));
+    this.#state = new CoordinatorState(new MetadataImage(this.#config.topics), this.#config.broker["offsets.topic.num.partitions"]);
     this.#batcher = new AppendBatcher(ms(this.#config.broker["group.coordinator.append.linger.ms"]));
     const records = this.#readLog(ctx);
-    for (const record of records) replayRecord(this.#state, record);
+    records.forEach((record, recordOffset) => {
+      replayRecord(this.#state, record, recordOffset);
+    });
     this.#loadedRecords = records.length;
     this.#loading = true;
     const loadMicros = this.#config.loadMs === null ? defaultLoadMicros(records.length) : ms(this.#config.loadMs);
@@ -153,6 +165,12 @@ export class GroupCoordinatorActor implements Actor {
         return;
       case "LeaveGroupRequest":
         this.#onLeaveGroup(from, message, ctx);
+        return;
+      case "TxnOffsetCommitRequest":
+        this.#onTxnOffsetCommit(from, message, ctx);
+        return;
+      case "WriteTxnMarkersRequest":
+        this.#onWriteTxnMarkers(from, message, ctx);
         return;
       default:
         ctx.log.debug("group coordinator ignores a message", { type: message.type, from });
@@ -242,6 +260,39 @@ export class GroupCoordinatorActor implements Actor {
       const outcome = offsetCommit(op, this.#env, request);
       return { response: { to: from, message: outcome.response }, immediate: outcome.immediate };
     });
+  }
+
+  #onTxnOffsetCommit(from: ActorId, request: TxnOffsetCommitRequest, ctx: Context): void {
+    const reject = (errorCode: number): Outgoing => {
+      const response = txnOffsetCommitErrorResponse(request, this.#state.image, errorCode);
+      for (const observation of txnOffsetCommitObservations(request, response)) ctx.observe(observation);
+      return { to: from, message: response };
+    };
+    const error = isBlankGroupId(request.groupId) ? ErrorCode.INVALID_GROUP_ID : this.#groupError(request.groupId);
+    if (error !== ErrorCode.NONE) {
+      const { to, message } = reject(error);
+      ctx.send(to, message);
+      return;
+    }
+    this.#write(
+      ctx,
+      (op) => {
+        const outcome = txnOffsetCommit(op, this.#env, request);
+        return { response: { to: from, message: outcome.response }, immediate: outcome.immediate };
+      },
+      (failure) => reject(failure.errorCode),
+    );
+  }
+
+  /**
+   * WriteTxnMarkers from a transaction coordinator, for the
+   * `__consumer_offsets` partitions this coordinator hosts (others, and all
+   * while loading: NOT_LEADER_OR_FOLLOWER).
+   */
+  #onWriteTxnMarkers(from: ActorId, request: WriteTxnMarkersRequest, ctx: Context): void {
+    const placementError = (partition: number): number =>
+      this.#loading || this.#placement.ownerOfPartition(partition) !== this.#id ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.NONE;
+    this.#write(ctx, (op) => ({ response: { to: from, message: writeTxnMarkers(op, request, placementError) } }));
   }
 
   #onOffsetFetch(from: ActorId, request: OffsetFetchRequest, ctx: Context): void {
@@ -403,7 +454,7 @@ export class GroupCoordinatorActor implements Actor {
    * already answered: those answers, like Kafka's completed futures, stand).
    */
   #write(ctx: Context, body: (op: WriteOp) => OperationOutcome, onError?: (error: CoordinatorError) => Outgoing | null): void {
-    const op = new WriteOp(this.#state, ctx, ctx.now());
+    const op = new WriteOp(this.#state, ctx, ctx.now(), ctx.storage.length + this.#batcher.pendingRecords().length);
     let outcome: OperationOutcome;
     try {
       outcome = body(op);
@@ -433,7 +484,9 @@ export class GroupCoordinatorActor implements Actor {
       const before = op.groupsBefore.get(groupId);
       this.#state.groups.delete(groupId);
       this.#state.offsets.deleteGroup(groupId);
-      for (const record of records) if (groupIdOf(record) === groupId) replayRecord(this.#state, record);
+      records.forEach((record, recordOffset) => {
+        replayRecordForGroup(this.#state, record, recordOffset, groupId);
+      });
       if (before?.protocol === "classic" && !before.isSimpleGroup()) this.#state.groups.put(before);
     }
   }

@@ -1,14 +1,10 @@
 import { ErrorCode, type Observation, type OffsetCommitRequest, type OffsetCommitResponse } from "@kcsim/protocol";
-import type { ClassicGroup } from "../classic-group/classic-group.js";
-import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
 import { offsetCommitRecord } from "../records/offset-commit-records.js";
 import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
 import { offsetCommitObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
-
-/** OffsetCommit v9: the first version for consumer-protocol members, and the one returning GROUP_ID_NOT_FOUND. */
-const MODERN_OFFSET_COMMIT_VERSION = 9;
+import { validateOffsetCommit } from "./offset-commit-validation.js";
 
 /** What an OffsetCommit gives: the answer, and whether it goes out at once (a failed request). */
 export interface OffsetCommitOutcome {
@@ -30,7 +26,14 @@ export function offsetCommit(op: WriteOp, env: CoordinatorEnv, request: OffsetCo
   let groupError = ErrorCode.NONE as number;
   if (hasKnownTopic) {
     try {
-      validateOffsetCommit(op, request);
+      validateOffsetCommit(op, {
+        groupId: request.groupId,
+        memberId: request.memberId,
+        groupInstanceId: request.groupInstanceId,
+        generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
+        apiVersion: request.apiVersion,
+        transactional: false,
+      });
     } catch (error) {
       if (!(error instanceof CoordinatorError)) throw error;
       groupError = error.errorCode;
@@ -101,90 +104,4 @@ function offsetCommitResponse(
       })),
     })),
   };
-}
-
-/**
- * `OffsetMetadataManager.validateOffsetCommit`: a missing group with a
- * negative generation becomes a simple (offsets-only) classic group;
- * otherwise GROUP_ID_NOT_FOUND (v9+; ILLEGAL_GENERATION before). Existing
- * groups check the committer (`ConsumerGroup`/`ClassicGroup.validateOffsetCommit`).
- */
-function validateOffsetCommit(op: WriteOp, request: OffsetCommitRequest): void {
-  const { groupId, generationIdOrMemberEpoch: epoch } = request;
-  const group = op.state.groups.get(groupId);
-  if (group === undefined) {
-    if (epoch < 0) {
-      op.touch(groupId);
-      op.state.groups.createSimpleClassicGroup(groupId);
-      return;
-    }
-    if (request.apiVersion >= MODERN_OFFSET_COMMIT_VERSION)
-      throw new CoordinatorError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
-    throw new CoordinatorError(ErrorCode.ILLEGAL_GENERATION, `Group ${groupId} not found.`);
-  }
-  if (group.protocol === "consumer") validateConsumerGroupOffsetCommit(group, request);
-  else validateClassicGroupOffsetCommit(group, request);
-}
-
-/**
- * `ClassicGroup.validateOffsetCommit` (spec 5): DEAD:
- * COORDINATOR_NOT_AVAILABLE; a negative generation on an EMPTY group (admin,
- * or a consumer outside group management): accepted; a generation, member
- * id or instance id: the member check (UNKNOWN_MEMBER_ID,
- * FENCED_INSTANCE_ID) and the exact generation (ILLEGAL_GENERATION); none
- * of them on a non-empty group: UNKNOWN_MEMBER_ID; COMPLETING_REBALANCE:
- * REBALANCE_IN_PROGRESS (the committer knows the new generation but has
- * no assignment yet).
- */
-function validateClassicGroupOffsetCommit(group: ClassicGroup, request: OffsetCommitRequest): void {
-  const { generationIdOrMemberEpoch: generationId, memberId, groupInstanceId } = request;
-  if (group.isInState("DEAD")) throw new CoordinatorError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `Group ${group.groupId} is dead.`);
-  if (generationId < 0 && group.isInState("EMPTY")) return;
-  if (generationId >= 0 || memberId !== "" || groupInstanceId !== null) {
-    const memberError = group.validateMember(memberId, groupInstanceId);
-    if (memberError !== ErrorCode.NONE)
-      throw new CoordinatorError(memberError, `Member ${memberId} cannot commit offsets for group ${group.groupId}.`);
-    if (generationId !== group.generationId) {
-      throw new CoordinatorError(
-        ErrorCode.ILLEGAL_GENERATION,
-        `The generation id ${generationId} does not match the group's generation ${group.generationId}.`,
-      );
-    }
-  } else if (!group.isInState("EMPTY")) {
-    throw new CoordinatorError(
-      ErrorCode.UNKNOWN_MEMBER_ID,
-      `Commits without a member are accepted only while group ${group.groupId} is empty.`,
-    );
-  }
-  if (group.isInState("COMPLETING_REBALANCE")) {
-    throw new CoordinatorError(ErrorCode.REBALANCE_IN_PROGRESS, `Group ${group.groupId} is completing a rebalance.`);
-  }
-}
-
-/**
- * `ConsumerGroup.validateOffsetCommit`: the member must exist and commit
- * at exactly its epoch: STALE_MEMBER_EPOCH, or ILLEGAL_GENERATION for a
- * classic member (whose generation is its epoch; it may use any version).
- */
-function validateConsumerGroupOffsetCommit(group: ConsumerGroup, request: OffsetCommitRequest): void {
-  const epoch = request.generationIdOrMemberEpoch;
-  // Admin or a consumer without group management: allowed while the group is empty.
-  if (epoch < 0 && group.numMembers === 0) return;
-  const member = group.member(request.memberId);
-  if (member === undefined) {
-    throw new CoordinatorError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${request.memberId} is not a member of group ${group.groupId}.`);
-  }
-  const classic = member.classicMemberMetadata !== null;
-  if (!classic && request.apiVersion < MODERN_OFFSET_COMMIT_VERSION) {
-    throw new CoordinatorError(
-      ErrorCode.UNSUPPORTED_VERSION,
-      "OffsetCommit version 9 or above must be used by members using the modern group protocol",
-    );
-  }
-  if (epoch !== member.memberEpoch) {
-    throw new CoordinatorError(
-      classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH,
-      `The received ${classic ? "generation id" : "member epoch"} ${epoch} does not match the expected member epoch ${member.memberEpoch}.`,
-    );
-  }
 }

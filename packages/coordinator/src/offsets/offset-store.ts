@@ -1,3 +1,5 @@
+import { PendingTransactionalOffsets } from "./pending-transactional-offsets.js";
+
 /** A committed offset (Kafka's `OffsetAndMetadata`). */
 export interface CommittedOffset {
   readonly offset: number;
@@ -10,23 +12,38 @@ export interface CommittedOffset {
   readonly expireTimestampMs: number;
 }
 
+/** A committed offset with the position of the record that committed it. */
+interface StoredOffset {
+  readonly offset: CommittedOffset;
+  readonly recordOffset: number;
+}
+
 /**
  * Committed offsets by group, topic and partition (Kafka's
- * `OffsetMetadataManager.offsets`), rebuilt from OffsetCommit records.
+ * `OffsetMetadataManager.offsets`), rebuilt from OffsetCommit records, each
+ * with the log position of its record: when a transaction's COMMIT marker
+ * materialises a pending transactional offset, the most recent record of
+ * the partition wins.
  *
- * Transactional offsets (TxnOffsetCommit, a later issue) will live apart
- * from these, pending per producer id until the transaction's COMMIT marker
- * moves them here (ABORT drops them): `hasPendingTransactionalOffsets` is
- * where OffsetFetch's RequireStable will look. Until then nothing is pending.
+ * Transactional offsets (TxnOffsetCommit) live apart, in `pending`, per
+ * producer id until the transaction's COMMIT marker moves them here (ABORT
+ * drops them); `hasPendingTransactionalOffsets` is where OffsetFetch's
+ * RequireStable looks.
  */
 export class OffsetStore {
-  readonly #byGroup = new Map<string, Map<string, Map<number, CommittedOffset>>>();
+  readonly #byGroup = new Map<string, Map<string, Map<number, StoredOffset>>>();
+  readonly pending = new PendingTransactionalOffsets();
 
   get(groupId: string, topic: string, partition: number): CommittedOffset | undefined {
-    return this.#byGroup.get(groupId)?.get(topic)?.get(partition);
+    return this.#byGroup.get(groupId)?.get(topic)?.get(partition)?.offset;
   }
 
-  put(groupId: string, topic: string, partition: number, offset: CommittedOffset): void {
+  /** The log position of the record behind the committed offset, or undefined when there is none. */
+  recordOffsetOf(groupId: string, topic: string, partition: number): number | undefined {
+    return this.#byGroup.get(groupId)?.get(topic)?.get(partition)?.recordOffset;
+  }
+
+  put(groupId: string, topic: string, partition: number, offset: CommittedOffset, recordOffset: number): void {
     let topics = this.#byGroup.get(groupId);
     if (topics === undefined) {
       topics = new Map();
@@ -37,7 +54,7 @@ export class OffsetStore {
       partitions = new Map();
       topics.set(topic, partitions);
     }
-    partitions.set(partition, offset);
+    partitions.set(partition, { offset, recordOffset });
   }
 
   remove(groupId: string, topic: string, partition: number): void {
@@ -55,18 +72,20 @@ export class OffsetStore {
     if (topics === undefined) return [];
     return [...topics.keys()].sort().map((topic) => ({
       topic,
-      partitions: [...(topics.get(topic) ?? new Map<number, CommittedOffset>()).entries()]
+      partitions: [...(topics.get(topic) ?? new Map<number, StoredOffset>()).entries()]
         .sort(([a], [b]) => a - b)
-        .map(([partition, offset]) => ({ partition, offset })),
+        .map(([partition, stored]) => ({ partition, offset: stored.offset })),
     }));
   }
 
+  /** Forgets the group's committed and pending offsets. */
   deleteGroup(groupId: string): void {
     this.#byGroup.delete(groupId);
+    this.pending.deleteGroup(groupId);
   }
 
   /** Whether a transaction has uncommitted offsets for the partition (RequireStable -> UNSTABLE_OFFSET_COMMIT). */
-  hasPendingTransactionalOffsets(_groupId: string, _topic: string, _partition: number): boolean {
-    return false;
+  hasPendingTransactionalOffsets(groupId: string, topic: string, partition: number): boolean {
+    return this.pending.has(groupId, topic, partition);
   }
 }

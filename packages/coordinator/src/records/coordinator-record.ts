@@ -183,10 +183,46 @@ export interface GroupMetadataRecord {
   readonly value: GroupMetadataValue | null;
 }
 
+/**
+ * Where a transactional OffsetCommit record came from: the producer of its
+ * transactional batch (Kafka's RecordBatch producer id and epoch; a record
+ * without it is in a plain batch, NO_PRODUCER_ID) and, not in Kafka, the
+ * TxnOffsetCommit that wrote it (kept for the observations of its
+ * materialisation after a restart).
+ */
+export interface TransactionalOffsetCommitOrigin {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly transactionalId: string;
+  readonly memberId: string;
+  readonly generationId: number;
+}
+
 export interface OffsetCommitRecord {
   readonly type: typeof RecordType.OffsetCommit;
   readonly key: OffsetCommitKey;
   readonly value: OffsetCommitValue | null;
+  /** Set on a TxnOffsetCommit's records: pending until the producer's transaction marker. */
+  readonly transaction?: TransactionalOffsetCommitOrigin;
+}
+
+/**
+ * A transaction marker written by WriteTxnMarkers to one of the
+ * coordinator's `__consumer_offsets` partitions: Kafka's control batch
+ * (producer id and epoch in the batch header) holding one
+ * EndTransactionMarker record (COMMIT or ABORT, with the transaction
+ * coordinator's epoch). Replaying it materialises (COMMIT) or drops (ABORT)
+ * the producer's pending offsets of the groups on that partition.
+ */
+export interface EndTransactionMarkerRecord {
+  readonly type: "EndTransactionMarker";
+  /** The `__consumer_offsets` partition the marker was written to. */
+  readonly partition: number;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly coordinatorEpoch: number;
+  /** ControlRecordType COMMIT (true) or ABORT (false). */
+  readonly committed: boolean;
 }
 
 /** The records of KIP-848 consumer groups (types 3-8). */
@@ -199,7 +235,7 @@ export type ConsumerGroupRecord =
   | ConsumerGroupCurrentMemberAssignmentRecord;
 
 /** Everything the coordinator writes through its batched appends. */
-export type CoordinatorRecord = ConsumerGroupRecord | GroupMetadataRecord | OffsetCommitRecord;
+export type CoordinatorRecord = ConsumerGroupRecord | GroupMetadataRecord | OffsetCommitRecord | EndTransactionMarkerRecord;
 
 /**
  * Not a Kafka record: a change of the cluster's metadata image (a topic
@@ -231,12 +267,16 @@ export function isStoredRecord(value: unknown): value is StoredRecord {
   if (typeof value !== "object" || value === null) return false;
   const type = (value as { type?: unknown }).type;
   if (type === "kcsim.TopicImage") return typeof (value as { topic?: unknown }).topic === "object";
+  if (type === "EndTransactionMarker") {
+    const marker = value as { partition?: unknown; producerId?: unknown; committed?: unknown };
+    return typeof marker.partition === "number" && typeof marker.producerId === "number" && typeof marker.committed === "boolean";
+  }
   return COORDINATOR_RECORD_TYPES.has(type) && typeof (value as { key?: unknown }).key === "object" && "value" in value;
 }
 
-/** The group a record belongs to, or null for a metadata-image record. */
+/** The group a record belongs to, or null for a metadata-image record or a transaction marker (it spans groups). */
 export function groupIdOf(record: StoredRecord): string | null {
-  if (record.type === "kcsim.TopicImage") return null;
+  if (record.type === "kcsim.TopicImage" || record.type === "EndTransactionMarker") return null;
   if (record.type === RecordType.OffsetCommit || record.type === RecordType.GroupMetadata) return record.key.group;
   return record.key.groupId;
 }

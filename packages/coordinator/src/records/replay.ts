@@ -1,3 +1,4 @@
+import { partitionFor } from "@kcsim/protocol";
 import { classicGroupFromRecord } from "../classic-group/classic-group-load.js";
 import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
 import {
@@ -10,7 +11,7 @@ import {
 import { NO_SUBSCRIPTION_METADATA, subscriptionMetadataOf } from "../consumer-group/subscription-metadata.js";
 import { IllegalStateError } from "../runtime/coordinator-error.js";
 import type { CoordinatorState } from "../runtime/coordinator-state.js";
-import { RecordType, type StoredRecord } from "./coordinator-record.js";
+import { type EndTransactionMarkerRecord, groupIdOf, RecordType, type StoredRecord } from "./coordinator-record.js";
 
 /**
  * Applies one record to the coordinator's state (Kafka's
@@ -29,26 +30,52 @@ import { RecordType, type StoredRecord } from "./coordinator-record.js";
  *   describes (STABLE with its members, or EMPTY); its tombstone removes
  *   the group. On the live path only the tombstone is replayed: classic
  *   groups are kept in memory (WriteOp.appendWithoutReplay).
+ * - an OffsetCommit record of a transactional batch (TxnOffsetCommit) is
+ *   pending under its producer id; a transaction marker moves the
+ *   producer's pending offsets of the groups on its `__consumer_offsets`
+ *   partition to the committed ones (COMMIT, unless a more recent record
+ *   committed the partition) or drops them (ABORT); an offset tombstone
+ *   drops pending offsets of the partition too.
+ * `recordOffset` is the record's position in the log.
  * A broken invariant throws IllegalStateError.
  */
-export function replayRecord(state: CoordinatorState, record: StoredRecord): void {
+export function replayRecord(state: CoordinatorState, record: StoredRecord, recordOffset: number): void {
   switch (record.type) {
     case "kcsim.TopicImage":
       state.image.apply(record.topic);
+      return;
+    case "EndTransactionMarker":
+      state.producers.onMarker(record.producerId, record.producerEpoch, record.coordinatorEpoch);
+      replayEndTransactionMarker(state, record, (groupId) => partitionFor(groupId, state.offsetsTopicPartitions) === record.partition);
       return;
     case RecordType.OffsetCommit: {
       const { group, topic, partition } = record.key;
       if (record.value === null) {
         state.offsets.remove(group, topic, partition);
+        state.offsets.pending.removePartition(group, topic, partition);
         return;
       }
       if (state.groups.get(group) === undefined) state.groups.createSimpleClassicGroup(group);
-      state.offsets.put(group, topic, partition, {
+      const offset = {
         offset: record.value.offset,
         leaderEpoch: record.value.leaderEpoch,
         metadata: record.value.metadata,
         commitTimestampMs: record.value.commitTimestamp,
         expireTimestampMs: record.value.expireTimestamp,
+      };
+      if (record.transaction === undefined) {
+        state.offsets.put(group, topic, partition, offset, recordOffset);
+        return;
+      }
+      // A TxnOffsetCommit: pending under its producer until the transaction's marker.
+      state.producers.onWrite(record.transaction.producerId, record.transaction.producerEpoch);
+      state.offsets.pending.add(record.transaction.producerId, {
+        groupId: group,
+        topic,
+        partition,
+        offset,
+        recordOffset,
+        origin: record.transaction,
       });
       return;
     }
@@ -131,6 +158,40 @@ export function replayRecord(state: CoordinatorState, record: StoredRecord): voi
       group.updateMember(withAssignmentRemoved(member));
       return;
     }
+  }
+}
+
+/**
+ * Replays one record for a single group only (a group rebuilt after a
+ * failed operation): the group's own records, and the part of each
+ * transaction marker that concerns the group's pending offsets.
+ */
+export function replayRecordForGroup(state: CoordinatorState, record: StoredRecord, recordOffset: number, groupId: string): void {
+  if (record.type === "EndTransactionMarker") {
+    if (partitionFor(groupId, state.offsetsTopicPartitions) === record.partition) {
+      replayEndTransactionMarker(state, record, (group) => group === groupId);
+    }
+    return;
+  }
+  if (groupIdOf(record) === groupId) replayRecord(state, record, recordOffset);
+}
+
+/**
+ * Kafka's `OffsetMetadataManager.replayEndTransactionMarker`, for the
+ * groups `include` accepts: COMMIT moves the producer's pending offsets to
+ * the committed ones, except where a more recent record already committed
+ * the partition; ABORT drops them.
+ */
+function replayEndTransactionMarker(
+  state: CoordinatorState,
+  marker: EndTransactionMarkerRecord,
+  include: (groupId: string) => boolean,
+): void {
+  const pending = state.offsets.pending.take(marker.producerId, include);
+  if (!marker.committed) return;
+  for (const { groupId, topic, partition, offset, recordOffset } of pending) {
+    const existing = state.offsets.recordOffsetOf(groupId, topic, partition);
+    if (existing === undefined || recordOffset > existing) state.offsets.put(groupId, topic, partition, offset, recordOffset);
   }
 }
 

@@ -5,6 +5,7 @@ import type { Group } from "../groups/group.js";
 import type { MetadataImage } from "../metadata/metadata-image.js";
 import type {
   ClassicGroupState,
+  GroupCoordinatorMarkerObservation,
   GroupEpochObservation,
   MemberAssignmentObservation,
   MemberRemovalReason,
@@ -12,6 +13,7 @@ import type {
   OffsetCommitObservation,
   ServerMemberState,
   TargetAssignmentObservation,
+  TransactionalOffsetObservation,
 } from "../observations.js";
 import { memberStateName } from "../reconciliation/member-state.js";
 import type { TopicIdPartitions } from "../topic-id-partitions.js";
@@ -131,5 +133,15 @@ export function targetObservation(groupId: string, assignmentEpoch: number, assi
 
 export function offsetCommitObservation(fields: Omit<OffsetCommitObservation, "type">): Observation {
   const observation: OffsetCommitObservation = { type: "gc.offset-commit", ...fields };
+  return { ...observation };
+}
+
+export function transactionalOffsetObservation(fields: Omit<TransactionalOffsetObservation, "type">): Observation {
+  const observation: TransactionalOffsetObservation = { type: "gc.txn-offset", ...fields };
+  return { ...observation };
+}
+
+export function groupCoordinatorMarkerObservation(fields: Omit<GroupCoordinatorMarkerObservation, "type">): Observation {
+  const observation: GroupCoordinatorMarkerObservation = { type: "gc.txn-marker", ...fields };
   return { ...observation };
 }

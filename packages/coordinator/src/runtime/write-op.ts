@@ -24,10 +24,15 @@ export class WriteOp {
   /** Each touched group as it was before this operation touched it (undefined: it did not exist). */
   readonly groupsBefore = new Map<string, Group | undefined>();
 
+  /**
+   * @param firstRecordOffset the log position this operation's first record
+   *   will take (records already stored plus those of the open batch).
+   */
   constructor(
     readonly state: CoordinatorState,
     readonly ctx: Context,
     readonly now: Micros,
+    readonly firstRecordOffset: number,
   ) {}
 
   /** Wall-clock milliseconds for record timestamps. */
@@ -37,8 +42,9 @@ export class WriteOp {
 
   append(record: CoordinatorRecord): void {
     this.#touchFor(record);
+    const recordOffset = this.firstRecordOffset + this.records.length;
     this.records.push(record);
-    replayRecord(this.state, record);
+    replayRecord(this.state, record, recordOffset);
     // Every new current assignment is a gc.member (the contract: what a member holds changed).
     if (record.type === RecordType.ConsumerGroupCurrentMemberAssignment && record.value !== null) {
       const group = this.state.groups.consumerGroup(record.key.groupId);

@@ -1,4 +1,4 @@
-import { createGroupCoordinator } from "@kcsim/coordinator";
+import { createGroupCoordinator, createTransactionCoordinator } from "@kcsim/coordinator";
 import { createBroker, createController, createProducer } from "@kcsim/fetch";
 import { createClassicConsumerMember, createConsumerMember } from "@kcsim/member";
 import type { ActorFactory } from "@kcsim/protocol";
@@ -13,6 +13,7 @@ export const DEFAULT_REGISTRY: ActorRegistry = new Map<string, ActorFactory>([
   ["pinger", (_id, config) => new Pinger(config)],
   ["ponger", () => new Ponger()],
   ["group-coordinator", createGroupCoordinator],
+  ["transaction-coordinator", createTransactionCoordinator],
   ["consumer", (id, config) => createConsumerMember(id, config)],
   ["classic-consumer", (id, config) => createClassicConsumerMember(id, config)],
   ["broker", createBroker],

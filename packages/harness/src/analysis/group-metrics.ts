@@ -32,7 +32,7 @@ export interface GroupMetrics {
   readonly peakUnowned: number;
   /** Partition-seconds without a live owner, after the group first settled. */
   readonly unownedPartitionSeconds: number;
-  /** Members whose owned set went empty while alive after the group first settled (a stop-the-world pause). */
+  /** Members whose owned set went empty while they stayed in the group, after it first settled (a stop-the-world pause). */
   readonly pausedMembers: number;
   readonly heartbeatsPerMemberPerMinute: number;
 }
@@ -67,7 +67,11 @@ function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec:
   let memberUs = 0;
 
   for (const event of events) {
-    if (settledAt !== null) unownedUs += unowned * (event.t - lastT);
+    // Only states that last count: several events at one instant pass through transient values.
+    if (settledAt !== null && event.t > lastT) {
+      unownedUs += unowned * (event.t - lastT);
+      peak = Math.max(peak, unowned);
+    }
     lastT = event.t;
     if (event.ev === "send" && members.has(event.from) && HEARTBEATS.has(event.type)) heartbeats++;
     if (event.ev === "life" && members.has(event.actor)) {
@@ -80,7 +84,8 @@ function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec:
     timeline.apply(event);
     const owned = observationOf(event, "member.owned");
     if (owned !== undefined && event.ev === "obs" && settledAt !== null && members.has(event.actor)) {
-      if (Object.keys(owned.owned).length === 0 && timeline.isAlive(event.actor)) paused.add(event.actor);
+      // A member leaving the group is not pausing; one revoking (or losing) everything while staying is.
+      if (Object.keys(owned.owned).length === 0 && owned.cause !== "leave" && timeline.isAlive(event.actor)) paused.add(event.actor);
     }
     const g = observationOf(event, "gc.group");
     if (g !== undefined && g.groupId === group.groupId) {
@@ -103,7 +108,6 @@ function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec:
         changeAt = event.t;
       }
     }
-    if (settledAt !== null) peak = Math.max(peak, unowned);
   }
   if (settledAt !== null) unownedUs += unowned * (spec.durationUs - lastT);
   if (changeAt !== null && settledSince !== null) timeToStable.push((settledSince - changeAt) / 1000);

@@ -74,6 +74,8 @@ export class OwnershipTimeline {
       const actor = this.#actorOfMemberId.get(removed.memberId);
       // Only a removal of the id the actor holds now fences it (not an id a previous process of it had).
       if (actor === undefined || this.#fenced.has(actor) || this.#memberIdOf.get(actor) !== removed.memberId) return false;
+      // An online upgrade or downgrade rebuilds the member objects; the members themselves carry on.
+      if (removed.reason === "group-converted") return false;
       const had = this.#liveSet(actor);
       this.#fenced.add(actor);
       this.#forget(actor, had);

@@ -7,7 +7,10 @@ import { type Checker, ViolationList } from "./checker.js";
  * accepted commit must come from a member the coordinator has (not removed
  * since it last joined) at exactly its current epoch or generation.
  * Commits with no member (epoch < 0, the simple-group and admin path) are
- * out of scope.
+ * out of scope. A transactional commit (TxnOffsetCommit, KIP-447) is judged
+ * when the coordinator accepted it into the transaction (`gc.txn-offset`
+ * pending), not when the COMMIT marker later makes it visible: by then the
+ * member may rightly have moved on to a newer epoch.
  */
 export const noZombieCommits: Checker = {
   name: "no-zombie-commits",
@@ -27,7 +30,10 @@ export const noZombieCommits: Checker = {
         epochs.set(`${removed.groupId}/${removed.memberId}`, null);
         return;
       }
-      const commit = observationOf(event, "gc.offset-commit");
+      const offsetCommit = observationOf(event, "gc.offset-commit");
+      const txnCommit = observationOf(event, "gc.txn-offset");
+      const commit =
+        offsetCommit !== undefined && !offsetCommit.transactional ? offsetCommit : txnCommit?.outcome === "pending" ? txnCommit : undefined;
       if (commit === undefined || commit.errorCode !== 0 || commit.epoch < 0) return;
       const key = `${commit.groupId}/${commit.memberId}`;
       const current = epochs.get(key);

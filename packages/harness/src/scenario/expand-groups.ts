@@ -70,11 +70,66 @@ export function groupMembers(group: GroupSpec): { id: string; number: number; st
   return out;
 }
 
-/** The classic assignor list each classic flavour implies (spec 4.4). */
+/** The classic assignor list each classic flavour implies (spec 4.4), unless the scenario names its own. */
 const CLASSIC_ASSIGNORS: Record<Exclude<GroupProtocol, "consumer">, string[]> = {
   eager: ["range"],
   cooperative: ["cooperative-sticky"],
 };
+
+/** Settings one protocol's client rejects (spec 8): dropped when a group runs under the other. */
+const CLASSIC_ONLY = ["partition.assignment.strategy", "session.timeout.ms", "heartbeat.interval.ms"];
+const CONSUMER_ONLY = ["group.remote.assignor"];
+
+/** A replacement member: the member number it replaces, when, and under which protocol. */
+interface MemberPlan {
+  readonly id: string;
+  readonly number: number;
+  readonly startAtMs: number;
+  readonly protocol: GroupProtocol;
+}
+
+/** Every member actor of a group, replacements included, with the protocol each speaks. */
+function memberPlans(group: GroupSpec, protocol: GroupProtocol): MemberPlan[] {
+  const plans: MemberPlan[] = groupMembers(group).map((m) => ({ ...m, protocol }));
+  for (const replacement of group.replacements ?? []) {
+    const original = plans.find((p) => p.number === replacement.member);
+    if (original === undefined) continue;
+    // The new process starts half a second after the old one closed.
+    plans.push({ id: `${original.id}-r`, number: original.number, startAtMs: replacement.atMs + 500, protocol: replacement.protocol });
+  }
+  return plans;
+}
+
+/** The consumer settings of one member under one protocol. */
+function consumerSettings(group: GroupSpec, plan: MemberPlan, explicitProtocol: boolean): Record<string, unknown> {
+  const override = group.overrides?.find((o) => o.member === plan.number);
+  const consumer: Record<string, unknown> = {
+    ...(group.consumer ?? {}),
+    ...(override?.consumer ?? {}),
+    "group.id": group.groupId,
+    "client.id": plan.id,
+    "group.protocol": plan.protocol === "consumer" ? "consumer" : "classic",
+  };
+  for (const name of plan.protocol === "consumer" ? CLASSIC_ONLY : CONSUMER_ONLY) delete consumer[name];
+  if (group.static) consumer["group.instance.id"] = plan.id.replace(/-r$/, "");
+  if (plan.protocol !== "consumer" && (explicitProtocol || consumer["partition.assignment.strategy"] === undefined)) {
+    consumer["partition.assignment.strategy"] = CLASSIC_ASSIGNORS[plan.protocol];
+  }
+  return consumer;
+}
+
+/** The nemesis steps a group's plan implies: each replaced member closes at its replacement time. */
+export function groupNemesis(scenario: ScenarioFile): { atMs: number; actor: string }[] {
+  const steps: { atMs: number; actor: string }[] = [];
+  for (const group of scenario.groups ?? []) {
+    const members = groupMembers(group);
+    for (const replacement of group.replacements ?? []) {
+      const original = members.find((m) => m.number === replacement.member);
+      if (original !== undefined) steps.push({ atMs: replacement.atMs, actor: original.id });
+    }
+  }
+  return steps;
+}
 
 /**
  * Expands a scenario's cluster, producers and groups into actor specs: one
@@ -98,20 +153,12 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
   const brokers = brokerIds(cluster);
   for (const group of scenario.groups ?? []) {
     const protocol = protocolOverride ?? group.protocol ?? "consumer";
-    for (const member of groupMembers(group)) {
+    for (const member of memberPlans(group, protocol)) {
       const override = group.overrides?.find((o) => o.member === member.number);
-      const consumer: Record<string, unknown> = {
-        ...(group.consumer ?? {}),
-        ...(override?.consumer ?? {}),
-        "group.id": group.groupId,
-        "client.id": member.id,
-        "group.protocol": protocol === "consumer" ? "consumer" : "classic",
-      };
-      if (group.static) consumer["group.instance.id"] = member.id;
-      if (protocol !== "consumer") consumer["partition.assignment.strategy"] = CLASSIC_ASSIGNORS[protocol];
+      const consumer = consumerSettings(group, member, protocolOverride !== undefined);
       actors.push({
         id: member.id,
-        kind: protocol === "consumer" ? CONSUMER_KIND : CLASSIC_CONSUMER_KIND,
+        kind: member.protocol === "consumer" ? CONSUMER_KIND : CLASSIC_CONSUMER_KIND,
         config: {
           consumer: consumer as JsonValue,
           bootstrap: coordinators,

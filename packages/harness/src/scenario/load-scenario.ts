@@ -4,7 +4,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { ControlAction } from "../kernel/event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
-import { expandGroups, type GroupProtocol } from "./expand-groups.js";
+import { expandGroups, type GroupProtocol, groupNemesis } from "./expand-groups.js";
 import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
 
 /** A scenario that cannot be run, with one line saying what is wrong and where. */
@@ -149,7 +149,10 @@ export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverride
       })),
     ],
     plan,
-    nemesis: (scenario.nemesis ?? []).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: controlOf(step) })),
+    nemesis: [
+      ...(scenario.nemesis ?? []).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: controlOf(step) })),
+      ...groupNemesis(scenario).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: { action: "command", command: { command: "close" } } as const })),
+    ],
     useCodec: overrides.useCodec ?? scenario.codec ?? true,
     restartPolicy: policy.mode === "restart" ? { mode: "restart", delayUs: ms(policy.delayMs) } : policy,
   };

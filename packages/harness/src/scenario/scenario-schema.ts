@@ -143,6 +143,23 @@ export const GroupSchema = Type.Object(
     staggerMs: Type.Optional(Ms),
     /** Members that join later: `count` more members at `atMs`. */
     joins: Type.Optional(Type.Array(Type.Object({ atMs: Ms, count: Type.Integer({ minimum: 1 }) }, Closed))),
+    /**
+     * Rolling replacements: at `atMs` member N closes (leaves the group) and a
+     * new process `<id>-r` joins under `protocol` (a rolling upgrade from the
+     * classic protocol to the consumer protocol, or back).
+     */
+    replacements: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            member: Type.Integer({ minimum: 1 }),
+            atMs: Ms,
+            protocol: Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")]),
+          },
+          Closed,
+        ),
+      ),
+    ),
     /** Per-member overrides by member number (1-based): consumer settings and app. */
     overrides: Type.Optional(
       Type.Array(

@@ -50,6 +50,10 @@ export interface BrokerConfig {
   "controller.socket.timeout.ms": number;
   "transaction.max.timeout.ms": number;
   "transaction.abort.timed.out.transaction.cleanup.interval.ms": number;
+  "transaction.state.log.num.partitions": number;
+  "transactional.id.expiration.ms": number;
+  "transaction.remove.expired.transaction.cleanup.interval.ms": number;
+  "request.timeout.ms": number;
 }
 
 export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
@@ -189,6 +193,30 @@ export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
     default: 10000,
     min: 1,
     doc: "How often expired transactions are aborted.",
+  },
+  "transaction.state.log.num.partitions": {
+    type: "int",
+    default: 50,
+    min: 1,
+    doc: "Partitions of __transaction_state; transactional id t belongs to partition abs(t.hashCode()) % this.",
+  },
+  "transactional.id.expiration.ms": {
+    type: "int",
+    default: 604800000,
+    min: 1,
+    doc: "A transactional id without a transaction status update for this long is expired (its state removed).",
+  },
+  "transaction.remove.expired.transaction.cleanup.interval.ms": {
+    type: "int",
+    default: 3600000,
+    min: 1,
+    doc: "How often expired transactional ids are removed.",
+  },
+  "request.timeout.ms": {
+    type: "int",
+    default: 30000,
+    min: 0,
+    doc: "Timeout of a broker's inter-broker requests (the transaction coordinator's WriteTxnMarkers and Metadata requests).",
   },
 };
 

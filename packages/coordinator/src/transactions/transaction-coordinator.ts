@@ -1,0 +1,459 @@
+import {
+  type AddOffsetsToTxnRequest,
+  type AddOffsetsToTxnResponse,
+  type AddPartitionsToTxnRequest,
+  type AddPartitionsToTxnResponse,
+  type Context,
+  type EndTxnRequest,
+  type EndTxnResponse,
+  ErrorCode,
+  errorName,
+  GROUP_METADATA_TOPIC_NAME,
+  type InitProducerIdRequest,
+  type InitProducerIdResponse,
+  partitionFor,
+  tpKey,
+} from "@kcsim/protocol";
+import type { MetadataImage } from "../metadata/metadata-image.js";
+import { IllegalStateError } from "../runtime/coordinator-error.js";
+import type { ProducerIdManager } from "./producer-id-manager.js";
+import type { TransactionCoordinatorConfig } from "./transaction-coordinator-config.js";
+import {
+  isEpochExhausted,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  type PreparedTransition,
+  TransactionMetadata,
+  type TxnTransitMetadata,
+} from "./transaction-metadata.js";
+import { transactionMarkerObservation, transactionStateObservation } from "./transaction-observations.js";
+import { addOffsetsToTxnResponse, addPartitionsToTxnResponse, endTxnResponse, initProducerIdResponse } from "./transaction-responses.js";
+import type { TransactionStateManager } from "./transaction-state-manager.js";
+import type { MarkerResult, TxnMarkerChannel } from "./txn-marker-channel.js";
+
+/** A producer id and epoch a producer asks InitProducerId to continue from (KIP-360). */
+interface ProducerIdAndEpoch {
+  readonly producerId: number;
+  readonly epoch: number;
+}
+
+/** Marker errors after which the partition's marker is sent again (to a leader looked up afresh). */
+const RETRIABLE_MARKER_ERRORS = new Set<number>([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.NOT_ENOUGH_REPLICAS,
+  ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+  ErrorCode.REQUEST_TIMED_OUT,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.NETWORK_EXCEPTION,
+  // What a group coordinator says while it loads or after its partition moved (Kafka turns these into NOT_LEADER_OR_FOLLOWER).
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.NOT_COORDINATOR,
+]);
+
+/** Marker errors that end the sending of the transaction's markers: its producer or this coordinator was fenced. */
+const FENCED_MARKER_ERRORS = new Set<number>([ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.TRANSACTION_COORDINATOR_FENCED]);
+
+/** Marker errors after which the partition no longer waits for its marker (the producer cannot have written to it). */
+const SKIPPED_MARKER_ERRORS = new Set<number>([ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, ErrorCode.UNSUPPORTED_VERSION]);
+
+/**
+ * The transaction coordinator's request handling (Kafka's
+ * `TransactionCoordinator`, core/.../transaction/TransactionCoordinator.scala,
+ * before KIP-890's transaction version 2): InitProducerId, AddPartitionsToTxn,
+ * AddOffsetsToTxn, EndTxn, the abort of timed-out transactions, and the
+ * completion of a transaction once all its markers are written. Appends are
+ * synchronous here, so a transition is prepared, written and applied within
+ * the handling of one request; the only transitions that stay pending
+ * across events are the completions waiting for markers.
+ */
+export class TransactionCoordinator {
+  /** CompleteCommit/CompleteAbort transits waiting for their markers, by transactional id. */
+  readonly #pendingCompletions = new Map<string, TxnTransitMetadata>();
+
+  constructor(
+    readonly config: TransactionCoordinatorConfig,
+    readonly txnManager: TransactionStateManager,
+    readonly producerIds: ProducerIdManager,
+    readonly markers: TxnMarkerChannel,
+    readonly image: MetadataImage,
+  ) {}
+
+  // ---- InitProducerId ----
+
+  /**
+   * `handleInitProducerId`: a null transactional id gets a fresh producer id
+   * at epoch 0 (an idempotent producer); otherwise the id's producer epoch
+   * is bumped (a first init gets a new producer id at epoch 0), fencing any
+   * older producer with the same transactional id. An ongoing transaction
+   * is aborted first (its epoch bumped) and the caller gets
+   * CONCURRENT_TRANSACTIONS to retry; so does one whose markers are still
+   * being written.
+   */
+  handleInitProducerId(ctx: Context, request: InitProducerIdRequest): InitProducerIdResponse {
+    const { transactionalId, transactionTimeoutMs } = request;
+    let expected: ProducerIdAndEpoch | null;
+    if (request.producerId === NO_PRODUCER_ID && request.producerEpoch === NO_PRODUCER_EPOCH) expected = null;
+    else if (request.producerId === NO_PRODUCER_ID || request.producerEpoch === NO_PRODUCER_EPOCH)
+      return initProducerIdResponse(request, ErrorCode.INVALID_REQUEST);
+    else expected = { producerId: request.producerId, epoch: request.producerEpoch };
+
+    if (transactionalId === null) {
+      return initProducerIdResponse(request, ErrorCode.NONE, this.producerIds.generateProducerId(ctx.storage), 0);
+    }
+    if (transactionalId === "") return initProducerIdResponse(request, ErrorCode.INVALID_REQUEST);
+    if (transactionTimeoutMs <= 0 || transactionTimeoutMs > this.config.broker["transaction.max.timeout.ms"]) {
+      return initProducerIdResponse(request, ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+    }
+    const lookup = this.txnManager.getTransactionState(transactionalId);
+    if ("errorCode" in lookup) return initProducerIdResponse(request, lookup.errorCode);
+    let metadata = lookup.metadata;
+    if (metadata === undefined) {
+      metadata = new TransactionMetadata(transactionalId, {
+        producerId: this.producerIds.generateProducerId(ctx.storage),
+        lastProducerId: NO_PRODUCER_ID,
+        producerEpoch: NO_PRODUCER_EPOCH,
+        lastProducerEpoch: NO_PRODUCER_EPOCH,
+        txnTimeoutMs: transactionTimeoutMs,
+        state: "Empty",
+        topicPartitions: [],
+        txnStartTimestamp: -1,
+        txnLastUpdateTimestamp: nowMs(ctx),
+      });
+      this.txnManager.putTransactionState(metadata);
+    }
+    const prepared = this.#prepareInitProducerIdTransit(ctx, metadata, transactionTimeoutMs, expected);
+    if ("errorCode" in prepared) return initProducerIdResponse(request, prepared.errorCode);
+    const { transit } = prepared;
+    if (transit.txnState === "PrepareEpochFence") {
+      // Abort the ongoing transaction at the bumped epoch; the producer retries and gets the next epoch.
+      const error = this.#endTransaction(ctx, transactionalId, transit.producerId, transit.producerEpoch, false, false);
+      return initProducerIdResponse(request, error !== ErrorCode.NONE ? error : ErrorCode.CONCURRENT_TRANSACTIONS);
+    }
+    this.txnManager.appendTransactionToLog(ctx, metadata, transit);
+    ctx.log.info("initialized transactional id", { transactionalId, producerId: transit.producerId, producerEpoch: transit.producerEpoch });
+    return initProducerIdResponse(request, ErrorCode.NONE, transit.producerId, transit.producerEpoch);
+  }
+
+  /** Kafka's `prepareInitProducerIdTransit`. */
+  #prepareInitProducerIdTransit(
+    ctx: Context,
+    metadata: TransactionMetadata,
+    transactionTimeoutMs: number,
+    expected: ProducerIdAndEpoch | null,
+  ): PreparedTransition {
+    // A producer may continue from its id and epoch when the id has no epoch yet, it is the current id, or it is
+    // the previous id whose epochs ran out (a retry after a rotation whose answer was lost).
+    const isValidProducerId = (candidate: ProducerIdAndEpoch): boolean =>
+      metadata.producerEpoch === NO_PRODUCER_EPOCH ||
+      candidate.producerId === metadata.producerId ||
+      (candidate.producerId === metadata.lastProducerId && isEpochExhausted(candidate.epoch));
+    if (metadata.pendingTransitionInProgress) return { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS };
+    if (expected !== null && !isValidProducerId(expected)) return { errorCode: ErrorCode.PRODUCER_FENCED };
+    switch (metadata.state) {
+      case "PrepareAbort":
+      case "PrepareCommit":
+        return { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS };
+      case "CompleteAbort":
+      case "CompleteCommit":
+      case "Empty":
+        if (metadata.isProducerEpochExhausted && (expected === null || expected.epoch === metadata.producerEpoch)) {
+          const newProducerId = this.producerIds.generateProducerId(ctx.storage);
+          return { transit: metadata.prepareProducerIdRotation(newProducerId, transactionTimeoutMs, nowMs(ctx), expected !== null) };
+        }
+        return metadata.prepareIncrementProducerEpoch(transactionTimeoutMs, expected?.epoch ?? null, nowMs(ctx));
+      case "Ongoing":
+        // Fence: bump the epoch and abort; that epoch is never returned, the retry bumps it once more.
+        return { transit: this.#prepareFenceProducerEpoch(ctx, metadata) };
+      case "Dead":
+      case "PrepareEpochFence":
+        throw new IllegalStateError(
+          `Found transactionalId ${metadata.transactionalId} with state ${metadata.state}. This is illegal as we should never have transitioned to this state.`,
+        );
+    }
+  }
+
+  // ---- AddPartitionsToTxn / AddOffsetsToTxn ----
+
+  /**
+   * AddPartitionsToTxn v3 (KafkaApis, then `handleAddPartitionsToTransaction`):
+   * partitions the metadata does not know get UNKNOWN_TOPIC_OR_PARTITION and
+   * the others OPERATION_NOT_ATTEMPTED; otherwise the coordinator's one
+   * answer goes to every partition.
+   */
+  handleAddPartitionsToTxnRequest(ctx: Context, request: AddPartitionsToTxnRequest): AddPartitionsToTxnResponse {
+    const partitions = request.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
+    if (partitions.some(({ topic, partition }) => !this.#isKnownPartition(topic, partition))) {
+      return addPartitionsToTxnResponse(request, (topic, partition) =>
+        this.#isKnownPartition(topic, partition) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      );
+    }
+    const error = this.handleAddPartitionsToTransaction(
+      ctx,
+      request.transactionalId,
+      request.producerId,
+      request.producerEpoch,
+      partitions.map(({ topic, partition }) => tpKey(topic, partition)),
+    );
+    return addPartitionsToTxnResponse(request, () => error);
+  }
+
+  /**
+   * AddOffsetsToTxn: the group's `__consumer_offsets` partition
+   * (partitionFor(groupId, offsets.topic.num.partitions)) joins the
+   * transaction, so that its markers reach the group coordinator.
+   */
+  handleAddOffsetsToTxn(ctx: Context, request: AddOffsetsToTxnRequest): AddOffsetsToTxnResponse {
+    const partition = partitionFor(request.groupId, this.config.broker["offsets.topic.num.partitions"]);
+    const error = this.handleAddPartitionsToTransaction(ctx, request.transactionalId, request.producerId, request.producerEpoch, [
+      tpKey(GROUP_METADATA_TOPIC_NAME, partition),
+    ]);
+    return addOffsetsToTxnResponse(request, error);
+  }
+
+  /** Kafka's `handleAddPartitionsToTransaction`. */
+  handleAddPartitionsToTransaction(
+    ctx: Context,
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    partitions: readonly string[],
+  ): number {
+    if (transactionalId === "") return ErrorCode.INVALID_REQUEST;
+    const lookup = this.txnManager.getTransactionState(transactionalId);
+    if ("errorCode" in lookup) return lookup.errorCode;
+    const metadata = lookup.metadata;
+    if (metadata === undefined || metadata.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (metadata.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (metadata.pendingTransitionInProgress) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (metadata.state === "PrepareCommit" || metadata.state === "PrepareAbort") return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (metadata.state === "Ongoing" && partitions.every((tp) => metadata.topicPartitions.has(tp))) return ErrorCode.NONE;
+    this.txnManager.appendTransactionToLog(ctx, metadata, metadata.prepareAddPartitions(partitions, nowMs(ctx)));
+    return ErrorCode.NONE;
+  }
+
+  // ---- EndTxn ----
+
+  /** EndTxn from the producer: commit or abort its transaction. */
+  handleEndTransaction(ctx: Context, request: EndTxnRequest): EndTxnResponse {
+    return endTxnResponse(
+      request,
+      this.#endTransaction(ctx, request.transactionalId, request.producerId, request.producerEpoch, request.committed, true),
+    );
+  }
+
+  /**
+   * Kafka's `endTransaction`: PrepareCommit/PrepareAbort is written (the
+   * answer is NONE from then on), then the markers go out; CompleteCommit /
+   * CompleteAbort follows when they are all written. A retried EndTxn of a
+   * completed transaction is NONE; of one still writing markers,
+   * CONCURRENT_TRANSACTIONS; the opposite decision, INVALID_TXN_STATE. From
+   * the coordinator itself (a fence or a timeout) the epoch may be newer
+   * than the stored one: the bumped epoch of a pending PrepareEpochFence.
+   */
+  #endTransaction(
+    ctx: Context,
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    committed: boolean,
+    isFromClient: boolean,
+  ): number {
+    if (transactionalId === "") return ErrorCode.INVALID_REQUEST;
+    const lookup = this.txnManager.getTransactionState(transactionalId);
+    if ("errorCode" in lookup) return lookup.errorCode;
+    const metadata = lookup.metadata;
+    if (metadata === undefined) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    const error = this.#prepareEndTransaction(ctx, metadata, producerId, producerEpoch, committed, isFromClient);
+    if (metadata.pendingState === "PrepareEpochFence") metadata.pendingState = null;
+    if (typeof error === "number") return error;
+    this.txnManager.appendTransactionToLog(ctx, metadata, error.transit, error.fenced ? "PrepareEpochFence" : undefined);
+    this.#sendTxnMarkers(ctx, metadata, committed);
+    return ErrorCode.NONE;
+  }
+
+  /** The checks of `endTransaction` before the append: an error code, or the transit to write. */
+  #prepareEndTransaction(
+    ctx: Context,
+    metadata: TransactionMetadata,
+    producerId: number,
+    producerEpoch: number,
+    committed: boolean,
+    isFromClient: boolean,
+  ): number | { readonly transit: TxnTransitMetadata; readonly fenced: boolean } {
+    const invalidState = (): number => {
+      ctx.log.debug("transaction end refused", { transactionalId: metadata.transactionalId, state: metadata.state, committed });
+      return ErrorCode.INVALID_TXN_STATE;
+    };
+    if (metadata.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    // Strict equality for the client: its requests never bump the epoch.
+    if ((isFromClient && producerEpoch !== metadata.producerEpoch) || producerEpoch < metadata.producerEpoch)
+      return ErrorCode.PRODUCER_FENCED;
+    if (metadata.pendingTransitionInProgress && metadata.pendingState !== "PrepareEpochFence") return ErrorCode.CONCURRENT_TRANSACTIONS;
+    switch (metadata.state) {
+      case "Ongoing": {
+        const nextState = committed ? "PrepareCommit" : "PrepareAbort";
+        const fenced = nextState === "PrepareAbort" && metadata.pendingState === "PrepareEpochFence";
+        if (fenced) {
+          // The fence becomes the abort: clear it, and write the bumped epoch with the PrepareAbort.
+          metadata.pendingState = null;
+          metadata.producerEpoch = producerEpoch;
+          metadata.lastProducerEpoch = NO_PRODUCER_EPOCH;
+        }
+        return { transit: metadata.prepareAbortOrCommit(nextState, nowMs(ctx)), fenced };
+      }
+      case "CompleteCommit":
+        return committed ? ErrorCode.NONE : invalidState();
+      case "CompleteAbort":
+        return committed ? invalidState() : ErrorCode.NONE;
+      case "PrepareCommit":
+        return committed ? ErrorCode.CONCURRENT_TRANSACTIONS : invalidState();
+      case "PrepareAbort":
+        return committed ? invalidState() : ErrorCode.CONCURRENT_TRANSACTIONS;
+      case "Empty":
+        return invalidState();
+      case "Dead":
+      case "PrepareEpochFence":
+        throw new IllegalStateError(
+          `Found transactionalId ${metadata.transactionalId} with state ${metadata.state}. This is illegal as we should never have transitioned to this state.`,
+        );
+    }
+  }
+
+  // ---- timeouts ----
+
+  /**
+   * `abortTimedOutTransactions` (every
+   * transaction.abort.timed.out.transaction.cleanup.interval.ms): each
+   * Ongoing transaction older than its timeout is fenced (epoch + 1) and
+   * aborted at the new epoch, so its producer's next request is
+   * PRODUCER_FENCED.
+   */
+  abortTimedOutTransactions(ctx: Context): void {
+    for (const metadata of this.txnManager.timedOutTransactions(nowMs(ctx))) {
+      const fence = this.#prepareFenceProducerEpoch(ctx, metadata);
+      const error = this.#endTransaction(ctx, metadata.transactionalId, fence.producerId, fence.producerEpoch, false, false);
+      if (error === ErrorCode.NONE) ctx.log.info("aborted a timed-out transaction", { transactionalId: metadata.transactionalId });
+      else
+        ctx.log.warn(`the rollback of a timed-out transaction failed: ${errorName(error)}`, { transactionalId: metadata.transactionalId });
+    }
+  }
+
+  /** Prepares the epoch fence of an Ongoing transaction (pending PrepareEpochFence), reported as a txn.state step. */
+  #prepareFenceProducerEpoch(ctx: Context, metadata: TransactionMetadata): TxnTransitMetadata {
+    const transit = metadata.prepareFenceProducerEpoch();
+    ctx.observe(
+      transactionStateObservation(
+        metadata.transactionalId,
+        transit.producerId,
+        transit.producerEpoch,
+        metadata.state,
+        "PrepareEpochFence",
+        transit.topicPartitions,
+      ),
+    );
+    return transit;
+  }
+
+  // ---- markers ----
+
+  /**
+   * After a load: each transaction found in PrepareCommit/PrepareAbort gets
+   * its markers again (Kafka's `loadTransactionsForTxnTopicPartition`).
+   */
+  resumePendingTransactions(ctx: Context): void {
+    for (const metadata of [...this.txnManager.transactions()]) {
+      if (metadata.state === "PrepareCommit") this.#sendTxnMarkers(ctx, metadata, true);
+      else if (metadata.state === "PrepareAbort") this.#sendTxnMarkers(ctx, metadata, false);
+    }
+  }
+
+  /** Prepares the completion (pending CompleteCommit/CompleteAbort) and sends the markers. */
+  #sendTxnMarkers(ctx: Context, metadata: TransactionMetadata, committed: boolean): void {
+    this.#pendingCompletions.set(metadata.transactionalId, metadata.prepareComplete(nowMs(ctx)));
+    if (metadata.topicPartitions.size === 0) {
+      this.#completeTransaction(ctx, metadata);
+      return;
+    }
+    this.markers.addTxnMarkersToSend(ctx, {
+      transactionalId: metadata.transactionalId,
+      producerId: metadata.producerId,
+      producerEpoch: metadata.producerEpoch,
+      committed,
+      coordinatorEpoch: this.txnManager.coordinatorEpoch,
+      partitions: metadata.partitions(),
+    });
+  }
+
+  /**
+   * Kafka's `TransactionMarkerRequestCompletionHandler`: a written marker
+   * takes its partition off the transaction; a retriable error sends it
+   * again; a fenced producer or coordinator stops the transaction's markers
+   * (it stays in PrepareCommit/PrepareAbort until a reload, as in Kafka).
+   * When no partition is left, CompleteCommit/CompleteAbort is written.
+   */
+  onMarkerResults(ctx: Context, results: readonly MarkerResult[]): void {
+    const touched = new Set<string>();
+    const stopped = new Set<string>();
+    for (const result of results) {
+      ctx.observe(transactionMarkerObservation(result));
+      const { transactionalId, errorCode } = result;
+      const topicPartition = tpKey(result.topic, result.partition);
+      if (stopped.has(transactionalId)) continue;
+      const lookup = this.txnManager.getTransactionState(transactionalId);
+      const metadata = "metadata" in lookup ? lookup.metadata : undefined;
+      if (metadata === undefined || !this.#pendingCompletions.has(transactionalId)) {
+        this.markers.removeMarkersForTxnId(transactionalId);
+        continue;
+      }
+      touched.add(transactionalId);
+      if (errorCode === ErrorCode.NONE || SKIPPED_MARKER_ERRORS.has(errorCode)) {
+        metadata.removePartition(topicPartition);
+      } else if (FENCED_MARKER_ERRORS.has(errorCode)) {
+        ctx.log.warn(`transaction markers stopped: ${errorName(errorCode)}`, { transactionalId, topicPartition });
+        this.markers.removeMarkersForTxnId(transactionalId);
+        stopped.add(transactionalId);
+      } else {
+        if (!RETRIABLE_MARKER_ERRORS.has(errorCode)) {
+          ctx.log.error(`unexpected error writing a transaction marker, retrying: ${errorName(errorCode)}`, {
+            transactionalId,
+            topicPartition,
+          });
+        }
+        this.markers.retry(ctx, transactionalId, topicPartition);
+      }
+    }
+    for (const transactionalId of touched) {
+      if (stopped.has(transactionalId)) continue;
+      const lookup = this.txnManager.getTransactionState(transactionalId);
+      const metadata = "metadata" in lookup ? lookup.metadata : undefined;
+      if (metadata !== undefined && metadata.topicPartitions.size === 0 && !this.markers.isBusy(transactionalId)) {
+        this.#completeTransaction(ctx, metadata);
+      }
+    }
+  }
+
+  /** Writes the pending CompleteCommit/CompleteAbort (Kafka's `maybeWriteTxnCompletion`). */
+  #completeTransaction(ctx: Context, metadata: TransactionMetadata): void {
+    const transit = this.#pendingCompletions.get(metadata.transactionalId);
+    if (transit === undefined) return;
+    this.#pendingCompletions.delete(metadata.transactionalId);
+    this.markers.removeMarkersForTxnId(metadata.transactionalId);
+    this.txnManager.appendTransactionToLog(ctx, metadata, transit);
+  }
+
+  /** KafkaApis' metadata check: a partition of a configured (or created) topic, or of `__consumer_offsets`. */
+  #isKnownPartition(topic: string, partition: number): boolean {
+    if (!Number.isInteger(partition) || partition < 0) return false;
+    if (topic === GROUP_METADATA_TOPIC_NAME) return partition < this.config.broker["offsets.topic.num.partitions"];
+    const known = this.image.topic(topic);
+    return known !== undefined && partition < known.partitions;
+  }
+}
+
+/** Wall-clock milliseconds of the context, as the transaction log stores them. */
+function nowMs(ctx: Context): number {
+  return Math.floor(ctx.now() / 1000);
+}

@@ -30,6 +30,7 @@ export { CLASSIC_MEMBER_STATES, isAllowedClassicTransition } from "./classic/cla
 // The KIP-848 consumer actor (group.protocol=consumer), kind "consumer".
 export * from "./consumer/consumer-member.js";
 export * from "./consumer/consumer-member-config.js";
+export { CorrelationIds } from "./consumer/correlation-ids.js";
 export {
   CLIENT_MEMBER_STATES,
   IllegalStateTransitionError,

@@ -98,8 +98,28 @@ export interface CommitObservation {
   readonly kind: "auto" | "sync" | "async" | "revocation" | "close";
   /** Offsets by topic, then partition (as strings: JSON object keys). */
   readonly offsets: { readonly [topic: string]: { readonly [partition: string]: number } };
-  /** Kafka's error name, "NONE" on success, "TIMEOUT" when no answer came in time. */
+  /**
+   * Kafka's error name, "NONE" on success, "TIMEOUT" when no answer came in
+   * time, "NETWORK_EXCEPTION" when the connection closed under the request
+   * (the coordinator's process reset it, or another request on it timed out).
+   */
   readonly result: string;
+}
+
+/**
+ * The group coordinator the member knows changed: found (a FindCoordinator
+ * answer names it) or marked unknown (`coordinator` null: NOT_COORDINATOR,
+ * COORDINATOR_NOT_AVAILABLE, a request that failed on the network, a classic
+ * session timeout). A member starts, and restarts, with none known and
+ * reports only changes. Like Kafka, both kinds of consumer check the poll
+ * timer (max.poll.interval.ms) only while they know a coordinator.
+ */
+export interface CoordinatorObservation {
+  readonly type: "member.coordinator";
+  readonly groupId: string;
+  readonly memberId: string;
+  /** The coordinator's actor id, or null when it is unknown. */
+  readonly coordinator: string | null;
 }
 
 /** A fatal error: the consumer is unusable (spec 1.7 FATAL errors, thrown from poll()). */
@@ -118,4 +138,5 @@ export type MemberObservation =
   | PollTimeoutObservation
   | RecordsObservation
   | CommitObservation
+  | CoordinatorObservation
   | FatalObservation;

@@ -236,12 +236,40 @@ function checkHistory(seen: readonly { at: Micros; observation: Observation }[])
   }
 }
 
+/** request.timeout.ms (the default). */
+const REQUEST_TIMEOUT_US = 30_000_000;
+
+/**
+ * When a request on the coordinator connection timed out and so closed it
+ * (Kafka's NetworkClient.handleTimedOutRequests), failing every request
+ * still in flight on it: worked out from what was sent and answered.
+ */
+function connectionCloses(driver: ConsumerDriver): { to: string; at: Micros }[] {
+  const answeredAt = new Map<number, Micros>();
+  for (const d of driver.delivered) {
+    if ("correlationId" in d.message && !answeredAt.has(d.message.correlationId)) answeredAt.set(d.message.correlationId, d.at);
+  }
+  const correlationId = (sent: Sent) => ("correlationId" in sent.message ? sent.message.correlationId : -1);
+  const answeredBy = (sent: Sent, at: Micros) => (answeredAt.get(correlationId(sent)) ?? Number.POSITIVE_INFINITY) <= at;
+  const requests = driver.ctx.sent.filter((sent) => sent.message.type !== "FindCoordinatorRequest");
+  const ended = new Set<Sent>();
+  const closes: { to: string; at: Micros }[] = [];
+  for (const request of [...requests].sort((a, b) => a.at - b.at)) {
+    const deadline = request.at + REQUEST_TIMEOUT_US;
+    if (ended.has(request) || answeredBy(request, deadline)) continue;
+    closes.push({ to: request.to, at: deadline });
+    for (const other of requests) if (other.to === request.to && other.at <= deadline && !answeredBy(other, deadline)) ended.add(other);
+  }
+  return closes;
+}
+
 /** Heartbeat invariants over what was sent and answered. */
 function checkHeartbeats(driver: ConsumerDriver): void {
   const answeredAt = new Map<number, Micros>();
   for (const d of driver.delivered) if (d.message.type === "ConsumerGroupHeartbeatResponse") answeredAt.set(d.message.correlationId, d.at);
   const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout").map((s) => s.at);
   const heartbeats = driver.heartbeats();
+  const closes = connectionCloses(driver);
   for (const [i, { at, message }] of heartbeats.entries()) {
     // The coordinator's validation (spec 1.2): a join carries everything; -2 needs the instance id.
     if (message.memberEpoch === 0) {
@@ -252,15 +280,17 @@ function checkHeartbeats(driver: ConsumerDriver): void {
     if (message.memberEpoch === -2) expect(message.instanceId).not.toBeNull();
     expect(message.memberEpoch).toBeGreaterThanOrEqual(-2);
     if (message.memberEpoch < 0) continue;
-    // At most one heartbeat in flight: every earlier one was answered or timed out, or a leave
-    // heartbeat (which goes regardless, and supersedes it) or a poll timeout came in between.
+    // At most one heartbeat in flight: every earlier one was answered or timed out (or its connection
+    // closed under it), or a leave heartbeat (which goes regardless, and supersedes it) or a poll
+    // timeout came in between.
     for (const [j, earlier] of heartbeats.slice(0, i).entries()) {
       if (earlier.message.memberEpoch < 0) continue;
       const answered = answeredAt.get(earlier.message.correlationId);
       const leftSince = heartbeats.slice(j + 1, i).some((h) => h.message.memberEpoch < 0);
       const settled =
         (answered !== undefined && answered <= at) ||
-        earlier.at + 30_000_000 <= at ||
+        earlier.at + REQUEST_TIMEOUT_US <= at ||
+        closes.some((close) => close.to === earlier.to && close.at >= earlier.at && close.at <= at) ||
         leftSince ||
         timeouts.some((t) => t >= earlier.at && t <= at);
       expect(settled).toBe(true);

@@ -1,6 +1,7 @@
 import type { RecordSource } from "@kcsim/fetch";
 import type { Actor, ActorId, Context, ControlCommand, JsonValue, Message } from "@kcsim/protocol";
-import { SyntheticRecordSource } from "../consumer/synthetic-record-source.js";
+import { CorrelationIds } from "../consumer/correlation-ids.js";
+import { recordSourceFor } from "../consumer/record-source-for.js";
 import { type ClassicMemberConfig, parseClassicMemberConfig } from "./classic-member-config.js";
 import { ClassicRuntime } from "./classic-runtime.js";
 
@@ -8,7 +9,7 @@ import { ClassicRuntime } from "./classic-runtime.js";
 export const CLASSIC_CONSUMER_MEMBER_KIND = "classic-consumer";
 
 export interface ClassicConsumerMemberOptions {
-  /** Where records come from; by default the synthetic source the config describes. */
+  /** Where records come from; by default the source the config describes (synthetic, or the Fetcher). */
   readonly recordSource?: RecordSource;
 }
 
@@ -26,16 +27,19 @@ export class ClassicConsumerMember implements Actor {
   readonly #id: ActorId;
   readonly #config: ClassicMemberConfig;
   readonly #source: RecordSource;
+  readonly #correlationIds: CorrelationIds;
   #runtime: ClassicRuntime | null = null;
 
-  constructor(id: ActorId, config: ClassicMemberConfig, source: RecordSource) {
+  /** `correlationIds` numbers the member's requests; a source that sends requests of its own must number them from it too. */
+  constructor(id: ActorId, config: ClassicMemberConfig, source: RecordSource, correlationIds: CorrelationIds) {
     this.#id = id;
     this.#config = config;
     this.#source = source;
+    this.#correlationIds = correlationIds;
   }
 
   start(ctx: Context): void {
-    this.#runtime = new ClassicRuntime(this.#id, this.#config, this.#source, ctx);
+    this.#runtime = new ClassicRuntime(this.#id, this.#config, this.#source, this.#correlationIds, ctx);
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
@@ -62,5 +66,6 @@ export class ClassicConsumerMember implements Actor {
  */
 export function createClassicConsumerMember(id: ActorId, config: JsonValue, options: ClassicConsumerMemberOptions = {}): Actor {
   const parsed = parseClassicMemberConfig(config);
-  return new ClassicConsumerMember(id, parsed, options.recordSource ?? new SyntheticRecordSource(parsed.source));
+  const correlationIds = new CorrelationIds();
+  return new ClassicConsumerMember(id, parsed, options.recordSource ?? recordSourceFor(id, parsed, correlationIds), correlationIds);
 }

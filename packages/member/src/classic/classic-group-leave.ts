@@ -63,7 +63,7 @@ export class ClassicGroupLeave {
       return;
     }
     const leavePrepare = (ctx: Context) => this.#onLeavePrepare(ctx, (ctx) => this.#afterRelease(reason, ctx, finish));
-    if (reason === "close" && commits.autoCommitEnabled) commits.commitSync("close", CLOSE_TIMEOUT_MS, ctx, (ctx) => leavePrepare(ctx));
+    if (reason === "close" && commits.autoCommitEnabled) commits.autoCommitOnClose(CLOSE_TIMEOUT_MS, ctx, (ctx) => leavePrepare(ctx));
     else leavePrepare(ctx);
   }
 

@@ -25,7 +25,9 @@ export interface HeartbeatThreadDependencies {
  * run by the actor after every event:
  * - heartbeats every heartbeat.interval.ms while the member has joined
  *   (COMPLETING_REBALANCE and STABLE), several may be in flight; a failed
- *   one is followed by the next after retry.backoff.ms;
+ *   one (an error, no response in time, the connection closed) is followed
+ *   by the next after the backoff: retry.backoff.ms, doubling with each
+ *   failure in a row up to retry.backoff.max.ms;
  * - no successful response within session.timeout.ms: the coordinator is
  *   presumed gone and rediscovered (the coordinator, not the client, ends
  *   the membership; the client learns it from UNKNOWN_MEMBER_ID);

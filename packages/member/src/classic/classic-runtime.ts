@@ -2,8 +2,11 @@ import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
 import { type ActorId, type Context, type ControlCommand, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
 import { type ApplicationHooks, ApplicationThread } from "../consumer/application-thread.js";
 import { AssignedPartitions } from "../consumer/assigned-partitions.js";
+import { clientIdOf } from "../consumer/client-id.js";
 import { CommitRequestManager } from "../consumer/commit-request-manager.js";
 import { CoordinatorManager } from "../consumer/coordinator-manager.js";
+import type { CorrelationIds } from "../consumer/correlation-ids.js";
+import { deliverToConsumer } from "../consumer/deliver-to-consumer.js";
 import { ExponentialBackoff } from "../consumer/exponential-backoff.js";
 import type { MemberIdentity } from "../consumer/member-identity.js";
 import { MemberObserver } from "../consumer/member-observer.js";
@@ -44,7 +47,7 @@ export class ClassicRuntime {
   readonly #leave: ClassicGroupLeave;
   readonly #app: ApplicationThread;
 
-  constructor(actorId: ActorId, config: ClassicMemberConfig, source: RecordSource, ctx: Context) {
+  constructor(actorId: ActorId, config: ClassicMemberConfig, source: RecordSource, correlationIds: CorrelationIds, ctx: Context) {
     const consumer = config.consumer;
     const groupId = consumer["group.id"];
     const groupInstanceId = consumer["group.instance.id"];
@@ -54,8 +57,7 @@ export class ClassicRuntime {
     this.#source = source;
 
     const backoff = new ExponentialBackoff(consumer["retry.backoff.ms"], consumer["retry.backoff.max.ms"]);
-    this.#channel = new RequestChannel(consumer["client.id"] === "" ? actorId : consumer["client.id"], consumer["request.timeout.ms"]);
-    this.#coordinator = new CoordinatorManager(groupId, config.bootstrap, this.#channel, backoff);
+    this.#channel = new RequestChannel(clientIdOf(actorId, consumer), consumer["request.timeout.ms"], correlationIds);
 
     // The observer reads the membership, the membership releases the assignment, which reports through the observer.
     const membership = new ClassicMembership(groupId, groupInstanceId);
@@ -65,6 +67,7 @@ export class ClassicRuntime {
       memberId: () => membership.memberId,
       memberEpoch: () => membership.generation.generationId,
     });
+    this.#coordinator = new CoordinatorManager(groupId, config.bootstrap, this.#channel, observer, backoff);
     this.#assigned = new AssignedPartitions(source, observer);
     membership.attach(this.#assigned, observer);
     this.#membership = membership;
@@ -104,7 +107,7 @@ export class ClassicRuntime {
           heartbeatIntervalMs: consumer["heartbeat.interval.ms"],
           sessionTimeoutMs: consumer["session.timeout.ms"],
           maxPollIntervalMs,
-          retryBackoffMs: consumer["retry.backoff.ms"],
+          retryBackoff: backoff,
         },
         now,
       ),
@@ -158,13 +161,7 @@ export class ClassicRuntime {
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
-    if (RequestChannel.handles(message)) {
-      this.#channel.receive(from, message, ctx);
-    } else if (this.#source.receive(from, message, ctx)) {
-      if (this.#source.hasRecords()) this.#app.wake(ctx);
-    } else {
-      ctx.log.debug("ignored an unexpected message", { type: message.type, from });
-    }
+    if (deliverToConsumer(this.#channel, this.#source, from, message, ctx) && this.#source.hasRecords()) this.#app.wake(ctx);
     this.#runBackground(ctx);
   }
 
@@ -260,8 +257,7 @@ export class ClassicRuntime {
       isSubscribed: () => this.#membership.subscription.length > 0,
       subscribe: (topics) => this.#membership.subscribe(topics),
       leave: (reason, ctx, onDone) => this.#leave.leave(reason, ctx, onDone),
-      commitSync: (ctx, onDone) =>
-        this.#commits.commitSync("sync", this.#config.consumer["default.api.timeout.ms"], ctx, (ctx) => onDone(ctx)),
+      commitSync: (ctx, onDone) => this.#commits.commitSync(this.#config.consumer["default.api.timeout.ms"], ctx, (ctx) => onDone(ctx)),
     };
   }
 

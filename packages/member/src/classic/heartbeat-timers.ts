@@ -1,23 +1,28 @@
 import { type Micros, ms } from "@kcsim/protocol";
+import type { ExponentialBackoff } from "../consumer/exponential-backoff.js";
 
 export interface HeartbeatSettings {
   readonly heartbeatIntervalMs: number;
   readonly sessionTimeoutMs: number;
   readonly maxPollIntervalMs: number;
-  readonly retryBackoffMs: number;
+  /** retry.backoff.ms doubling up to retry.backoff.max.ms. */
+  readonly retryBackoff: ExponentialBackoff;
 }
 
 /**
  * The three timers of Kafka's classic `Heartbeat`: when the next heartbeat
  * is due, when the session is presumed lost without a successful response,
- * and when max.poll.interval.ms runs out without a poll(). Deadlines are
- * virtual microseconds.
+ * and when max.poll.interval.ms runs out without a poll(). A failed
+ * heartbeat is followed by the next after the backoff, which doubles with
+ * each failure in a row (`retryBackoff.backoff(heartbeatAttempts++)`) until
+ * a heartbeat is answered. Deadlines are virtual microseconds.
  */
 export class HeartbeatTimers {
   readonly #intervalUs: Micros;
   readonly #sessionUs: Micros;
   readonly #maxPollUs: Micros;
-  readonly #retryBackoffUs: Micros;
+  readonly #retryBackoff: ExponentialBackoff;
+  #failedAttempts = 0;
   heartbeatDueAt: Micros;
   sessionEndsAt: Micros;
   pollTimerEndsAt: Micros;
@@ -27,7 +32,7 @@ export class HeartbeatTimers {
     this.#intervalUs = ms(settings.heartbeatIntervalMs);
     this.#sessionUs = ms(settings.sessionTimeoutMs);
     this.#maxPollUs = ms(settings.maxPollIntervalMs);
-    this.#retryBackoffUs = ms(settings.retryBackoffMs);
+    this.#retryBackoff = settings.retryBackoff;
     this.heartbeatDueAt = now + this.#intervalUs;
     this.sessionEndsAt = now + this.#sessionUs;
     this.pollTimerEndsAt = now + this.#maxPollUs;
@@ -44,12 +49,14 @@ export class HeartbeatTimers {
     this.heartbeatDueAt = now + this.#intervalUs;
   }
 
-  /** A heartbeat failed: the next one goes after retry.backoff.ms. */
+  /** A heartbeat failed: the next one goes after the backoff (retry.backoff.ms, doubled per failure in a row). */
   failHeartbeat(now: Micros): void {
-    this.heartbeatDueAt = now + this.#retryBackoffUs;
+    this.heartbeatDueAt = now + this.#retryBackoff.backoff(this.#failedAttempts++);
   }
 
+  /** A heartbeat was answered: the session goes on, and the backoff starts over. */
   receiveHeartbeat(now: Micros): void {
+    this.#failedAttempts = 0;
     this.sessionEndsAt = now + this.#sessionUs;
   }
 

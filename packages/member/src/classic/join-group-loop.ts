@@ -291,7 +291,7 @@ export class JoinGroupLoop {
       "JoinGroupResponse",
       (response) => answered(response),
       () => answered(null),
-      Math.max(channel.requestTimeoutMs, this.#settings.rebalanceTimeoutMs + JOIN_GROUP_TIMEOUT_LAPSE_MS),
+      { timeoutMs: Math.max(channel.requestTimeoutMs, this.#settings.rebalanceTimeoutMs + JOIN_GROUP_TIMEOUT_LAPSE_MS) },
     );
   }
 

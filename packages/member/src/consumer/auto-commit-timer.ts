@@ -1,22 +1,23 @@
 import { type Micros, ms } from "@kcsim/protocol";
 
 /**
- * When the next auto-commit is due (Kafka's `AutoCommitState`). It is only
- * consulted when the application calls poll(), so auto-commits happen
- * inside poll, every auto.commit.interval.ms at most, one in flight at a time.
+ * When the next auto-commit on the interval is due (the timer of Kafka's
+ * `AutoCommitState`; its one-auto-commit-in-flight rule is kept by the
+ * CommitRequestManager). It is only consulted when the application calls
+ * poll(), so interval auto-commits happen inside poll, every
+ * auto.commit.interval.ms at most.
  */
 export class AutoCommitTimer {
   readonly #intervalUs: Micros;
   #dueAt: Micros;
-  inFlight = false;
 
   constructor(intervalMs: number, now: Micros) {
     this.#intervalUs = ms(intervalMs);
     this.#dueAt = now + this.#intervalUs;
   }
 
-  shouldCommit(now: Micros): boolean {
-    return !this.inFlight && now >= this.#dueAt;
+  isDue(now: Micros): boolean {
+    return now >= this.#dueAt;
   }
 
   /** The next auto-commit is an interval from now. */

@@ -22,6 +22,15 @@ export interface CommitRefusal {
  * and how the member reacts to an error it does not retry.
  */
 export interface CommitProtocol {
+  /**
+   * Whether auto-commits go out one at a time, each only once the one
+   * before it is over (KIP-848's `AutoCommitState`, here also for the
+   * commits before a revocation and on close), or whether those two go out
+   * at once, even past an interval auto-commit still in flight (the classic
+   * `ConsumerCoordinator`). Either way no interval auto-commit is made while
+   * another auto-commit is pending.
+   */
+  readonly oneAutoCommitAtATime: boolean;
   /** The identity a commit sent now carries, or its local refusal. */
   commitIdentity(): CommitIdentity | CommitRefusal;
   /** Whether the commit before a revocation tries again after `error` (null: no response in time). */

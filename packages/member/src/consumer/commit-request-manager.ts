@@ -16,7 +16,7 @@ import type { CoordinatorManager } from "./coordinator-manager.js";
 import type { ExponentialBackoff } from "./exponential-backoff.js";
 import type { MemberIdentity } from "./member-identity.js";
 import type { CommitKind, CommittedOffsets, MemberObserver } from "./member-observer.js";
-import type { RequestChannel } from "./request-channel.js";
+import type { RequestChannel, TransportFailure } from "./request-channel.js";
 import { RequestState } from "./request-state.js";
 
 /** Called once when a commit is over: committed (true) or given up (false). */
@@ -31,8 +31,9 @@ export type CommitDone = (ctx: Context, committed: boolean) => void;
  *   CommitFailedException;
  * - `before-revocation`: the auto-commit before a revocation: retries what
  *   the protocol says (KIP-848: also STALE_MEMBER_EPOCH, with the fresh
- *   epoch, but not a deleted topic), always with the latest positions,
- *   until the deadline.
+ *   epoch, but not a deleted topic), until the deadline, each retry with the
+ *   positions consumed by the time the attempt failed (Kafka's
+ *   `autoCommitSyncBeforeRevocationWithRetries`).
  */
 type RetryPolicy = "none" | "sync" | "before-revocation";
 
@@ -42,7 +43,8 @@ interface PendingCommit {
   readonly deadline: Micros;
   readonly state: RequestState;
   readonly onDone: CommitDone;
-  readonly isAutoCommit: boolean;
+  /** An auto-commit (on the interval, before a revocation, on close): it waits its turn for the one auto-commit slot. */
+  readonly auto: boolean;
   offsets: ReadonlyMap<string, { readonly partition: TopicPartition; readonly offset: number }>;
 }
 
@@ -59,8 +61,8 @@ const RETRIABLE = new Set<number>([
 /** Errors that mean the coordinator is not where the member thinks. */
 const COORDINATOR_ERRORS = new Set<number>([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR, ErrorCode.REQUEST_TIMED_OUT]);
 
-/** A transport failure (no response within request.timeout.ms). */
-const TRANSPORT_FAILURE = "TIMEOUT";
+/** A commit whose deadline passed before it could be sent. */
+const NOT_SENT_IN_TIME: TransportFailure = "TIMEOUT";
 
 export interface CommitSettings {
   readonly autoCommit: boolean;
@@ -70,11 +72,20 @@ export interface CommitSettings {
 /**
  * OffsetCommit (v9) for every way the consumer commits (spec 5): the
  * auto-commit on the interval inside poll, the auto-commit before a
- * revocation, commitSync, and the commit on close. What a commit carries
- * (member epoch or generation) and how errors are met come from the
- * group's CommitProtocol. Commits wait for a known coordinator; several may
- * be in flight. Every attempt's outcome is reported as a `member.commit`
- * observation.
+ * revocation, the auto-commit on close, and commitSync. What a commit
+ * carries (member epoch or generation) and how errors are met come from the
+ * group's CommitProtocol. Commits wait for a known coordinator. Every
+ * attempt's outcome is reported as a `member.commit` observation.
+ *
+ * Auto-commits (Kafka's `AutoCommitState`): no interval auto-commit is
+ * made while another auto-commit is pending, and an auto-commit stays
+ * pending from when it is made until it is over, its retries included. So
+ * nothing auto-commits between an attempt and its retry. When the protocol
+ * sends one auto-commit at a time (KIP-848), the commits before a revocation
+ * and on close also wait for the auto-commit before them to be over, so no
+ * two are ever on the wire together and, even on a network that reorders
+ * messages (the simulated one does; Kafka's TCP connection does not), the
+ * offsets they commit never go backward.
  */
 export class CommitRequestManager {
   readonly #identity: MemberIdentity;
@@ -85,8 +96,11 @@ export class CommitRequestManager {
   readonly #source: RecordSource;
   readonly #observer: MemberObserver;
   readonly #backoff: ExponentialBackoff;
-  readonly #autoCommit: AutoCommitTimer | null;
+  readonly #autoCommitTimer: AutoCommitTimer | null;
+  /** Commits waiting to be sent, first attempts and retries alike. */
   #unsent: PendingCommit[] = [];
+  /** Auto-commits not yet over, oldest first (with one at a time, only the first may be sent). */
+  #autoCommits: PendingCommit[] = [];
 
   constructor(
     settings: CommitSettings,
@@ -108,11 +122,11 @@ export class CommitRequestManager {
     this.#source = source;
     this.#observer = observer;
     this.#backoff = backoff;
-    this.#autoCommit = settings.autoCommit ? new AutoCommitTimer(settings.autoCommitIntervalMs, now) : null;
+    this.#autoCommitTimer = settings.autoCommit ? new AutoCommitTimer(settings.autoCommitIntervalMs, now) : null;
   }
 
   get autoCommitEnabled(): boolean {
-    return this.#autoCommit !== null;
+    return this.#autoCommitTimer !== null;
   }
 
   /**
@@ -130,21 +144,20 @@ export class CommitRequestManager {
     return offsets;
   }
 
-  /** Inside poll(): the auto-commit of all consumed positions, if the interval is over and none is in flight. */
+  /** Inside poll(): the auto-commit of all consumed positions, if the interval is over and no auto-commit is pending. */
   maybeAutoCommitOnPoll(ctx: Context): void {
-    const timer = this.#autoCommit;
-    if (timer === null || !timer.shouldCommit(ctx.now())) return;
+    const timer = this.#autoCommitTimer;
+    if (timer === null || !timer.isDue(ctx.now()) || this.#autoCommits.length > 0) return;
     const offsets = this.allConsumed();
     // The interval restarts even when there is nothing to commit.
     timer.reset(ctx.now());
     if (offsets.size === 0) return;
-    timer.inFlight = true;
-    this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, isAutoCommit: true, offsets, onDone: () => {} }, ctx);
+    this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, auto: true, offsets, onDone: () => {} }, ctx);
   }
 
   /** Restarts the auto-commit interval (a reconciliation completed). */
   resetAutoCommitTimer(now: Micros): void {
-    this.#autoCommit?.reset(now);
+    this.#autoCommitTimer?.reset(now);
   }
 
   /**
@@ -153,22 +166,21 @@ export class CommitRequestManager {
    */
   autoCommitBeforeRevocation(kind: CommitKind, deadline: Micros, ctx: Context, onDone: CommitDone): void {
     const offsets = this.allConsumed();
-    if (this.#autoCommit === null || offsets.size === 0) {
+    if (this.#autoCommitTimer === null || offsets.size === 0) {
       onDone(ctx, true);
       return;
     }
-    this.#autoCommit.inFlight = true;
-    this.#enqueue({ kind, retry: "before-revocation", deadline, isAutoCommit: true, offsets, onDone }, ctx);
+    this.#enqueue({ kind, retry: "before-revocation", deadline, auto: true, offsets, onDone }, ctx);
+  }
+
+  /** close() with auto-commit on: commits all consumed positions, retried on retriable errors for up to `timeoutMs`. */
+  autoCommitOnClose(timeoutMs: number, ctx: Context, onDone: CommitDone): void {
+    this.#commitSync("close", true, timeoutMs, ctx, onDone);
   }
 
   /** commitSync() of all consumed positions, retried on retriable errors for up to `timeoutMs`. */
-  commitSync(kind: CommitKind, timeoutMs: number, ctx: Context, onDone: CommitDone): void {
-    const offsets = this.allConsumed();
-    if (offsets.size === 0) {
-      onDone(ctx, true);
-      return;
-    }
-    this.#enqueue({ kind, retry: "sync", deadline: ctx.now() + ms(timeoutMs), isAutoCommit: false, offsets, onDone }, ctx);
+  commitSync(timeoutMs: number, ctx: Context, onDone: CommitDone): void {
+    this.#commitSync("sync", false, timeoutMs, ctx, onDone);
   }
 
   /** Sends the commits that can go now; gives up those whose deadline passed before they could. */
@@ -177,13 +189,13 @@ export class CommitRequestManager {
     for (const commit of [...this.#unsent]) {
       if (now < commit.deadline) continue;
       this.#unsent = this.#unsent.filter((c) => c !== commit);
-      this.#observer.commit(ctx, commit.kind, epochOf(this.#protocol.commitIdentity()), offsetsJson(commit), TRANSPORT_FAILURE);
+      this.#observer.commit(ctx, commit.kind, epochOf(this.#protocol.commitIdentity()), offsetsJson(commit), NOT_SENT_IN_TIME);
       this.#finish(commit, false, ctx);
     }
     const coordinator = this.#coordinator.coordinator;
     if (coordinator === null) return;
     for (const commit of [...this.#unsent]) {
-      if (!commit.state.canSendRequest(now)) continue;
+      if (!this.#hasTurn(commit) || !commit.state.canSendRequest(now)) continue;
       this.#unsent = this.#unsent.filter((c) => c !== commit);
       this.#send(commit, coordinator, ctx);
     }
@@ -194,13 +206,31 @@ export class CommitRequestManager {
     const known = this.#coordinator.coordinator !== null;
     for (const commit of this.#unsent) {
       if (Number.isFinite(commit.deadline)) next = Math.min(next ?? commit.deadline, commit.deadline);
-      if (known) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + commit.state.remainingBackoff(now));
+      // An auto-commit waiting for its turn is woken by the end of the one before it.
+      if (known && this.#hasTurn(commit)) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + commit.state.remainingBackoff(now));
     }
     return next;
   }
 
+  #commitSync(kind: CommitKind, auto: boolean, timeoutMs: number, ctx: Context, onDone: CommitDone): void {
+    const offsets = this.allConsumed();
+    if (offsets.size === 0) {
+      onDone(ctx, true);
+      return;
+    }
+    this.#enqueue({ kind, retry: "sync", deadline: ctx.now() + ms(timeoutMs), auto, offsets, onDone }, ctx);
+  }
+
+  /** A user commit may always go; with one auto-commit at a time, an auto-commit only once every one before it is over. */
+  #hasTurn(commit: PendingCommit): boolean {
+    return !commit.auto || !this.#protocol.oneAutoCommitAtATime || this.#autoCommits[0] === commit;
+  }
+
   #enqueue(spec: Omit<PendingCommit, "state">, ctx: Context): void {
-    this.#unsent.push({ ...spec, state: new RequestState(this.#backoff) });
+    const commit: PendingCommit = { ...spec, state: new RequestState(this.#backoff) };
+    this.#unsent.push(commit);
+    if (commit.auto) this.#autoCommits.push(commit);
+    if (!this.#hasTurn(commit)) ctx.log.debug("auto-commit waits for the one before it", { kind: commit.kind });
     this.poll(ctx);
   }
 
@@ -248,9 +278,9 @@ export class CommitRequestManager {
       },
       "OffsetCommitResponse",
       (response, ctx) => this.#onResponse(commit, sent, response, ctx),
-      (ctx) => {
-        this.#observer.commit(ctx, commit.kind, epoch, offsetsJson(commit), TRANSPORT_FAILURE);
-        this.#onFailure(commit, null, sent, ctx);
+      (ctx, failure) => {
+        this.#observer.commit(ctx, commit.kind, epoch, offsetsJson(commit), failure);
+        this.#onFailure(commit, failure, sent, ctx);
       },
     );
   }
@@ -271,22 +301,23 @@ export class CommitRequestManager {
     }
   }
 
-  /** A failed attempt: `error` null is a transport failure. */
-  #onFailure(commit: PendingCommit, error: number | null, sent: CommitIdentity, ctx: Context): void {
+  /** A failed attempt: an error code from the coordinator, or a transport failure (no response in time, connection closed). */
+  #onFailure(commit: PendingCommit, error: number | TransportFailure, sent: CommitIdentity, ctx: Context): void {
     const now = ctx.now();
-    if (error === null || COORDINATOR_ERRORS.has(error))
-      this.#coordinator.markUnknown(`OffsetCommit ${error === null ? TRANSPORT_FAILURE : errorName(error)}`, ctx);
-    const retriable = error === null || RETRIABLE.has(error);
+    const transport = typeof error === "string";
+    const name = transport ? error : errorName(error);
+    if (transport || COORDINATOR_ERRORS.has(error)) this.#coordinator.markUnknown(`OffsetCommit ${name}`, ctx);
+    const retriable = transport || RETRIABLE.has(error);
     let retry = false;
     switch (commit.retry) {
       case "none":
-        if (retriable && commit.isAutoCommit) this.#autoCommit?.resetWithBackoff(now, this.#backoff.backoff(0));
+        if (retriable && commit.auto) this.#autoCommitTimer?.resetWithBackoff(now, this.#backoff.backoff(0));
         break;
       case "sync":
         retry = retriable && now < commit.deadline;
         break;
       case "before-revocation": {
-        retry = this.#protocol.retriesBeforeRevocation(error) && now < commit.deadline;
+        retry = this.#protocol.retriesBeforeRevocation(transport ? null : error) && now < commit.deadline;
         if (retry) commit.offsets = this.allConsumed();
         if (retry && commit.offsets.size === 0) {
           this.#finish(commit, true, ctx);
@@ -296,12 +327,12 @@ export class CommitRequestManager {
       }
     }
     if (retry) {
+      // Still pending: no interval auto-commit before the retry (and, one at a time, none at all).
       commit.state.onFailedAttempt(now);
       this.#unsent.push(commit);
       return;
     }
-    const name = error === null ? TRANSPORT_FAILURE : errorName(error);
-    const raised = error === null ? "" : this.#protocol.onCommitFailed(error, sent, ctx);
+    const raised = transport ? "" : this.#protocol.onCommitFailed(error, sent, ctx);
     ctx.log.warn(raised !== "" && commit.retry === "sync" ? `commit failed: ${raised}` : "commit failed", {
       kind: commit.kind,
       error: name,
@@ -310,7 +341,7 @@ export class CommitRequestManager {
   }
 
   #finish(commit: PendingCommit, committed: boolean, ctx: Context): void {
-    if (commit.isAutoCommit && this.#autoCommit !== null) this.#autoCommit.inFlight = false;
+    if (commit.auto) this.#autoCommits = this.#autoCommits.filter((c) => c !== commit);
     commit.onDone(ctx, committed);
   }
 }

@@ -16,7 +16,8 @@ export interface ConsumerMemberConfig {
   /** Cluster metadata: topic names <-> ids (the heartbeat carries ids), partition counts (the classic leader assigns them). */
   readonly topics: readonly TopicMetadataConfig[];
   readonly app: ApplicationConfig;
-  readonly source: SyntheticSourceConfig;
+  /** Where records come from. */
+  readonly source: RecordSourceConfig;
 }
 
 export interface TopicMetadataConfig {
@@ -38,11 +39,25 @@ export interface ApplicationConfig {
   readonly commit: CommitMode;
 }
 
+/** Records from an in-memory log per partition (SyntheticRecordSource): no brokers, no data path. */
 export interface SyntheticSourceConfig {
   readonly kind: "synthetic";
   readonly recordsPerSecondPerPartition: number;
   readonly recordBytes: number;
 }
+
+/**
+ * Records from the data brokers through the client Fetcher of @kcsim/fetch
+ * (Fetch, ListOffsets and Metadata requests); its settings (isolation.level,
+ * fetch sizes, timeouts, backoffs) come from the consumer config.
+ */
+export interface FetchSourceConfig {
+  readonly kind: "fetch";
+  /** Actor ids of the brokers the fetcher bootstraps its metadata from. */
+  readonly brokers: readonly string[];
+}
+
+export type RecordSourceConfig = SyntheticSourceConfig | FetchSourceConfig;
 
 export class ConsumerMemberConfigError extends Error {
   override readonly name = "ConsumerMemberConfigError";
@@ -52,7 +67,11 @@ type JsonObject = { readonly [key: string]: JsonValue };
 
 const TOP_LEVEL_FIELDS = ["consumer", "bootstrap", "subscription", "topics", "app", "source"];
 const APP_FIELDS = ["processingMsPerRecord", "pollTimeoutMs", "revokeCallbackMs", "assignCallbackMs", "lostCallbackMs", "commit"];
-const SOURCE_FIELDS = ["kind", "recordsPerSecondPerPartition", "recordBytes"];
+const SOURCE_FIELDS: Readonly<Record<RecordSourceConfig["kind"], readonly string[]>> = {
+  synthetic: ["kind", "recordsPerSecondPerPartition", "recordBytes"],
+  fetch: ["kind", "brokers"],
+};
+const SOURCE_KINDS = Object.keys(SOURCE_FIELDS) as RecordSourceConfig["kind"][];
 const COMMIT_MODES: readonly CommitMode[] = ["auto", "sync-after-batch", "none"];
 
 function fail(field: string, problem: string): never {
@@ -150,12 +169,18 @@ function parseApp(value: JsonValue | undefined, consumer: ConsumerConfig, explic
   };
 }
 
-function parseSource(value: JsonValue | undefined): SyntheticSourceConfig {
-  const source = objectAt(value, "source", SOURCE_FIELDS);
-  const kind = source.kind ?? "synthetic";
-  if (kind !== "synthetic") fail("source.kind", `must be "synthetic", got ${JSON.stringify(kind)}`);
+function isSourceKind(kind: JsonValue): kind is RecordSourceConfig["kind"] {
+  return typeof kind === "string" && (SOURCE_KINDS as readonly string[]).includes(kind);
+}
+
+function parseSource(value: JsonValue | undefined): RecordSourceConfig {
+  // A source that is not an object is reported by objectAt.
+  const kind = isObject(value) ? (value.kind ?? "synthetic") : "synthetic";
+  if (!isSourceKind(kind)) fail("source.kind", `must be ${SOURCE_KINDS.map((k) => `"${k}"`).join(" or ")}, got ${JSON.stringify(kind)}`);
+  const source = objectAt(value, "source", SOURCE_FIELDS[kind]);
+  if (kind === "fetch") return { kind, brokers: stringListAt(source.brokers, "source.brokers", false) };
   return {
-    kind,
+    kind: "synthetic",
     recordsPerSecondPerPartition: numberAt(
       source,
       "recordsPerSecondPerPartition",

@@ -2,13 +2,14 @@ import type { RecordSource } from "@kcsim/fetch";
 import type { Actor, ActorId, Context, ControlCommand, JsonValue, Message } from "@kcsim/protocol";
 import { type ConsumerMemberConfig, parseConsumerMemberConfig } from "./consumer-member-config.js";
 import { ConsumerRuntime } from "./consumer-runtime.js";
-import { SyntheticRecordSource } from "./synthetic-record-source.js";
+import { CorrelationIds } from "./correlation-ids.js";
+import { recordSourceFor } from "./record-source-for.js";
 
 /** The actor kind name the harness registers this actor under. */
 export const CONSUMER_MEMBER_KIND = "consumer";
 
 export interface ConsumerMemberOptions {
-  /** Where records come from; by default the synthetic source the config describes. */
+  /** Where records come from; by default the source the config describes (synthetic, or the Fetcher). */
   readonly recordSource?: RecordSource;
 }
 
@@ -24,16 +25,19 @@ export class ConsumerMember implements Actor {
   readonly #id: ActorId;
   readonly #config: ConsumerMemberConfig;
   readonly #source: RecordSource;
+  readonly #correlationIds: CorrelationIds;
   #runtime: ConsumerRuntime | null = null;
 
-  constructor(id: ActorId, config: ConsumerMemberConfig, source: RecordSource) {
+  /** `correlationIds` numbers the member's requests; a source that sends requests of its own must number them from it too. */
+  constructor(id: ActorId, config: ConsumerMemberConfig, source: RecordSource, correlationIds: CorrelationIds) {
     this.#id = id;
     this.#config = config;
     this.#source = source;
+    this.#correlationIds = correlationIds;
   }
 
   start(ctx: Context): void {
-    this.#runtime = new ConsumerRuntime(this.#id, this.#config, this.#source, ctx);
+    this.#runtime = new ConsumerRuntime(this.#id, this.#config, this.#source, this.#correlationIds, ctx);
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
@@ -56,5 +60,6 @@ export class ConsumerMember implements Actor {
 /** The "consumer" actor factory: validates the JSON config (throwing a one-line error naming the bad field). */
 export function createConsumerMember(id: ActorId, config: JsonValue, options: ConsumerMemberOptions = {}): Actor {
   const parsed = parseConsumerMemberConfig(config);
-  return new ConsumerMember(id, parsed, options.recordSource ?? new SyntheticRecordSource(parsed.source));
+  const correlationIds = new CorrelationIds();
+  return new ConsumerMember(id, parsed, options.recordSource ?? recordSourceFor(id, parsed, correlationIds), correlationIds);
 }

@@ -2,10 +2,13 @@ import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
 import { type ActorId, type Context, type ControlCommand, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
 import { type ApplicationHooks, ApplicationThread } from "./application-thread.js";
 import { AssignedPartitions } from "./assigned-partitions.js";
+import { clientIdOf } from "./client-id.js";
 import { CommitRequestManager } from "./commit-request-manager.js";
 import type { Continuation } from "./completion.js";
 import type { ConsumerMemberConfig } from "./consumer-member-config.js";
 import { CoordinatorManager } from "./coordinator-manager.js";
+import type { CorrelationIds } from "./correlation-ids.js";
+import { deliverToConsumer } from "./deliver-to-consumer.js";
 import { ExponentialBackoff } from "./exponential-backoff.js";
 import { HeartbeatFields } from "./heartbeat-fields.js";
 import { HeartbeatManager } from "./heartbeat-manager.js";
@@ -41,7 +44,7 @@ export class ConsumerRuntime {
   readonly #heartbeat: HeartbeatManager;
   readonly #app: ApplicationThread;
 
-  constructor(actorId: ActorId, config: ConsumerMemberConfig, source: RecordSource, ctx: Context) {
+  constructor(actorId: ActorId, config: ConsumerMemberConfig, source: RecordSource, correlationIds: CorrelationIds, ctx: Context) {
     const consumer = config.consumer;
     const groupId = consumer["group.id"];
     const groupInstanceId = consumer["group.instance.id"];
@@ -51,12 +54,12 @@ export class ConsumerRuntime {
     this.#source = source;
 
     const backoff = new ExponentialBackoff(consumer["retry.backoff.ms"], consumer["retry.backoff.max.ms"]);
-    this.#channel = new RequestChannel(consumer["client.id"] === "" ? actorId : consumer["client.id"], consumer["request.timeout.ms"]);
-    this.#coordinator = new CoordinatorManager(groupId, config.bootstrap, this.#channel, backoff);
+    this.#channel = new RequestChannel(clientIdOf(actorId, consumer), consumer["request.timeout.ms"], correlationIds);
     const memberEpoch = () => this.#membership.memberEpoch();
     const identity: MemberIdentity = { groupId, memberId: this.memberId, groupInstanceId, memberEpoch };
     const memberId = this.memberId;
     const observer = new MemberObserver({ groupId, protocol: "consumer", memberId: () => memberId, memberEpoch });
+    this.#coordinator = new CoordinatorManager(groupId, config.bootstrap, this.#channel, observer, backoff);
     this.#assigned = new AssignedPartitions(source, observer);
     this.#commits = new CommitRequestManager(
       {
@@ -117,13 +120,7 @@ export class ConsumerRuntime {
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
-    if (RequestChannel.handles(message)) {
-      this.#channel.receive(from, message, ctx);
-    } else if (this.#source.receive(from, message, ctx)) {
-      if (this.#source.hasRecords()) this.#app.wake(ctx);
-    } else {
-      ctx.log.debug("ignored an unexpected message", { type: message.type, from });
-    }
+    if (deliverToConsumer(this.#channel, this.#source, from, message, ctx) && this.#source.hasRecords()) this.#app.wake(ctx);
     this.#runBackground(ctx);
   }
 
@@ -214,8 +211,7 @@ export class ConsumerRuntime {
       isSubscribed: () => this.#membership.hasSubscription(),
       subscribe: (topics) => this.#membership.subscribe(topics),
       leave: (reason: LeaveReason, ctx: Context, onDone: Continuation) => this.#membership.leaveGroup(reason, ctx, onDone),
-      commitSync: (ctx, onDone) =>
-        this.#commits.commitSync("sync", this.#config.consumer["default.api.timeout.ms"], ctx, (ctx) => onDone(ctx)),
+      commitSync: (ctx, onDone) => this.#commits.commitSync(this.#config.consumer["default.api.timeout.ms"], ctx, (ctx) => onDone(ctx)),
     };
   }
 

@@ -9,28 +9,39 @@ import {
   randomInt,
 } from "@kcsim/protocol";
 import type { ExponentialBackoff } from "./exponential-backoff.js";
+import type { MemberObserver } from "./member-observer.js";
 import type { RequestChannel } from "./request-channel.js";
 import { RequestState } from "./request-state.js";
 
 /**
  * Finds the group coordinator (Kafka's `CoordinatorRequestManager`): while
- * it is unknown, FindCoordinator(GROUP, group id) goes to a bootstrap broker,
- * one at a time, with exponential backoff after a failed or unanswered
- * attempt (each failure moves on to the next bootstrap broker). The answer's
- * `host` is the coordinator's actor id.
+ * it is unknown, FindCoordinator(GROUP, group id) goes to a bootstrap broker
+ * (over the ordinary connection, not the coordinator one), one at a time,
+ * with exponential backoff after a failed or unanswered attempt (each
+ * failure moves on to the next bootstrap broker). The answer's `host` is the
+ * coordinator's actor id. Every change of the known coordinator is reported
+ * as a `member.coordinator` observation.
  */
 export class CoordinatorManager {
   readonly #groupId: string;
   readonly #bootstrap: readonly ActorId[];
   readonly #channel: RequestChannel;
+  readonly #observer: MemberObserver;
   readonly #state: RequestState;
   #coordinator: ActorId | null = null;
   #nextBootstrap: number | null = null;
 
-  constructor(groupId: string, bootstrap: readonly ActorId[], channel: RequestChannel, backoff: ExponentialBackoff) {
+  constructor(
+    groupId: string,
+    bootstrap: readonly ActorId[],
+    channel: RequestChannel,
+    observer: MemberObserver,
+    backoff: ExponentialBackoff,
+  ) {
     this.#groupId = groupId;
     this.#bootstrap = bootstrap;
     this.#channel = channel;
+    this.#observer = observer;
     this.#state = new RequestState(backoff);
   }
 
@@ -43,6 +54,7 @@ export class CoordinatorManager {
     if (this.#coordinator === null) return;
     ctx.log.info("group coordinator marked unknown", { coordinator: this.#coordinator, reason });
     this.#coordinator = null;
+    this.#observer.coordinator(ctx, null);
   }
 
   /** Sends a FindCoordinator if the coordinator is unknown and none is in flight or backing off. */
@@ -65,7 +77,8 @@ export class CoordinatorManager {
       },
       "FindCoordinatorResponse",
       (response, ctx) => this.#onResponse(response, ctx),
-      (ctx) => this.#onFailure("no response", ctx),
+      (ctx, failure) => this.#onFailure(failure, ctx),
+      { connection: "broker" },
     );
     this.#state.onSendAttempt();
   }
@@ -89,6 +102,7 @@ export class CoordinatorManager {
     this.#state.onSuccessfulAttempt(ctx.now());
     this.#coordinator = entry.host;
     ctx.log.info("group coordinator found", { coordinator: entry.host, nodeId: entry.nodeId });
+    this.#observer.coordinator(ctx, entry.host);
   }
 
   #onFailure(reason: string, ctx: Context): void {

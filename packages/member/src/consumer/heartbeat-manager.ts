@@ -11,16 +11,20 @@ import type { RequestChannel } from "./request-channel.js";
 /**
  * Sends ConsumerGroupHeartbeat (spec 2.3, 1.7; `AbstractHeartbeatRequestManager`):
  * - none without a coordinator or in UNSUBSCRIBED, FENCED, FATAL, STALE;
- * - at once when LEAVING, or when JOINING / ACKNOWLEDGING with nothing in
- *   flight; otherwise when the interval elapsed, the backoff is over and
- *   nothing is in flight (at most one in flight);
+ * - at once when LEAVING; when JOINING / ACKNOWLEDGING without waiting for
+ *   the interval, once nothing is in flight and the backoff of a failed
+ *   attempt is over; otherwise when the interval elapsed, the backoff is
+ *   over and nothing is in flight (at most one in flight);
  * - the poll timer: no poll() within max.poll.interval.ms makes the member
  *   leave (-1, or -2 if static) and go STALE, once per expiry;
  * - error reactions: NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE rediscover
- *   and retry without backoff, COORDINATOR_LOAD_IN_PROGRESS backs off,
- *   UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH fence (rejoin without backoff),
- *   anything else is fatal. A transport failure backs off and forgets the
- *   coordinator. Every failure makes the next heartbeat carry every field.
+ *   and retry without backoff, COORDINATOR_LOAD_IN_PROGRESS backs off
+ *   (retry.backoff.ms, doubling up to retry.backoff.max.ms, in every state:
+ *   a joining member waits too), UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH
+ *   fence (rejoin without backoff), anything else is fatal. A transport
+ *   failure (no response in time, or the connection closed) backs off and
+ *   forgets the coordinator. Every failure makes the next heartbeat carry
+ *   every field.
  */
 export class HeartbeatManager {
   readonly #channel: RequestChannel;
@@ -111,7 +115,11 @@ export class HeartbeatManager {
       this.#fields.reset();
       return;
     }
-    const heartbeatNow = membership.state === "LEAVING" || (shouldHeartbeatNow(membership.state) && !this.#state.inFlight);
+    // Kafka's `heartbeatNow` skips the interval, but here not the backoff of a failed attempt: without it a
+    // joining member answered COORDINATOR_LOAD_IN_PROGRESS would ask again every round trip (spec 1.7).
+    const heartbeatNow =
+      membership.state === "LEAVING" ||
+      (shouldHeartbeatNow(membership.state) && !this.#state.inFlight && !this.#state.backingOffAfterFailure(now));
     if (!heartbeatNow && !this.#state.canSendRequest(now)) return;
     this.#send(coordinator, false, ctx);
   }

@@ -4,6 +4,7 @@ import type {
   ClassicMemberState,
   ClientMemberState,
   CommitObservation,
+  CoordinatorObservation,
   FatalObservation,
   MemberStateObservation,
   OwnedPartitionsObservation,
@@ -116,6 +117,15 @@ export class MemberObserver {
       offsets,
       result,
     } satisfies CommitObservation);
+  }
+
+  coordinator(ctx: Context, coordinator: string | null): void {
+    ctx.observe({
+      type: "member.coordinator",
+      groupId: this.#groupId,
+      memberId: this.#memberId,
+      coordinator,
+    } satisfies CoordinatorObservation);
   }
 
   fatal(ctx: Context, error: string): void {

@@ -299,7 +299,7 @@ export class MembershipManager implements MemberIdentity {
     if (!commits.autoCommitEnabled || this.#epoch <= 0 || this.#deps.assigned.size === 0) {
       release(ctx);
     } else if (reason === "close") {
-      commits.commitSync("close", CLOSE_TIMEOUT_MS, ctx, (ctx) => release(ctx));
+      commits.autoCommitOnClose(CLOSE_TIMEOUT_MS, ctx, (ctx) => release(ctx));
     } else {
       commits.autoCommitBeforeRevocation("revocation", ctx.now() + ms(this.#rebalanceTimeoutMs), ctx, (ctx) => release(ctx));
     }

@@ -30,6 +30,11 @@ export class RequestState {
     return !this.#inFlight && this.remainingBackoff(now) <= 0;
   }
 
+  /** Still waiting out the backoff of a failed attempt (a success leaves only the short pause after any answer). */
+  backingOffAfterFailure(now: Micros): boolean {
+    return this.#attempts > 0 && this.remainingBackoff(now) > 0;
+  }
+
   remainingBackoff(now: Micros): Micros {
     if (this.#lastReceivedAt === null) return 0;
     return Math.max(0, this.#backoffUs - (now - this.#lastReceivedAt));

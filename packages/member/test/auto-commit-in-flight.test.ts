@@ -1,0 +1,184 @@
+import { ErrorCode, ms, type OffsetCommitRequest } from "@kcsim/protocol";
+import { describe, expect, it } from "vitest";
+import { ClassicDriver, classicConfig } from "./classic-test-support.js";
+import { ConsumerDriver, type Sent, T1_ID, testConfig } from "./consumer-test-support.js";
+
+type CommitSent = Sent & { message: OffsetCommitRequest };
+
+/** A commit's offsets as "topic-partition" -> offset. */
+function offsetsOf(commit: CommitSent): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const topic of commit.message.topics) for (const p of topic.partitions) out[`${topic.name}-${p.partitionIndex}`] = p.committedOffset;
+  return out;
+}
+
+/**
+ * The coordinator's side: it applies the commits it accepts in the order it
+ * answers them (as they arrive) and records, per partition, every offset
+ * committed, so a test can check they never go backward.
+ */
+class CommitLog {
+  readonly history = new Map<string, number[]>();
+
+  accept(driver: ConsumerDriver, commit: CommitSent): void {
+    driver.answerOffsetCommit(ErrorCode.NONE, commit);
+    for (const [partition, offset] of Object.entries(offsetsOf(commit)))
+      this.history.set(partition, [...(this.history.get(partition) ?? []), offset]);
+  }
+
+  /** Partitions whose committed offset went down at some point. */
+  backward(): string[] {
+    return [...this.history]
+      .filter(([, offsets]) => offsets.some((offset, i) => i > 0 && offset < (offsets[i - 1] as number)))
+      .map(([p]) => p);
+  }
+}
+
+describe("auto-commits: one pending at a time, so committed offsets never go backward", () => {
+  it("KIP-848: the commit before a revocation waits for the interval auto-commit in flight, and nothing auto-commits between its retries", () => {
+    // The interval (500 ms) comes due while the commit before the revocation backs off (1 s).
+    const driver = new ConsumerDriver(
+      testConfig({ consumer: { "auto.commit.interval.ms": 500, "retry.backoff.ms": 1000, "retry.backoff.max.ms": 1000 } }),
+    );
+    const log = new CommitLog();
+    const commits = () => driver.sentOf("OffsetCommitRequest");
+    driver.joinStable([0, 1], 2);
+    driver.runUntil(() => commits().length === 1);
+    const interval = commits()[0] as CommitSent;
+    // At the next heartbeat the coordinator revokes T1-0, while that interval auto-commit is still out.
+    driver.runUntil(() => driver.heartbeats().length === 3);
+    driver.answerHeartbeat({ epoch: 3, assignment: { [T1_ID]: [1] } });
+    driver.run(100);
+    expect(driver.snapshot.reconciling).toBe(true);
+    expect(commits()).toHaveLength(1);
+
+    // Its answer lets the commit before the revocation go, with offsets at least as new.
+    log.accept(driver, interval);
+    expect(commits()).toHaveLength(2);
+    const revocation = commits()[1] as CommitSent;
+    expect(revocation.message.generationIdOrMemberEpoch).toBe(3);
+    driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, revocation);
+
+    // The application polls on (T1-1 is still owned) and the interval comes due, but nothing is committed until the retry.
+    const failedAt = driver.now;
+    const polls = driver.observations("member.poll").length;
+    driver.runUntilTime(failedAt + ms(1000) - 1);
+    expect(driver.observations("member.poll").length).toBeGreaterThan(polls);
+    expect(commits()).toHaveLength(2);
+    driver.run(0.001);
+    expect(commits()).toHaveLength(3);
+    const retry = commits()[2] as CommitSent;
+    // Retried with the positions consumed by the time the attempt failed: none behind the first attempt.
+    expect(offsetsOf(retry)["T1-0"]).toBe(offsetsOf(revocation)["T1-0"]);
+    expect(offsetsOf(retry)["T1-1"]).toBeGreaterThanOrEqual(offsetsOf(revocation)["T1-1"] as number);
+    log.accept(driver, retry);
+    driver.runUntil(() => driver.state === "STABLE");
+
+    // Interval auto-commits resume after it, newer still.
+    driver.runUntil(() => commits().length === 4);
+    log.accept(driver, commits()[3] as CommitSent);
+    expect(driver.timeline("member.commit")).toEqual([
+      "commit auto NONE",
+      "commit revocation COORDINATOR_LOAD_IN_PROGRESS",
+      "commit revocation NONE",
+      "commit auto NONE",
+    ]);
+    expect(log.backward()).toEqual([]);
+  });
+
+  it("classic: no interval auto-commit between onJoinPrepare's commit and its retry, even after an older auto-commit completes meanwhile", () => {
+    const driver = new ClassicDriver(
+      classicConfig({
+        consumer: {
+          "partition.assignment.strategy": ["cooperative-sticky"],
+          "auto.commit.interval.ms": 1000,
+          "retry.backoff.ms": 3000,
+          "retry.backoff.max.ms": 3000,
+        },
+      }),
+    );
+    const log = new CommitLog();
+    const commits = () => driver.sentOf("OffsetCommitRequest");
+    driver.joinStableWith({ T1: [0, 1] }, 5);
+    driver.runUntil(() => commits().length === 1);
+    const interval = commits()[0] as CommitSent;
+    // A rebalance begins while that interval auto-commit is still out.
+    driver.runUntil(() => driver.classicHeartbeats().length === 1);
+    driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
+    driver.runUntil(() => commits().length === 2);
+    const prepare = commits()[1] as CommitSent;
+    log.accept(driver, interval);
+    driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, prepare);
+
+    // The poll loop goes on and the interval comes due, but nothing is committed until the retry.
+    const failedAt = driver.now;
+    driver.runUntilTime(failedAt + ms(3000) - 1);
+    expect(commits()).toHaveLength(2);
+    driver.runUntil(() => commits().length === 3, 10);
+    const retry = commits()[2] as CommitSent;
+    expect(driver.now - failedAt).toBe(ms(3000));
+    for (const [partition, offset] of Object.entries(offsetsOf(prepare)))
+      expect(offsetsOf(retry)[partition]).toBeGreaterThanOrEqual(offset);
+    log.accept(driver, retry);
+    const joins = driver.joins().length;
+    driver.runUntil(() => driver.joins().length > joins);
+    // Interval auto-commits only after it.
+    for (const later of commits().slice(3)) log.accept(driver, later as CommitSent);
+    expect(driver.timeline("member.commit").slice(0, 3)).toEqual([
+      "commit auto NONE",
+      "commit revocation COORDINATOR_LOAD_IN_PROGRESS",
+      "commit revocation NONE",
+    ]);
+    expect(log.backward()).toEqual([]);
+  });
+
+  it("KIP-848: a lost interval auto-commit holds the commit before a revocation only until its timeout closes the connection", () => {
+    const driver = new ConsumerDriver(testConfig({ consumer: { "auto.commit.interval.ms": 2000 } }));
+    const commits = () => driver.sentOf("OffsetCommitRequest");
+    driver.joinStable([0, 1], 2);
+    driver.runUntil(() => commits().length === 1);
+    const lost = commits()[0] as CommitSent;
+    driver.runUntil(() => driver.heartbeats().length === 3);
+    driver.answerHeartbeat({ epoch: 3, assignment: { [T1_ID]: [1] } });
+    driver.run(100);
+    expect(driver.snapshot.reconciling).toBe(true);
+    // Heartbeats go on being answered; no auto-commit goes out while the lost one is pending.
+    driver.runWithCoordinator((lost.at + ms(30_000) - 1 - driver.now) / 1000);
+    expect(commits()).toHaveLength(1);
+    // request.timeout.ms after it went out, it fails and closes the connection: the coordinator is looked up again.
+    driver.run(0.001);
+    expect(driver.timeline("member.commit")).toEqual(["commit auto TIMEOUT"]);
+    expect(driver.snapshot.coordinator).toBeNull();
+    driver.answerFindCoordinator();
+    expect(commits()).toHaveLength(2);
+    expect((commits()[1] as CommitSent).at - lost.at).toBe(ms(30_000));
+    driver.answerOffsetCommit();
+    driver.runUntil(() => driver.state === "STABLE");
+    expect(driver.snapshot.owned).toEqual({ T1: [1] });
+  });
+
+  it("classic: when the commit before the revocation is lost too, the first timeout fails both (not one 30 s wait each)", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "auto.commit.interval.ms": 1000 } }));
+    const commits = () => driver.sentOf("OffsetCommitRequest");
+    driver.joinStableWith({ T1: [0, 1] }, 5);
+    driver.runUntil(() => commits().length === 1);
+    const lost = commits()[0] as CommitSent;
+    driver.runUntil(() => driver.classicHeartbeats().length > 0);
+    driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
+    driver.runUntil(() => commits().length === 2);
+    // Both commits are lost on the way; heartbeats are answered (onJoinPrepare runs while the member is still STABLE).
+    driver.forgetRoutine();
+    driver.runAnswering(() => driver.now >= lost.at + ms(30_000), 60_000);
+    expect(driver.timeline("member.commit")).toEqual(["commit auto TIMEOUT", "commit revocation NETWORK_EXCEPTION"]);
+    expect(driver.snapshot.coordinator).toBeNull();
+    driver.answerFindCoordinator();
+    driver.runAnswering(() => commits().length === 3, 1000);
+    expect((commits()[2] as CommitSent).at - lost.at).toBe(ms(30_100));
+    driver.runAnswering(() => driver.joins().length === 3);
+    expect(driver.timeline("member.commit").slice(0, 3)).toEqual([
+      "commit auto TIMEOUT",
+      "commit revocation NETWORK_EXCEPTION",
+      "commit revocation NONE",
+    ]);
+  });
+});

@@ -7,6 +7,7 @@
 
 export * from "./broker/broker-actor.js";
 export * from "./broker/broker-actor-config.js";
+export { BROKER_PRODUCER_ID_BASE } from "./broker/producer-id-manager.js";
 export * from "./cluster/cluster-layout.js";
 // The client-side fetcher (a RecordSource for the consumer member).
 export * from "./consumer/cluster-metadata.js";
@@ -18,11 +19,22 @@ export * from "./controller/controller-actor.js";
 export * from "./controller/controller-config.js";
 // Observations of the data path (the contract checkers read).
 export type * from "./observations.js";
+export * from "./producer/idempotence-config.js";
 export * from "./producer/murmur2.js";
 export * from "./producer/producer-actor.js";
 export * from "./producer/producer-actor-config.js";
+export * from "./producer/producer-client.js";
+export * from "./producer/producer-error.js";
+export * from "./producer/producer-id-and-epoch.js";
+export * from "./producer/send-handle.js";
 export * from "./producer/sticky-partition-cache.js";
+export * from "./producer/transaction-state.js";
+export * from "./producer/transactional-producer.js";
+export * from "./producer/transactional-result.js";
+export type { GroupMetadata, TransactionOffset } from "./producer/txn-request-handler.js";
 export * from "./producer/workload.js";
+// Transaction markers (control records) as partition logs hold them.
+export * from "./records/end-transaction-marker.js";
 export * from "./session/cached-partition.js";
 export * from "./session/fetch-context.js";
 export * from "./session/fetch-manager.js";

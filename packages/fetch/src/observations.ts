@@ -5,7 +5,12 @@
  * field names stable.
  */
 
-/** A produce request's outcome for one partition batch, as the producer saw it. errorCode 0 = acknowledged. */
+/**
+ * A produce request's outcome for one partition batch, as the producer saw
+ * it. errorCode 0 = acknowledged (a duplicate the leader recognised is
+ * acknowledged with the offsets of the original append; DUPLICATE_SEQUENCE_NUMBER
+ * is acknowledged with -1 offsets, as Kafka's client does).
+ */
 export interface ProducerAckObservation {
   readonly type: "producer.ack";
   readonly topic: string;
@@ -18,6 +23,50 @@ export interface ProducerAckObservation {
   readonly errorCode: number;
   /** Delivery time from the record's creation to its acknowledgement, ms. */
   readonly latencyMs: number;
+  /** The producer id, epoch and base sequence the batch was last sent with (-1 without idempotence, or never sent). */
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly baseSequence: number;
+  /** The producer's transactional id (null for a non-transactional producer). */
+  readonly transactionalId: string | null;
+}
+
+/** A producer got a producer id and epoch (InitProducerId), or bumped its epoch itself (an idempotent producer after a sequence gap). */
+export interface ProducerIdObservation {
+  readonly type: "producer.id";
+  readonly transactionalId: string | null;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly reason: "init" | "epoch-bump";
+}
+
+/**
+ * A transactional producer's transaction ended, as the producer saw it:
+ * committed or aborted (EndTxn answered), or failed (a fatal error, e.g.
+ * PRODUCER_FENCED: the transaction is left to the coordinator). `records`
+ * counts the records sent in it.
+ */
+export interface ProducerTransactionObservation {
+  readonly type: "producer.txn";
+  readonly transactionalId: string;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly outcome: "committed" | "aborted" | "failed";
+  readonly records: number;
+  /** The error that failed the transaction or forced the abort ("NONE" for an abort asked for). */
+  readonly error: string;
+}
+
+/** A partition leader appended a transaction marker (WriteTxnMarkers): the producer's transaction there is committed or aborted. */
+export interface BrokerTxnMarkerObservation {
+  readonly type: "broker.txn-marker";
+  readonly topic: string;
+  readonly partition: number;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly committed: boolean;
+  /** The marker's offset. */
+  readonly offset: number;
 }
 
 /** A leader appended a batch to a partition log. */
@@ -105,6 +154,9 @@ export interface OffsetResetObservation {
 
 export type FetchObservation =
   | ProducerAckObservation
+  | ProducerIdObservation
+  | ProducerTransactionObservation
+  | BrokerTxnMarkerObservation
   | BrokerAppendObservation
   | BrokerTruncateObservation
   | BrokerRoleObservation

@@ -23,6 +23,8 @@ export interface FetcherActorConfig {
   /** Kafka consumer settings for the fetcher. */
   readonly consumer: Record<string, JsonValue>;
   readonly pollIntervalMs: number;
+  /** Where the partitions start: offset 0 (the default), or reset to latest by ListOffsets. */
+  readonly startAt?: "zero" | "latest";
 }
 
 /** A record the application took, with when it took it. */
@@ -61,7 +63,10 @@ export class FetcherActor implements Actor {
     ]);
     const assigned: TopicPartition[] = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
     this.fetcher.assign(assigned, ctx);
-    for (const tp of assigned) this.fetcher.seek(tp, 0, ctx);
+    for (const tp of assigned) {
+      if (this.config.startAt === "latest") this.fetcher.resetPosition(tp, "latest", ctx);
+      else this.fetcher.seek(tp, 0, ctx);
+    }
     ctx.setTimer(POLL_TIMER, ms(this.config.pollIntervalMs));
   }
 

@@ -367,7 +367,9 @@ interface InFlight {
  * A Fetcher inside a consumer, wired to a FakeCluster through a wire with a
  * fixed one-way latency. Timers and deliveries run in time order (messages
  * before timers at the same instant). `intercept` may drop (return null) or
- * replace a message on its way to the consumer.
+ * replace a message on its way to the consumer. A crashed broker loses the
+ * answers it still held (parked fetches) and, as the harness does, answers
+ * whatever reaches it with a SimDisconnect.
  */
 export class FetcherWorld {
   readonly ctx = new FakeContext();
@@ -378,6 +380,10 @@ export class FetcherWorld {
   /** Every request the consumer sent, with its destination, in order. */
   readonly requests: SentMessage[] = [];
   intercept: ((from: ActorId, message: Message) => Message | null) | undefined;
+  /** Brokers whose process is not running. */
+  readonly crashed = new Set<ActorId>();
+  /** What `fetcher.receive` returned for each SimDisconnect delivered, in order. */
+  readonly disconnectsTaken: boolean[] = [];
   /** Called for each message the consumer sends, right after the fetcher call that sent it (the state it was sent in). */
   onSend: ((sent: SentMessage) => void) | undefined;
   #wire: InFlight[] = [];
@@ -424,6 +430,16 @@ export class FetcherWorld {
     return this.#wire;
   }
 
+  /** Crashes a broker now: the answers it has not sent yet are gone, and it resets every connection until `restart`. */
+  crash(broker: ActorId): void {
+    this.crashed.add(broker);
+    this.#wire = this.#wire.filter((m) => m.from !== broker || m.at - this.latency <= this.ctx.now());
+  }
+
+  restart(broker: ActorId): void {
+    this.crashed.delete(broker);
+  }
+
   #flush(): void {
     for (const sent of this.ctx.takeSent()) {
       this.onSend?.(sent);
@@ -466,8 +482,14 @@ export class FetcherWorld {
       this.ctx.setNow(message.at);
       if (message.to === CONSUMER) {
         const delivered = this.intercept === undefined ? message.message : this.intercept(message.from, message.message);
-        if (delivered !== null) this.fetcher.receive(message.from, delivered, this.ctx);
+        if (delivered !== null) {
+          const taken = this.fetcher.receive(message.from, delivered, this.ctx);
+          if (delivered.type === "SimDisconnect") this.disconnectsTaken.push(taken);
+        }
         this.#flush();
+      } else if (this.crashed.has(message.to)) {
+        // The dead process's host resets the connection (never in answer to a reset).
+        if (message.message.type !== "SimDisconnect") this.#put(message.to, CONSUMER, { type: "SimDisconnect", reason: "crashed" });
       } else {
         const answer = this.cluster.handle(message.to, message.message, this.ctx.now());
         if (answer !== undefined) this.#put(message.to, CONSUMER, answer, this.#holdFor(message.message, answer));

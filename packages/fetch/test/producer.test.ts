@@ -134,6 +134,10 @@ describe("producer", () => {
           acks: "0",
           errorCode: 0,
           latencyMs: 50,
+          producerId: -1,
+          producerEpoch: -1,
+          baseSequence: -1,
+          transactionalId: null,
         },
       ],
     ]);
@@ -174,7 +178,10 @@ describe("producer", () => {
       workload: { topic: "t", recordsPerSecond: 1, keys: null, valueBytes: { dist: "fixed", bytes: 1 } },
     };
     const bad = (patch: Record<string, unknown>) => () => createProducer("p", { ...base, ...patch } as never);
-    expect(bad({ producer: { "enable.idempotence": true } })).toThrow(/'producer.enable.idempotence' = true is not implemented/);
+    expect(bad({ producer: { "enable.idempotence": true, acks: "1" } })).toThrow(
+      /'producer.acks' must be all in order to use the idempotent producer/,
+    );
+    expect(bad({ producer: { "transactional.id": "tx" } })).toThrow(/'transactionCoordinators' must name at least one/);
     expect(bad({ producer: { "delivery.timeout.ms": 100 } })).toThrow(/'producer.delivery.timeout.ms' = 100 must be at least/);
     expect(bad({ producer: { lingerms: 1 } })).toThrow(ConfigError);
     expect(bad({ workload: { ...base.workload, topic: "u" } })).toThrow(/'workload.topic' = "u" is not one of the configured topics/);
@@ -182,7 +189,7 @@ describe("producer", () => {
       /'workload.valueBytes.maxBytes' = 1 is below the minimum 5/,
     );
     expect(bad({ bootstrap: [] })).toThrow(/'bootstrap' must have at least 1 item/);
-    for (const make of [bad({ producer: { "enable.idempotence": true } }), bad({ topics: [{ name: "t" }] })]) {
+    for (const make of [bad({ producer: { "enable.idempotence": true, acks: "1" } }), bad({ topics: [{ name: "t" }] })]) {
       expect(make).toThrow(/^producer config: '[^']+' [^\n]+$/);
     }
   });

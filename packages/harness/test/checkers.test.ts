@@ -148,22 +148,26 @@ describe("group checkers catch what they exist to catch", () => {
   it("poll-expiry: requires exactly one expiry per gap over max.poll.interval.ms, at the right time", () => {
     const expire = (t: number, last: number) =>
       obs(t, "a", { type: "member.poll-timeout", groupId: "g", memberId: "a-id", lastPollUs: last, maxPollIntervalMs: 1000 });
+    const coordinator = (t: number, id: string | null) =>
+      obs(t, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: id });
     const s = { ...spec, durationUs: 5_000_000 };
-    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), poll(0, "a"), poll(500_000, "a")];
-    expect(
-      check(
-        "poll-expiry",
-        [...base, expire(1_500_000, 500_000), poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")],
-        s,
-      ).ok,
-    ).toBe(true);
-    expect(
-      check("poll-expiry", [...base, poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")], s)
-        .violations[0]?.message,
-    ).toMatch(/expired 0 times/);
+    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0, "coordinator-0"), poll(0, "a"), poll(500_000, "a")];
+    const later = [poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")];
+    expect(check("poll-expiry", [...base, expire(1_500_000, 500_000), ...later], s).ok).toBe(true);
+    expect(check("poll-expiry", [...base, ...later], s).violations[0]?.message).toMatch(/expired 0 times/);
     expect(
       check("poll-expiry", [...base, expire(1_200_000, 500_000), poll(1_300_000, "a")], { ...s, durationUs: 1_400_000 }).violations[0]
         ?.message,
     ).toMatch(/before max.poll.interval.ms/);
+    expect(check("poll-expiry", [...base, expire(2_500_000, 500_000), ...later], s).violations[0]?.message).toMatch(
+      /was due at 1500000 us/,
+    );
+    // Without a coordinator the poll timer is not checked: the expiry waits for the rediscovery...
+    const lost = [...base, coordinator(1_000_000, null), coordinator(2_000_000, "coordinator-0")];
+    expect(check("poll-expiry", [...lost, expire(2_000_000, 500_000), ...later], s).ok).toBe(true);
+    expect(check("poll-expiry", [...lost, expire(1_500_000, 500_000), ...later], s).ok).toBe(false);
+    // ...and never comes if the member polls again first.
+    const neverFound = [...base, coordinator(1_000_000, null), ...later];
+    expect(check("poll-expiry", neverFound, s).ok).toBe(true);
   });
 });

@@ -1,9 +1,21 @@
-import type { Actor, ActorId, Context, ControlCommand, JsonValue, Message, MetadataRequest, MetadataResponse } from "@kcsim/protocol";
+import type {
+  Actor,
+  ActorId,
+  Context,
+  ControlCommand,
+  InitProducerIdRequest,
+  InitProducerIdResponse,
+  JsonValue,
+  Message,
+  MetadataRequest,
+  MetadataResponse,
+} from "@kcsim/protocol";
 import { ConfigError, ErrorCode, ms, type UpdateMetadataRequest } from "@kcsim/protocol";
 import { ALTER_PARTITION_TIMER, AlterPartitionManager } from "./alter-partition-manager.js";
 import { type BrokerActorConfig, parseBrokerActorConfig } from "./broker-actor-config.js";
 import { BrokerLifecycleManager, LIFECYCLE_TIMER } from "./broker-lifecycle-manager.js";
 import type { BrokerStorageRecord } from "./broker-storage.js";
+import { ProducerIdManager } from "./producer-id-manager.js";
 import { ReplicaManager } from "./replica-manager.js";
 
 const ISR_EXPIRATION_TIMER = "isr-expiration";
@@ -15,8 +27,13 @@ const RETENTION_TIMER = "log-retention";
  * path: partition logs (surviving crashes through ctx.storage), leadership
  * and replication as the KRaft controller decides (UpdateMetadata,
  * AlterPartition, BrokerRegistration/BrokerHeartbeat), and the client APIs
- * Produce, Fetch (KIP-227 sessions), ListOffsets, OffsetForLeaderEpoch and
- * Metadata.
+ * Produce (idempotent and transactional: per-partition producer state),
+ * Fetch (KIP-227 sessions, read_committed up to the last stable offset),
+ * ListOffsets, OffsetForLeaderEpoch and Metadata; WriteTxnMarkers from
+ * transaction coordinators; InitProducerId for idempotent producers (no
+ * transactional id: a fresh producer id from this broker's own range; with
+ * a transactional id, NOT_COORDINATOR: transaction coordinators are
+ * separate actors here).
  *
  * On its very first start a broker takes the initial placement (the
  * controller's rule) as its metadata and serves at once; after a restart it
@@ -42,10 +59,12 @@ export class BrokerActor implements Actor {
   readonly replicaManager: ReplicaManager;
   readonly #alterPartitions: AlterPartitionManager;
   readonly #lifecycle: BrokerLifecycleManager;
+  readonly #producerIds: ProducerIdManager;
 
   constructor(id: ActorId, config: BrokerActorConfig) {
     this.config = config;
     this.#host = id;
+    this.#producerIds = new ProducerIdManager(config.brokerId);
     const self = config.brokers.find((b) => b.nodeId === config.brokerId);
     if (self !== undefined && self.host !== id) {
       throw new ConfigError(`broker config: 'brokers' lists node ${config.brokerId} at host "${self.host}", but this actor is "${id}"`);
@@ -93,6 +112,7 @@ export class BrokerActor implements Actor {
     } else {
       rm.recover(records);
     }
+    this.#producerIds.recover(records);
     const settings = this.config.settings;
     ctx.setTimer(ISR_EXPIRATION_TIMER, ms(settings["replica.lag.time.max.ms"] / 2));
     ctx.setTimer(HW_CHECKPOINT_TIMER, ms(settings["replica.high.watermark.checkpoint.interval.ms"]));
@@ -118,6 +138,12 @@ export class BrokerActor implements Actor {
         return;
       case "MetadataRequest":
         ctx.send(from, this.#metadataResponse(message));
+        return;
+      case "WriteTxnMarkersRequest":
+        rm.handleWriteTxnMarkers(from, message, ctx);
+        return;
+      case "InitProducerIdRequest":
+        ctx.send(from, this.#initProducerId(message, ctx));
         return;
       case "UpdateMetadataRequest":
         this.#updateMetadata(from, message, ctx);
@@ -153,6 +179,24 @@ export class BrokerActor implements Actor {
     const fetches = this.replicaManager.fetchers.disconnected(peer, ctx);
     const alterPartition = peer === this.config.controller && this.#alterPartitions.disconnected(ctx);
     if (fetches || alterPartition) ctx.log.debug("connection reset by peer", { peer, fetches, alterPartition });
+  }
+
+  /**
+   * InitProducerId without a transactional id (Kafka's
+   * `TransactionCoordinator.handleInitProducerId` for a null id): always a
+   * new producer id at epoch 0, whatever id and epoch the producer had.
+   */
+  #initProducerId(request: InitProducerIdRequest, ctx: Context): InitProducerIdResponse {
+    const answer = (errorCode: number, producerId: number, producerEpoch: number): InitProducerIdResponse => ({
+      type: "InitProducerIdResponse",
+      correlationId: request.correlationId,
+      throttleTimeMs: 0,
+      errorCode,
+      producerId,
+      producerEpoch,
+    });
+    if (request.transactionalId !== null) return answer(ErrorCode.NOT_COORDINATOR, -1, -1);
+    return answer(ErrorCode.NONE, this.#producerIds.generate(ctx.storage), 0);
   }
 
   #metadataResponse(request: MetadataRequest): MetadataResponse {
@@ -237,6 +281,7 @@ export class BrokerActor implements Actor {
         logStartOffset: p.log.logStartOffset,
         logEndOffset: p.log.logEndOffset,
         highWatermark: p.log.highWatermark,
+        lastStableOffset: p.log.lastStableOffset,
       })),
       followers: rm.fetchers.states(),
       parked: rm.parked,

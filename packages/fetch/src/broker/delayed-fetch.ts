@@ -1,9 +1,10 @@
-import { type ActorId, ErrorCode } from "@kcsim/protocol";
+import { type ActorId, ErrorCode, IsolationLevel } from "@kcsim/protocol";
 import type { FetchContext } from "../session/fetch-context.js";
 import type { PartitionReadResult } from "../session/partition-read-result.js";
 import type { FetchTarget } from "../session/topic-id-partition.js";
 import type { DelayedOperation } from "./delayed-operation-purgatory.js";
 import type { Partition } from "./partition.js";
+import type { PartitionLog } from "./partition-log.js";
 
 /** The request-level parameters of a fetch, after the broker's caps (Kafka's `FetchParams`). */
 export interface FetchParams {
@@ -19,6 +20,16 @@ export function isFromFollower(params: FetchParams): boolean {
   return params.replicaId >= 0;
 }
 
+/**
+ * How far a fetch may read (Kafka's `FetchIsolation`): the log end for
+ * followers, the last stable offset for read_committed consumers, the high
+ * watermark for the others.
+ */
+export function fetchUpperBound(params: FetchParams, log: PartitionLog): number {
+  if (isFromFollower(params)) return log.logEndOffset;
+  return params.isolationLevel === IsolationLevel.READ_COMMITTED ? log.lastStableOffset : log.highWatermark;
+}
+
 /** A partition a parked fetch reads, by topic name and with its request parameters. */
 export interface DelayedFetchPartition {
   readonly topic: string;
@@ -27,8 +38,8 @@ export interface DelayedFetchPartition {
 
 /**
  * A fetch waiting for fetch.min.bytes (Kafka's `DelayedFetch`): it
- * completes once the bytes available past the fetch offsets (each capped at
- * the partition's max bytes) reach min bytes, when a partition stops being
+ * completes once the bytes available past the fetch offsets up to what the
+ * fetch may read (each capped at the partition's max bytes) reach min bytes, when a partition stops being
  * readable (leadership or epoch change, or its log end fell behind the fetch
  * offset's segment after a truncation), or at fetch.max.wait.ms. Completing
  * reads all partitions again; the session context made at arrival answers.
@@ -69,7 +80,7 @@ export class DelayedFetch implements DelayedOperation {
       if (partition === undefined) return true;
       if (partition.checkLeaderEpoch(target.currentLeaderEpoch, true) !== ErrorCode.NONE) return true;
       const log = partition.log;
-      const endOffset = isFromFollower(this.params) ? log.logEndOffset : log.highWatermark;
+      const endOffset = fetchUpperBound(this.params, log);
       const fetchOffset = target.fetchOffset;
       if (endOffset === fetchOffset) continue;
       const endSegment = log.segmentBaseOf(endOffset);

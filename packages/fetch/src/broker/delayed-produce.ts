@@ -1,4 +1,4 @@
-import { type ActorId, ErrorCode, type ProduceResponse } from "@kcsim/protocol";
+import { type ActorId, ErrorCode, type Message, type ProduceResponse } from "@kcsim/protocol";
 import type { DelayedOperation } from "./delayed-operation-purgatory.js";
 import type { Partition } from "./partition.js";
 
@@ -15,29 +15,31 @@ export interface ProducePartitionStatus {
 }
 
 /**
- * An acks=all produce waiting for the ISR (Kafka's `DelayedProduce`): each
- * appended partition is pending until its high watermark covers the batch
- * (or the broker stops leading it); until then it reads REQUEST_TIMED_OUT,
- * which is what the producer gets if the request times out first.
+ * An acks=all append waiting for the ISR (Kafka's `DelayedProduce`), for a
+ * Produce or a WriteTxnMarkers request: each appended partition is pending
+ * until its high watermark covers the batch (or the broker stops leading
+ * it); until then it reads REQUEST_TIMED_OUT, which is what the client gets
+ * if the request times out first. `respond` builds the answer from the
+ * statuses.
  */
 export class DelayedProduce implements DelayedOperation {
   readonly id: number;
   readonly replyTo: ActorId;
-  readonly correlationId: number;
   readonly statuses: readonly ProducePartitionStatus[];
   readonly watchKeys: readonly string[];
+  readonly #respond: (statuses: readonly ProducePartitionStatus[]) => Message;
 
   constructor(
     id: number,
     replyTo: ActorId,
-    correlationId: number,
     statuses: readonly ProducePartitionStatus[],
     keyOf: (s: ProducePartitionStatus) => string,
+    respond: (statuses: readonly ProducePartitionStatus[]) => Message,
   ) {
     this.id = id;
     this.replyTo = replyTo;
-    this.correlationId = correlationId;
     this.statuses = statuses;
+    this.#respond = respond;
     for (const status of statuses) if (status.acksPending) status.errorCode = ErrorCode.REQUEST_TIMED_OUT;
     this.watchKeys = statuses.filter((s) => s.acksPending).map(keyOf);
   }
@@ -59,8 +61,8 @@ export class DelayedProduce implements DelayedOperation {
     return this.statuses.every((s) => !s.acksPending);
   }
 
-  response(): ProduceResponse {
-    return produceResponseOf(this.correlationId, this.statuses);
+  response(): Message {
+    return this.#respond(this.statuses);
   }
 }
 

@@ -1,5 +1,6 @@
-import type { RecordBatch } from "@kcsim/protocol";
+import type { AbortedTransaction, RecordBatch } from "@kcsim/protocol";
 import { LeaderEpochCache } from "./leader-epoch-cache.js";
+import { ProducerStateManager } from "./producer-state-manager.js";
 
 /** A batch in the log, with its byte position (running total since the log began) and its segment. */
 interface LogEntry {
@@ -53,6 +54,13 @@ function maxTimestampOf(batch: RecordBatch): number {
  * log, so the log survives a crash of its broker. The high watermark is
  * persisted only by `checkpointHighWatermark` (Kafka's periodic
  * replication-offset-checkpoint), so after a restart it may be behind.
+ *
+ * The producer state (idempotence, transactions, the last stable offset and
+ * the aborted-transaction index) is derived from the batches as they are
+ * appended, so it survives a restart through the same replay and is the
+ * same on followers as on the leader. A truncation rebuilds it from the
+ * state as of the log start (kept as the log start moves, as Kafka keeps
+ * producer state past deleted segments) plus the batches left.
  */
 export class PartitionLog {
   readonly epochCache = new LeaderEpochCache();
@@ -65,6 +73,9 @@ export class PartitionLog {
   #endPosition = 0;
   #highWatermark = 0;
   #checkpointedHighWatermark = 0;
+  #producerState = new ProducerStateManager();
+  /** The producer state of the batches below the log start (what a rebuild starts from). */
+  #producerStateAtLogStart = new ProducerStateManager();
 
   constructor(roll: LogRollSettings, persist: (change: LogChange) => void) {
     this.#roll = roll;
@@ -81,6 +92,27 @@ export class PartitionLog {
 
   get highWatermark(): number {
     return this.#highWatermark;
+  }
+
+  /** The producer state after the last batch of the log. */
+  get producerState(): ProducerStateManager {
+    return this.#producerState;
+  }
+
+  /**
+   * The last stable offset (Kafka's `lastStableOffset`): the first offset of
+   * the oldest transaction that is open (or completed with its marker not
+   * yet below the high watermark) if that is below the high watermark, else
+   * the high watermark.
+   */
+  get lastStableOffset(): number {
+    const firstUnstable = this.#producerState.firstUnstableOffset();
+    return firstUnstable !== undefined && firstUnstable < this.#highWatermark ? firstUnstable : this.#highWatermark;
+  }
+
+  /** Aborted transactions with data in [fetchOffset, upperBoundOffset) (for read_committed fetches). */
+  collectAbortedTransactions(fetchOffset: number, upperBoundOffset: number): AbortedTransaction[] {
+    return this.#producerState.collectAbortedTransactions(fetchOffset, upperBoundOffset);
   }
 
   /** Bytes of all batches in the log. */
@@ -134,6 +166,7 @@ export class PartitionLog {
     this.#entries.push({ batch, position: this.#endPosition, segment });
     this.#endPosition += batch.sizeInBytes;
     this.#logEndOffset = lastOffsetOf(batch) + 1;
+    this.#producerState.apply(batch);
     const latest = this.epochCache.latestEpoch();
     if (batch.partitionLeaderEpoch >= 0 && (latest === undefined || batch.partitionLeaderEpoch > latest)) {
       this.epochCache.assign(batch.partitionLeaderEpoch, batch.baseOffset);
@@ -205,15 +238,20 @@ export class PartitionLog {
   updateHighWatermark(offset: number): boolean {
     const clamped = Math.min(Math.max(offset, this.#logStartOffset), this.#logEndOffset);
     if (clamped === this.#highWatermark) return false;
-    this.#highWatermark = clamped;
+    this.#setHighWatermark(clamped);
     return true;
   }
 
   /** Raises the high watermark (a leader's, never above the log end); returns whether it moved. */
   maybeIncrementHighWatermark(offset: number): boolean {
     if (offset <= this.#highWatermark) return false;
-    this.#highWatermark = Math.min(offset, this.#logEndOffset);
+    this.#setHighWatermark(Math.min(offset, this.#logEndOffset));
     return true;
+  }
+
+  #setHighWatermark(offset: number): void {
+    this.#highWatermark = offset;
+    this.#producerState.onHighWatermarkUpdated(offset);
   }
 
   /** Writes the high watermark to durable storage if it moved since the last checkpoint. */
@@ -258,8 +296,16 @@ export class PartitionLog {
     }
     this.epochCache.truncateFromEnd(this.#logEndOffset);
     if (this.#highWatermark > this.#logEndOffset) this.#highWatermark = this.#logEndOffset;
+    this.#rebuildProducerState();
     // A stored truncation bounds the recovered high watermark too, so a restart never brings back one above it.
     this.#checkpointedHighWatermark = Math.min(this.#checkpointedHighWatermark, this.#logEndOffset);
+  }
+
+  /** Kafka's `rebuildProducerState` after a truncation: the state at the log start plus the batches left. */
+  #rebuildProducerState(): void {
+    this.#producerState = this.#producerStateAtLogStart.clone();
+    for (const entry of this.#entries) this.#producerState.apply(entry.batch);
+    this.#producerState.onHighWatermarkUpdated(this.#highWatermark);
   }
 
   /** Drops the whole log; it starts again (empty) at `offset`. */
@@ -275,6 +321,8 @@ export class PartitionLog {
     this.#logEndOffset = offset;
     this.#highWatermark = offset;
     this.epochCache.clear();
+    this.#producerState = new ProducerStateManager();
+    this.#producerStateAtLogStart = new ProducerStateManager();
   }
 
   /**
@@ -293,7 +341,12 @@ export class PartitionLog {
     this.#logStartOffset = offset;
     const firstKept = this.#indexOf(offset);
     const removed = this.#entries.splice(0, firstKept);
-    for (const entry of removed) entry.segment.bytes -= entry.batch.sizeInBytes;
+    for (const entry of removed) {
+      entry.segment.bytes -= entry.batch.sizeInBytes;
+      this.#producerStateAtLogStart.apply(entry.batch);
+    }
+    this.#producerStateAtLogStart.onLogStartOffsetIncremented(offset);
+    this.#producerState.onLogStartOffsetIncremented(offset);
     // Segments with nothing left in them go, but the active segment always stays.
     while (this.#segments.length > 1 && (this.#segments[0] as Segment).bytes === 0) this.#segments.shift();
     this.epochCache.truncateFromStart(offset);
@@ -301,17 +354,19 @@ export class PartitionLog {
 
   /**
    * Retention (Kafka's `deleteOldSegments`): closed segments wholly below the
-   * high watermark go when their newest record is older than `retentionMs`,
+   * last stable offset (so below the high watermark, and never holding an
+   * unstable transaction's data) go when their newest record is older than `retentionMs`,
    * or while the log is bigger than `retentionBytes` by at least the
    * segment (-1 disables either). Returns whether the log start moved.
    */
   deleteOldSegments(nowMs: number, retentionMs: number, retentionBytes: number): boolean {
     let size = this.sizeInBytes;
     let newStart = this.#logStartOffset;
+    const stable = this.lastStableOffset;
     for (let i = 0; i < this.#segments.length - 1; i++) {
       const segment = this.#segments[i] as Segment;
       const next = this.#segments[i + 1] as Segment;
-      if (next.baseOffset > this.#highWatermark) break;
+      if (next.baseOffset > stable) break;
       const expired = retentionMs >= 0 && nowMs - segment.maxTimestampMs > retentionMs;
       const oversized = retentionBytes >= 0 && size - segment.bytes >= retentionBytes;
       if (!expired && !oversized) break;
@@ -365,6 +420,6 @@ export class PartitionLog {
 
   /** After a replay: the high watermark restarts from its last checkpoint (Kafka's recovery). */
   finishReplay(): void {
-    this.#highWatermark = Math.min(Math.max(this.#checkpointedHighWatermark, this.#logStartOffset), this.#logEndOffset);
+    this.#setHighWatermark(Math.min(Math.max(this.#checkpointedHighWatermark, this.#logStartOffset), this.#logEndOffset));
   }
 }

@@ -1,5 +1,6 @@
 import { ErrorCode, type Micros, type RecordBatch, type UpdateMetadataPartitionState } from "@kcsim/protocol";
-import type { PartitionLog } from "./partition-log.js";
+import { controlBatchOf, type EndTransactionMarker } from "../records/end-transaction-marker.js";
+import { lastOffsetOf, type PartitionLog } from "./partition-log.js";
 import { ReplicaState } from "./replica-state.js";
 
 /** Kafka's "no leader" id. */
@@ -53,9 +54,19 @@ export interface PartitionHost {
   submitAlterPartition(partition: Partition, proposal: IsrProposal): void;
 }
 
-/** An append's outcome on the leader. */
+/**
+ * An append's outcome on the leader: the offsets of the batch, and the
+ * batch as appended, or null when the batch was a duplicate of an earlier
+ * append of its producer (answered with that append's offsets).
+ */
 export type LeaderAppendResult =
-  | { readonly errorCode: 0; readonly batch: RecordBatch; readonly highWatermarkIncremented: boolean }
+  | {
+      readonly errorCode: 0;
+      readonly baseOffset: number;
+      readonly lastOffset: number;
+      readonly appended: RecordBatch | null;
+      readonly highWatermarkIncremented: boolean;
+    }
   | { readonly errorCode: number };
 
 /**
@@ -170,13 +181,53 @@ export class Partition {
     this.isrState = { kind: "committed", isr: [...isr] };
   }
 
-  /** Appends a producer's batch as leader (Kafka's `appendRecordsToLeader`). */
+  /**
+   * Appends a producer's batch as leader (Kafka's `appendRecordsToLeader`
+   * with `UnifiedLog.append` for a client): the producer state decides
+   * whether it is appended, answered as a duplicate, or refused
+   * (INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE).
+   */
   appendRecordsToLeader(batch: RecordBatch, requiredAcks: number, nowMs: number): LeaderAppendResult {
     if (!this.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
     // Avoid writing to the leader if there are not enough in-sync replicas to make it safe.
     if (requiredAcks === -1 && this.isrState.isr.length < this.effectiveMinIsr) return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS };
+    const check = this.log.producerState.checkClientAppend(batch);
+    if (check.kind === "error") return { errorCode: check.errorCode };
+    if (check.kind === "duplicate") {
+      return {
+        errorCode: ErrorCode.NONE,
+        baseOffset: check.firstOffset,
+        lastOffset: check.lastOffset,
+        appended: null,
+        highWatermarkIncremented: false,
+      };
+    }
+    return this.#appendAsLeader(batch, nowMs);
+  }
+
+  /**
+   * Appends a transaction marker for a producer as leader (Kafka's append
+   * with origin COORDINATOR, acks=all): refused with INVALID_PRODUCER_EPOCH
+   * for an older producer epoch, TRANSACTION_COORDINATOR_FENCED for an older
+   * coordinator epoch.
+   */
+  appendMarkerToLeader(producerId: number, producerEpoch: number, marker: EndTransactionMarker, nowMs: number): LeaderAppendResult {
+    if (!this.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+    if (this.isrState.isr.length < this.effectiveMinIsr) return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS };
+    const errorCode = this.log.producerState.checkMarker(producerId, producerEpoch, marker.coordinatorEpoch);
+    if (errorCode !== ErrorCode.NONE) return { errorCode };
+    return this.#appendAsLeader(controlBatchOf(producerId, producerEpoch, marker, nowMs), nowMs);
+  }
+
+  #appendAsLeader(batch: RecordBatch, nowMs: number): LeaderAppendResult {
     const appended = this.log.appendAsLeader(batch, this.leaderEpoch, nowMs);
-    return { errorCode: ErrorCode.NONE, batch: appended, highWatermarkIncremented: this.maybeIncrementLeaderHighWatermark() };
+    return {
+      errorCode: ErrorCode.NONE,
+      baseOffset: appended.baseOffset,
+      lastOffset: lastOffsetOf(appended),
+      appended,
+      highWatermarkIncremented: this.maybeIncrementLeaderHighWatermark(),
+    };
   }
 
   /**

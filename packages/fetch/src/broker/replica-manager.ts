@@ -1,7 +1,9 @@
 import {
+  type AbortedTransaction,
   type ActorId,
   type BrokerConfig,
   type Context,
+  ControlRecordType,
   ErrorCode,
   type FetchRequest,
   type FetchResponse,
@@ -10,6 +12,7 @@ import {
   type ListOffsetsRequest,
   type ListOffsetsResponse,
   ListOffsetsTimestamp,
+  type Message,
   type Micros,
   ms,
   type OffsetForLeaderEpochRequest,
@@ -18,8 +21,10 @@ import {
   type RecordBatch,
   tpKey,
   UNDEFINED_EPOCH,
+  type WriteTxnMarkersRequest,
+  type WriteTxnMarkersResponse,
 } from "@kcsim/protocol";
-import type { FetchSessionObservation } from "../observations.js";
+import type { BrokerTxnMarkerObservation, FetchSessionObservation } from "../observations.js";
 import { type FetchContext, SessionErrorContext } from "../session/fetch-context.js";
 import { FetchManager } from "../session/fetch-manager.js";
 import { INITIAL_EPOCH, INVALID_SESSION_ID } from "../session/fetch-metadata.js";
@@ -27,11 +32,11 @@ import { FetchSessionCache } from "../session/fetch-session-cache.js";
 import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, recordsSizeInBytes } from "../session/partition-read-result.js";
 import type { BrokerActorConfig } from "./broker-actor-config.js";
 import type { BrokerStorageRecord } from "./broker-storage.js";
-import { DelayedFetch, type DelayedFetchPartition, type FetchParams, isFromFollower } from "./delayed-fetch.js";
+import { DelayedFetch, type DelayedFetchPartition, type FetchParams, fetchUpperBound, isFromFollower } from "./delayed-fetch.js";
 import { DelayedOperationPurgatory } from "./delayed-operation-purgatory.js";
 import { DelayedProduce, type ProducePartitionStatus, produceResponseOf } from "./delayed-produce.js";
 import { MetadataCache, type PartitionStateChange } from "./metadata-cache.js";
-import { type AlterPartitionOutcome, type IsrProposal, Partition, type PartitionHost } from "./partition.js";
+import { type AlterPartitionOutcome, type IsrProposal, type LeaderAppendResult, Partition, type PartitionHost } from "./partition.js";
 import { type LogChange, lastOffsetOf, PartitionLog } from "./partition-log.js";
 import type { ReplicaFetcherHost } from "./replica-fetcher.js";
 import { ReplicaFetcherManager } from "./replica-fetcher-manager.js";
@@ -39,6 +44,14 @@ import { ReplicaFetcherManager } from "./replica-fetcher-manager.js";
 /** Timer name prefixes of parked requests. */
 const DELAYED_FETCH_TIMER = "delayed-fetch:";
 const DELAYED_PRODUCE_TIMER = "delayed-produce:";
+
+/** What an append attempt on this broker came to: an error, or the offsets of the batch (appended or duplicate) and its partition. */
+interface AppendOutcome {
+  readonly errorCode: number;
+  readonly baseOffset?: number;
+  readonly lastOffset?: number;
+  readonly partition?: Partition;
+}
 
 /** Where the replica manager reaches the rest of its broker. */
 export interface ReplicaManagerWiring {
@@ -272,7 +285,13 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
 
   // --- produce ---
 
-  /** Produce (Kafka's `handleProduceRequest` / `appendRecords`). acks=0 gets no response. */
+  /**
+   * Produce (Kafka's `handleProduceRequest` / `appendRecords`). acks=0 gets
+   * no response. Batches with a producer id go through the partition's
+   * producer state: a duplicate of one of the producer's latest five
+   * batches is answered with the offsets of the original append (and, with
+   * acks=all, once they are replicated), as Kafka does.
+   */
   handleProduce(from: ActorId, request: ProduceRequest, ctx: Context): void {
     const acks = request.acks;
     const nowMs = Math.floor(ctx.now() / 1000);
@@ -281,60 +300,160 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     for (const topicData of request.topicData) {
       for (const { index, records } of topicData.partitionData) {
         const result = this.#appendToLeader(topicData.name, index, records, acks, nowMs, ctx);
-        statuses.push({
-          topic: topicData.name,
-          partition: index,
-          requiredOffset: result.batch === undefined ? -1 : lastOffsetOf(result.batch) + 1,
-          acksPending: result.batch !== undefined && acks === -1,
-          errorCode: result.errorCode,
-          baseOffset: result.batch?.baseOffset ?? -1,
-          logStartOffset: result.partition?.log.logStartOffset ?? -1,
-        });
+        statuses.push(this.#statusOf(topicData.name, index, result, acks === -1));
         if (result.partition !== undefined) appended.push(result.partition);
       }
     }
     // Followers parked on these partitions can now read the new batches.
     for (const partition of appended) this.#partitionChanged(partition, ctx);
     if (acks === 0) return;
+    const respond = (done: readonly ProducePartitionStatus[]) => produceResponseOf(request.correlationId, done);
     if (acks === -1 && appended.length > 0) {
-      const op = new DelayedProduce(++this.#nextDelayedId, from, request.correlationId, statuses, (s) => tpKey(s.topic, s.partition));
-      if (op.tryComplete((topic, index) => this.hosted(topic, index))) {
-        ctx.send(from, op.response());
-      } else {
-        this.#producePurgatory.watch(op);
-        ctx.setTimer(`${DELAYED_PRODUCE_TIMER}${op.id}`, ms(Math.max(0, request.timeoutMs)));
-      }
+      this.#awaitReplication(from, statuses, ms(Math.max(0, request.timeoutMs)), respond, ctx);
       return;
     }
-    ctx.send(from, produceResponseOf(request.correlationId, statuses));
+    ctx.send(from, respond(statuses));
   }
 
-  #appendToLeader(
-    topic: string,
-    index: number,
-    batch: RecordBatch,
-    acks: number,
-    nowMs: number,
+  /** A partition's status after an append attempt: pending replication (acks=all) once appended or found a duplicate. */
+  #statusOf(topic: string, index: number, result: AppendOutcome, acksAll: boolean): ProducePartitionStatus {
+    const done = result.errorCode === ErrorCode.NONE && result.lastOffset !== undefined;
+    return {
+      topic,
+      partition: index,
+      requiredOffset: done ? (result.lastOffset as number) + 1 : -1,
+      acksPending: done && acksAll,
+      errorCode: result.errorCode,
+      baseOffset: result.baseOffset ?? -1,
+      logStartOffset: result.partition?.log.logStartOffset ?? -1,
+    };
+  }
+
+  /** Parks an acks=all answer until the appended partitions are replicated (or answers at once if they already are). */
+  #awaitReplication(
+    from: ActorId,
+    statuses: readonly ProducePartitionStatus[],
+    timeout: Micros,
+    respond: (statuses: readonly ProducePartitionStatus[]) => Message,
     ctx: Context,
-  ): { errorCode: number; batch?: RecordBatch; partition?: Partition } {
+  ): void {
+    const op = new DelayedProduce(++this.#nextDelayedId, from, statuses, (s) => tpKey(s.topic, s.partition), respond);
+    if (op.tryComplete((topic, index) => this.hosted(topic, index))) {
+      ctx.send(from, op.response());
+      return;
+    }
+    this.#producePurgatory.watch(op);
+    ctx.setTimer(`${DELAYED_PRODUCE_TIMER}${op.id}`, timeout);
+  }
+
+  #appendToLeader(topic: string, index: number, batch: RecordBatch, acks: number, nowMs: number, ctx: Context): AppendOutcome {
     if (acks !== -1 && acks !== 0 && acks !== 1) return { errorCode: ErrorCode.INVALID_REQUIRED_ACKS };
     if (!this.metadataCache.contains(topic, index)) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
     if (batch.records.length === 0) return { errorCode: ErrorCode.CORRUPT_MESSAGE };
+    // Only a transaction coordinator writes control batches; a transactional batch needs a producer id (Kafka's LogValidator).
+    if (batch.isControl || (batch.isTransactional && batch.producerId < 0)) return { errorCode: ErrorCode.INVALID_RECORD };
     if (batch.sizeInBytes > this.settings["message.max.bytes"]) return { errorCode: ErrorCode.MESSAGE_TOO_LARGE };
     const partition = this.hosted(topic, index);
     if (partition === undefined) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
-    const result = partition.appendRecordsToLeader(batch, acks, nowMs);
-    if (!("batch" in result)) return { errorCode: result.errorCode };
-    ctx.observe({
-      type: "broker.append",
-      topic,
-      partition: index,
-      baseOffset: result.batch.baseOffset,
-      lastOffset: lastOffsetOf(result.batch),
-      leaderEpoch: partition.leaderEpoch,
-    });
+    return this.#appended(partition, partition.appendRecordsToLeader(batch, acks, nowMs), ctx);
+  }
+
+  /** Observes what an append on the leader did; a refused append has no partition to re-check. */
+  #appended(partition: Partition, result: LeaderAppendResult, ctx: Context): AppendOutcome {
+    if (!("appended" in result)) return { errorCode: result.errorCode };
+    if (result.appended !== null) {
+      ctx.observe({
+        type: "broker.append",
+        topic: partition.topic,
+        partition: partition.index,
+        baseOffset: result.baseOffset,
+        lastOffset: result.lastOffset,
+        leaderEpoch: partition.leaderEpoch,
+      });
+    }
     if (result.highWatermarkIncremented) this.#highWatermarkIncremented(partition, ctx);
-    return { errorCode: ErrorCode.NONE, batch: result.batch, partition };
+    return { errorCode: ErrorCode.NONE, baseOffset: result.baseOffset, lastOffset: result.lastOffset, partition };
+  }
+
+  // --- transaction markers ---
+
+  /**
+   * WriteTxnMarkers from a transaction coordinator (Kafka's
+   * `handleWriteTxnMarkersRequest`): each marker's partitions get a COMMIT or
+   * ABORT control batch for the producer, appended with acks=all, ending its
+   * transaction there (the last stable offset moves once the marker is
+   * replicated; an ABORT enters the aborted-transaction index). A partition
+   * this broker does not lead answers NOT_LEADER_OR_FOLLOWER. The answer
+   * waits until every appended marker is replicated, or request.timeout.ms.
+   */
+  handleWriteTxnMarkers(from: ActorId, request: WriteTxnMarkersRequest, ctx: Context): void {
+    const nowMs = Math.floor(ctx.now() / 1000);
+    const statuses: ProducePartitionStatus[] = [];
+    const producerIds: number[] = [];
+    const appended: Partition[] = [];
+    for (const marker of request.markers) {
+      const controlType = marker.transactionResult ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
+      for (const topic of marker.topics) {
+        for (const index of topic.partitionIndexes) {
+          const result = this.#appendMarker(topic.name, index, marker, controlType, nowMs, ctx);
+          statuses.push(this.#statusOf(topic.name, index, result, true));
+          producerIds.push(marker.producerId);
+          if (result.partition !== undefined) appended.push(result.partition);
+        }
+      }
+    }
+    for (const partition of appended) this.#partitionChanged(partition, ctx);
+    const respond = (done: readonly ProducePartitionStatus[]): WriteTxnMarkersResponse => {
+      const markers: WriteTxnMarkersResponse["markers"] = [];
+      done.forEach((status, i) => {
+        const producerId = producerIds[i] as number;
+        let marker = markers.find((m) => m.producerId === producerId);
+        if (marker === undefined) {
+          marker = { producerId, topics: [] };
+          markers.push(marker);
+        }
+        let topic = marker.topics.find((t) => t.name === status.topic);
+        if (topic === undefined) {
+          topic = { name: status.topic, partitions: [] };
+          marker.topics.push(topic);
+        }
+        topic.partitions.push({ partitionIndex: status.partition, errorCode: status.errorCode });
+      });
+      return { type: "WriteTxnMarkersResponse", correlationId: request.correlationId, markers };
+    };
+    this.#awaitReplication(from, statuses, ms(this.settings["request.timeout.ms"]), respond, ctx);
+  }
+
+  #appendMarker(
+    topic: string,
+    index: number,
+    marker: WriteTxnMarkersRequest["markers"][number],
+    controlType: (typeof ControlRecordType)[keyof typeof ControlRecordType],
+    nowMs: number,
+    ctx: Context,
+  ): AppendOutcome {
+    if (!this.metadataCache.contains(topic, index)) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+    const partition = this.hosted(topic, index);
+    if (partition === undefined) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+    const result = partition.appendMarkerToLeader(
+      marker.producerId,
+      marker.producerEpoch,
+      { controlType, coordinatorEpoch: marker.coordinatorEpoch },
+      nowMs,
+    );
+    const outcome = this.#appended(partition, result, ctx);
+    if (outcome.errorCode === ErrorCode.NONE) {
+      ctx.observe({
+        type: "broker.txn-marker",
+        topic,
+        partition: index,
+        producerId: marker.producerId,
+        producerEpoch: marker.producerEpoch,
+        committed: controlType === ControlRecordType.COMMIT,
+        offset: outcome.baseOffset ?? -1,
+      } satisfies BrokerTxnMarkerObservation);
+    }
+    return outcome;
   }
 
   #completeProduce(id: number, ctx: Context): void {
@@ -496,8 +615,9 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
 
   /**
    * One partition of a fetch (Kafka's `Partition.fetchRecords`): leader and
-   * epoch checks, then a read up to the high watermark (consumers) or the
-   * log end (followers). A follower's fetch offset is its log end: the
+   * epoch checks, then a read up to the high watermark (consumers), the last
+   * stable offset (read_committed consumers, who also get the aborted
+   * transactions overlapping what was read) or the log end (followers). A follower's fetch offset is its log end: the
    * leader records it, which may add it to the ISR and move the high
    * watermark. Offsets and watermarks are taken before the read.
    */
@@ -527,9 +647,11 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     }
     const log = partition.log;
     const highWatermark = log.highWatermark;
+    const lastStableOffset = log.lastStableOffset;
     const logStartOffset = log.logStartOffset;
     const logEndOffset = log.logEndOffset;
-    const read = log.read(target.fetchOffset, maxBytes, follower ? logEndOffset : highWatermark, minOneMessage);
+    const readCommitted = !follower && params.isolationLevel === IsolationLevel.READ_COMMITTED;
+    const read = log.read(target.fetchOffset, maxBytes, fetchUpperBound(params, log), minOneMessage);
     if (read.outOfRange) return fail(ErrorCode.OFFSET_OUT_OF_RANGE);
     if (follower) {
       const moved = partition.updateFollowerFetchState(params.replicaId, target.fetchOffset, target.logStartOffset, logEndOffset);
@@ -544,9 +666,9 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
         partitionIndex: target.partition,
         errorCode: ErrorCode.NONE,
         highWatermark,
-        lastStableOffset: highWatermark,
+        lastStableOffset,
         logStartOffset,
-        abortedTransactions: params.isolationLevel === IsolationLevel.READ_COMMITTED ? [] : null,
+        abortedTransactions: readCommitted ? abortedTransactionsIn(log, target.fetchOffset, read.batches) : null,
         preferredReadReplica: NO_PREFERRED_READ_REPLICA,
         records: read.batches,
       },
@@ -557,7 +679,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
 
   /**
    * ListOffsets (Kafka's `fetchOffsetForTimestamp`): latest is the high
-   * watermark for consumers and the log end for followers; earliest is the
+   * watermark for consumers (the last stable offset under read_committed)
+   * and the log end for followers; earliest is the
    * log start. A new leader whose high watermark is still below the start of
    * its epoch answers OFFSET_NOT_AVAILABLE to consumers (KIP-207).
    */
@@ -582,7 +705,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
         const epochError = partition.checkLeaderEpoch(p.currentLeaderEpoch, true);
         if (epochError !== ErrorCode.NONE) return fail(epochError);
         const log = partition.log;
-        const lastFetchable = fromReplica ? log.logEndOffset : log.highWatermark;
+        const readCommitted = request.isolationLevel === IsolationLevel.READ_COMMITTED;
+        const lastFetchable = fromReplica ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
         const start = partition.leaderEpochStartOffset;
         const offsetsNotAvailable = !fromReplica && start !== null && start > log.highWatermark;
         const answer = (offset: number, leaderEpoch: number, timestamp = -1) => ({
@@ -677,6 +801,17 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   get parked(): { fetches: number; produces: number } {
     return { fetches: this.#fetchPurgatory.size, produces: this.#producePurgatory.size };
   }
+}
+
+/**
+ * The aborted transactions a read_committed fetch needs (Kafka's
+ * `LocalLog.addAbortedTransactions`): those with data from the fetch offset
+ * up to the end of what was read; none when nothing was read.
+ */
+function abortedTransactionsIn(log: PartitionLog, fetchOffset: number, batches: readonly RecordBatch[]): AbortedTransaction[] {
+  const last = batches[batches.length - 1];
+  if (last === undefined) return [];
+  return log.collectAbortedTransactions(fetchOffset, lastOffsetOf(last) + 1);
 }
 
 /** `ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP` (KIP-405): the local log start, which here is the log start. */

@@ -1,4 +1,12 @@
-import type { FetchResponsePartition, Micros, RecordBatch, TopicPartition } from "@kcsim/protocol";
+import {
+  type AbortedTransaction,
+  type FetchResponsePartition,
+  IsolationLevel,
+  type Micros,
+  type RecordBatch,
+  type TopicPartition,
+} from "@kcsim/protocol";
+import { containsAbortMarker } from "../records/end-transaction-marker.js";
 import type { FetchMetricsAggregator } from "./fetch-metrics-aggregator.js";
 import type { ConsumedRecord } from "./record-source.js";
 
@@ -15,6 +23,12 @@ function nextOffsetOf(batch: RecordBatch): number {
  * next fetch offset; after the last batch the next fetch offset is the
  * batch's next offset, so a batch whose tail was compacted away is not
  * fetched again.
+ *
+ * Under read_committed, the batches of aborted transactions are skipped too
+ * (Kafka's `nextFetchedBatch`): the response's aborted transactions, by
+ * first offset, mark their producer as aborted once a batch reaches that
+ * offset; that producer's transactional batches are skipped until its
+ * ABORT marker, which clears it.
  */
 export class CompletedFetch {
   readonly partition: TopicPartition;
@@ -29,6 +43,13 @@ export class CompletedFetch {
   #bytesRead = 0;
   #recordsRead = 0;
   #consumed = false;
+  readonly #readCommitted: boolean;
+  /** Aborted transactions not reached yet, by first offset (Kafka's priority queue). */
+  readonly #abortedTransactions: AbortedTransaction[];
+  /** Producers whose aborted transaction is being skipped. */
+  readonly #abortedProducerIds = new Set<number>();
+  /** The batch whose transaction status was last worked out. */
+  #checkedBatch = -1;
 
   constructor(
     partition: TopicPartition,
@@ -36,6 +57,7 @@ export class CompletedFetch {
     data: FetchResponsePartition,
     fetchOffset: number,
     aggregator: FetchMetricsAggregator,
+    isolationLevel: number = IsolationLevel.READ_UNCOMMITTED,
   ) {
     this.partition = partition;
     this.key = key;
@@ -43,6 +65,8 @@ export class CompletedFetch {
     this.fetchOffset = fetchOffset;
     this.#nextFetchOffset = fetchOffset;
     this.#aggregator = aggregator;
+    this.#readCommitted = isolationLevel === IsolationLevel.READ_COMMITTED;
+    this.#abortedTransactions = [...(data.abortedTransactions ?? [])].sort((a, b) => a.firstOffset - b.firstOffset);
   }
 
   /** The offset after the last record handed out or skipped: the partition's position once this data is consumed. */
@@ -67,6 +91,12 @@ export class CompletedFetch {
     const batches = this.data.records;
     while (this.#batchIndex < batches.length) {
       const batch = batches[this.#batchIndex] as RecordBatch;
+      if (this.#isAbortedOrMarker(batch)) {
+        // An aborted transaction's batch, or a control batch: skipped, but its offsets are consumed.
+        this.#nextFetchOffset = Math.max(this.#nextFetchOffset, nextOffsetOf(batch));
+        this.#nextBatch();
+        continue;
+      }
       if (batch.isControl) {
         // Control records are never returned, but their offsets are consumed.
         this.#nextFetchOffset = Math.max(this.#nextFetchOffset, nextOffsetOf(batch));
@@ -117,6 +147,26 @@ export class CompletedFetch {
     if (this.#consumed) return;
     this.#consumed = true;
     this.#aggregator.record(this.key, this.#bytesRead, this.#recordsRead, now);
+  }
+
+  /**
+   * Kafka's read_committed check of a batch, done once per batch: aborted
+   * transactions starting at or before its last offset become active; an
+   * ABORT marker ends its producer's; a transactional batch of a producer
+   * with an active aborted transaction is skipped.
+   */
+  #isAbortedOrMarker(batch: RecordBatch): boolean {
+    if (!this.#readCommitted || batch.producerId < 0 || this.#checkedBatch === this.#batchIndex) return false;
+    this.#checkedBatch = this.#batchIndex;
+    const lastOffset = nextOffsetOf(batch) - 1;
+    while (this.#abortedTransactions.length > 0 && (this.#abortedTransactions[0] as AbortedTransaction).firstOffset <= lastOffset) {
+      this.#abortedProducerIds.add((this.#abortedTransactions.shift() as AbortedTransaction).producerId);
+    }
+    if (containsAbortMarker(batch)) {
+      this.#abortedProducerIds.delete(batch.producerId);
+      return true;
+    }
+    return batch.isTransactional && this.#abortedProducerIds.has(batch.producerId);
   }
 
   #nextBatch(): void {

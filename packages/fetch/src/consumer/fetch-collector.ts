@@ -29,7 +29,8 @@ const AWAIT_METADATA_ERRORS = new Set<number>([
  * Kafka initializes a partition's data lazily, inside poll(); here it is done
  * as the answer arrives, so a leader error or OFFSET_OUT_OF_RANGE is acted on
  * even while the application is not polling, and data with nothing for the
- * application (transaction markers) never sits in the buffer.
+ * application (transaction markers, aborted transactions under
+ * read_committed) never sits in the buffer.
  */
 export class FetchCollector {
   readonly #config: FetchConfig;
@@ -147,7 +148,7 @@ export class FetchCollector {
       aggregator.record(key, 0, 0, now);
       return;
     }
-    const completed = new CompletedFetch(state.partition, key, data, fetchOffset, aggregator);
+    const completed = new CompletedFetch(state.partition, key, data, fetchOffset, aggregator, this.#config.isolationLevel);
     const hasRecord = completed.advanceToNextRecord(now);
     // Offsets with nothing for the application (control batches, compacted away) are consumed at once.
     state.position = Math.max(fetchOffset, completed.nextFetchOffset);

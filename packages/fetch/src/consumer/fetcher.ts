@@ -39,6 +39,11 @@ export interface FetcherOptions {
  *   position, or whose partition was revoked or stopped, is dropped;
  * - positions: seek, or reset by auto.offset.reset through ListOffsets, also
  *   after OFFSET_OUT_OF_RANGE.
+ * - isolation.level=read_committed: fetches ask for isolation level 1, so
+ *   leaders return data only below the last stable offset, with the aborted
+ *   transactions overlapping it; their batches are skipped, control
+ *   records are never handed out (under either level), a reset to latest
+ *   is the last stable offset, and lag is measured to it.
  *
  * - connections: a request that times out, or a SimDisconnect from a broker
  *   (its process is not running: the connection was reset), closes the

@@ -178,7 +178,7 @@ export class ControllerActor implements Actor {
       }
       case "SimDisconnect": {
         const broker = [...this.#brokers.values()].find((b) => b.host === from);
-        if (broker !== undefined && this.#publisher.disconnected(broker.nodeId))
+        if (broker !== undefined && this.#publisher.hasUnacknowledged(broker.nodeId))
           ctx.log.debug("broker reset the connection: its unacknowledged updates wait for its registration", { broker: broker.nodeId });
         return;
       }

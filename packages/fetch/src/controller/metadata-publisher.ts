@@ -95,12 +95,8 @@ export class MetadataPublisher {
     };
   }
 
-  /**
-   * The broker reset the connection: every update in flight to it failed.
-   * They stay unacknowledged (nothing is resent to a broker that is down);
-   * returns whether there were any.
-   */
-  disconnected(nodeId: number): boolean {
+  /** Whether some update to the broker is unacknowledged (in flight, lost, or failed by a reset). */
+  hasUnacknowledged(nodeId: number): boolean {
     return (this.#unacked.get(nodeId)?.size ?? 0) > 0;
   }
 

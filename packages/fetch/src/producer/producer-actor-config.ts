@@ -1,31 +1,58 @@
 import { type ActorId, ConfigError, type JsonValue, type ProducerConfig, resolveProducerConfig } from "@kcsim/protocol";
 import { ConfigReader } from "../cluster/config-reader.js";
+import { withDeliveryTimeoutFloor } from "./delivery-timeout-floor.js";
+import { idempotenceOf } from "./idempotence-config.js";
+import type { ProducerTopic } from "./producer-client.js";
 import { readWorkload, type WorkloadSpec } from "./workload.js";
 
-/** A topic the producer may write, as the scenario declares it. */
-export interface ProducerTopic {
-  readonly name: string;
-  readonly partitions: number;
+export type { ProducerTopic } from "./producer-client.js";
+
+/**
+ * How a transactional producer actor cuts its workload into transactions:
+ * a transaction ends after `recordsPerTransaction` records, or
+ * `transactionMs` after it began if that comes first (with at least one
+ * record); it is aborted instead of committed with probability
+ * `abortRatio`.
+ */
+export interface TransactionSpec {
+  readonly recordsPerTransaction: number;
+  readonly transactionMs: number | null;
+  readonly abortRatio: number;
 }
 
 /**
  * A producer actor's configuration: `{bootstrap: [broker actor ids],
  * topics: [{name, id?, partitions}], producer: {Kafka producer settings},
- * workload: {...}}`. `acks` is resolved to -1, 0 or 1. Idempotence and
- * transactions are not implemented yet: enable.idempotence defaults to
- * false here (Kafka's default is true) and setting it to true, or setting
- * transactional.id, is refused.
+ * workload: {...}, transactionCoordinators?: [actor ids], transaction?:
+ * {recordsPerTransaction, transactionMs?, abortRatio?}}`. `acks` is
+ * resolved to -1, 0 or 1; enable.idempotence follows Kafka's rules (true by
+ * default, quietly off when an unset value conflicts with acks, retries or
+ * max.in.flight.requests.per.connection; a config error when set
+ * explicitly). With `producer.transactional.id` the workload runs in
+ * transactions (`transaction`, default 100 records each, none aborted on
+ * purpose) and `transactionCoordinators` is required.
  */
 export interface ProducerActorConfig {
   readonly bootstrap: readonly ActorId[];
   readonly topics: readonly ProducerTopic[];
   readonly settings: ProducerConfig;
   readonly acks: -1 | 0 | 1;
+  readonly idempotent: boolean;
   readonly workload: WorkloadSpec;
+  readonly transactionCoordinators: readonly ActorId[];
+  /** null unless transactional.id is set. */
+  readonly transaction: TransactionSpec | null;
 }
 
 export function parseProducerActorConfig(json: JsonValue): ProducerActorConfig {
-  const config = ConfigReader.of("producer", json).onlyKeys(["bootstrap", "topics", "producer", "workload"]);
+  const config = ConfigReader.of("producer", json).onlyKeys([
+    "bootstrap",
+    "topics",
+    "producer",
+    "workload",
+    "transactionCoordinators",
+    "transaction",
+  ]);
   const bootstrap = config.strings("bootstrap", { minItems: 1 });
   const topics = config.objects("topics", { minItems: 1 }).map((t) => {
     t.onlyKeys(["name", "id", "partitions"]);
@@ -33,28 +60,35 @@ export function parseProducerActorConfig(json: JsonValue): ProducerActorConfig {
     return { name: t.string("name"), partitions: t.int("partitions", { min: 1 }) };
   });
   const raw = config.object("producer", true);
-  if (raw.raw("enable.idempotence") === true) {
-    raw.fail("enable.idempotence", "= true is not implemented yet (producer ids and sequences come with transactions); leave it false");
-  }
-  if (raw.has("transactional.id")) raw.fail("transactional.id", "is not implemented yet (transactions come in a later issue)");
   let settings: ProducerConfig;
   try {
-    settings = { ...resolveProducerConfig(config.raw("producer") ?? {}), "enable.idempotence": false };
+    settings = resolveProducerConfig(config.raw("producer") ?? {});
   } catch (error) {
     throw new ConfigError(`producer config: 'producer': ${(error as Error).message}`);
   }
-  const floor = settings["linger.ms"] + settings["request.timeout.ms"];
-  if (settings["delivery.timeout.ms"] < floor) {
-    if (raw.has("delivery.timeout.ms")) {
-      raw.fail("delivery.timeout.ms", `= ${settings["delivery.timeout.ms"]} must be at least linger.ms + request.timeout.ms = ${floor}`);
-    }
-    // Kafka raises an unset delivery timeout to the floor.
-    settings = { ...settings, "delivery.timeout.ms": floor };
-  }
+  const idempotent = idempotenceOf(settings, raw.has("enable.idempotence"), (setting, problem) => raw.fail(setting, problem));
+  settings = { ...settings, "enable.idempotence": idempotent };
+  settings = withDeliveryTimeoutFloor(settings, raw.has("delivery.timeout.ms"), (setting, problem) => raw.fail(setting, problem));
   const workload = readWorkload(config.object("workload"));
   if (!topics.some((t) => t.name === workload.topic)) {
     config.fail("workload.topic", `= ${JSON.stringify(workload.topic)} is not one of the configured topics`);
   }
   const acks = settings.acks === "all" || settings.acks === "-1" ? -1 : settings.acks === "0" ? 0 : 1;
-  return { bootstrap, topics, settings, acks, workload };
+  const transactional = settings["transactional.id"] !== null;
+  const transactionCoordinators = config.strings("transactionCoordinators", { optional: true });
+  if (transactional && transactionCoordinators.length === 0) {
+    config.fail("transactionCoordinators", "must name at least one transaction coordinator when producer.transactional.id is set");
+  }
+  if (!transactional && config.has("transaction")) config.fail("transaction", "needs producer.transactional.id");
+  let transaction: TransactionSpec | null = null;
+  if (transactional) {
+    const t = config.object("transaction", true).onlyKeys(["recordsPerTransaction", "transactionMs", "abortRatio"]);
+    transaction = {
+      recordsPerTransaction: t.int("recordsPerTransaction", { min: 1, default: 100 }),
+      transactionMs: t.has("transactionMs") ? t.int("transactionMs", { min: 1 }) : null,
+      abortRatio: t.number("abortRatio", { min: 0, default: 0 }),
+    };
+    if (transaction.abortRatio > 1) t.fail("abortRatio", `= ${transaction.abortRatio} is above the maximum 1`);
+  }
+  return { bootstrap, topics, settings, acks, idempotent, workload, transactionCoordinators, transaction };
 }

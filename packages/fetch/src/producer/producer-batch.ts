@@ -1,5 +1,9 @@
 import { type Micros, NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, type RecordBatch } from "@kcsim/protocol";
+import { incrementSequence } from "../records/sequence.js";
+import type { ProducerError } from "./producer-error.js";
+import type { ProducerIdAndEpoch } from "./producer-id-and-epoch.js";
 import { RECORD_BATCH_OVERHEAD, recordSizeInBytes } from "./record-size.js";
+import type { SendHandle } from "./send-handle.js";
 
 /** A record as the application handed it to the producer. */
 export interface ProducerRecord {
@@ -18,14 +22,16 @@ const utf8 = new TextEncoder();
  * with its `MemoryRecordsBuilder`): records are added while the estimated
  * size stays within the write limit (batch.size, or the first record if it
  * alone is bigger). It remembers its attempts for retries and the delivery
- * timeout. Producer id, epoch and base sequence stay at their "none"
- * values until idempotence is implemented.
+ * timeout. An idempotent producer stamps it with its producer id, epoch
+ * and base sequence when it is first drained (they stay across retries,
+ * unless the producer resets its sequences); each record's SendHandle is
+ * completed with the batch.
  */
 export class ProducerBatch {
   readonly topic: string;
   readonly partition: number;
   readonly createdAt: Micros;
-  readonly #records: { record: ProducerRecord; sizeInBytes: number }[] = [];
+  readonly #records: { record: ProducerRecord; sizeInBytes: number; handle: SendHandle | null }[] = [];
   readonly #writeLimit: number;
   #sizeInBytes = RECORD_BATCH_OVERHEAD;
   #closed = false;
@@ -35,17 +41,64 @@ export class ProducerBatch {
   retryBackoff: Micros = 0;
   /** Acknowledged, failed or expired: later answers are ignored. */
   done = false;
-  producerId = NO_PRODUCER_ID;
-  producerEpoch = NO_PRODUCER_EPOCH;
-  baseSequence = NO_SEQUENCE;
+  /** Sent at least once: the broker may have appended it. */
+  everSent = false;
+  #producerId = NO_PRODUCER_ID;
+  #producerEpoch = NO_PRODUCER_EPOCH;
+  #baseSequence = NO_SEQUENCE;
+  #isTransactional = false;
+  /** Its sequence was rewritten after it was first assigned (Kafka's `sequenceHasBeenReset`). */
+  #sequenceReset = false;
 
-  constructor(topic: string, partition: number, batchSize: number, first: ProducerRecord) {
+  constructor(topic: string, partition: number, batchSize: number, first: ProducerRecord, handle: SendHandle | null = null) {
     this.topic = topic;
     this.partition = partition;
     this.createdAt = first.createdAt;
     this.lastAttemptAt = first.createdAt;
     this.#writeLimit = Math.max(batchSize, RECORD_BATCH_OVERHEAD + ProducerBatch.recordBytes(first, 0, 0));
-    this.#add(first);
+    this.#add(first, handle);
+  }
+
+  get producerId(): number {
+    return this.#producerId;
+  }
+
+  get producerEpoch(): number {
+    return this.#producerEpoch;
+  }
+
+  get baseSequence(): number {
+    return this.#baseSequence;
+  }
+
+  get lastSequence(): number {
+    return incrementSequence(this.#baseSequence, this.#records.length - 1);
+  }
+
+  get hasSequence(): boolean {
+    return this.#baseSequence !== NO_SEQUENCE;
+  }
+
+  get isTransactional(): boolean {
+    return this.#isTransactional;
+  }
+
+  get sequenceHasBeenReset(): boolean {
+    return this.#sequenceReset;
+  }
+
+  /** Stamps the producer id, epoch and base sequence (at its first drain). */
+  setProducerState(producer: ProducerIdAndEpoch, baseSequence: number, isTransactional: boolean): void {
+    this.#producerId = producer.producerId;
+    this.#producerEpoch = producer.epoch;
+    this.#baseSequence = baseSequence;
+    this.#isTransactional = isTransactional;
+  }
+
+  /** Rewrites the producer state of a batch already stamped (an epoch bump, or a failed batch before it). */
+  resetProducerState(producer: ProducerIdAndEpoch, baseSequence: number, isTransactional: boolean): void {
+    this.#sequenceReset = true;
+    this.setProducerState(producer, baseSequence, isTransactional);
   }
 
   /** A record's size if it were appended at `offsetDelta`, `timestampDelta` into a batch. */
@@ -71,20 +124,27 @@ export class ProducerBatch {
   }
 
   /** Appends if there is room (Kafka's `hasRoomFor`); false otherwise. */
-  tryAppend(record: ProducerRecord): boolean {
+  tryAppend(record: ProducerRecord, handle: SendHandle | null = null): boolean {
     if (this.isFull) return false;
     const size = ProducerBatch.recordBytes(record, this.#records.length, record.timestampMs - this.baseTimestampMs);
     if (this.#sizeInBytes + size > this.#writeLimit) return false;
-    this.#add(record);
+    this.#add(record, handle);
     return true;
   }
 
-  #add(record: ProducerRecord): void {
+  #add(record: ProducerRecord, handle: SendHandle | null): void {
     const offsetDelta = this.#records.length;
     const timestampDelta = offsetDelta === 0 ? 0 : record.timestampMs - this.baseTimestampMs;
     const sizeInBytes = ProducerBatch.recordBytes(record, offsetDelta, timestampDelta);
-    this.#records.push({ record, sizeInBytes });
+    this.#records.push({ record, sizeInBytes, handle });
     this.#sizeInBytes += sizeInBytes;
+  }
+
+  /** Completes the records' handles: acknowledged from `baseOffset` (-1: offsets unknown), or failed with `error`. */
+  completeHandles(baseOffset: number, error: ProducerError | null): void {
+    this.#records.forEach(({ handle }, i) => {
+      handle?.complete(error === null && baseOffset >= 0 ? baseOffset + i : -1, error);
+    });
   }
 
   close(): void {
@@ -111,10 +171,10 @@ export class ProducerBatch {
       partitionLeaderEpoch: NO_PARTITION_LEADER_EPOCH,
       sizeInBytes: this.#sizeInBytes,
       baseTimestamp: base,
-      producerId: this.producerId,
-      producerEpoch: this.producerEpoch,
-      baseSequence: this.baseSequence,
-      isTransactional: false,
+      producerId: this.#producerId,
+      producerEpoch: this.#producerEpoch,
+      baseSequence: this.#baseSequence,
+      isTransactional: this.#isTransactional,
       isControl: false,
       records: this.#records.map(({ record, sizeInBytes }, i) => ({
         offsetDelta: i,
@@ -126,16 +186,26 @@ export class ProducerBatch {
     };
   }
 
-  /** Splits a batch the broker found too large into batches of at most `batchSize` (Kafka's `split`). */
+  /**
+   * Splits a batch the broker found too large into batches of at most
+   * `batchSize` (Kafka's `split`); a stamped batch's parts take consecutive
+   * sequences from its base sequence.
+   */
   split(batchSize: number): ProducerBatch[] {
     const parts: ProducerBatch[] = [];
-    for (const { record } of this.#records) {
+    for (const { record, handle } of this.#records) {
       const last = parts[parts.length - 1];
-      if (last === undefined || !last.tryAppend(record)) parts.push(new ProducerBatch(this.topic, this.partition, batchSize, record));
+      if (last === undefined || !last.tryAppend(record, handle))
+        parts.push(new ProducerBatch(this.topic, this.partition, batchSize, record, handle));
     }
+    let sequence = this.#baseSequence;
     for (const part of parts) {
       part.attempts = this.attempts;
       part.lastAttemptAt = this.lastAttemptAt;
+      if (this.hasSequence) {
+        part.setProducerState({ producerId: this.#producerId, epoch: this.#producerEpoch }, sequence, this.#isTransactional);
+        sequence = incrementSequence(sequence, part.recordCount);
+      }
     }
     return parts;
   }

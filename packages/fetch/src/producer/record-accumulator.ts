@@ -1,8 +1,21 @@
 import { type Micros, tpKey } from "@kcsim/protocol";
 import { ProducerBatch, type ProducerRecord } from "./producer-batch.js";
+import type { SendHandle } from "./send-handle.js";
 
 /** The leader of a partition as the producer's metadata knows it. */
 export type LeaderOf = (topic: string, partition: number) => number | undefined;
+
+/**
+ * What the idempotent/transactional state says about draining (Kafka's
+ * transaction manager hooks in `RecordAccumulator.drain`): whether a
+ * partition's first batch must wait, and what happens to a batch drained.
+ */
+export interface DrainGate {
+  shouldStopDrain(first: ProducerBatch): boolean;
+  onDrain(batch: ProducerBatch): void;
+}
+
+const OPEN_GATE: DrainGate = { shouldStopDrain: () => false, onDrain: () => {} };
 
 /** What `ready` found (Kafka's `ReadyCheckResult`). */
 export interface ReadyCheck {
@@ -18,6 +31,9 @@ export interface ReadyCheck {
  * one exists), or it has lingered linger.ms, or, after a failure, its retry
  * backoff has passed. Draining takes at most one batch per partition per
  * request, rotating the starting partition, within max.request.size.
+ * While a flush is on (a transaction being completed), every batch is
+ * ready at once. With idempotence a gate may hold a partition back, and a
+ * retried batch goes back in sequence order.
  */
 export class RecordAccumulator {
   readonly #batchSize: number;
@@ -39,32 +55,41 @@ export class RecordAccumulator {
   /**
    * Appends to the partition's last batch if it has room. Otherwise, with
    * `abortOnNewBatch`, reports that a new batch would be needed (the sticky
-   * partitioner then picks again) instead of starting it.
+   * partitioner then picks again) instead of starting it. Returns the batch
+   * the record went into.
    */
   append(
     topic: string,
     partition: number,
     record: ProducerRecord,
     abortOnNewBatch: boolean,
-  ): "appended" | "new-batch" | "abort-for-new-batch" {
+    handle: SendHandle | null = null,
+  ): { readonly outcome: "appended" | "new-batch"; readonly batch: ProducerBatch } | { readonly outcome: "abort-for-new-batch" } {
     const key = tpKey(topic, partition);
     let queue = this.#queues.get(key);
     const last = queue?.[queue.length - 1];
-    if (last?.tryAppend(record)) return "appended";
-    if (abortOnNewBatch) return "abort-for-new-batch";
+    if (last?.tryAppend(record, handle)) return { outcome: "appended", batch: last };
+    if (abortOnNewBatch) return { outcome: "abort-for-new-batch" };
     if (queue === undefined) {
       queue = [];
       this.#queues.set(key, queue);
     }
-    queue.push(new ProducerBatch(topic, partition, this.#batchSize, record));
-    return "new-batch";
+    const batch = new ProducerBatch(topic, partition, this.#batchSize, record, handle);
+    queue.push(batch);
+    return { outcome: "new-batch", batch };
   }
 
   #backingOff(batch: ProducerBatch, now: Micros): boolean {
     return batch.attempts > 0 && now - batch.lastAttemptAt < batch.retryBackoff;
   }
 
-  ready(leaderOf: LeaderOf, now: Micros): ReadyCheck {
+  /** Whether any batch is queued. */
+  get hasUndrained(): boolean {
+    for (const queue of this.#queues.values()) if (queue.length > 0) return true;
+    return false;
+  }
+
+  ready(leaderOf: LeaderOf, now: Micros, gate: DrainGate = OPEN_GATE, flushing = false): ReadyCheck {
     const readyNodes = new Set<number>();
     let nextReadyCheckDelay = Number.POSITIVE_INFINITY;
     let unknownLeader = false;
@@ -77,10 +102,12 @@ export class RecordAccumulator {
         continue;
       }
       if (readyNodes.has(leader) || this.#muted.has(key)) continue;
+      // Held back until something else moves (an answer, a partition added to the transaction): no wake-up of its own.
+      if (gate.shouldStopDrain(batch)) continue;
       const waited = now - batch.lastAttemptAt;
       const backingOff = this.#backingOff(batch, now);
       const timeToWait = backingOff ? batch.retryBackoff : this.#linger;
-      const full = queue.length > 1 || batch.isFull;
+      const full = queue.length > 1 || batch.isFull || flushing;
       const expired = waited >= timeToWait;
       if ((full || expired) && !backingOff) readyNodes.add(leader);
       else nextReadyCheckDelay = Math.min(nextReadyCheckDelay, Math.max(timeToWait - waited, 0));
@@ -89,7 +116,13 @@ export class RecordAccumulator {
   }
 
   /** The batches to send to each ready node now. */
-  drain(leaderOf: LeaderOf, nodes: readonly number[], maxRequestSize: number, now: Micros): Map<number, ProducerBatch[]> {
+  drain(
+    leaderOf: LeaderOf,
+    nodes: readonly number[],
+    maxRequestSize: number,
+    now: Micros,
+    gate: DrainGate = OPEN_GATE,
+  ): Map<number, ProducerBatch[]> {
     const out = new Map<number, ProducerBatch[]>();
     const keys = [...this.#queues.keys()];
     if (keys.length === 0) return out;
@@ -103,9 +136,11 @@ export class RecordAccumulator {
         const batch = queue[0];
         if (batch === undefined || this.#muted.has(key) || leaderOf(batch.topic, batch.partition) !== node) continue;
         if (this.#backingOff(batch, now)) continue;
+        if (gate.shouldStopDrain(batch)) continue;
         if (size + batch.sizeInBytes > maxRequestSize && ready.length > 0) break;
         queue.shift();
         batch.close();
+        gate.onDrain(batch);
         size += batch.sizeInBytes;
         ready.push(batch);
       }
@@ -115,7 +150,11 @@ export class RecordAccumulator {
     return out;
   }
 
-  /** Puts a batch back at the front of its queue for another try. */
+  /**
+   * Puts a batch back at the front of its queue for another try; a batch
+   * with a sequence goes among the retried batches at the front in
+   * sequence order (Kafka's `insertInSequenceOrder`).
+   */
   reenqueue(batch: ProducerBatch): void {
     const key = tpKey(batch.topic, batch.partition);
     let queue = this.#queues.get(key);
@@ -123,7 +162,37 @@ export class RecordAccumulator {
       queue = [];
       this.#queues.set(key, queue);
     }
-    queue.unshift(batch);
+    if (!batch.hasSequence) {
+      queue.unshift(batch);
+      return;
+    }
+    let at = 0;
+    while (at < queue.length) {
+      const queued = queue[at] as ProducerBatch;
+      if (!queued.hasSequence || queued.baseSequence > batch.baseSequence) break;
+      at++;
+    }
+    queue.splice(at, 0, batch);
+  }
+
+  /**
+   * Takes out the queued batches that never got a sequence ("unstamped":
+   * Kafka's `abortUndrainedBatches` for an aborting transaction, since
+   * batches in retry must still be resolved), or every queued batch
+   * ("all": Kafka's `abortIncompleteBatches` after a fatal error).
+   */
+  takeBatches(which: "unstamped" | "all"): ProducerBatch[] {
+    const taken: ProducerBatch[] = [];
+    for (const queue of this.#queues.values()) {
+      for (let i = queue.length - 1; i >= 0; i--) {
+        const batch = queue[i] as ProducerBatch;
+        if (which === "all" || !batch.hasSequence) {
+          queue.splice(i, 1);
+          taken.unshift(batch);
+        }
+      }
+    }
+    return taken;
   }
 
   /** Takes out the queued batches older than the delivery timeout (Kafka's `expiredBatches`). */

@@ -3,39 +3,76 @@ import { groupTopologies } from "../analysis/group-topology.js";
 import { observationOf } from "../analysis/observations.js";
 import { type Checker, ViolationList } from "./checker.js";
 
-/** How late an expiry may be observed after lastPoll + max.poll.interval.ms (the member's timer granularity). */
+/** How late an expiry may be observed after it is due (the member's timer granularity). */
 const TOLERANCE_US = 10_000;
-/** Client states in which the member is in the group, so its poll timer runs. */
-const IN_GROUP = new Set(["JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "FENCED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE"]);
-// (Classic members: PREPARING_REBALANCE, COMPLETING_REBALANCE and STABLE are in the group; UNJOINED is not.)
+/**
+ * Client states in which the member's poll timer is checked. Kafka checks it
+ * in the heartbeat path, after skipping members that are not heartbeating
+ * (FENCED, UNSUBSCRIBED, STALE, FATAL) or leaving; the classic client checks
+ * it in PREPARING_REBALANCE, COMPLETING_REBALANCE and STABLE.
+ */
+const CHECKED_STATES = new Set(["JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "PREPARING_REBALANCE", "COMPLETING_REBALANCE"]);
+
+interface Interval {
+  readonly from: Micros;
+  readonly to: Micros;
+}
 
 interface MemberTrack {
   polls: Micros[];
   timeouts: { t: Micros; lastPollUs: Micros; index: number }[];
+  /** Change points: the client state and whether a coordinator is known. */
   states: { t: Micros; state: string }[];
+  coordinator: { t: Micros; known: boolean }[];
   /** Intervals when the process was not running (crashed) or frozen (paused). */
-  down: { from: Micros; to: Micros }[];
-  frozen: { from: Micros; to: Micros }[];
+  down: Interval[];
+  frozen: Interval[];
 }
 
-function stateAt(track: MemberTrack, t: Micros): string {
-  let state = "UNSUBSCRIBED";
-  for (const s of track.states) {
-    if (s.t > t) break;
-    state = s.state;
+/** The value in force at `t`: after the changes before `t`, and after those at `t` too when `inclusive`. */
+function valueAt<T>(changes: readonly { t: Micros; v: T }[], t: Micros, initial: T, inclusive: boolean): T {
+  let value = initial;
+  for (const c of changes) {
+    if (c.t > t || (c.t === t && !inclusive)) break;
+    value = c.v;
   }
-  return state;
+  return value;
 }
 
-const overlaps = (intervals: { from: Micros; to: Micros }[], from: Micros, to: Micros) => intervals.some((i) => i.from < to && i.to > from);
+const overlaps = (intervals: readonly Interval[], from: Micros, to: Micros) => intervals.some((i) => i.from < to && i.to > from);
+const inside = (intervals: readonly Interval[], t: Micros) => intervals.some((i) => i.from <= t && t < i.to);
+
+/**
+ * When the expiry of the poll gap starting at `from` is due: the first
+ * moment from `from + max` on at which the member checks its poll timer (it
+ * is in a checked state and knows its coordinator), before `until`; null
+ * when no such moment comes.
+ */
+function expiryDue(track: MemberTrack, from: Micros, max: Micros, until: Micros): Micros | null {
+  const states = track.states.map((s) => ({ t: s.t, v: s.state }));
+  const coordinator = track.coordinator.map((c) => ({ t: c.t, v: c.known }));
+  // At the deadline itself, the state the member was in (the expiry changes it at that very instant);
+  // later, each change point with the state it brings.
+  const checkedAt = (t: Micros, inclusive: boolean) =>
+    CHECKED_STATES.has(valueAt(states, t, "UNSUBSCRIBED", inclusive)) && valueAt(coordinator, t, false, inclusive);
+  const deadline = from + max;
+  if (deadline < until && checkedAt(deadline, false)) return deadline;
+  const changes = [...track.states.map((s) => s.t), ...track.coordinator.map((c) => c.t)].filter((t) => t > deadline && t < until).sort((a, b) => a - b);
+  for (const t of changes) if (checkedAt(t, true)) return t;
+  return null;
+}
 
 /**
  * DESIGN.md rule 8: a member is expelled for poll inactivity exactly when
  * its poll gap exceeds max.poll.interval.ms, never otherwise. Every
  * `member.poll-timeout` must follow the member's real last poll by at least
- * the interval (and at most a timer tick more, unless the process was
- * frozen then); every gap between polls longer than the interval, while the
- * member was in the group and its process ran, must hold exactly one.
+ * the interval. Every gap between polls longer than the interval must hold
+ * exactly one expiry, observed when it is due: at lastPoll + max, or, as in
+ * Kafka, as soon as the member is back checking its poll timer (it knows
+ * its coordinator and is heartbeating) if it was not at that moment. A
+ * whole-process pause over the due time excuses lateness, and the race at
+ * its end (the resumed application may poll before the expiry is noticed);
+ * a crash ends the gap.
  */
 export const pollExpiry: Checker = {
   name: "poll-expiry",
@@ -46,21 +83,25 @@ export const pollExpiry: Checker = {
     for (const group of groupTopologies(spec)) for (const [member, value] of group.maxPollIntervalMs) maxPoll.set(member, value * 1000);
     const tracks = new Map<string, MemberTrack>();
     const track = (actor: string): MemberTrack =>
-      getOrCreate(tracks, actor, () => ({ polls: [], timeouts: [], states: [], down: [], frozen: [] }));
+      getOrCreate(tracks, actor, () => ({ polls: [], timeouts: [], states: [], coordinator: [], down: [], frozen: [] }));
     const openSince = new Map<string, Micros>();
+    const close = (actor: string, what: "down" | "frozen", t: Micros) => {
+      const since = openSince.get(`${actor}/${what}`);
+      if (since === undefined) return;
+      track(actor)[what].push({ from: since, to: t });
+      openSince.delete(`${actor}/${what}`);
+    };
     events.forEach((event, index) => {
       if (event.ev === "life" && maxPoll.has(event.actor)) {
-        const key = (what: string) => `${event.actor}/${what}`;
-        if (event.what === "crash" || event.what === "stop") openSince.set(key("down"), event.t);
-        if (event.what === "restart" && openSince.has(key("down"))) {
-          track(event.actor).down.push({ from: openSince.get(key("down")) as number, to: event.t });
-          openSince.delete(key("down"));
+        if (event.what === "crash" || event.what === "stop") {
+          openSince.set(`${event.actor}/down`, event.t);
+          // A new process starts with no coordinator and no state.
+          track(event.actor).coordinator.push({ t: event.t, known: false });
+          track(event.actor).states.push({ t: event.t, state: "UNSUBSCRIBED" });
         }
-        if (event.what === "pause") openSince.set(key("frozen"), event.t);
-        if (event.what === "resume" && openSince.has(key("frozen"))) {
-          track(event.actor).frozen.push({ from: openSince.get(key("frozen")) as number, to: event.t });
-          openSince.delete(key("frozen"));
-        }
+        if (event.what === "restart") close(event.actor, "down", event.t);
+        if (event.what === "pause") openSince.set(`${event.actor}/frozen`, event.t);
+        if (event.what === "resume") close(event.actor, "frozen", event.t);
         return;
       }
       if (event.ev !== "obs" || !maxPoll.has(event.actor)) return;
@@ -69,51 +110,49 @@ export const pollExpiry: Checker = {
       if (timeout !== undefined) track(event.actor).timeouts.push({ t: event.t, lastPollUs: timeout.lastPollUs, index });
       const state = observationOf(event, "member.state");
       if (state !== undefined) track(event.actor).states.push({ t: event.t, state: state.to });
+      const coordinator = observationOf(event, "member.coordinator");
+      if (coordinator !== undefined) track(event.actor).coordinator.push({ t: event.t, known: coordinator.coordinator !== null });
     });
     for (const [key, from] of openSince) {
-      const [actor, what] = key.split("/") as [string, string];
-      (what === "down" ? track(actor).down : track(actor).frozen).push({ from, to: Number.POSITIVE_INFINITY });
+      const [actor, what] = key.split("/") as [string, "down" | "frozen"];
+      track(actor)[what].push({ from, to: Number.POSITIVE_INFINITY });
     }
     for (const [actor, t] of tracks) {
       const max = maxPoll.get(actor) as number;
       for (const timeout of t.timeouts) {
         const last = [...t.polls].reverse().find((p) => p < timeout.t);
         if (last === undefined || last !== timeout.lastPollUs) {
-          violations.add(
-            timeout.t,
-            `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last ?? "never"}`,
-            [timeout.index],
-          );
-        } else if (timeout.t - last < max) {
-          violations.add(
-            timeout.t,
-            `${actor} expired ${timeout.t - last} us after its last poll, before max.poll.interval.ms (${max / 1000} ms)`,
-            [timeout.index],
-          );
-        } else if (timeout.t - last > max + TOLERANCE_US && !overlaps(t.frozen, last + max, timeout.t)) {
-          violations.add(timeout.t, `${actor} expired ${timeout.t - last} us after its last poll, late by ${timeout.t - last - max} us`, [
+          violations.add(timeout.t, `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last ?? "never"}`, [
             timeout.index,
           ]);
+        } else if (timeout.t - last < max) {
+          violations.add(timeout.t, `${actor} expired ${timeout.t - last} us after its last poll, before max.poll.interval.ms (${max / 1000} ms)`, [timeout.index]);
         }
       }
-      const gaps: [Micros, Micros][] = [];
-      t.polls.forEach((p, i) => {
-        gaps.push([p, t.polls[i + 1] ?? spec.durationUs + 1]);
+      t.polls.forEach((from, i) => {
+        const next = t.polls[i + 1] ?? spec.durationUs + 1;
+        if (next - from <= max) return;
+        const crash = t.down.find((d) => d.from >= from && d.from < next);
+        const until = Math.min(next, crash?.from ?? Number.POSITIVE_INFINITY, spec.durationUs);
+        const due = expiryDue(t, from, max, until);
+        const inGap = t.timeouts.filter((x) => x.lastPollUs === from && x.t > from && x.t <= next);
+        if (due === null) {
+          if (inGap.length > 0) violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [inGap[0]?.index ?? 0]);
+          return;
+        }
+        if (due + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
+        const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, due + TOLERANCE_US);
+        if (inGap.length > 1 || (inGap.length === 0 && !frozenAtDue)) {
+          violations.add(due, `${actor} went ${Math.min(next, spec.durationUs) - from} us without polling (max.poll.interval.ms ${max / 1000} ms) and was expired ${inGap.length} times`);
+          return;
+        }
+        const expiry = inGap[0];
+        if (expiry !== undefined && !frozenAtDue && (expiry.t < due || expiry.t > due + TOLERANCE_US)) {
+          violations.add(expiry.t, `${actor}'s poll-timeout came at ${expiry.t} us; it was due at ${due} us`, [expiry.index]);
+        }
       });
-      for (const [from, to] of gaps) {
-        const expiry = from + max;
-        if (to <= expiry + TOLERANCE_US || expiry > spec.durationUs) continue;
-        if (overlaps(t.down, from, Math.min(to, expiry + TOLERANCE_US))) continue;
-        if (!IN_GROUP.has(stateAt(t, expiry))) continue;
-        const inGap = t.timeouts.filter((x) => x.lastPollUs === from && x.t > from && x.t <= to);
-        if (inGap.length !== 1) {
-          violations.add(
-            expiry,
-            `${actor} went ${Math.min(to, spec.durationUs) - from} us without polling (max.poll.interval.ms ${max / 1000} ms) and was expired ${inGap.length} times`,
-          );
-        }
-      }
     }
+    violations.items.sort((a, b) => a.t - b.t);
     return violations.result();
   },
 };

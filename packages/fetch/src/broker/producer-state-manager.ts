@@ -1,0 +1,191 @@
+import {
+  type AbortedTransaction,
+  ControlRecordType,
+  ErrorCode,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  type RecordBatch,
+} from "@kcsim/protocol";
+import { endTransactionMarkerOf } from "../records/end-transaction-marker.js";
+import { inSequence, lastSequenceOf } from "../records/sequence.js";
+import { ProducerStateEntry } from "./producer-state-entry.js";
+import { TransactionIndex } from "./transaction-index.js";
+
+/** A transaction that ended on this partition (Kafka's `CompletedTxn`): its first data offset and its marker's offset. */
+export interface CompletedTxn {
+  readonly producerId: number;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly isAborted: boolean;
+}
+
+/** What a leader does with a producer's batch: append it, answer it as a duplicate of an earlier append, or refuse it. */
+export type ProducerAppendCheck =
+  | { readonly kind: "append" }
+  | { readonly kind: "duplicate"; readonly firstOffset: number; readonly lastOffset: number }
+  | { readonly kind: "error"; readonly errorCode: number };
+
+const APPEND: ProducerAppendCheck = { kind: "append" };
+
+/**
+ * The producer state of one partition log (Kafka's `ProducerStateManager`
+ * with `ProducerAppendInfo`), built from the batches of the log in order,
+ * on leaders and followers alike (followers replicate it through the log):
+ * - per producer id its epoch, latest batches and open transaction;
+ * - the open transactions by first offset, and the completed ones whose
+ *   marker is not below the high watermark yet: together they hold back
+ *   the last stable offset;
+ * - the aborted transactions (the transaction index).
+ *
+ * Leaders check a client's batch before appending it (`checkClientAppend`)
+ * and a coordinator's marker (`checkMarker`); `apply` then records what was
+ * appended, without checks (leader, follower and log recovery alike).
+ */
+export class ProducerStateManager {
+  #producers = new Map<number, ProducerStateEntry>();
+  /** Open transactions: first offset -> producer id. */
+  #ongoing = new Map<number, number>();
+  /** Completed transactions whose marker is at or above the high watermark. */
+  #unreplicated: CompletedTxn[] = [];
+  #index = new TransactionIndex();
+
+  get producerCount(): number {
+    return this.#producers.size;
+  }
+
+  entry(producerId: number): ProducerStateEntry | undefined {
+    return this.#producers.get(producerId);
+  }
+
+  producers(): ProducerStateEntry[] {
+    return [...this.#producers.values()];
+  }
+
+  /**
+   * Checks a client's data batch (Kafka's duplicate check, then
+   * `checkProducerEpoch`, `checkSequence` and the transaction state): a
+   * batch matching one of the producer's latest five is a duplicate; an
+   * older epoch is INVALID_PRODUCER_EPOCH; a new epoch must start at
+   * sequence 0 and the same epoch must continue the last sequence
+   * (OUT_OF_ORDER_SEQUENCE_NUMBER), unless the partition knows nothing of
+   * the producer (then any sequence is accepted, as Kafka does since KIP-360:
+   * no UNKNOWN_PRODUCER_ID); a non-transactional batch inside an open
+   * transaction is INVALID_TXN_STATE.
+   */
+  checkClientAppend(batch: RecordBatch): ProducerAppendCheck {
+    if (batch.producerId === NO_PRODUCER_ID) return APPEND;
+    const entry = this.#producers.get(batch.producerId);
+    if (entry === undefined) return APPEND;
+    const firstSeq = batch.baseSequence;
+    const duplicate = entry.findDuplicate(batch.producerEpoch, firstSeq, lastSequenceOf(batch));
+    if (duplicate !== undefined) return { kind: "duplicate", firstOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset };
+    if (batch.producerEpoch < entry.producerEpoch) return { kind: "error", errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
+    if (entry.producerEpoch !== NO_PRODUCER_EPOCH) {
+      if (batch.producerEpoch !== entry.producerEpoch) {
+        if (firstSeq !== 0) return { kind: "error", errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER };
+      } else if (!inSequence(entry.lastSeq, firstSeq)) {
+        return { kind: "error", errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER };
+      }
+    }
+    if (entry.currentTxnFirstOffset !== null && !batch.isTransactional) return { kind: "error", errorCode: ErrorCode.INVALID_TXN_STATE };
+    return APPEND;
+  }
+
+  /**
+   * Checks a coordinator's transaction marker (Kafka's `appendEndTxnMarker`
+   * checks, transaction version 1): an epoch older than the producer's is
+   * INVALID_PRODUCER_EPOCH, an older coordinator epoch
+   * TRANSACTION_COORDINATOR_FENCED. Returns the error code (NONE to append).
+   */
+  checkMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number): number {
+    const entry = this.#producers.get(producerId);
+    if (entry === undefined) return ErrorCode.NONE;
+    if (producerEpoch < entry.producerEpoch) return ErrorCode.INVALID_PRODUCER_EPOCH;
+    if (entry.coordinatorEpoch > coordinatorEpoch) return ErrorCode.TRANSACTION_COORDINATOR_FENCED;
+    return ErrorCode.NONE;
+  }
+
+  /** Records an appended batch (offsets assigned). Returns the transaction a marker completed, if it had data here. */
+  apply(batch: RecordBatch): CompletedTxn | undefined {
+    if (batch.producerId === NO_PRODUCER_ID) return undefined;
+    let entry = this.#producers.get(batch.producerId);
+    if (entry === undefined) {
+      entry = new ProducerStateEntry(batch.producerId);
+      this.#producers.set(batch.producerId, entry);
+    }
+    if (batch.isControl) {
+      const marker = endTransactionMarkerOf(batch);
+      // An empty control batch: its transaction was cleaned from the log.
+      if (marker === undefined) return undefined;
+      const firstOffset = entry.currentTxnFirstOffset;
+      entry.maybeUpdateProducerEpoch(batch.producerEpoch);
+      entry.coordinatorEpoch = marker.coordinatorEpoch;
+      entry.currentTxnFirstOffset = null;
+      // A marker without data here changes neither the last stable offset nor the index.
+      if (firstOffset === null) return undefined;
+      const completed: CompletedTxn = {
+        producerId: batch.producerId,
+        firstOffset,
+        lastOffset: batch.baseOffset,
+        isAborted: marker.controlType === ControlRecordType.ABORT,
+      };
+      this.#ongoing.delete(firstOffset);
+      this.#unreplicated.push(completed);
+      if (completed.isAborted) this.#index.append(completed);
+      return completed;
+    }
+    const lastOffset = batch.baseOffset + batch.lastOffsetDelta;
+    entry.addBatch(batch.producerEpoch, {
+      firstSeq: batch.baseSequence,
+      lastSeq: lastSequenceOf(batch),
+      firstOffset: batch.baseOffset,
+      lastOffset,
+    });
+    if (batch.isTransactional && entry.currentTxnFirstOffset === null) {
+      entry.currentTxnFirstOffset = batch.baseOffset;
+      this.#ongoing.set(batch.baseOffset, batch.producerId);
+    }
+    return undefined;
+  }
+
+  /** The first offset of the oldest transaction that is open, or completed with its marker not yet below the high watermark. */
+  firstUnstableOffset(): number | undefined {
+    let first: number | undefined;
+    for (const offset of this.#ongoing.keys()) if (first === undefined || offset < first) first = offset;
+    for (const txn of this.#unreplicated) if (first === undefined || txn.firstOffset < first) first = txn.firstOffset;
+    return first;
+  }
+
+  /** The open transactions' first offsets, by producer id. */
+  ongoingTransactions(): { producerId: number; firstOffset: number }[] {
+    return [...this.#ongoing]
+      .map(([firstOffset, producerId]) => ({ producerId, firstOffset }))
+      .sort((a, b) => a.firstOffset - b.firstOffset);
+  }
+
+  /** The high watermark reached `offset`: completed transactions whose marker is below it are stable. */
+  onHighWatermarkUpdated(offset: number): void {
+    if (this.#unreplicated.some((txn) => txn.lastOffset < offset))
+      this.#unreplicated = this.#unreplicated.filter((txn) => txn.lastOffset >= offset);
+  }
+
+  /** The log start moved (Kafka's `onLogStartOffsetIncremented`): aborted transactions wholly below it are gone from the index. */
+  onLogStartOffsetIncremented(offset: number): void {
+    this.onHighWatermarkUpdated(offset);
+    this.#index.truncateHead(offset);
+  }
+
+  /** Aborted transactions with data in [fetchOffset, upperBoundOffset). */
+  collectAbortedTransactions(fetchOffset: number, upperBoundOffset: number): AbortedTransaction[] {
+    return this.#index.collect(fetchOffset, upperBoundOffset);
+  }
+
+  clone(): ProducerStateManager {
+    const copy = new ProducerStateManager();
+    copy.#producers = new Map([...this.#producers].map(([id, entry]) => [id, entry.clone()]));
+    copy.#ongoing = new Map(this.#ongoing);
+    copy.#unreplicated = [...this.#unreplicated];
+    copy.#index = this.#index.clone();
+    return copy;
+  }
+}

@@ -11,6 +11,8 @@ export class TransactionalHostActor implements Actor {
   readonly producer: TransactionalProducer;
   /** Messages and timers the producer did not take. */
   readonly unhandled: string[] = [];
+  /** The types of every message delivered, in order. */
+  readonly received: string[] = [];
   #ctx: Context | null = null;
 
   constructor(config: TransactionalProducerConfig) {
@@ -28,6 +30,7 @@ export class TransactionalHostActor implements Actor {
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
+    this.received.push(message.type);
     if (!this.producer.receive(from, message, ctx)) this.unhandled.push(message.type);
   }
 

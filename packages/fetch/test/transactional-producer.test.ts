@@ -242,6 +242,27 @@ describe("TransactionalProducer against a transaction coordinator", () => {
     ]);
   });
 
+  it("offsets of a TxnOffsetCommit failed before it went out are not carried into the next transaction", () => {
+    const net = world();
+    const h = host(net);
+    await_(net, h.producer.initTransactions(h.ctx));
+    await_(net, h.producer.beginTransaction(h.ctx));
+    sendAll(net, "app-1", ["s1"]);
+    const offsets = h.producer.sendOffsetsToTransaction([{ topic: "in", partition: 0, offset: 7 }], GROUP, h.ctx);
+    // AddOffsetsToTxn answered: the TxnOffsetCommit waits for its group coordinator lookup; a failed send aborts the transaction now.
+    expect(net.runUntilTrue(() => host(net).received.includes("AddOffsetsToTxnResponse"), seconds(5))).toBe(true);
+    expect(h.producer.send("t", "k", "too large", 2_000_000, h.ctx).result?.error?.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(await_(net, offsets)?.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(await_(net, h.producer.abortTransaction(h.ctx))).toBeNull();
+    await_(net, h.producer.beginTransaction(h.ctx));
+    sendAll(net, "app-1", ["s2"]);
+    expect(await_(net, h.producer.sendOffsetsToTransaction([{ topic: "in", partition: 1, offset: 3 }], GROUP, h.ctx))).toBeNull();
+    expect(await_(net, h.producer.commitTransaction(h.ctx))).toBeNull();
+    net.runFor(ms(500));
+    const committed = net.actor<FakeGroupCoordinator>("coordinator-0").committed;
+    expect([...committed]).toEqual([["in-1", 3]]);
+  });
+
   it("refuses sends outside a transaction and transactional calls out of order", () => {
     const net = world();
     const h = host(net);

@@ -106,6 +106,18 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("single-owner", [...base, life(2, "a", "crash"), owned(3, "b", [0, 1])]).ok).toBe(true);
   });
 
+  it("single-owner: a fenced zombie finishing an old reconciliation does not count until the coordinator admits it again", () => {
+    const ownedAs = (t: number, who: string, memberId: string, partitions: number[]) =>
+      obs(t, who, { type: "member.owned", groupId: "g", memberId, memberEpoch: 1, owned: { T: partitions }, cause: "assigned" });
+    const base = [life(0, "a", "start"), life(0, "b", "start"), ownedAs(1, "a", "A1", [0])];
+    // a is fenced (session timeout), b takes T-0, a (a zombie) then reports T-0 and T-1 as assigned: no conflict.
+    const zombie = [...base, removed(2, "A1"), owned(3, "b", [0]), ownedAs(4, "a", "A1", [0, 1])];
+    expect(check("single-owner", zombie).ok).toBe(true);
+    // Once the coordinator admits a again (a new member id it reveals after the admission), it counts again.
+    const readmitted = [...zombie, gcMember(5, "A2", 1, { T: [1] }), ownedAs(6, "a", "A2", [0, 1])];
+    expect(check("single-owner", readmitted).violations[0]?.message).toBe("T-0 owned by b and a at once");
+  });
+
   it("no-zombie-commits: flags accepted commits from removed members or at a stale epoch", () => {
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 4, 10)]).ok).toBe(true);
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 3, 10, 113)]).ok).toBe(true);

@@ -39,3 +39,6 @@ export {
 export { SyntheticRecordSource } from "./consumer/synthetic-record-source.js";
 // Observations the consumer emits (the contract checkers read).
 export type * from "./observations.js";
+// What the application does with its batches: consume-process-produce, sinks.
+export type { ApplicationMode, OutputConfig, ProcessingConfig, SinkMode } from "./processing/processing-config.js";
+export { parseResultValue, type ResultOrigin, resultValueOf } from "./processing/result-value.js";

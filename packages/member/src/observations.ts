@@ -130,6 +130,56 @@ export interface FatalObservation {
   readonly error: string;
 }
 
+/**
+ * A batch of a consume-process-produce application ended (one per batch):
+ * - transactional output: `committed` (its results and next offsets
+ *   committed in one transaction), `aborted` (the transaction aborted:
+ *   an error, or partitions of the batch revoked or lost meanwhile), or
+ *   `fenced` (the producer hit a fatal error, e.g. PRODUCER_FENCED after a
+ *   transaction timeout or a restart of the same transactional.id: it is
+ *   replaced and initialised again);
+ * - idempotent output: `produced` (every result acknowledged; commitSync
+ *   follows) or `send-failed`.
+ * After anything but `committed` and `produced` the consumer is sought back
+ * to the batch's first offsets (`rewoundTo`, partitions it still holds), so
+ * the records are processed again.
+ */
+export interface ProcessedBatchObservation {
+  readonly type: "member.batch";
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly memberEpoch: number;
+  /** The output producer's transactional.id (null for the idempotent output). */
+  readonly transactionalId: string | null;
+  readonly outcome: "committed" | "aborted" | "fenced" | "produced" | "send-failed";
+  /** What caused an abort, a fence or a failure (an error name, or "REVOKED"); "NONE" otherwise. */
+  readonly reason: string;
+  readonly records: number;
+  /** The batch's input offsets by topic, then partition: [first, last]. */
+  readonly offsets: { readonly [topic: string]: { readonly [partition: string]: readonly [number, number] } };
+  /** Where each partition was sought back to (empty unless rolled back). */
+  readonly rewoundTo: { readonly [topic: string]: { readonly [partition: string]: number } };
+}
+
+/**
+ * The application wrote a processed record to its external store (app.sink).
+ * `row` is the store key the write lands on: the input record's
+ * `<topic>-<partition>@<offset>` for an upsert sink (a re-delivery
+ * overwrites it), null for an append sink (every write adds a row).
+ */
+export interface SinkWriteObservation {
+  readonly type: "sink.write";
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly mode: "append" | "upsert";
+  readonly row: string | null;
+  readonly key: string | null;
+  readonly value: string | null;
+  readonly inputTopic: string;
+  readonly inputPartition: number;
+  readonly inputOffset: number;
+}
+
 export type MemberObservation =
   | MemberStateObservation
   | OwnedPartitionsObservation
@@ -139,4 +189,6 @@ export type MemberObservation =
   | RecordsObservation
   | CommitObservation
   | CoordinatorObservation
-  | FatalObservation;
+  | FatalObservation
+  | ProcessedBatchObservation
+  | SinkWriteObservation;

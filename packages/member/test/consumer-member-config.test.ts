@@ -28,6 +28,9 @@ describe("consumer actor config", () => {
       assignCallbackMs: 0,
       lostCallbackMs: 0,
       commit: "auto",
+      mode: "poll",
+      output: null,
+      sink: null,
     });
     expect(config.source).toEqual({ kind: "synthetic", recordsPerSecondPerPartition: 10, recordBytes: 100 });
     expect(config.consumer["max.poll.interval.ms"]).toBe(300000);

@@ -1128,5 +1128,8 @@ export class TransactionManager {
     this.#newPartitions.clear();
     this.#pendingPartitions.clear();
     this.#partitionsInTransaction.clear();
+    // Offsets of a TxnOffsetCommit that never went out (failed in an error state) belong to the transaction just
+    // ended: left here, the next transaction's TxnOffsetCommit would carry them (the request is built from this map).
+    this.#pendingTxnOffsetCommits.clear();
   }
 }

@@ -1,4 +1,4 @@
-import { getOrCreate, type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
 import { observationOf } from "./observations.js";
 import { OwnershipTimeline } from "./ownership-timeline.js";
@@ -71,7 +71,12 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
   let recordsConsumed = 0;
 
   const endTenures = (actor: string, keep: Set<string>) => {
-    for (const tp of owned.get(actor) ?? []) if (!keep.has(tp)) tenures.delete(`${actor}/${tp}`);
+    for (const tp of owned.get(actor) ?? []) {
+      if (keep.has(tp)) continue;
+      tenures.delete(`${actor}/${tp}`);
+      // A reset of a partition given up before its records came explains nothing in a later tenure.
+      resetPending.delete(`${actor}/${tp}`);
+    }
   };
   const liveness = new OwnershipTimeline();
   events.forEach((event, index) => {
@@ -132,8 +137,11 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
     if (before !== undefined && records.firstOffset <= before.offset) {
       const count = Math.min(records.lastOffset, before.offset) - records.firstOffset + 1;
       let cause: Redelivery["cause"] = null;
-      if (wasReset) cause = "reset";
-      else if (!liveness.isLive(actor)) cause = "zombie";
+      if (wasReset) {
+        cause = "reset";
+        // The records after it in this tenure catch up through the same re-read.
+        tenure.catchUp = cause;
+      } else if (!liveness.isLive(actor)) cause = "zombie";
       else if (tenure.next === null) {
         // A new tenure starts from the last committed offset: it re-reads what the previous owner did not commit.
         const previous = lastCommit.get(`${before.actor}/${tp}`);
@@ -142,7 +150,9 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
       } else if (records.firstOffset === tenure.next) cause = tenure.catchUp;
       redeliveries.push({ t: event.t, index, actor, partition: tp, count, cause });
     }
-    if (before === undefined || records.lastOffset > before.offset) consumedUpTo.set(tp, { offset: records.lastOffset, actor });
+    // A fenced zombie's records are duplicates themselves: they do not move what the group has consumed.
+    const live = liveness.isLive(actor);
+    if (live && (before === undefined || records.lastOffset > before.offset)) consumedUpTo.set(tp, { offset: records.lastOffset, actor });
     tenure.next = records.lastOffset + 1;
   });
   return { breaks, redeliveries, unowned, recordsConsumed };

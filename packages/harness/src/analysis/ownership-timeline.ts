@@ -19,6 +19,8 @@ export class OwnershipTimeline {
   readonly #fenced = new Set<string>();
   readonly #memberIdOf = new Map<string, string>();
   readonly #actorOfMemberId = new Map<string, string>();
+  /** Member ids the coordinator holds now (a gc.member since their last removal). */
+  readonly #admitted = new Set<string>();
   /** Live owners of each partition key. */
   readonly #owners = new Map<string, Set<string>>();
   /** Partitions that just got a second live owner at the last apply(). */
@@ -58,11 +60,11 @@ export class OwnershipTimeline {
     }
     const state = observationOf(event, "member.state");
     if (state !== undefined && event.ev === "obs") {
-      this.#identify(event.actor, state.memberId);
-      return false;
+      return this.#identify(event.actor, state.memberId);
     }
     const readmitted = observationOf(event, "gc.member");
     if (readmitted !== undefined) {
+      this.#admitted.add(readmitted.memberId);
       const actor = this.#actorOfMemberId.get(readmitted.memberId);
       if (actor === undefined || !this.#fenced.has(actor)) return false;
       this.#fenced.delete(actor);
@@ -73,6 +75,7 @@ export class OwnershipTimeline {
     if (removed !== undefined) {
       const actor = this.#actorOfMemberId.get(removed.memberId);
       // Only a removal of the id the actor holds now fences it (not an id a previous process of it had).
+      this.#admitted.delete(removed.memberId);
       if (actor === undefined || this.#fenced.has(actor) || this.#memberIdOf.get(actor) !== removed.memberId) return false;
       // An online upgrade or downgrade rebuilds the member objects; the members themselves carry on.
       if (removed.reason === "group-converted") return false;
@@ -109,10 +112,26 @@ export class OwnershipTimeline {
     return this.#alive.has(actor);
   }
 
-  #identify(actor: string, memberId: string): void {
-    if (memberId === "" || this.#memberIdOf.get(actor) === memberId) return;
+  /**
+   * Learns which member id an actor holds now. An empty id means it holds
+   * none (a classic member reset to rejoin). A fenced actor that reveals an
+   * id the coordinator has already admitted since is live again (the
+   * coordinator's answer can reach the history before the client's).
+   */
+  #identify(actor: string, memberId: string): boolean {
+    if (this.#memberIdOf.get(actor) === memberId) return false;
+    if (memberId === "") {
+      this.#memberIdOf.delete(actor);
+      return false;
+    }
     this.#memberIdOf.set(actor, memberId);
     this.#actorOfMemberId.set(memberId, actor);
+    if (this.#fenced.has(actor) && this.#admitted.has(memberId)) {
+      this.#fenced.delete(actor);
+      this.#remember(actor);
+      return true;
+    }
+    return false;
   }
 
   #liveSet(actor: string): Set<string> {

@@ -1,10 +1,27 @@
 import { assignorBench } from "./assignor-bench.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { inlineHostBench } from "./inline-host-bench.js";
+import { lockstepBench } from "./lockstep-bench.js";
+import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
+import { realtimeCpuBench } from "./realtime-cpu-bench.js";
 import { routerBench } from "./router-bench.js";
+import { routerThroughputBench } from "./router-throughput-bench.js";
+import { workerCostBench } from "./worker-cost-bench.js";
 
-/** Every benchmark suite; `pnpm bench [suite ...]` runs the named ones (default: all). */
-const SUITES: readonly BenchSuite[] = [inlineHostBench, routerBench, assignorBench];
+/** Every benchmark suite; `pnpm bench [suite ...]` runs the named ones (default: all but the on-demand ones). */
+const SUITES: readonly BenchSuite[] = [
+  inlineHostBench,
+  routerBench,
+  assignorBench,
+  routerThroughputBench,
+  lockstepBench,
+  realtimeCpuBench,
+  workerCostBench,
+  lockstepSweepBench,
+];
+
+/** Suites that take too long for the default run (the determinism sweep: an hour or more); run them by name. */
+const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench]);
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !SUITES.some((suite) => suite.name === name));
@@ -12,7 +29,8 @@ async function main(names: readonly string[]): Promise<number> {
     process.stderr.write(`bench: unknown suite '${unknown[0]}' (known: ${SUITES.map((s) => s.name).join(", ")})\n`);
     return 2;
   }
-  const chosen = names.length === 0 ? SUITES : SUITES.filter((suite) => names.includes(suite.name));
+  const chosen =
+    names.length === 0 ? SUITES.filter((suite) => !ON_DEMAND.has(suite)) : SUITES.filter((suite) => names.includes(suite.name));
   const rows: BenchRow[] = [];
   process.stdout.write("| suite | case | value | unit | note |\n|---|---|---:|---|---|\n");
   for (const suite of chosen) {

@@ -57,7 +57,9 @@ function expiryDue(track: MemberTrack, from: Micros, max: Micros, until: Micros)
     CHECKED_STATES.has(valueAt(states, t, "UNSUBSCRIBED", inclusive)) && valueAt(coordinator, t, false, inclusive);
   const deadline = from + max;
   if (deadline < until && checkedAt(deadline, false)) return deadline;
-  const changes = [...track.states.map((s) => s.t), ...track.coordinator.map((c) => c.t)].filter((t) => t > deadline && t < until).sort((a, b) => a - b);
+  const changes = [...track.states.map((s) => s.t), ...track.coordinator.map((c) => c.t)]
+    .filter((t) => t > deadline && t < until)
+    .sort((a, b) => a - b);
   for (const t of changes) if (checkedAt(t, true)) return t;
   return null;
 }
@@ -122,11 +124,17 @@ export const pollExpiry: Checker = {
       for (const timeout of t.timeouts) {
         const last = [...t.polls].reverse().find((p) => p < timeout.t);
         if (last === undefined || last !== timeout.lastPollUs) {
-          violations.add(timeout.t, `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last ?? "never"}`, [
-            timeout.index,
-          ]);
+          violations.add(
+            timeout.t,
+            `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last ?? "never"}`,
+            [timeout.index],
+          );
         } else if (timeout.t - last < max) {
-          violations.add(timeout.t, `${actor} expired ${timeout.t - last} us after its last poll, before max.poll.interval.ms (${max / 1000} ms)`, [timeout.index]);
+          violations.add(
+            timeout.t,
+            `${actor} expired ${timeout.t - last} us after its last poll, before max.poll.interval.ms (${max / 1000} ms)`,
+            [timeout.index],
+          );
         }
       }
       t.polls.forEach((from, i) => {
@@ -137,13 +145,19 @@ export const pollExpiry: Checker = {
         const due = expiryDue(t, from, max, until);
         const inGap = t.timeouts.filter((x) => x.lastPollUs === from && x.t > from && x.t <= next);
         if (due === null) {
-          if (inGap.length > 0) violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [inGap[0]?.index ?? 0]);
+          if (inGap.length > 0)
+            violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [
+              inGap[0]?.index ?? 0,
+            ]);
           return;
         }
         if (due + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
         const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, due + TOLERANCE_US);
         if (inGap.length > 1 || (inGap.length === 0 && !frozenAtDue)) {
-          violations.add(due, `${actor} went ${Math.min(next, spec.durationUs) - from} us without polling (max.poll.interval.ms ${max / 1000} ms) and was expired ${inGap.length} times`);
+          violations.add(
+            due,
+            `${actor} went ${Math.min(next, spec.durationUs) - from} us without polling (max.poll.interval.ms ${max / 1000} ms) and was expired ${inGap.length} times`,
+          );
           return;
         }
         const expiry = inGap[0];

@@ -8,7 +8,7 @@ Commands:
       --seed N                the run seed (default: the scenario's, else 1)
       --host inline|lockstep  where actors run (default inline; lockstep = one worker thread per actor)
       --host realtime         worker threads on the real clock; writes recording.jsonl to --out (see replay)
-      --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto shards large groups)
+      --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto = one worker per core)
       --time-scale X          realtime: real seconds per virtual second (0.01: a 45 s timeout takes 450 ms)
       --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
       --out DIR               write history.jsonl, summary.json and command.txt to DIR
@@ -21,6 +21,10 @@ Commands:
       --input FILE            {"topics":[{"name","partitions"}], "members":[{"id","instanceId","subscriptions","owned","generation"}]}
   replay <run-dir|recording>  re-run a realtime recording inline on its recorded schedule; compare each actor's messages
       --json                  print the report as one JSON object (exit 1 if any actor's messages differ)
+  compare <scenario>          run a scenario under eager, cooperative and the consumer protocol (same seed)
+      --seed N                the run seed
+      --json                  {"rows":[{"protocol","peakUnowned","unownedPartitionSeconds","rebalances","timeToStableMs","pausedMembers","rounds"}]}
+  report <run-dir>            write report.html (ownership Gantt, states, epochs, faults, verdicts, metrics; every run --out writes one)
   help, --help                this text
 
 Exit codes: 0 ok, 1 a checker found a violation, 2 bad input.

@@ -9,7 +9,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./commands/run.js")).runCommand,
   "partition-for": async () => (await import("./commands/partition-for.js")).partitionForCommand,
   assign: async () => (await import("./commands/assign.js")).assignCommand,
+  compare: async () => (await import("./commands/compare.js")).compareCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
+  report: async () => (await import("./commands/report.js")).reportCommand,
 };
 
 /** Errors that mean bad input (a flag, a scenario, a config, a frame): one line, exit code 2. */

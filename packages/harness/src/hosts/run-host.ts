@@ -30,7 +30,12 @@ export interface HostRun {
 }
 
 /** Runs a spec in the named host. */
-export async function runInHost(spec: SimulationSpec, host: HostName, options: HostOptions = {}, history: HistoryOptions = {}): Promise<HostRun> {
+export async function runInHost(
+  spec: SimulationSpec,
+  host: HostName,
+  options: HostOptions = {},
+  history: HistoryOptions = {},
+): Promise<HostRun> {
   const logs = options.logs ?? SILENT_LOGS;
   const registryModule = options.registryModule ?? null;
   if (host === "lockstep") {
@@ -49,7 +54,7 @@ export async function runInHost(spec: SimulationSpec, host: HostName, options: H
     return { result, recording: realtime.recordingText() };
   }
   let inline: InlineHost | null = null;
-  const actorLogs = new ActorLogs(logs.level, logFileOf(logs, "inline"), () => inline?.core.now ?? 0, false);
+  const actorLogs = await ActorLogs.open(logs.level, logFileOf(logs, "inline"), () => inline?.core.now ?? 0, false);
   inline = new InlineHost(spec, DEFAULT_REGISTRY, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
   try {
     return { result: inline.run(), recording: null };

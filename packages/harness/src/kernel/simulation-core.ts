@@ -22,8 +22,9 @@ export class SimulationCore implements CellSink {
   readonly history: History;
   readonly queue = new TinyQueue<SimEvent>([], compareKeys);
   /** Sees every routing decision as it is made (the realtime host records them). */
-  onRoute: ((from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, bytes: number, decision: RouteDecision) => void) | null =
-    null;
+  onRoute:
+    | ((from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, bytes: number, decision: RouteDecision) => void)
+    | null = null;
   #injected = 0;
   eventsProcessed = 0;
   now: Micros = 0;

@@ -6,6 +6,7 @@ import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type RunMetrics, runMetrics } from "../metrics/run-metrics.js";
+import { writeRunReport } from "../report/write-report.js";
 import { ScenarioError, type SpecOverrides, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 
@@ -13,7 +14,7 @@ export type { HostName, HostOptions } from "../hosts/run-host.js";
 
 export interface RunOptions extends SpecOverrides {
   readonly host: HostName;
-  /** Directory for history.jsonl, summary.json and command.txt. */
+  /** Directory for history.jsonl, summary.json, command.txt, spec.json and report.html. */
   readonly out?: string;
   /** The command that replays this run, recorded with it. */
   readonly replayCommand?: string;
@@ -80,6 +81,9 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     writeFileSync(join(options.out, "command.txt"), `${summary.replay}\n`);
     // A realtime run is replayed from its recording (kcsim replay DIR), not from its seed.
     if (result.recordingText !== undefined) writeFileSync(join(options.out, "recording.jsonl"), result.recordingText);
+    // The resolved spec: fault windows and group topology for the report (kcsim report DIR reads it too).
+    writeFileSync(join(options.out, "spec.json"), `${JSON.stringify(spec)}\n`);
+    writeRunReport(options.out, { header: { scenario: spec.scenario, seed: spec.seed }, spec, summary }, result.events);
   }
   return { summary, result };
 }

@@ -1,6 +1,6 @@
 import { type JsonValue, topicIdFor } from "@kcsim/protocol";
 import type { ActorSpec } from "../kernel/simulation-spec.js";
-import type { ClusterSpec, GroupSpec, ScenarioFile } from "./scenario-schema.js";
+import type { ClusterSpec, GroupSpec, ProducerGroupSpec, ScenarioFile } from "./scenario-schema.js";
 
 /** Actor kinds the cluster and groups expand into. */
 export const COORDINATOR_KIND = "group-coordinator";
@@ -9,6 +9,7 @@ export const CLASSIC_CONSUMER_KIND = "classic-consumer";
 export const BROKER_KIND = "broker";
 export const CONTROLLER_KIND = "controller";
 export const PRODUCER_KIND = "producer";
+export const TRANSACTION_COORDINATOR_KIND = "transaction-coordinator";
 export const CONTROLLER_ID = "controller";
 
 export type GroupProtocol = "consumer" | "eager" | "cooperative";
@@ -23,6 +24,36 @@ export function clusterTopics(cluster: ClusterSpec): { name: string; id: string;
 
 export function brokerIds(cluster: ClusterSpec): string[] {
   return Array.from({ length: cluster.brokers ?? 0 }, (_, i) => `broker-${i}`);
+}
+
+export function transactionCoordinatorIds(cluster: ClusterSpec): string[] {
+  return Array.from({ length: cluster.transactionCoordinators ?? 0 }, (_, i) => `txn-coordinator-${i}`);
+}
+
+/**
+ * The transaction coordinators: each knows all of them (transactional ids
+ * are spread over them), the data brokers (markers go to the partition
+ * leaders) and the group coordinators (markers for transactional offsets).
+ */
+function expandTransactionCoordinators(cluster: ClusterSpec): ActorSpec[] {
+  const ids = transactionCoordinatorIds(cluster);
+  const config = {
+    broker: (cluster.broker ?? {}) as JsonValue,
+    txnCoordinators: ids,
+    brokers: brokerIds(cluster),
+    groupCoordinators: coordinatorIds(cluster),
+    topics: clusterTopics(cluster),
+  };
+  return ids.map((id) => ({ id, kind: TRANSACTION_COORDINATOR_KIND, config, startAtUs: 0 }));
+}
+
+/** A producer's settings and transaction wiring: a transactional one gets a transactional.id of its own and the coordinators. */
+function producerConfig(group: ProducerGroupSpec, id: string, number: number, cluster: ClusterSpec): Record<string, JsonValue> {
+  const producer = { ...(group.producer ?? {}) } as Record<string, JsonValue>;
+  if (group.transaction === undefined) return { producer };
+  const given = producer["transactional.id"];
+  producer["transactional.id"] = typeof given === "string" && given !== "" ? `${given}-${number}` : id;
+  return { producer, transactionCoordinators: transactionCoordinatorIds(cluster), transaction: group.transaction as JsonValue };
 }
 
 /** The data brokers, their controller and the producers of a scenario. */
@@ -45,14 +76,16 @@ function expandDataPath(scenario: ScenarioFile, cluster: ClusterSpec): ActorSpec
   for (const group of scenario.producers ?? []) {
     const prefix = group.idPrefix ?? "producer-";
     for (let i = 1; i <= (group.count ?? 1); i++) {
+      const id = `${prefix}${i}`;
       actors.push({
-        id: `${prefix}${i}`,
+        id,
         kind: PRODUCER_KIND,
-        config: { bootstrap: ids, topics: producerTopics, producer: (group.producer ?? {}) as JsonValue, workload: group.workload as JsonValue },
+        config: { bootstrap: ids, topics: producerTopics, workload: group.workload as JsonValue, ...producerConfig(group, id, i, cluster) },
         startAtUs: Math.round((group.startAtMs ?? 0) * 1000),
       });
     }
   }
+  actors.push(...expandTransactionCoordinators(cluster));
   return actors;
 }
 
@@ -134,7 +167,7 @@ export function groupNemesis(scenario: ScenarioFile): { atMs: number; actor: str
 /**
  * Expands a scenario's cluster, producers and groups into actor specs: one
  * group-coordinator actor per coordinator, the data brokers with their
- * controller, the producers, one consumer actor per member
+ * controller, the producers, the transaction coordinators, one consumer actor per member
  * (KIP-848 "consumer" or "classic-consumer" depending on the protocol,
  * which `protocolOverride` replaces for every group).
  */
@@ -151,6 +184,7 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
   }));
   actors.push(...expandDataPath(scenario, cluster));
   const brokers = brokerIds(cluster);
+  const transactionCoordinators = transactionCoordinatorIds(cluster);
   for (const group of scenario.groups ?? []) {
     const protocol = protocolOverride ?? group.protocol ?? "consumer";
     for (const member of memberPlans(group, protocol)) {
@@ -167,6 +201,8 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
           app: { ...(group.app ?? {}), ...(override?.app ?? {}) } as JsonValue,
           // A "fetch" source reads from the data brokers through the real fetcher.
           source: (group.source?.kind === "fetch" ? { ...group.source, brokers } : (group.source ?? { kind: "synthetic" })) as JsonValue,
+          // For a transactional consume-process-produce output.
+          ...(transactionCoordinators.length > 0 ? { transactionCoordinators } : {}),
         },
         startAtUs: Math.round(member.startAtMs * 1000),
       });

@@ -54,7 +54,9 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
   (scenario.cluster?.topics ?? []).forEach((topic, i) => {
     const brokers = scenario.cluster?.brokers ?? 0;
     if (topic.replicationFactor !== undefined && topic.replicationFactor > brokers) {
-      throw new ScenarioError(`${source}: cluster.topics[${i}].replicationFactor: ${topic.replicationFactor} exceeds the ${brokers} brokers`);
+      throw new ScenarioError(
+        `${source}: cluster.topics[${i}].replicationFactor: ${topic.replicationFactor} exceeds the ${brokers} brokers`,
+      );
     }
   });
   (scenario.groups ?? []).forEach((group, i) => {
@@ -62,6 +64,7 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
       throw new ScenarioError(`${source}: groups[${i}].source: kind "fetch" needs cluster.brokers > 0`);
     }
   });
+  validateTransactions(scenario, source);
   const topics = new Set((scenario.cluster?.topics ?? []).map((t) => t.name));
   (scenario.groups ?? []).forEach((group, i) => {
     const missing = group.subscription.find((topic) => !topics.has(topic));
@@ -96,6 +99,34 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     });
   }
   return scenario;
+}
+
+/** What transactions need: brokers under the transaction coordinators, coordinators for transactional producers and outputs. */
+function validateTransactions(scenario: ScenarioFile, source: string): void {
+  const cluster = scenario.cluster;
+  const coordinators = cluster?.transactionCoordinators ?? 0;
+  if (coordinators > 0 && (cluster?.brokers ?? 0) === 0) {
+    throw new ScenarioError(`${source}: cluster.transactionCoordinators: transaction coordinators need cluster.brokers > 0`);
+  }
+  (scenario.producers ?? []).forEach((producer, i) => {
+    if (producer.transaction !== undefined && coordinators === 0) {
+      throw new ScenarioError(`${source}: producers[${i}].transaction: transactional producers need cluster.transactionCoordinators > 0`);
+    }
+  });
+  const topics = new Set((cluster?.topics ?? []).map((t) => t.name));
+  (scenario.groups ?? []).forEach((group, i) => {
+    const output = group.app?.output;
+    if (group.app?.mode !== "consume-process-produce" || typeof output !== "object" || output === null) return;
+    const { topic, transactional } = output as { topic?: unknown; transactional?: unknown };
+    if (typeof topic === "string" && !topics.has(topic))
+      throw new ScenarioError(`${source}: groups[${i}].app.output.topic: no topic '${topic}' in the cluster`);
+    if (group.source?.kind !== "fetch") {
+      throw new ScenarioError(`${source}: groups[${i}].source: a consume-process-produce group reads through the brokers (kind "fetch")`);
+    }
+    if (transactional === true && coordinators === 0) {
+      throw new ScenarioError(`${source}: groups[${i}].app.output.transactional: needs cluster.transactionCoordinators > 0`);
+    }
+  });
 }
 
 export function loadScenarioFile(path: string): ScenarioFile {
@@ -151,7 +182,11 @@ export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverride
     plan,
     nemesis: [
       ...(scenario.nemesis ?? []).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: controlOf(step) })),
-      ...groupNemesis(scenario).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: { action: "command", command: { command: "close" } } as const })),
+      ...groupNemesis(scenario).map((step) => ({
+        atUs: ms(step.atMs),
+        actor: step.actor,
+        control: { action: "command", command: { command: "close" } } as const,
+      })),
     ],
     useCodec: overrides.useCodec ?? scenario.codec ?? true,
     restartPolicy: policy.mode === "restart" ? { mode: "restart", delayUs: ms(policy.delayMs) } : policy,

@@ -103,6 +103,11 @@ export const ClusterSchema = Type.Object(
     coordinators: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
     /** Data brokers broker-0 .. broker-(n-1) and one controller: the data path (partition leaders, replication). 0 = none. */
     brokers: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    /**
+     * Transaction coordinators txn-coordinator-0 .. txn-coordinator-(n-1) (needs brokers): transactional
+     * producers and consume-process-produce groups with a transactional output. 0 = none.
+     */
+    transactionCoordinators: Type.Optional(Type.Integer({ minimum: 0, maximum: 50 })),
     topics: Type.Array(
       Type.Object(
         {
@@ -134,7 +139,11 @@ export const GroupSchema = Type.Object(
     subscription: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
     /** Consumer settings (Kafka names) for every member. */
     consumer: Type.Optional(Settings),
-    /** The application: processing time per record, callback durations, commit mode. */
+    /**
+     * The application: processing time per record, callback durations, commit mode, and what it does with each
+     * batch: mode ("poll" | "consume-process-produce"), output ({topic, transactional, producer}), sink
+     * ("append" | "upsert"). See the member's ApplicationConfig.
+     */
     app: Type.Optional(Settings),
     /** Where records come from: {"kind": "synthetic", ...} or the data path. */
     source: Type.Optional(Settings),
@@ -179,6 +188,12 @@ export const ProducerGroupSchema = Type.Object(
     producer: Type.Optional(Settings),
     /** {topic, recordsPerSecond, keys, valueBytes, bursts, stopAtMs}: see the producer actor. */
     workload: Settings,
+    /**
+     * Transactions ({recordsPerTransaction, transactionMs, abortRatio}: see the producer actor): each producer gets
+     * transactional.id = its actor id (or producer["transactional.id"] + "-" + its number) and the cluster's
+     * transaction coordinators.
+     */
+    transaction: Type.Optional(Settings),
     startAtMs: Type.Optional(Ms),
   },
   Closed,

@@ -12,6 +12,8 @@ import type { MemberIdentity } from "../consumer/member-identity.js";
 import { MemberObserver } from "../consumer/member-observer.js";
 import { PositionInitializer } from "../consumer/position-initializer.js";
 import { RequestChannel } from "../consumer/request-channel.js";
+import type { BatchProcessor } from "../processing/batch-processor.js";
+import { batchProcessorFor } from "../processing/batch-processor-for.js";
 import { AssignorMemory } from "./assignor-memory.js";
 import { ClassicCommitProtocol } from "./classic-commit-protocol.js";
 import { ClassicGroupLeave } from "./classic-group-leave.js";
@@ -45,6 +47,7 @@ export class ClassicRuntime {
   readonly #heartbeat: ClassicHeartbeatThread;
   readonly #joinLoop: JoinGroupLoop;
   readonly #leave: ClassicGroupLeave;
+  readonly #processor: BatchProcessor;
   readonly #app: ApplicationThread;
 
   constructor(actorId: ActorId, config: ClassicMemberConfig, source: RecordSource, correlationIds: CorrelationIds, ctx: Context) {
@@ -96,7 +99,24 @@ export class ClassicRuntime {
       consumer["auto.offset.reset"] as OffsetResetStrategy,
       backoff,
     );
-    this.#app = new ApplicationThread(config.app, consumer["max.poll.records"], source, observer, this.#applicationHooks());
+    this.#processor = batchProcessorFor(actorId, config, {
+      source,
+      assigned: this.#assigned,
+      observer,
+      correlationIds,
+      groupMetadata: () => {
+        const generation = membership.generation;
+        return { groupId, generationId: generation.generationId, memberId: generation.memberId, groupInstanceId };
+      },
+    });
+    this.#app = new ApplicationThread(
+      config.app,
+      consumer["max.poll.records"],
+      source,
+      observer,
+      this.#applicationHooks(),
+      this.#processor,
+    );
     const leaveGroup = (reason: string, ctx: Context) => maybeLeaveGroup(membership, this.#coordinator, this.#channel, reason, ctx);
     this.#heartbeat = new ClassicHeartbeatThread({
       channel: this.#channel,
@@ -156,12 +176,18 @@ export class ClassicRuntime {
       assignors: config.assignors.map((a) => a.name),
       rebalanceProtocol: config.rebalanceProtocol,
     });
+    this.#processor.start(ctx);
     this.#app.start(ctx);
     this.#runBackground(ctx);
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
-    if (deliverToConsumer(this.#channel, this.#source, from, message, ctx) && this.#source.hasRecords()) this.#app.wake(ctx);
+    // The processor's producer first: its answers look like the consumer's (FindCoordinator, Metadata) but carry its correlation ids.
+    const forProcessor = this.#processor.receive(from, message, ctx);
+    if (forProcessor) this.#app.wakeProcessing(ctx);
+    if (!forProcessor || message.type === "SimDisconnect") {
+      if (deliverToConsumer(this.#channel, this.#source, from, message, ctx) && this.#source.hasRecords()) this.#app.wake(ctx);
+    }
     this.#runBackground(ctx);
   }
 
@@ -170,6 +196,8 @@ export class ClassicRuntime {
       // Nothing of its own: the background run below is the point.
     } else if (this.#app.handlesTimer(timer)) {
       this.#app.fire(ctx);
+    } else if (this.#processor.fire(timer, ctx)) {
+      this.#app.wakeProcessing(ctx);
     } else if (!this.#channel.fire(timer, ctx)) {
       this.#source.fire(timer, ctx);
     }
@@ -236,6 +264,7 @@ export class ClassicRuntime {
       subscription: [...membership.subscription],
       coordinator: this.#coordinator.coordinator,
       app: this.#app.snapshot(),
+      processing: this.#processor.snapshot(),
     };
   }
 

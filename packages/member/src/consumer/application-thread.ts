@@ -1,6 +1,7 @@
 import type { ConsumedRecord, RecordSource } from "@kcsim/fetch";
 import { type Context, type Micros, ms, partitionsByTopic, type TopicPartition, tpKey } from "@kcsim/protocol";
 import type { RebalanceCallback } from "../observations.js";
+import type { ApplicationSteps, BatchOutcome, BatchProcessor } from "../processing/batch-processor.js";
 import type { Continuation } from "./completion.js";
 import type { ApplicationConfig } from "./consumer-member-config.js";
 import type { MemberObserver } from "./member-observer.js";
@@ -49,18 +50,20 @@ const APP_TIMER = "app";
 
 /**
  * The application thread, as a chain of timers: poll() -> process the
- * records (processingMsPerRecord each) -> maybe commitSync -> poll() ...
+ * records (the BatchProcessor: processingMsPerRecord each, and whatever
+ * the app does with them) -> maybe commitSync -> poll() ...
  * Rebalance callbacks run on it, inside poll() (or inside close() /
  * unsubscribe()), one at a time, each for its configured duration, so a
  * slow batch delays them. "pause-app" freezes it where it is (heartbeats go
  * on); "resume-app" continues with the remaining work.
  */
-export class ApplicationThread implements RebalanceListenerInvoker {
+export class ApplicationThread implements RebalanceListenerInvoker, ApplicationSteps {
   readonly #config: ApplicationConfig;
   readonly #maxPollRecords: number;
   readonly #source: RecordSource;
   readonly #observer: MemberObserver;
   readonly #hooks: ApplicationHooks;
+  readonly #processor: BatchProcessor;
   #processingMsPerRecord: number;
   #step: Step | null = null;
   #pausedRemaining: Micros = 0;
@@ -74,13 +77,25 @@ export class ApplicationThread implements RebalanceListenerInvoker {
   #polls = 0;
   #records = 0;
 
-  constructor(config: ApplicationConfig, maxPollRecords: number, source: RecordSource, observer: MemberObserver, hooks: ApplicationHooks) {
+  constructor(
+    config: ApplicationConfig,
+    maxPollRecords: number,
+    source: RecordSource,
+    observer: MemberObserver,
+    hooks: ApplicationHooks,
+    processor: BatchProcessor,
+  ) {
     this.#config = config;
     this.#maxPollRecords = maxPollRecords;
     this.#source = source;
     this.#observer = observer;
     this.#hooks = hooks;
+    this.#processor = processor;
     this.#processingMsPerRecord = config.processingMsPerRecord;
+  }
+
+  get processingMsPerRecord(): number {
+    return this.#processingMsPerRecord;
   }
 
   get paused(): boolean {
@@ -169,6 +184,23 @@ export class ApplicationThread implements RebalanceListenerInvoker {
   invoke(callback: RebalanceCallback, partitions: readonly TopicPartition[], ctx: Context, onDone: Continuation): void {
     this.#callbacks.push({ callback, partitions: [...partitions], onDone });
     this.wake(ctx);
+  }
+
+  // ---- steps of a batch (ApplicationSteps, for the BatchProcessor) --------------
+
+  work(delay: Micros, then: Continuation, ctx: Context): void {
+    this.#activity = "processing";
+    this.#schedule(ctx, delay, then, false);
+  }
+
+  waitForResult(then: Continuation, ctx: Context): void {
+    this.#activity = "committing";
+    this.#schedule(ctx, Number.POSITIVE_INFINITY, then, true);
+  }
+
+  /** Something the batch processor may be waiting for happened (its producer answered): a waiting batch re-checks. */
+  wakeProcessing(ctx: Context): void {
+    if (this.#activity === "committing") this.wake(ctx);
   }
 
   /** Cuts a wait short (new callback, records, a reconciliation to start); no effect while working or paused. */
@@ -301,11 +333,12 @@ export class ApplicationThread implements RebalanceListenerInvoker {
       return;
     }
     this.#activity = "processing";
-    this.#schedule(ctx, ms(records.length * this.#processingMsPerRecord), (ctx) => this.#afterBatch(ctx), false);
+    this.#processor.process(records, this, ctx, (ctx, outcome) => this.#afterBatch(outcome, ctx));
   }
 
-  #afterBatch(ctx: Context): void {
-    if (this.#config.commit !== "sync-after-batch") {
+  /** A batch is done: commitSync if the app commits after each batch (not after a rolled-back one), then the next poll. */
+  #afterBatch(outcome: BatchOutcome, ctx: Context): void {
+    if (this.#config.commit !== "sync-after-batch" || outcome === "rewound") {
       this.#betweenSteps(ctx);
       return;
     }

@@ -1,4 +1,5 @@
 import { type ConsumerConfig, type JsonValue, resolveConsumerConfig, topicIdFor } from "@kcsim/protocol";
+import { PROCESSING_FIELDS, type ProcessingConfig, parseProcessingConfig } from "../processing/processing-config.js";
 
 /**
  * The JSON configuration of a "consumer" actor (a KIP-848 consumer,
@@ -18,6 +19,8 @@ export interface ConsumerMemberConfig {
   readonly app: ApplicationConfig;
   /** Where records come from. */
   readonly source: RecordSourceConfig;
+  /** Transaction coordinator actor ids (a transactional consume-process-produce application's producer looks its coordinator up there). */
+  readonly transactionCoordinators: readonly string[];
 }
 
 export interface TopicMetadataConfig {
@@ -29,8 +32,11 @@ export interface TopicMetadataConfig {
 /** How offsets are committed: enable.auto.commit, commitSync() after each processed batch, or never. */
 export type CommitMode = "auto" | "sync-after-batch" | "none";
 
-/** The simulated application around the consumer: its poll loop and its rebalance listener. */
-export interface ApplicationConfig {
+/**
+ * The simulated application around the consumer: its poll loop, its
+ * rebalance listener, and what it does with each batch (ProcessingConfig).
+ */
+export interface ApplicationConfig extends ProcessingConfig {
   readonly processingMsPerRecord: number;
   readonly pollTimeoutMs: number;
   readonly revokeCallbackMs: number;
@@ -65,8 +71,16 @@ export class ConsumerMemberConfigError extends Error {
 
 type JsonObject = { readonly [key: string]: JsonValue };
 
-const TOP_LEVEL_FIELDS = ["consumer", "bootstrap", "subscription", "topics", "app", "source"];
-const APP_FIELDS = ["processingMsPerRecord", "pollTimeoutMs", "revokeCallbackMs", "assignCallbackMs", "lostCallbackMs", "commit"];
+const TOP_LEVEL_FIELDS = ["consumer", "bootstrap", "subscription", "topics", "app", "source", "transactionCoordinators"];
+const APP_FIELDS = [
+  "processingMsPerRecord",
+  "pollTimeoutMs",
+  "revokeCallbackMs",
+  "assignCallbackMs",
+  "lostCallbackMs",
+  "commit",
+  ...PROCESSING_FIELDS,
+];
 const SOURCE_FIELDS: Readonly<Record<RecordSourceConfig["kind"], readonly string[]>> = {
   synthetic: ["kind", "recordsPerSecondPerPartition", "recordBytes"],
   fetch: ["kind", "brokers"],
@@ -147,15 +161,29 @@ function parseConsumerSettings(value: JsonValue | undefined, groupProtocol: Memb
   return consumer;
 }
 
+/** The commit mode a consume-process-produce application needs: offsets go with the transaction, or commitSync after the sends. */
+function commitModeOf(processing: ProcessingConfig): CommitMode | null {
+  if (processing.output === null) return null;
+  return processing.output.transactional ? "none" : "sync-after-batch";
+}
+
 function parseApp(value: JsonValue | undefined, consumer: ConsumerConfig, explicitAutoCommit: boolean): ApplicationConfig {
   const app = objectAt(value, "app", APP_FIELDS);
   const nonNegative = (n: number) => n >= 0;
-  const defaultCommit: CommitMode = consumer["enable.auto.commit"] ? "auto" : "none";
+  const processing = parseProcessingConfig(app, fail);
+  const required = commitModeOf(processing);
+  if (required !== null && explicitAutoCommit && consumer["enable.auto.commit"]) {
+    fail("consumer.enable.auto.commit", 'must be false for app.mode "consume-process-produce" (offsets are committed after each batch)');
+  }
+  const defaultCommit: CommitMode = required ?? (consumer["enable.auto.commit"] ? "auto" : "none");
   const commit = app.commit ?? defaultCommit;
   if (typeof commit !== "string" || !COMMIT_MODES.includes(commit as CommitMode)) {
     fail("app.commit", `must be one of ${COMMIT_MODES.join(", ")}, got ${JSON.stringify(commit)}`);
   }
-  if (explicitAutoCommit && (commit === "auto") !== consumer["enable.auto.commit"]) {
+  if (required !== null && commit !== required) {
+    fail("app.commit", `must be "${required}" for this consume-process-produce output (got "${commit}")`);
+  }
+  if (required === null && explicitAutoCommit && (commit === "auto") !== consumer["enable.auto.commit"]) {
     fail("app.commit", `"${commit}" contradicts consumer.enable.auto.commit = ${consumer["enable.auto.commit"]}`);
   }
   return {
@@ -166,7 +194,25 @@ function parseApp(value: JsonValue | undefined, consumer: ConsumerConfig, explic
     assignCallbackMs: numberAt(app, "assignCallbackMs", "app.assignCallbackMs", 0, nonNegative, "a number >= 0"),
     lostCallbackMs: numberAt(app, "lostCallbackMs", "app.lostCallbackMs", 0, nonNegative, "a number >= 0"),
     commit: commit as CommitMode,
+    ...processing,
   };
+}
+
+/** What a consume-process-produce application needs of the rest of the config: the output topic, brokers, coordinators. */
+function checkOutput(
+  app: ApplicationConfig,
+  topics: readonly TopicMetadataConfig[],
+  source: RecordSourceConfig,
+  coordinators: readonly string[],
+): void {
+  const output = app.output;
+  if (output === null) return;
+  if (!topics.some((topic) => topic.name === output.topic))
+    fail("app.output.topic", `names no topic of 'topics', got ${JSON.stringify(output.topic)}`);
+  if (source.kind !== "fetch") fail("source.kind", 'must be "fetch" for app.mode "consume-process-produce" (results go to the brokers)');
+  if (output.transactional && coordinators.length === 0) {
+    fail("transactionCoordinators", "must name at least one transaction coordinator for a transactional output");
+  }
 }
 
 function isSourceKind(kind: JsonValue): kind is RecordSourceConfig["kind"] {
@@ -206,12 +252,11 @@ export function parseConsumerMemberConfig(json: JsonValue, groupProtocol: Member
   const explicitAutoCommit = isObject(root.consumer) && "enable.auto.commit" in root.consumer;
   const bootstrap = stringListAt(root.bootstrap, "bootstrap", false);
   const subscription = root.subscription === undefined ? [] : stringListAt(root.subscription, "subscription", true);
-  return {
-    consumer,
-    bootstrap,
-    subscription: [...new Set(subscription)].sort(),
-    topics: parseTopics(root.topics),
-    app: parseApp(root.app, consumer, explicitAutoCommit),
-    source: parseSource(root.source),
-  };
+  const topics = parseTopics(root.topics);
+  const app = parseApp(root.app, consumer, explicitAutoCommit);
+  const source = parseSource(root.source);
+  const transactionCoordinators =
+    root.transactionCoordinators === undefined ? [] : stringListAt(root.transactionCoordinators, "transactionCoordinators", true);
+  checkOutput(app, topics, source, transactionCoordinators);
+  return { consumer, bootstrap, subscription: [...new Set(subscription)].sort(), topics, app, source, transactionCoordinators };
 }

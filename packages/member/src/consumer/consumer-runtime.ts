@@ -1,5 +1,7 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
 import { type ActorId, type Context, type ControlCommand, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
+import type { BatchProcessor } from "../processing/batch-processor.js";
+import { batchProcessorFor } from "../processing/batch-processor-for.js";
 import { type ApplicationHooks, ApplicationThread } from "./application-thread.js";
 import { AssignedPartitions } from "./assigned-partitions.js";
 import { clientIdOf } from "./client-id.js";
@@ -42,6 +44,7 @@ export class ConsumerRuntime {
   readonly #positions: PositionInitializer;
   readonly #membership: MembershipManager;
   readonly #heartbeat: HeartbeatManager;
+  readonly #processor: BatchProcessor;
   readonly #app: ApplicationThread;
 
   constructor(actorId: ActorId, config: ConsumerMemberConfig, source: RecordSource, correlationIds: CorrelationIds, ctx: Context) {
@@ -85,7 +88,21 @@ export class ConsumerRuntime {
       consumer["auto.offset.reset"] as OffsetResetStrategy,
       backoff,
     );
-    this.#app = new ApplicationThread(config.app, consumer["max.poll.records"], source, observer, this.#applicationHooks());
+    this.#processor = batchProcessorFor(actorId, config, {
+      source,
+      assigned: this.#assigned,
+      observer,
+      correlationIds,
+      groupMetadata: () => ({ groupId, generationId: this.#membership.memberEpoch(), memberId, groupInstanceId }),
+    });
+    this.#app = new ApplicationThread(
+      config.app,
+      consumer["max.poll.records"],
+      source,
+      observer,
+      this.#applicationHooks(),
+      this.#processor,
+    );
     this.#membership = new MembershipManager(
       { groupId, memberId: this.memberId, groupInstanceId, rebalanceTimeoutMs: consumer["max.poll.interval.ms"] },
       {
@@ -115,12 +132,18 @@ export class ConsumerRuntime {
       instanceId: groupInstanceId,
       subscription: [...config.subscription],
     });
+    this.#processor.start(ctx);
     this.#app.start(ctx);
     this.#runBackground(ctx);
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
-    if (deliverToConsumer(this.#channel, this.#source, from, message, ctx) && this.#source.hasRecords()) this.#app.wake(ctx);
+    // The processor's producer first: its answers look like the consumer's (FindCoordinator, Metadata) but carry its correlation ids.
+    const forProcessor = this.#processor.receive(from, message, ctx);
+    if (forProcessor) this.#app.wakeProcessing(ctx);
+    if (!forProcessor || message.type === "SimDisconnect") {
+      if (deliverToConsumer(this.#channel, this.#source, from, message, ctx) && this.#source.hasRecords()) this.#app.wake(ctx);
+    }
     this.#runBackground(ctx);
   }
 
@@ -129,6 +152,8 @@ export class ConsumerRuntime {
       // Nothing of its own: the background run below is the point.
     } else if (this.#app.handlesTimer(timer)) {
       this.#app.fire(ctx);
+    } else if (this.#processor.fire(timer, ctx)) {
+      this.#app.wakeProcessing(ctx);
     } else if (!this.#channel.fire(timer, ctx)) {
       this.#source.fire(timer, ctx);
     }
@@ -191,6 +216,7 @@ export class ConsumerRuntime {
       coordinator: this.#coordinator.coordinator,
       heartbeatIntervalMs: this.#heartbeat.heartbeatIntervalMs,
       app: this.#app.snapshot(),
+      processing: this.#processor.snapshot(),
     };
   }
 

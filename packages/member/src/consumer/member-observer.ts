@@ -10,13 +10,19 @@ import type {
   OwnedPartitionsObservation,
   PollObservation,
   PollTimeoutObservation,
+  ProcessedBatchObservation,
   RebalanceCallback,
   RecordsObservation,
+  SinkWriteObservation,
 } from "../observations.js";
 
 export type OwnershipChangeCause = OwnedPartitionsObservation["cause"];
 export type CommitKind = CommitObservation["kind"];
 export type CommittedOffsets = CommitObservation["offsets"];
+/** What `batch` reports, less who reports it. */
+export type ProcessedBatch = Omit<ProcessedBatchObservation, "type" | "groupId" | "memberId" | "memberEpoch">;
+/** What `sinkWrite` reports, less who reports it. */
+export type SinkWrite = Omit<SinkWriteObservation, "type" | "groupId" | "memberId">;
 
 /** Who the observations are about. The classic member's id and generation change as it joins, hence functions. */
 export interface ObservedMember {
@@ -126,6 +132,20 @@ export class MemberObserver {
       memberId: this.#memberId,
       coordinator,
     } satisfies CoordinatorObservation);
+  }
+
+  batch(ctx: Context, batch: ProcessedBatch): void {
+    ctx.observe({
+      type: "member.batch",
+      groupId: this.#groupId,
+      memberId: this.#memberId,
+      memberEpoch: this.#memberEpoch(),
+      ...batch,
+    } satisfies ProcessedBatchObservation);
+  }
+
+  sinkWrite(ctx: Context, write: SinkWrite): void {
+    ctx.observe({ type: "sink.write", groupId: this.#groupId, memberId: this.#memberId, ...write } satisfies SinkWriteObservation);
   }
 
   fatal(ctx: Context, error: string): void {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { replayRecording, type ReplayReport } from "../../hosts/realtime/replay.js";
 import { parseRecording, RecordingError } from "../../hosts/realtime/recording.js";
+import { type ReplayReport, replayRecording } from "../../hosts/realtime/replay.js";
 import { loadRegistry } from "../../hosts/worker/load-registry.js";
 import { parseFlags } from "../parse-flags.js";
 import { resolveUserPath } from "../paths.js";

@@ -31,7 +31,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const host = choiceFlag("run", "host", values.host, HOST_NAMES, "inline");
   const logLevel = choiceFlag("run", "log-level", values["log-level"], LOG_LEVELS, "silent");
   const actorsPerWorker = values["actors-per-worker"] === undefined ? undefined : parseActorsPerWorker(values["actors-per-worker"]);
-  if (actorsPerWorker === null) throw new UsageError(`run: --actors-per-worker must be a positive integer or auto, got '${values["actors-per-worker"]}'`);
+  if (actorsPerWorker === null)
+    throw new UsageError(`run: --actors-per-worker must be a positive integer or auto, got '${values["actors-per-worker"]}'`);
   const timeScale = values["time-scale"] === undefined ? undefined : Number(values["time-scale"]);
   if (timeScale !== undefined && !(timeScale > 0 && Number.isFinite(timeScale)))
     throw new UsageError(`run: --time-scale must be a positive number, got '${values["time-scale"]}'`);

@@ -8,14 +8,15 @@ import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
-import { ActorMirror } from "../worker/actor-mirror.js";
 import { type LogSpec, logFileOf, SILENT_LOGS } from "../worker/actor-logs.js";
+import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
+import { boundedAll } from "../worker/bounded-all.js";
 import { loadRegistry } from "../worker/load-registry.js";
 import { type ActorsPerWorker, planShards } from "../worker/shard-plan.js";
 import { describeExit, type WorkerExit, WorkerHandle } from "../worker/worker-handle.js";
+import { mergeByHeads } from "./effect-merge.js";
 import { safeLookahead } from "./safe-lookahead.js";
-import { createChannelBuffer, WindowChannelMain } from "./shared-window-channel.js";
 import type {
   ActorReport,
   EffectGroup,
@@ -26,6 +27,7 @@ import type {
   WindowReply,
 } from "./shard-protocol.js";
 import { ShardRuntime, tupleOf } from "./shard-runtime.js";
+import { createChannelBuffer, WindowChannelMain } from "./shared-window-channel.js";
 import { decodeReply, encodeWindow } from "./window-codec.js";
 
 const WORKER_ENTRY = builtModule("./worker-entry.js", import.meta.url);
@@ -40,8 +42,16 @@ export interface LockstepHostOptions {
   readonly registryModule?: string | null;
   /** Whether ctx.burnCpu burns real CPU in the workers (default true). */
   readonly burnCpu?: boolean;
+  /** A shard that takes longer than this over one window is killed as hung (an actor in an endless loop). Default 60 s. */
+  readonly windowTimeoutMs?: number;
+  /** Each worker's heap cap in MB (default 1024): an actor that exceeds it kills only its worker. */
+  readonly workerHeapMb?: number;
 }
 
+/** A worker that has not loaded its modules and built its actors by then is not coming. */
+const START_TIMEOUT_MS = 120_000;
+/** A window no shard should take longer than: past it, the shard's worker counts as hung and is killed. */
+const WINDOW_TIMEOUT_MS = 60_000;
 /** How long the main thread blocks on a shard before it lets the event loop look for dead workers. */
 const LIVENESS_POLL_MS = 50;
 
@@ -78,6 +88,11 @@ class Shard {
       this.#reply = null;
       pending?.resolve(null);
     });
+  }
+
+  /** Port transport: whether the shard answered the current window. */
+  get answered(): boolean {
+    return this.#reply === null;
   }
 
   requestOverPort(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array | null> {
@@ -120,9 +135,13 @@ export class LockstepHost {
   readonly #shardOf = new Map<ActorId, Shard>();
   readonly #mirrors = new Map<ActorId, ActorMirror>();
   readonly #exits: Promise<WorkerExit>[] = [];
+  readonly #shardOfHandle = new Map<WorkerHandle<LockstepShardControl>, Shard>();
+  readonly #handles = new Set<WorkerHandle<LockstepShardControl>>();
   /** Shards whose worker died on its own, waiting to be buried by the loop. */
   readonly #died: { shard: Shard; exit: WorkerExit }[] = [];
   #standIns: ShardRuntime | null = null;
+  /** A started worker without actors, ready for the next restart (crash faults make restarts likely). */
+  #spare: Promise<WorkerHandle<LockstepShardControl>> | null = null;
   #workers = 0;
   #hostEvents = 0;
   #timersRun = 0;
@@ -148,6 +167,7 @@ export class LockstepHost {
     return this.#shardOf.get(actor)?.handle;
   }
 
+  /** Runs the whole spec (or what is left of it, after start() and runUntil()), seals the history and closes. */
   async run(): Promise<RunResult> {
     const started = performance.now();
     try {
@@ -160,8 +180,9 @@ export class LockstepHost {
     }
   }
 
-  /** Starts every worker and builds the actors' cells (run() does this). */
+  /** Starts every worker and builds the actors' cells (run() does this; a second call does nothing). */
   async start(): Promise<void> {
+    if (this.#standIns !== null) return;
     const spec = this.core.spec;
     const registry = await this.#registry();
     this.#standIns = new ShardRuntime(spec, [], registry);
@@ -169,7 +190,8 @@ export class LockstepHost {
       spec.actors.map((a) => a.id),
       this.#options.actorsPerWorker ?? 1,
     );
-    await Promise.all(groups.map((ids) => this.#spawn(ids.map((id) => this.#init(id)))));
+    await boundedAll(groups, (ids) => this.#spawn(ids.map((id) => this.#init(id))));
+    if (spec.nemesis.some((step) => step.control.action === "crash")) this.#keepSpare();
   }
 
   /** Runs windows until the next event is past `until`. */
@@ -187,7 +209,7 @@ export class LockstepHost {
       // Nothing sent inside [start, start + lookahead) can arrive inside it: the window runs in parallel.
       const limit = Math.min(start + lookahead - 1, until);
       this.#windows++;
-      const groups: EffectGroup[] = [];
+      const local: EffectGroup[] = [];
       for (let event = core.popDue(limit); event !== undefined; event = core.popDue(limit)) {
         let shard = this.#shardOf.get(event.to);
         if (shard === undefined && standIns.cell(event.to) !== undefined && this.#needsWorker(standIns, event)) {
@@ -198,19 +220,19 @@ export class LockstepHost {
           if (shard.solo && event.kind === "control" && event.control.action === "crash") shard.carryOf.push(event.to);
         } else {
           // A stand-in (its worker was terminated), or no such actor: handled here at once, in key order.
-          this.#runLocal(standIns, event, groups);
+          this.#runLocal(standIns, event, local);
         }
       }
       busy.length = 0;
       for (const shard of this.#shards) if (shard.batch.length > 0 || (shard.nextDue !== null && shard.nextDue <= limit)) busy.push(shard);
       const replies = await this.#exchange(busy, limit);
+      const sequences: (readonly EffectGroup[])[] = [local];
       for (const reply of replies) {
         if (reply === null) continue;
-        for (const group of reply[0]) groups.push(group);
+        sequences.push(reply[0]);
         this.#timersRun += reply[3];
       }
-      if (groups.length > 1) groups.sort(compareGroups);
-      for (const group of groups) for (const effect of group[4]) applyEffect(core, this.#mirrors, effect);
+      for (const group of mergeByHeads(sequences)) for (const effect of group[4]) applyEffect(core, this.#mirrors, effect);
       for (let i = 0; i < busy.length; i++) {
         const shard = busy[i] as Shard;
         const reply = replies[i];
@@ -249,6 +271,9 @@ export class LockstepHost {
 
   /** Flushes every worker's logs and terminates every worker. */
   async close(): Promise<void> {
+    const spare = this.#spare;
+    this.#spare = null;
+    void spare?.catch(() => {});
     await Promise.all(
       this.#shards.map(async (shard) => {
         await this.#stopServing(shard);
@@ -257,6 +282,8 @@ export class LockstepHost {
       }),
     );
     this.#shards.length = 0;
+    // Every worker ever started, whatever it was doing (a spare still booting).
+    await Promise.all([...this.#handles].map((handle) => handle.terminate()));
     await Promise.all(this.#exits);
   }
 
@@ -271,31 +298,64 @@ export class LockstepHost {
     return { id, kind: actor.kind, config: actor.config, log: this.#mirrors.get(id)?.log.encoded() ?? [] };
   }
 
+  /** A new worker thread; its exit is watched from the start (a shard registers itself in #shardOfHandle). */
+  #spawnWorker(): WorkerHandle<LockstepShardControl> {
+    const onExit = (dead: WorkerHandle<LockstepShardControl>, exit: WorkerExit) => {
+      const shard = this.#shardOfHandle.get(dead);
+      if (!exit.expected && shard !== undefined) this.#died.push({ shard, exit });
+    };
+    const handle = new WorkerHandle<LockstepShardControl>(
+      WORKER_ENTRY,
+      `lockstep-${this.#workers++}`,
+      {},
+      onExit,
+      this.#options.workerHeapMb,
+    );
+    this.#handles.add(handle);
+    this.#exits.push(handle.exited);
+    return handle;
+  }
+
+  #keepSpare(): void {
+    if (this.#spare !== null) return;
+    const handle = this.#spawnWorker();
+    this.#spare = handle.call((control) => control.ping(), START_TIMEOUT_MS).then(() => handle);
+    this.#spare.catch(() => {});
+  }
+
   async #spawn(actors: readonly ShardActorInit[]): Promise<Shard> {
     const spec = this.core.spec;
     const logs = this.#options.logs ?? SILENT_LOGS;
-    const name = `lockstep-${this.#workers++}-${actors[0]?.id ?? "empty"}`;
-    const handle = new WorkerHandle<LockstepShardControl>(WORKER_ENTRY, name, {}, (_handle, exit) => {
-      if (!exit.expected) this.#died.push({ shard, exit });
-    });
+    let handle: WorkerHandle<LockstepShardControl>;
+    const spare = this.#spare;
+    if (spare !== null) {
+      this.#spare = null;
+      handle = await spare.catch(() => this.#spawnWorker());
+      this.#keepSpare();
+    } else {
+      handle = this.#spawnWorker();
+    }
+    const name = `${handle.name}-${actors[0]?.id ?? "empty"}`;
     const shard = new Shard(
       handle,
       actors.map((a) => a.id),
     );
-    this.#exits.push(handle.exited);
+    this.#shardOfHandle.set(handle, shard);
     this.#shards.push(shard);
     for (const actor of actors) this.#shardOf.set(actor.id, shard);
-    shard.nextDue = await handle.call((control) =>
-      control.init({
-        seed: spec.seed,
-        useCodec: spec.useCodec,
-        restartPolicy: spec.restartPolicy,
-        actors,
-        registryModule: this.#options.registryModule ?? null,
-        logLevel: logs.level,
-        logFile: logFileOf(logs, name),
-        burnCpu: this.#options.burnCpu ?? true,
-      }),
+    shard.nextDue = await handle.call(
+      (control) =>
+        control.init({
+          seed: spec.seed,
+          useCodec: spec.useCodec,
+          restartPolicy: spec.restartPolicy,
+          actors,
+          registryModule: this.#options.registryModule ?? null,
+          logLevel: logs.level,
+          logFile: logFileOf(logs, name),
+          burnCpu: this.#options.burnCpu ?? true,
+        }),
+      START_TIMEOUT_MS,
     );
     if ((this.#options.transport ?? "shared") === "shared") {
       const buffer = createChannelBuffer();
@@ -318,15 +378,24 @@ export class LockstepHost {
       return bytes;
     });
     if ((this.#options.transport ?? "shared") === "port") {
-      const replies = await Promise.all(busy.map((shard, i) => shard.requestOverPort(requests[i] as Uint8Array<ArrayBuffer>)));
-      return replies.map((bytes) => (bytes === null ? null : decodeReply(bytes)));
+      const watchdog = setTimeout(() => {
+        for (const shard of busy) if (!shard.answered) this.#killHung(shard);
+      }, this.#options.windowTimeoutMs ?? WINDOW_TIMEOUT_MS);
+      try {
+        const replies = await Promise.all(busy.map((shard, i) => shard.requestOverPort(requests[i] as Uint8Array<ArrayBuffer>)));
+        return replies.map((bytes) => (bytes === null ? null : decodeReply(bytes)));
+      } finally {
+        clearTimeout(watchdog);
+      }
     }
-    busy.forEach((shard, i) => shard.channel?.post(requests[i] as Uint8Array));
+    for (let i = 0; i < busy.length; i++) busy[i]?.channel?.post(requests[i] as Uint8Array);
     const replies: (WindowReply | null)[] = [];
+    const deadline = performance.now() + (this.#options.windowTimeoutMs ?? WINDOW_TIMEOUT_MS);
     for (const shard of busy) {
       const channel = shard.channel as WindowChannelMain;
       let alive = true;
       while (!channel.wait(LIVENESS_POLL_MS)) {
+        if (performance.now() > deadline) this.#killHung(shard);
         await nextTurn(); // lets the worker's exit event (if any) arrive
         if (!shard.handle.alive) {
           alive = false;
@@ -338,6 +407,11 @@ export class LockstepHost {
     return replies;
   }
 
+  #killHung(shard: Shard): void {
+    const seconds = Math.round((this.#options.windowTimeoutMs ?? WINDOW_TIMEOUT_MS) / 1000);
+    shard.handle.kill(`worker stopped answering (no reply to a window within ${seconds} s)`);
+  }
+
   /**
    * An event of an actor without a worker (a stand-in, or no such actor), run in this thread right
    * away: stand-ins have no timers, so running it now is running it in key order.
@@ -346,7 +420,13 @@ export class LockstepHost {
     if (standIns.cell(event.to) !== undefined) {
       for (const group of standIns.runWindow(event.due, [event]).groups) groups.push(group);
     } else if (event.kind === "deliver") {
-      groups.push([event.due, event.origin, event.seq, event.sub, [["lost", event.to, event.due, event.from, event.msgType, "no such actor"]]]);
+      groups.push([
+        event.due,
+        event.origin,
+        event.seq,
+        event.sub,
+        [["lost", event.to, event.due, event.from, event.msgType, "no such actor"]],
+      ]);
     }
   }
 
@@ -361,6 +441,9 @@ export class LockstepHost {
   async #respawn(standIns: ShardRuntime, id: ActorId): Promise<Shard> {
     const carry = standIns.cell(id)?.carry();
     standIns.release(id);
+    // The crash's exact carry is spent; if this worker dies later, the mirror's own estimate is fresher.
+    const mirror = this.#mirrors.get(id);
+    if (mirror !== undefined) mirror.carry = null;
     return this.#spawn([{ ...this.#init(id), ...(carry !== undefined ? { carry } : {}) }]);
   }
 
@@ -372,6 +455,7 @@ export class LockstepHost {
     this.#forget(shard);
     standIns.adopt({ ...this.#init(id), carry });
     void shard.handle.terminate();
+    this.#keepSpare(); // the restart will want a worker
   }
 
   #forget(shard: Shard): void {
@@ -410,6 +494,7 @@ export class LockstepHost {
         }
       }
       process.emitWarning(`kcsim lockstep: ${shard.handle.name} (${shard.actors.join(", ")}): ${why}; the run goes on without it`);
+      if (core.spec.restartPolicy.mode === "restart") this.#keepSpare();
     }
   }
 
@@ -435,11 +520,4 @@ export class LockstepHost {
       actors,
     };
   }
-}
-
-function compareGroups(a: EffectGroup, b: EffectGroup): number {
-  if (a[0] !== b[0]) return a[0] - b[0];
-  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
-  if (a[2] !== b[2]) return a[2] - b[2];
-  return a[3] - b[3];
 }

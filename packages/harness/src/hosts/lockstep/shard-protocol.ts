@@ -61,13 +61,24 @@ export type Effect =
   | readonly ["reject", ActorId, Micros, ActorId, string, string]
   | readonly ["lost", ActorId, Micros, ActorId, string, string];
 
-/** The effects of one event, tagged with the event's key (due, origin, seq, sub) for the merge in total order. */
+/**
+ * The effects of one handled event (possibly none), tagged with its key
+ * (due, origin, seq, sub). A shard reports its events in the order it
+ * handled them: key order, except that a timer armed with no delay runs
+ * right after the event that armed it even when its key is smaller (its
+ * origin sorts first), exactly as in the inline host's queue.
+ */
 export type EffectGroup = readonly [due: Micros, origin: string, seq: number, sub: number, effects: readonly Effect[]];
 
 /** A carry the main thread asked for, with the number of timers the cell still has armed. */
 export type CarryReport = readonly [ActorId, CellCarry, number];
 
-export type WindowReply = readonly [groups: readonly EffectGroup[], nextDue: Micros | null, carries: readonly CarryReport[], timersRun: number];
+export type WindowReply = readonly [
+  groups: readonly EffectGroup[],
+  nextDue: Micros | null,
+  carries: readonly CarryReport[],
+  timersRun: number,
+];
 
 /** An actor's process state and snapshot, as RunResult reports it. */
 export interface ActorReport {

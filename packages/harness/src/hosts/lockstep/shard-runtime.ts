@@ -12,7 +12,7 @@ export interface ShardRuntimeOptions {
   readonly burnCpu?: (micros: Micros) => void;
 }
 
-/** The outcome of one window: each event's effects in key order, the next armed timer, the carries asked for. */
+/** The outcome of one window: each handled event's effects in the order handled, the next armed timer, the carries asked for. */
 export interface WindowOutcome {
   readonly groups: EffectGroup[];
   readonly nextDue: Micros | null;
@@ -130,10 +130,10 @@ export class ShardRuntime implements CellSink {
       if (cell === undefined) continue;
       this.now = event.due;
       cell.handle(event);
-      if (this.#effects.length > 0) {
-        groups.push([event.due, event.origin, event.seq, event.sub, this.#effects]);
-        this.#effects = [];
-      }
+      // Every handled event, effects or not: the main thread merges the shards' sequences by their
+      // heads, and an event without effects may still have armed a timer that sorts before it.
+      groups.push([event.due, event.origin, event.seq, event.sub, this.#effects]);
+      this.#effects = [];
     }
     const carries: CarryReport[] = [];
     for (const id of carryOf) {

@@ -1,8 +1,8 @@
 import { decodeUnchecked } from "@kcsim/protocol";
 import { ownedBytes } from "../worker/owned-bytes.js";
+import type { WindowReply, WindowRequest } from "./shard-protocol.js";
 import type { ShardRuntime } from "./shard-runtime.js";
 import { eventOf } from "./shard-runtime.js";
-import type { WindowReply, WindowRequest } from "./shard-protocol.js";
 
 /**
  * One window through a shard as bytes in, bytes out: what a lockstep worker
@@ -23,5 +23,3 @@ export function encodeWindow(request: WindowRequest): Uint8Array<ArrayBuffer> {
 export function decodeReply(bytes: Uint8Array): WindowReply {
   return decodeUnchecked(bytes) as WindowReply;
 }
-
-

@@ -5,9 +5,9 @@ import { ActorLogs } from "../worker/actor-logs.js";
 import { comlinkEndpoint } from "../worker/comlink-endpoint.js";
 import { loadRegistry } from "../worker/load-registry.js";
 import type { WorkerPorts } from "../worker/worker-handle.js";
-import { serveWindows } from "./shared-window-channel.js";
 import type { LockstepShardControl } from "./shard-protocol.js";
 import { ShardRuntime } from "./shard-runtime.js";
+import { serveWindows } from "./shared-window-channel.js";
 import { answerWindow } from "./window-codec.js";
 
 /** A lockstep shard worker: a thin shell around ShardRuntime and answerWindow (both tested in one thread). */
@@ -24,7 +24,7 @@ const control: LockstepShardControl = {
   ping: () => true,
   async init(init) {
     const registry = await loadRegistry(init.registryModule);
-    const shardLogs = new ActorLogs(init.logLevel, init.logFile, () => runtime?.now ?? 0, false);
+    const shardLogs = await ActorLogs.open(init.logLevel, init.logFile, () => runtime?.now ?? 0, false);
     logs = shardLogs;
     runtime = new ShardRuntime(init, init.actors, registry, {
       loggerFor: (actor) => shardLogs.loggerFor(actor),

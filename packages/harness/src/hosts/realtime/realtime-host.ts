@@ -2,17 +2,18 @@ import { type ActorId, decodeUnchecked, type JsonValue, type Micros } from "@kcs
 import { DEFAULT_REGISTRY } from "../../actors/registry.js";
 import { History, type HistoryOptions } from "../../history/history.js";
 import type { HistoryEvent } from "../../history/history-event.js";
-import type { CellCarry } from "../../kernel/cell-carry.js";
 import type { ActorRegistry } from "../../kernel/actor-registry.js";
 import { builtModule } from "../../kernel/built-module.js";
+import type { CellCarry } from "../../kernel/cell-carry.js";
 import { type ControlAction, HOST_ORIGIN, type Payload, type SimEvent } from "../../kernel/event.js";
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
 import type { ActorReport, ControlTuple, DeliveryTuple, ShardActorInit } from "../lockstep/shard-protocol.js";
-import { ActorMirror } from "../worker/actor-mirror.js";
 import { type LogSpec, logFileOf, SILENT_LOGS } from "../worker/actor-logs.js";
+import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
+import { boundedAll } from "../worker/bounded-all.js";
 import { loadRegistry } from "../worker/load-registry.js";
 import { ownedBytes } from "../worker/owned-bytes.js";
 import { type ActorsPerWorker, planShards } from "../worker/shard-plan.js";
@@ -32,8 +33,14 @@ export interface RealtimeHostOptions {
   readonly logs?: LogSpec;
   /** A built module exporting the actor `registry` (tests, benchmarks); default: the default registry. */
   readonly registryModule?: string | null;
-  /** Keep one started spare worker, so a restart does not wait ~100 ms for a worker to boot. Default true. */
-  readonly spareWorker?: boolean;
+  /**
+   * Started spare workers kept ready, so a restart does not wait for a worker to boot (~0.1-0.5 s here,
+   * which is 10-50 s of virtual time at time scale 0.01). Default: one per crash the nemesis schedules
+   * (at least 1, at most 4).
+   */
+  readonly spareWorkers?: number;
+  /** Each worker's heap cap in MB (default 1024): an actor that exceeds it kills only its worker. */
+  readonly workerHeapMb?: number;
 }
 
 export interface RealtimeRunResult extends RunResult {
@@ -44,6 +51,8 @@ export interface RealtimeRunResult extends RunResult {
 
 /** Deliveries due this close (real ms) are released now: a real timer cannot wait less than about 1 ms. */
 const RELEASE_AHEAD_MS = 1;
+/** A worker that has not loaded its modules by then is not coming. */
+const START_TIMEOUT_MS = 120_000;
 /** Virtual time 0 lies this far (real ms) after the workers are told the epoch, so they all start on time. */
 const EPOCH_LEAD_MS = 20;
 /** How long the end of a run waits for a worker's last effects. */
@@ -120,14 +129,19 @@ export class RealtimeHost {
   /** Deliveries handed to a worker, until the worker reports it ran them (the recording needs their frames). */
   readonly #dispatched = new Map<string, { readonly from: ActorId; readonly type: string; readonly payload: Payload }>();
   readonly #exits: Promise<WorkerExit>[] = [];
+  readonly #handles = new Set<WorkerHandle<RealtimeShardControl>>();
   readonly #startMs: number[] = [];
   readonly #recording: RecordingWriter;
   #standIns: RealtimeShard | null = null;
   #clock: VirtualClock | null = null;
-  #spare: Promise<WorkerHandle<RealtimeShardControl>> | null = null;
+  readonly #spares: Promise<WorkerHandle<RealtimeShardControl>>[] = [];
   #timer: { due: Micros; cancel: () => void } | null = null;
   #ended: (() => void) | null = null;
   #over = false;
+  #begun: () => void = () => {};
+  readonly #started = new Promise<void>((resolve) => {
+    this.#begun = resolve;
+  });
   #workers = 0;
   #hostEvents = 0;
   #runs = 0;
@@ -206,18 +220,42 @@ export class RealtimeHost {
       spec.actors.map((a) => a.id),
       this.#options.actorsPerWorker ?? 1,
     );
-    const shards = await Promise.all(groups.map((ids) => this.#startShard(ids.map((id) => this.#init(id)))));
-    if (this.#options.spareWorker ?? true) this.#spare = this.#spawnWorker();
+    // The spares boot alongside the shards and are ready before the clock starts, so restarts are prompt.
+    this.#refillSpares();
+    const shards = await boundedAll(groups, (ids) =>
+      this.#startShard(
+        ids.map((id) => this.#init(id)),
+        undefined,
+        false,
+      ),
+    );
+    await Promise.all(this.#spares.map((spare) => spare.catch(() => {})));
     // Virtual time 0 is just ahead, the same instant in every thread.
     const epochMs = wallMs() + EPOCH_LEAD_MS;
     this.#clock = new VirtualClock(epochMs, this.#timeScale);
     this.#standIns.begin(this.#clock);
     await Promise.all(shards.map((shard) => shard.handle.call((control) => control.begin(epochMs))));
+    this.#begun();
+  }
+
+  /** Resolves when the virtual clock reaches `t` (after the run has begun). */
+  async at(t: Micros): Promise<void> {
+    await this.#started;
+    const delay = (this.#clock as VirtualClock).realDelayMs(t);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
   }
 
   /** Applies a control action to an actor now, over the control plane (the nemesis uses this too). */
   async control(actor: ActorId, action: ControlAction): Promise<void> {
-    await this.#control({ kind: "control", due: this.now(), origin: HOST_ORIGIN, seq: this.#hostEvents++, sub: 0, to: actor, control: action });
+    await this.#control({
+      kind: "control",
+      due: this.now(),
+      origin: HOST_ORIGIN,
+      seq: this.#hostEvents++,
+      sub: 0,
+      to: actor,
+      control: action,
+    });
   }
 
   /** An actor's process state and snapshot, asked over the control plane. */
@@ -236,12 +274,9 @@ export class RealtimeHost {
     this.#over = true;
     this.#timer?.cancel();
     this.#timer = null;
-    const spare = this.#spare;
-    this.#spare = null;
-    await Promise.all([
-      ...this.#shards.map((shard) => shard.handle.terminate()),
-      spare?.then((handle) => handle.terminate()).catch(() => {}),
-    ]);
+    for (const spare of this.#spares.splice(0)) void spare.catch(() => {});
+    // Every worker ever started, whatever it was doing (a spare still booting, a restart half done).
+    await Promise.all([...this.#handles].map((handle) => handle.terminate()));
     this.#shards.length = 0;
     await Promise.all(this.#exits);
   }
@@ -263,26 +298,40 @@ export class RealtimeHost {
     };
   }
 
+  #refillSpares(): void {
+    const crashes = this.core.spec.nemesis.filter((step) => step.control.action === "crash").length;
+    const wanted = this.#options.spareWorkers ?? Math.min(4, Math.max(1, crashes));
+    while (!this.#over && this.#spares.length < wanted) {
+      const spare = this.#spawnWorker();
+      spare.catch(() => {});
+      this.#spares.push(spare);
+    }
+  }
+
   #spawnWorker(): Promise<WorkerHandle<RealtimeShardControl>> {
     const name = `realtime-${this.#workers++}`;
-    const handle = new WorkerHandle<RealtimeShardControl>(WORKER_ENTRY, name, {}, (dead, exit) => this.#onExit(dead, exit));
+    const onExit = (dead: WorkerHandle<RealtimeShardControl>, exit: WorkerExit) => this.#onExit(dead, exit);
+    const handle = new WorkerHandle<RealtimeShardControl>(WORKER_ENTRY, name, {}, onExit, this.#options.workerHeapMb);
+    this.#handles.add(handle);
     this.#exits.push(handle.exited);
     const spawned = performance.now();
     // Ready = its modules are loaded and its control plane answers (the online event comes before that).
-    return handle.call((control) => control.ping()).then(() => {
-      this.#startMs.push(performance.now() - spawned);
-      return handle;
-    });
+    return handle
+      .call((control) => control.ping(), START_TIMEOUT_MS)
+      .then(() => {
+        this.#startMs.push(performance.now() - spawned);
+        return handle;
+      });
   }
 
   /** A worker with these actors built in (or none yet: `moving` names the actor about to be adopted). */
-  async #startShard(actors: readonly ShardActorInit[], moving?: ActorId): Promise<RealtimeShardHandle> {
+  async #startShard(actors: readonly ShardActorInit[], moving?: ActorId, fromSpare = true): Promise<RealtimeShardHandle> {
     const spec = this.core.spec;
     const logs = this.#options.logs ?? SILENT_LOGS;
-    const spare = this.#spare;
-    this.#spare = null;
-    const handle = spare !== null ? await spare : await this.#spawnWorker();
-    if (this.#options.spareWorker ?? true) this.#spare ??= this.#clock === null ? null : this.#spawnWorker();
+    const spare = fromSpare ? this.#spares.shift() : undefined;
+    if (fromSpare) this.#refillSpares();
+    const handle = spare !== undefined ? await spare : await this.#spawnWorker();
+    if (this.#over) throw new Error("the run ended while a worker was starting");
     const shard = new RealtimeShardHandle(handle, moving === undefined ? actors.map((a) => a.id) : [moving]);
     handle.data.on("message", (bytes: Uint8Array) => this.#onBatch(shard, bytes));
     await handle.call((control) =>
@@ -332,7 +381,17 @@ export class RealtimeHost {
     const toStandIns: DeliveryTuple[] = [];
     for (let event = core.popDue(horizon); event !== undefined; event = core.popDue(horizon)) {
       if (event.kind === "deliver") {
-        const tuple: DeliveryTuple = [0, event.due, event.origin, event.seq, event.sub, event.to, event.from, event.msgType, event.payload as Uint8Array];
+        const tuple: DeliveryTuple = [
+          0,
+          event.due,
+          event.origin,
+          event.seq,
+          event.sub,
+          event.to,
+          event.from,
+          event.msgType,
+          event.payload as Uint8Array,
+        ];
         const shard = this.#shardOf.get(event.to);
         const dispatched = { from: event.from, type: event.msgType, payload: event.payload };
         if (shard !== undefined) {
@@ -553,6 +612,7 @@ export class RealtimeHost {
   }
 
   #warn(message: string): void {
+    if (this.#over) return; // a restart cut short by the end of the run is no news
     process.emitWarning(`kcsim realtime: ${message}`);
   }
 }

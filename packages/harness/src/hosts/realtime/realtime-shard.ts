@@ -1,10 +1,10 @@
 import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol";
 import TinyQueue from "tinyqueue";
 import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
-import type { CellCarry } from "../../kernel/cell-carry.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
+import type { CellCarry } from "../../kernel/cell-carry.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { compareKeys, type Payload, type SimEvent, type TimerEvent } from "../../kernel/event.js";
+import { compareKeys, type Payload, type TimerEvent } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
 import type { ActorReport, ControlTuple, DeliveryTuple, Effect, ShardActorInit, ShardSettings } from "../lockstep/shard-protocol.js";
 import type { DeliveryBatch, EffectBatch, RunRecord } from "./realtime-protocol.js";
@@ -19,6 +19,12 @@ export interface ShardClock {
 export interface TimerDriver {
   set(delayMs: number, fire: () => void): unknown;
   clear(handle: unknown): void;
+  /**
+   * Runs `fn` once the current turn of the event loop is over (setImmediate in a worker). When absent,
+   * every entry reports at once; with it, everything handled in one turn (all the delivery batches that
+   * queued up while a CPU-bound actor was busy) goes out in one EffectBatch.
+   */
+  defer?(fn: () => void): void;
 }
 
 export interface RealtimeShardOptions {
@@ -56,6 +62,7 @@ export class RealtimeShard implements CellSink {
   #batches = 0;
   #last: Micros = 0;
   #stopped = false;
+  #reportPending = false;
   /** Deliveries for an actor not built yet: adopt() and deliveries travel on different ports. */
   readonly #early = new Map<ActorId, DeliveryTuple[]>();
   /** The virtual time of the event being handled (log lines carry it). */
@@ -159,8 +166,8 @@ export class RealtimeShard implements CellSink {
 
   /** Stops timers and deliveries and sends what is pending; returns the number of the last batch sent. */
   stop(): number {
-    this.#flush();
     this.#stopped = true;
+    this.#report();
     if (this.#armed !== null) this.#driver.clear(this.#armed.handle);
     this.#armed = null;
     return this.#batches;
@@ -221,8 +228,22 @@ export class RealtimeShard implements CellSink {
     this.#armed = { due: next.due, handle: this.#driver.set(Math.max(0, clock.realDelayMs(next.due)), () => this.#fireTimers()) };
   }
 
+  /** Ends an entry: re-arms the timer and reports, now or (with a deferring driver) at the end of the turn. */
   #flush(): void {
     this.#arm();
+    const defer = this.#driver.defer;
+    if (defer === undefined || this.#stopped) {
+      this.#report();
+    } else if (!this.#reportPending) {
+      this.#reportPending = true;
+      defer(() => {
+        this.#reportPending = false;
+        this.#report();
+      });
+    }
+  }
+
+  #report(): void {
     if (this.#effects.length === 0 && this.#runs.length === 0) return;
     const carries: [ActorId, CellCarry][] = [];
     for (const cell of this.#ran) carries.push([cell.id, cell.carry()]);

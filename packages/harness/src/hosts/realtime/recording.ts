@@ -133,7 +133,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 function checkEntry(value: unknown, where: string): RecordingEntry {
   if (!isObject(value)) throw new RecordingError(`${where}: not a JSON object`);
   const kind = value.r;
-  if (kind !== "route" && kind !== "run" && kind !== "down" && kind !== "up") throw new RecordingError(`${where}: unknown entry "r": ${JSON.stringify(kind)}`);
+  if (kind !== "route" && kind !== "run" && kind !== "down" && kind !== "up")
+    throw new RecordingError(`${where}: unknown entry "r": ${JSON.stringify(kind)}`);
   if (typeof value.t !== "number") throw new RecordingError(`${where}: "t" must be a number`);
   if (kind === "route") {
     if (typeof value.from !== "string" || typeof value.to !== "string" || typeof value.seq !== "number" || !Array.isArray(value.at))
@@ -165,8 +166,10 @@ export function parseRecording(text: string, source: string): Recording {
   };
   if (lines.length === 0) throw new RecordingError(`${source}: empty file, not a kcsim recording`);
   const header = parse(lines[0] as string, 1);
-  if (!isObject(header) || header.kcsim !== "recording") throw new RecordingError(`${source}:1: not a kcsim recording (no {"kcsim":"recording"} header)`);
-  if (header.format !== 1) throw new RecordingError(`${source}:1: recording format ${JSON.stringify(header.format)} is not supported (1 is)`);
+  if (!isObject(header) || header.kcsim !== "recording")
+    throw new RecordingError(`${source}:1: not a kcsim recording (no {"kcsim":"recording"} header)`);
+  if (header.format !== 1)
+    throw new RecordingError(`${source}:1: recording format ${JSON.stringify(header.format)} is not supported (1 is)`);
   const spec = header.spec;
   if (!isObject(spec) || !Array.isArray(spec.actors) || typeof spec.seed !== "number")
     throw new RecordingError(`${source}:1: the header has no simulation spec`);

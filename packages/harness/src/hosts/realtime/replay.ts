@@ -1,7 +1,7 @@
 import type { ActorId, Message, Micros, Observation } from "@kcsim/protocol";
 import { ActorCell, type CellSink } from "../../kernel/actor-cell.js";
-import type { CellCarry } from "../../kernel/cell-carry.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
+import type { CellCarry } from "../../kernel/cell-carry.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
 import type { Payload } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";

@@ -27,13 +27,17 @@ const control: RealtimeShardControl = {
   async init(init) {
     const registry = await loadRegistry(init.registryModule);
     timeScale = init.timeScale;
-    const shardLogs = new ActorLogs(init.logLevel, init.logFile, () => shard?.now ?? 0, true);
+    const shardLogs = await ActorLogs.open(init.logLevel, init.logFile, () => shard?.now ?? 0, true);
     logs = shardLogs;
     shard = new RealtimeShard(
       init,
       init.actors,
       registry,
-      { set: (delayMs, fire) => setTimeout(fire, delayMs), clear: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+      {
+        set: (delayMs, fire) => setTimeout(fire, delayMs),
+        clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+        defer: (fn) => setImmediate(fn),
+      },
       (batch) => {
         const bytes = ownedBytes(batch);
         dataPort.postMessage(bytes, [bytes.buffer]);

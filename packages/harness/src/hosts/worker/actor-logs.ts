@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { ActorId, ActorLogger, JsonValue, Micros } from "@kcsim/protocol";
-import { type DestinationStream, type Logger, pino } from "pino";
+import type { DestinationStream, Logger } from "pino";
 import { silentLogger } from "../../kernel/silent-logger.js";
 
 export const LOG_LEVELS = ["silent", "error", "warn", "info", "debug", "trace"] as const;
@@ -28,17 +28,25 @@ export function logFileOf(spec: LogSpec, name: string): string | null {
  * run before the thread exits: the destination is asynchronous.
  */
 export class ActorLogs {
-  readonly #root: Logger | null = null;
-  readonly #destination: (DestinationStream & { flushSync(): void }) | null = null;
+  readonly #root: Logger | null;
+  readonly #destination: (DestinationStream & { flushSync(): void }) | null;
 
-  constructor(level: LogLevel, file: string | null, clock: () => Micros, wallClock: boolean) {
-    if (level === "silent") return;
-    this.#destination = pino.destination({ dest: file ?? 2, sync: false, mkdir: true });
+  private constructor(root: Logger | null, destination: (DestinationStream & { flushSync(): void }) | null) {
+    this.#root = root;
+    this.#destination = destination;
+  }
+
+  /** Silent logs load nothing: pino is imported only when something will be written (worker start time). */
+  static async open(level: LogLevel, file: string | null, clock: () => Micros, wallClock: boolean): Promise<ActorLogs> {
+    if (level === "silent") return new ActorLogs(null, null);
+    const { pino } = await import("pino");
+    const destination = pino.destination({ dest: file ?? 2, sync: false, mkdir: true });
     // base: null drops pid and hostname (pino's typings spell "no base" as null, not undefined).
-    this.#root = pino(
+    const root = pino(
       { level, base: null, timestamp: wallClock ? () => `,"time":${Date.now()},"t":${clock()}` : () => `,"t":${clock()}` },
-      this.#destination,
+      destination,
     );
+    return new ActorLogs(root, destination);
   }
 
   loggerFor(actor: ActorId): ActorLogger {

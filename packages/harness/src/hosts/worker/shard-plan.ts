@@ -1,27 +1,25 @@
 import { availableParallelism } from "node:os";
 import type { ActorId } from "@kcsim/protocol";
 
-/** How many actors share a worker thread: a number, or "auto". */
+/** How many actors share a worker thread: a number, or "auto" (one worker per core). */
 export type ActorsPerWorker = number | "auto";
 
 /**
- * "auto" keeps one actor per worker for small groups (isolation is the
- * point, and they start fast) and shards large groups: a worker costs
- * ~40-80 ms to start and ~10 MB, and on a machine with few cores many
- * runnable threads only add wake-ups (bench "worker-hosts").
+ * "auto" runs one worker per core (never more workers than actors). A
+ * worker costs ~0.1-0.5 s to start and ~10 MB here, and every worker woken
+ * in a lockstep window costs a thread wake-up: 100 ping-pong actors ran
+ * 4x slower than inline on 2 workers, 27x on 15, 110x on 100 (bench
+ * "lockstep", this 2-core machine). CPU-bound realtime actors gain nothing
+ * from more workers than cores either (bench "realtime-cpu").
  */
-export const AUTO_SOLO_LIMIT = 16;
-
 export function autoWorkerCount(actors: number, cores = availableParallelism()): number {
-  if (actors <= AUTO_SOLO_LIMIT) return actors;
-  return Math.min(actors, Math.max(AUTO_SOLO_LIMIT, 4 * cores));
+  return Math.max(1, Math.min(actors, cores));
 }
 
 /** Splits actors (in spec order) into the groups that share a worker. */
 export function planShards(actors: readonly ActorId[], perWorker: ActorsPerWorker = 1): ActorId[][] {
   if (actors.length === 0) return [];
-  const size =
-    perWorker === "auto" ? Math.ceil(actors.length / autoWorkerCount(actors.length)) : Math.max(1, Math.floor(perWorker));
+  const size = perWorker === "auto" ? Math.ceil(actors.length / autoWorkerCount(actors.length)) : Math.max(1, Math.floor(perWorker));
   const shards: ActorId[][] = [];
   for (let i = 0; i < actors.length; i += size) shards.push(actors.slice(i, i + size));
   return shards;

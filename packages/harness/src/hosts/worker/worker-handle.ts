@@ -9,6 +9,9 @@ export interface WorkerExit {
   readonly expected: boolean;
 }
 
+/** The old-generation heap a worker may use before it is ended for running out of memory. */
+export const DEFAULT_WORKER_HEAP_MB = 1024;
+
 /** A control call on a worker that died (or stopped answering) before replying. */
 export class WorkerGoneError extends Error {
   override readonly name = "WorkerGoneError";
@@ -48,7 +51,13 @@ export class WorkerHandle<Control> {
   #error: string | null = null;
   readonly #controlPort: MessagePort;
 
-  constructor(entry: string, name: string, data: Record<string, unknown>, onExit: (handle: WorkerHandle<Control>, exit: WorkerExit) => void) {
+  constructor(
+    entry: string,
+    name: string,
+    data: Record<string, unknown>,
+    onExit: (handle: WorkerHandle<Control>, exit: WorkerExit) => void,
+    heapMb: number = DEFAULT_WORKER_HEAP_MB,
+  ) {
     this.name = name;
     const control = new MessageChannel();
     const channel = new MessageChannel();
@@ -59,6 +68,8 @@ export class WorkerHandle<Control> {
       name,
       workerData: { ...data, ...ports },
       transferList: [control.port2, channel.port2],
+      // A runaway actor then dies alone (ERR_WORKER_OUT_OF_MEMORY), reported like any dead worker.
+      resourceLimits: { maxOldGenerationSizeMb: heapMb },
     });
     this.#controlPort = control.port1;
     this.data = channel.port1;
@@ -67,7 +78,8 @@ export class WorkerHandle<Control> {
       this.startMs = performance.now() - started;
     });
     this.worker.on("error", (error) => {
-      this.#error ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      const code = (error as NodeJS.ErrnoException).code;
+      this.#error ??= error instanceof Error ? `${code ?? error.name}: ${error.message}` : String(error);
     });
     this.exited = new Promise((resolve) => {
       this.worker.once("exit", (code) => {
@@ -103,13 +115,24 @@ export class WorkerHandle<Control> {
     }
   }
 
+  /** Ends a worker that misbehaves (it stopped answering): an unexpected exit, reported with `reason`. */
+  kill(reason: string): void {
+    if (this.exit !== null) return;
+    this.#error ??= reason;
+    void this.worker.terminate();
+  }
+
   /** Ends the thread (an expected exit); safe to call twice or on a dead worker. */
-  async terminate(): Promise<WorkerExit> {
-    if (this.exit === null) {
+  terminate(): Promise<WorkerExit> {
+    if (this.exit === null && !this.#expected) {
       this.#expected = true;
       // Release the comlink proxy while the other side can still answer; do not wait for it.
-      void Promise.resolve(this.control[releaseProxy]()).catch(() => {});
-      await this.worker.terminate();
+      try {
+        void Promise.resolve(this.control[releaseProxy]()).catch(() => {});
+      } catch {
+        // Already released.
+      }
+      void this.worker.terminate();
     }
     return this.exited;
   }

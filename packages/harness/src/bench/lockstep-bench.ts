@@ -1,0 +1,73 @@
+import { availableParallelism } from "node:os";
+import { DEFAULT_REGISTRY } from "../actors/registry.js";
+import { InlineHost } from "../hosts/inline-host.js";
+import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
+import type { LockstepTransport } from "../hosts/lockstep/shard-protocol.js";
+import type { ActorsPerWorker } from "../hosts/worker/shard-plan.js";
+import type { BenchRow, BenchSuite } from "./bench-suite.js";
+import { round } from "./bench-suite.js";
+import { pingPongGroup } from "./ping-pong-group.js";
+
+const ACTORS = 100;
+const VIRTUAL_MS = 1_000;
+
+interface LockstepTiming {
+  readonly startMs: number;
+  readonly runMs: number;
+  readonly windows: number;
+  readonly hash: string;
+}
+
+async function lockstep(actorsPerWorker: ActorsPerWorker, transport: LockstepTransport): Promise<LockstepTiming> {
+  const spec = pingPongGroup(ACTORS, VIRTUAL_MS);
+  const host = new LockstepHost(spec, { actorsPerWorker, transport, history: { keepEvents: false } });
+  try {
+    const t0 = performance.now();
+    await host.start();
+    const t1 = performance.now();
+    await host.runUntil(spec.durationUs);
+    const t2 = performance.now();
+    return { startMs: t1 - t0, runMs: t2 - t1, windows: host.windows, hash: host.core.history.finish() };
+  } finally {
+    await host.close();
+  }
+}
+
+export const lockstepBench: BenchSuite = {
+  name: "lockstep",
+  description: `lockstep wall time vs inline, ${ACTORS} ping-pong actors, ${VIRTUAL_MS} ms of virtual time (same history hash)`,
+  async run(): Promise<BenchRow[]> {
+    const spec = pingPongGroup(ACTORS, VIRTUAL_MS);
+    new InlineHost(spec, DEFAULT_REGISTRY, { history: { keepEvents: false } }).run(); // warm-up
+    const inline = new InlineHost(spec, DEFAULT_REGISTRY, { history: { keepEvents: false } }).run();
+    const rows: BenchRow[] = [
+      {
+        suite: this.name,
+        case: `inline, ${ACTORS} actors`,
+        value: round(inline.wallMs, 3),
+        unit: "ms",
+        note: `${inline.eventsProcessed} events`,
+      },
+    ];
+    const cores = availableParallelism();
+    const cases: [string, ActorsPerWorker, LockstepTransport][] = [
+      [`1 actor per worker (${ACTORS} workers), shared memory`, 1, "shared"],
+      [`1 actor per worker (${ACTORS} workers), postMessage`, 1, "port"],
+      ["auto shards, shared memory", "auto", "shared"],
+      [`${cores} workers (one per core), shared memory`, Math.ceil(ACTORS / cores), "shared"],
+      [`${cores} workers (one per core), postMessage`, Math.ceil(ACTORS / cores), "port"],
+    ];
+    for (const [label, perWorker, transport] of cases) {
+      const timing = await lockstep(perWorker, transport);
+      const same = timing.hash === inline.historyHash ? "same hash" : "HASH DIFFERS";
+      rows.push({
+        suite: this.name,
+        case: `lockstep, ${label}`,
+        value: round(timing.runMs, 3),
+        unit: "ms",
+        note: `${round(timing.runMs / inline.wallMs, 2)}x inline; ${timing.windows} windows (${round((timing.runMs * 1000) / timing.windows, 2)} us each); workers started in ${Math.round(timing.startMs)} ms; ${same}`,
+      });
+    }
+    return rows;
+  },
+};

@@ -1,0 +1,123 @@
+import { MessageChannel, Worker } from "node:worker_threads";
+import { decodeUnchecked, streamFor } from "@kcsim/protocol";
+import { ownedBytes } from "../hosts/worker/owned-bytes.js";
+import { builtModule } from "../kernel/built-module.js";
+import type { FaultPlan } from "../router/fault-plan.js";
+import { corruptFrame, Router } from "../router/router.js";
+import type { BenchRow, BenchSuite } from "./bench-suite.js";
+import { round } from "./bench-suite.js";
+import { PIPELINE_ACTORS, PIPELINE_TYPES, type PipelineBatch, type PipelineMessage } from "./pipeline-roles.js";
+
+const PIPELINE_WORKER = builtModule("./pipeline-worker.js", import.meta.url);
+const BATCH = 256;
+const WINDOW = 8;
+const WARMUP_MS = 400;
+const MEASURE_MS = 1_500;
+const ROUNDS = 3;
+
+/** The fault plan the router applies while it forwards (loss, jitter, duplicates, bursts, a partition). */
+export const BENCH_FAULT_PLAN: FaultPlan = {
+  network: { minLatencyMs: 0.5, latency: { dist: "uniform", minMs: 0.5, maxMs: 1.5 } },
+  messageFaults: [
+    { name: "loss", drop: { probability: 0.01 } },
+    { name: "jitter", types: ["*Heartbeat*"], delay: { dist: "exponential", meanMs: 2 }, duplicate: { probability: 0.01 } },
+    { name: "bursts", from: ["member-1*"], drop: { gilbertElliott: { pGoodToBad: 0.01, pBadToGood: 0.2, lossInGood: 0, lossInBad: 0.5 } } },
+  ],
+  partitions: [{ name: "split", a: ["member-5*"], b: ["coordinator"], direction: "two-way", startMs: 0, endMs: 1e9 }],
+};
+
+/**
+ * Messages per second the main thread forwards from a sender worker to a
+ * receiver worker (which decodes every batch and acknowledges it to the
+ * sender: the flow control), one transferred buffer per batch of 256. "raw" forwards each
+ * buffer untouched (the batched MessagePort ceiling); "router" decodes the
+ * batch, routes every message through the Router with a fault plan, applies
+ * its verdict (drop, duplicate, corrupt) and re-encodes one batch for the
+ * receiver, as the realtime host's delivery rounds do.
+ */
+async function pipelineRate(mode: "raw" | "router"): Promise<number> {
+  const acks = new MessageChannel();
+  const sender = new Worker(PIPELINE_WORKER, {
+    execArgv: [],
+    workerData: { role: "sender", payloadBytes: 72, batchSize: BATCH, window: WINDOW, acks: acks.port1 },
+    transferList: [acks.port1],
+  });
+  const receiver = new Worker(PIPELINE_WORKER, {
+    execArgv: [],
+    workerData: { role: "receiver", acks: acks.port2 },
+    transferList: [acks.port2],
+  });
+  const router = new Router(BENCH_FAULT_PLAN, streamFor(1, "!router"));
+  let now = 0;
+  let forwarded = 0;
+  sender.on("message", (bytes: Uint8Array<ArrayBuffer>) => {
+    if (mode === "raw") {
+      forwarded += BATCH;
+      receiver.postMessage(bytes, [bytes.buffer]);
+      return;
+    }
+    const [, messages] = decodeUnchecked(bytes) as PipelineBatch;
+    forwarded += messages.length;
+    merged++;
+    for (const message of messages) {
+      const [from, to, type, frame] = message;
+      now += 10;
+      const decision = router.route(
+        now,
+        PIPELINE_ACTORS[from] as string,
+        PIPELINE_ACTORS[to] as string,
+        PIPELINE_TYPES[type] as string,
+        frame.length,
+      );
+      const delivered = decision.corrupt === null ? message : ([from, to, type, corruptFrame(frame, decision.corrupt)] as const);
+      for (let i = 0; i < decision.at.length; i++) out.push(delivered);
+    }
+    const batch = ownedBytes([merged, out] satisfies PipelineBatch);
+    out = [];
+    merged = 0;
+    receiver.postMessage(batch, [batch.buffer]);
+  });
+  let out: PipelineMessage[] = [];
+  let merged = 0;
+  try {
+    await new Promise((resolve) => setTimeout(resolve, WARMUP_MS));
+    const before = forwarded;
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
+    return ((forwarded - before) * 1000) / (performance.now() - started);
+  } finally {
+    await Promise.all([sender.terminate(), receiver.terminate()]);
+  }
+}
+
+export const routerThroughputBench: BenchSuite = {
+  name: "router-throughput",
+  description: "messages/s forwarded worker -> main-thread router (fault plan on) -> worker, vs the raw batched MessagePort ceiling",
+  async run(): Promise<BenchRow[]> {
+    // Alternated, so a change in the machine's load hits both alike.
+    const raws: number[] = [];
+    const routeds: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      raws.push(await pipelineRate("raw"));
+      routeds.push(await pipelineRate("router"));
+    }
+    const raw = raws.reduce((a, b) => a + b, 0) / ROUNDS;
+    const routed = routeds.reduce((a, b) => a + b, 0) / ROUNDS;
+    return [
+      {
+        suite: this.name,
+        case: "raw batched MessagePort (ceiling)",
+        value: Math.round(raw),
+        unit: "msg/s",
+        note: `batches of ${BATCH}, ${WINDOW} in flight; mean of ${ROUNDS} rounds: ${raws.map((r) => Math.round(r / 1000)).join(", ")}k`,
+      },
+      {
+        suite: this.name,
+        case: "through the router, 3 faults + 1 partition",
+        value: Math.round(routed),
+        unit: "msg/s",
+        note: `${round((routed / raw) * 100, 2)}% of the ceiling (rounds alternated with it: ${routeds.map((r) => Math.round(r / 1000)).join(", ")}k; target >= 60%)`,
+      },
+    ];
+  },
+};

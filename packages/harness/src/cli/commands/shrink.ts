@@ -1,0 +1,59 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { HUNT_FILE, type HuntRecord, SCENARIO_FILE } from "../../hunt/failure-dir.js";
+import { type ScenarioSize, shrink } from "../../hunt/shrink.js";
+import { loadScenarioFile } from "../../scenario/load-scenario.js";
+import { integerFlag, parseFlags } from "../parse-flags.js";
+import { resolveUserPath, userCwd } from "../paths.js";
+import { UsageError } from "../usage-error.js";
+
+const describe = (s: ScenarioSize) =>
+  `${s.faults} faults, ${s.partitions} partitions, ${s.nemesisSteps} nemesis steps, ${s.members} members, ${s.topicPartitions} topic partitions, ${s.durationMs / 1000} s`;
+
+/** Reads the failing seed and checker of a hunt failure directory. */
+function readRecord(dir: string): HuntRecord {
+  const file = join(dir, HUNT_FILE);
+  if (!existsSync(file)) throw new UsageError(`shrink: ${dir} has no ${HUNT_FILE} (give a failure directory written by kcsim hunt)`);
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as HuntRecord;
+  } catch (error) {
+    throw new UsageError(`shrink: ${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/**
+ * `kcsim shrink <failure-dir> [--check NAME] [--max-trials N] [--json]`:
+ * reduces a hunt's failing run to a smaller scenario that still fails the
+ * same checker with the same seed, and writes it next to the original.
+ */
+export async function shrinkCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseFlags("shrink", argv, {
+    check: { type: "string" },
+    "max-trials": { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length !== 1) throw new UsageError("shrink: expected one failure directory (written by kcsim hunt)");
+  const dir = resolveUserPath(positionals[0] as string);
+  if (!existsSync(join(dir, SCENARIO_FILE))) throw new UsageError(`shrink: ${dir} has no ${SCENARIO_FILE}`);
+  const record = readRecord(dir);
+  const check = values.check ?? record.failures[0]?.check;
+  if (check === undefined) throw new UsageError(`shrink: ${dir}: the run failed no checker; give --check`);
+  const scenario = loadScenarioFile(join(dir, SCENARIO_FILE));
+  const maxTrials = integerFlag("shrink", "max-trials", values["max-trials"], 1);
+  const result = await shrink(scenario, { seed: record.seed, check, ...(maxTrials !== undefined ? { maxTrials } : {}) });
+  const out = join(dir, "shrunk.json");
+  writeFileSync(out, `${JSON.stringify(result.scenario, null, 2)}\n`);
+  const shown = relative(userCwd(), out) || out;
+  if (values.json) {
+    process.stdout.write(
+      `${JSON.stringify({ check, seed: record.seed, original: result.original, shrunk: result.shrunk, trials: result.trials, file: shown })}\n`,
+    );
+  } else {
+    process.stdout.write(
+      `kcsim shrink: ${check} still fails with seed ${record.seed} after ${result.trials} trials\n` +
+        `  from: ${describe(result.original)}\n  to:   ${describe(result.shrunk)}\n` +
+        `  written to ${shown}; run it with: pnpm kcsim run ${shown} --seed ${record.seed}\n`,
+    );
+  }
+  return 0;
+}

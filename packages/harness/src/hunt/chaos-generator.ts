@@ -1,0 +1,207 @@
+import { type JsonValue, pick, randomInt, streamFor, type UniformSource } from "@kcsim/protocol";
+import { validateScenario } from "../scenario/load-scenario.js";
+import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import type { ChaosPlan } from "./chaos-plan.js";
+
+/**
+ * Draws, per seed, a fault schedule (and with `swarm` the group's whole
+ * configuration too). Every fault starts after a warm-up and heals by
+ * `healAtMs`, leaving the rest of the run for the group to converge, so
+ * the checkers (converges, no-loss) can hold when the protocol is right.
+ * Draws come from the seed's own stream, so a seed always means the same
+ * plan.
+ */
+const WARMUP_MS = 8_000;
+
+type Draw = UniformSource;
+
+const between = (r: Draw, min: number, max: number) => Math.round(min + r() * (max - min));
+
+interface Cast {
+  readonly members: readonly string[];
+  readonly coordinators: readonly string[];
+  readonly brokers: readonly string[];
+}
+
+/** The member, coordinator and broker ids the scenario will have. */
+function castOf(scenario: ScenarioFile): Cast {
+  const members: string[] = [];
+  for (const group of scenario.groups ?? []) {
+    const prefix = group.idPrefix ?? "member-";
+    const total = group.members + (group.joins ?? []).reduce((n, j) => n + j.count, 0);
+    for (let i = 1; i <= total; i++) members.push(`${prefix}${i}`);
+  }
+  const coordinators = Array.from({ length: scenario.cluster?.coordinators ?? 1 }, (_, i) => `coordinator-${i}`);
+  const brokers = Array.from({ length: scenario.cluster?.brokers ?? 0 }, (_, i) => `broker-${i}`);
+  return { members, coordinators, brokers };
+}
+
+const MESSAGE_FAMILIES = [
+  ["ConsumerGroupHeartbeat*"],
+  ["Heartbeat*", "JoinGroup*", "SyncGroup*"],
+  ["OffsetCommit*", "OffsetFetch*"],
+  ["FindCoordinator*"],
+  ["Fetch*"],
+  ["Produce*"],
+] as const;
+
+/** Draws the fault schedule of one run over `cast`, healing by healAtMs. */
+export interface DrawnFaults {
+  readonly faults: NonNullable<ScenarioFile["faults"]>;
+  readonly partitions: NonNullable<ScenarioFile["partitions"]>;
+  readonly nemesis: NonNullable<ScenarioFile["nemesis"]>;
+  /** One line per drawn fault, for the bug report. */
+  readonly summary: string[];
+}
+
+export function drawFaults(r: Draw, cast: Cast, healAtMs: number): DrawnFaults {
+  const summary: string[] = [];
+  const window = () => {
+    const start = between(r, WARMUP_MS, healAtMs - 5_000);
+    return { startMs: start, endMs: between(r, start + 2_000, healAtMs) };
+  };
+  const faults: NonNullable<ScenarioFile["faults"]> = [];
+  const nFaults = randomInt(r, 0, 4);
+  for (let i = 0; i < nFaults; i++) {
+    const { startMs, endMs } = window();
+    const types = [...pick(r, MESSAGE_FAMILIES)];
+    const toCoordinator = r() < 0.5;
+    const scope = toCoordinator ? { to: [...cast.coordinators, ...cast.brokers] } : { from: [...cast.coordinators, ...cast.brokers] };
+    const kind = pick(r, ["drop", "burst", "delay", "duplicate", "reorder"] as const);
+    const name = `f${i}-${kind}`;
+    const base = { name, types, startMs, endMs, ...scope };
+    if (kind === "drop") faults.push({ ...base, drop: { probability: Number((0.05 + r() * 0.45).toFixed(2)) } });
+    else if (kind === "burst") {
+      faults.push({
+        ...base,
+        drop: { gilbertElliott: { pGoodToBad: 0.05, pBadToGood: Number((0.1 + r() * 0.4).toFixed(2)), lossInGood: 0, lossInBad: 0.9 } },
+      });
+    } else if (kind === "delay") faults.push({ ...base, delay: { dist: "exponential", meanMs: between(r, 5, 2_000) } });
+    else if (kind === "duplicate")
+      faults.push({
+        ...base,
+        duplicate: { probability: Number((0.05 + r() * 0.3).toFixed(2)), delay: { dist: "uniform", minMs: 0, maxMs: 200 } },
+      });
+    else
+      faults.push({
+        ...base,
+        reorder: { probability: Number((0.05 + r() * 0.3).toFixed(2)), delay: { dist: "uniform", minMs: 5, maxMs: 500 } },
+      });
+    summary.push(`${name} on ${types.join("/")} ${toCoordinator ? "to" : "from"} the servers, ${startMs}-${endMs} ms`);
+  }
+  const partitions: NonNullable<ScenarioFile["partitions"]> = [];
+  const nPartitions = cast.members.length > 0 ? randomInt(r, 0, 2) : 0;
+  for (let i = 0; i < nPartitions; i++) {
+    const { startMs, endMs } = window();
+    const cut = cast.members.filter(() => r() < 0.3);
+    if (cut.length === 0) continue;
+    const servers = r() < 0.5 ? [...cast.coordinators] : [...cast.coordinators, ...cast.brokers];
+    const direction = pick(r, ["two-way", "a-to-b", "b-to-a"] as const);
+    partitions.push({ name: `p${i}`, a: cut, b: servers, direction, startMs, endMs });
+    summary.push(`partition p${i}: ${cut.join(",")} cut from ${servers.join(",")} (${direction}), ${startMs}-${endMs} ms`);
+  }
+  const nemesis: NonNullable<ScenarioFile["nemesis"]> = [];
+  const nSteps = randomInt(r, 0, 4);
+  for (let i = 0; i < nSteps; i++) {
+    const { startMs, endMs } = window();
+    const what = pick(r, ["pause", "app-pause", "crash", "coordinator-failover", "broker-crash", "clock-step"] as const);
+    if ((what === "pause" || what === "app-pause" || what === "crash" || what === "clock-step") && cast.members.length > 0) {
+      const actor = pick(r, cast.members);
+      if (what === "pause") nemesis.push({ atMs: startMs, actor, action: "pause" }, { atMs: endMs, actor, action: "resume" });
+      if (what === "app-pause") {
+        nemesis.push(
+          { atMs: startMs, actor, action: "command", command: { command: "pause-app" } },
+          { atMs: endMs, actor, action: "command", command: { command: "resume-app" } },
+        );
+      }
+      if (what === "crash") nemesis.push({ atMs: startMs, actor, action: "crash" }, { atMs: endMs, actor, action: "restart" });
+      if (what === "clock-step") nemesis.push({ atMs: startMs, actor, action: "clock-step", deltaMs: between(r, -5_000, 5_000) });
+      summary.push(`${what} of ${actor} ${what === "clock-step" ? `at ${startMs} ms` : `${startMs}-${endMs} ms`}`);
+    } else if (what === "coordinator-failover") {
+      const actor = pick(r, cast.coordinators);
+      const restartAt = Math.min(healAtMs, startMs + between(r, 500, 10_000));
+      nemesis.push({ atMs: startMs, actor, action: "crash" }, { atMs: restartAt, actor, action: "restart" });
+      summary.push(`failover of ${actor}: crash at ${startMs} ms, back at ${restartAt} ms`);
+    } else if (what === "broker-crash" && cast.brokers.length > 0) {
+      const actor = pick(r, cast.brokers);
+      nemesis.push({ atMs: startMs, actor, action: "crash" }, { atMs: endMs, actor, action: "restart" });
+      summary.push(`crash of ${actor} ${startMs}-${endMs} ms`);
+    }
+  }
+  return { faults, partitions, nemesis, summary };
+}
+
+/** Draws a whole group configuration (swarm testing: every seed a different system). */
+function drawSwarmScenario(r: Draw): { scenario: ScenarioFile; parameters: Record<string, JsonValue> } {
+  const protocol = pick(r, ["eager", "cooperative", "consumer"] as const);
+  const members = randomInt(r, 2, 12);
+  const partitions = randomInt(r, 2, 48);
+  const isStatic = r() < 0.3;
+  const autoCommit = r() < 0.7;
+  const classicAssignor = protocol === "eager" ? pick(r, ["range", "roundrobin", "sticky"]) : "cooperative-sticky";
+  const remoteAssignor = pick(r, ["uniform", "range"]);
+  const sessionTimeoutMs = pick(r, [10_000, 20_000, 45_000]);
+  const maxPollMs = pick(r, [15_000, 30_000, 60_000]);
+  const consumer: Record<string, JsonValue> = { "max.poll.interval.ms": maxPollMs, "enable.auto.commit": autoCommit };
+  if (protocol === "consumer") consumer["group.remote.assignor"] = remoteAssignor;
+  else {
+    consumer["partition.assignment.strategy"] = [classicAssignor];
+    consumer["session.timeout.ms"] = sessionTimeoutMs;
+    consumer["heartbeat.interval.ms"] = Math.round(sessionTimeoutMs / 5);
+  }
+  const scenario: ScenarioFile = {
+    name: "swarm",
+    durationMs: 300_000,
+    cluster: {
+      coordinators: 1,
+      topics: [{ name: "swarm", partitions }],
+      // Shorter KIP-848 session timeouts than the broker default, within the bounds a broker may be given.
+      broker: {
+        "group.consumer.min.session.timeout.ms": 10_000,
+        "group.consumer.session.timeout.ms": sessionTimeoutMs,
+        "group.consumer.min.heartbeat.interval.ms": 1_000,
+        "group.consumer.heartbeat.interval.ms": Math.max(1_000, Math.round(sessionTimeoutMs / 5)),
+      },
+    },
+    groups: [
+      {
+        groupId: "swarm",
+        protocol,
+        members,
+        static: isStatic,
+        subscription: ["swarm"],
+        staggerMs: randomInt(r, 0, 500),
+        consumer,
+        app: { processingMsPerRecord: pick(r, [0.5, 1, 5]), commit: autoCommit ? "auto" : "sync-after-batch" },
+        source: { kind: "synthetic", recordsPerSecondPerPartition: pick(r, [2, 10]) },
+      },
+    ],
+  };
+  return {
+    scenario,
+    parameters: {
+      protocol,
+      assignor: protocol === "consumer" ? remoteAssignor : classicAssignor,
+      members,
+      partitions,
+      static: isStatic,
+      autoCommit,
+      sessionTimeoutMs,
+      maxPollIntervalMs: maxPollMs,
+    },
+  };
+}
+
+/**
+ * The plan of one hunt run: the base scenario (or a swarm-drawn one) with a
+ * fault schedule drawn from the seed, replacing the scenario's own faults.
+ */
+export function drawChaosPlan(seed: number, base: ScenarioFile | null): ChaosPlan {
+  const r = streamFor(seed, "!hunt").next;
+  const drawn = base === null ? drawSwarmScenario(r) : { scenario: base, parameters: {} as Record<string, JsonValue> };
+  const healAtMs = Math.round(drawn.scenario.durationMs * 0.4);
+  const { faults, partitions, nemesis, summary } = drawFaults(r, castOf(drawn.scenario), healAtMs);
+  // The plan is written out for replay and shrinking: it must be a valid scenario file itself.
+  const scenario = validateScenario({ ...drawn.scenario, seed, faults, partitions, nemesis }, `hunt plan of seed ${seed}`);
+  return { seed, scenario, parameters: { ...drawn.parameters, healAtMs, faults: summary } };
+}

@@ -1,0 +1,32 @@
+import type { JsonValue } from "@kcsim/protocol";
+import type { GroupProtocol } from "../scenario/expand-groups.js";
+import type { ScenarioFile } from "../scenario/scenario-schema.js";
+
+/** One run of a hunt, as sent to a pool worker: plain data. */
+export interface HuntTask {
+  /** The base scenario, or null for swarm mode (the whole system drawn from the seed). */
+  readonly base: ScenarioFile | null;
+  readonly seed: number;
+  /** Run the base scenario's own faults with each seed instead of drawing a fault schedule. */
+  readonly asWritten: boolean;
+  /** Run every group under this protocol (eager, cooperative or consumer). */
+  readonly protocol: GroupProtocol | null;
+}
+
+/** A checker that failed in one run, with its first violation. */
+export interface HuntFailure {
+  readonly check: string;
+  readonly t: number;
+  readonly message: string;
+}
+
+export interface HuntRunResult {
+  readonly seed: number;
+  readonly historyHash: string;
+  readonly failures: readonly HuntFailure[];
+  readonly parameters: Readonly<Record<string, JsonValue>>;
+  /** The exact scenario the run executed (the drawn plan), to replay or shrink it. */
+  readonly scenario: ScenarioFile;
+  readonly virtualMs: number;
+  readonly wallMs: number;
+}

@@ -1,0 +1,29 @@
+import { runScenario } from "../run/run-scenario.js";
+import { drawChaosPlan } from "./chaos-generator.js";
+import type { HuntRunResult, HuntTask } from "./hunt-task.js";
+
+/** Runs one hunt task inline (in a pool worker or in this thread) and reports what failed. */
+export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
+  const plan =
+    task.asWritten && task.base !== null
+      ? { seed: task.seed, scenario: { ...task.base, seed: task.seed }, parameters: {} }
+      : drawChaosPlan(task.seed, task.base);
+  const started = performance.now();
+  const { summary } = await runScenario(plan.scenario, {
+    host: "inline",
+    seed: task.seed,
+    ...(task.protocol !== null ? { protocol: task.protocol } : {}),
+  });
+  const failures = Object.entries(summary.checks)
+    .filter(([, check]) => !check.ok)
+    .map(([check, result]) => ({ check, t: result.violations[0]?.t ?? 0, message: result.violations[0]?.message ?? "" }));
+  return {
+    seed: task.seed,
+    historyHash: summary.historyHash,
+    failures,
+    parameters: task.protocol !== null ? { ...plan.parameters, protocol: task.protocol } : plan.parameters,
+    scenario: plan.scenario,
+    virtualMs: summary.metrics.virtualMs,
+    wallMs: performance.now() - started,
+  };
+}

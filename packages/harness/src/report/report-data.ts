@@ -1,0 +1,199 @@
+import type { Micros } from "@kcsim/protocol";
+
+/**
+ * What the HTML report draws, extracted from a run's history in one pass:
+ * plain, JSON-serialisable data (intervals and steps, never one entry per
+ * history event), so a 300k-line history becomes a few thousand shapes.
+ * Times are virtual microseconds, like the history's.
+ */
+export interface ReportData {
+  readonly run: RunFacts;
+  readonly groups: readonly GroupTimeline[];
+  /** Consumer members, in the spec's order (else by name). */
+  readonly members: readonly MemberTimeline[];
+  /** Actors that are not members (coordinators, brokers, producers) and had a process fault: crash, pause, clock step, command. */
+  readonly processes: readonly ProcessTimeline[];
+  readonly faults: readonly FaultBand[];
+  readonly timers: readonly TimerExpiry[];
+  /** One row per subscribed partition, by group, then topic, then partition. */
+  readonly ownership: readonly OwnershipRow[];
+  /** The checker verdicts, in the summary's order; null when the run directory has no summary. */
+  readonly checks: readonly CheckView[] | null;
+  /** The summary's metrics (RunMetrics) as it holds them; null without a summary. */
+  readonly metrics: unknown;
+  /** Caveats the reader should know (e.g. fault windows inferred from the history). */
+  readonly notes: readonly string[];
+}
+
+export interface RunFacts {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly host: string | null;
+  readonly historyHash: string | null;
+  readonly replay: string | null;
+  readonly historyEvents: number;
+  readonly durationUs: Micros;
+  /** Where fault windows and group topology came from: the run's spec, or inferred from the history alone. */
+  readonly topologySource: "spec" | "history";
+}
+
+/** A half-open span of virtual time [fromUs, toUs). */
+export interface TimeSpan {
+  readonly fromUs: Micros;
+  readonly toUs: Micros;
+}
+
+/** A span during which one member's application owned one partition (member.owned). */
+export interface OwnershipInterval extends TimeSpan {
+  readonly actor: string;
+  /** Alive and not fenced (a live owner); false: a fenced zombie that still believes it owns the partition. */
+  readonly live: boolean;
+  /** The member epochs of the member.owned observations that held it, first and last. */
+  readonly firstEpoch: number;
+  readonly lastEpoch: number;
+}
+
+export interface OwnershipRow {
+  readonly groupId: string;
+  readonly topic: string;
+  readonly partition: number;
+  /** Sorted by start. */
+  readonly intervals: readonly OwnershipInterval[];
+  /** Spans with two or more live owners at once. */
+  readonly conflicts: readonly TimeSpan[];
+}
+
+/** A member's client state (member.state) over a span. */
+export interface StateSegment extends TimeSpan {
+  readonly state: string;
+  readonly memberEpoch: number;
+}
+
+/** A member as the coordinator held it (gc.member), over a span. */
+export interface ServerSegment extends StateSegment {
+  readonly memberId: string;
+  readonly assigned: number;
+  readonly pendingRevocation: number;
+}
+
+export type ProcessBandKind = "down" | "paused" | "app-paused";
+
+/** A span an actor's process was down (crash, stop), paused whole, or had its application thread paused (pause-app). */
+export interface ProcessBand extends TimeSpan {
+  readonly kind: ProcessBandKind;
+  readonly detail: string | null;
+}
+
+/** One process lifecycle event (life): start, crash, restart, pause, resume, clock-step, stop, command. */
+export interface ProcessMark {
+  readonly tUs: Micros;
+  readonly what: string;
+  readonly detail: string | null;
+}
+
+export interface ProcessTimeline {
+  readonly actor: string;
+  readonly bands: readonly ProcessBand[];
+  /** Lifecycle events, the first start at time 0 left out. */
+  readonly marks: readonly ProcessMark[];
+}
+
+export interface MemberTimeline {
+  readonly actor: string;
+  readonly groupId: string;
+  readonly protocol: string | null;
+  readonly states: readonly StateSegment[];
+  readonly serverStates: readonly ServerSegment[];
+  readonly process: ProcessTimeline;
+}
+
+/** The coordinator's view of a group (gc.group) over a span. */
+export interface GroupSegment extends TimeSpan {
+  readonly state: string;
+  readonly groupEpoch: number;
+  readonly assignmentEpoch: number;
+  readonly members: number;
+}
+
+/** A new target assignment (gc.target). */
+export interface TargetMark {
+  readonly tUs: Micros;
+  readonly assignmentEpoch: number;
+  readonly assignor: string;
+  readonly moved: number;
+}
+
+/** A step of a count over time: `count` from `tUs` until the next step. */
+export interface CountStep {
+  readonly tUs: Micros;
+  readonly count: number;
+}
+
+export interface GroupTimeline {
+  readonly groupId: string;
+  readonly protocol: string | null;
+  readonly partitions: number;
+  readonly segments: readonly GroupSegment[];
+  readonly targets: readonly TargetMark[];
+  /** Partitions without a live owner, as steps. */
+  readonly unowned: readonly CountStep[];
+}
+
+/** A message fault or a network partition: its window, and what it did to the messages sent in it. */
+export interface FaultBand extends TimeSpan {
+  readonly name: string;
+  readonly kind: "message" | "partition";
+  /** The window the spec declares; false: inferred from the first and last message the fault touched. */
+  readonly declared: boolean;
+  readonly detail: string;
+  /** Messages the fault touched, by fate (deliver, drop, partitioned). */
+  readonly affected: Readonly<Record<string, number>>;
+}
+
+/**
+ * A member left the group or had it taken away: the coordinator removed it
+ * (gc.member-removed: session-timeout, rebalance-timeout, leave, ...) or
+ * its own max.poll.interval.ms expired (member.poll-timeout).
+ */
+export interface TimerExpiry {
+  readonly tUs: Micros;
+  readonly kind: string;
+  readonly groupId: string;
+  readonly memberId: string;
+  /** The member actor that held this member id, if the history names it. */
+  readonly actor: string | null;
+  /** A timer expired (session, rebalance, join, sync or poll timeout), as opposed to a leave or a replacement. */
+  readonly timeout: boolean;
+  readonly memberEpoch: number | null;
+  /** poll-timeout: the last poll() before the expiry. */
+  readonly sinceUs: Micros | null;
+}
+
+/** A history event a violation names, as the report lists it. */
+export interface ViolatingEvent {
+  /** Index among the history's events (the header excluded), as checkers count. */
+  readonly index: number;
+  /** Line of history.jsonl (1-based, the header is line 1). */
+  readonly line: number;
+  /** Null when the history has no event at that index. */
+  readonly tUs: Micros | null;
+  readonly actor: string | null;
+  /** The event's JSON line, cut short when long. */
+  readonly text: string;
+}
+
+export interface ViolationView {
+  /** 1-based, across all checks: the number its marker on the timeline carries. */
+  readonly number: number;
+  readonly check: string;
+  readonly tUs: Micros;
+  readonly message: string;
+  readonly events: readonly ViolatingEvent[];
+}
+
+export interface CheckView {
+  readonly name: string;
+  readonly description: string;
+  readonly ok: boolean;
+  readonly violations: readonly ViolationView[];
+}

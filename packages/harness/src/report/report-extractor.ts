@@ -1,0 +1,136 @@
+import type { Micros } from "@kcsim/protocol";
+import { groupTopologies } from "../analysis/group-topology.js";
+import type { CheckResult } from "../checkers/checker.js";
+import { CHECKERS } from "../checkers/registry.js";
+import type { HistoryEvent, HistoryHeader } from "../history/history-event.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { FaultBands } from "./fault-bands.js";
+import { GroupTimelines } from "./group-timelines.js";
+import { MemberDirectory } from "./member-directory.js";
+import { type MemberOfGroup, MemberTimelines } from "./member-timelines.js";
+import { OwnershipIntervals } from "./ownership-intervals.js";
+import { ProcessTimelines } from "./process-timelines.js";
+import type { ReportData } from "./report-data.js";
+import { TimerExpiries } from "./timer-expiries.js";
+import { ViolationViews } from "./violation-views.js";
+
+/** What a run's summary (summary.json) gives the report; every field may be missing from an older or hand-made one. */
+export interface ReportSummary {
+  readonly host?: string;
+  readonly historyHash?: string;
+  readonly replay?: string;
+  readonly checks?: Readonly<Record<string, CheckResult>>;
+  readonly metrics?: unknown;
+}
+
+/** Everything besides the history's events that the report reads. */
+export interface ReportInputs {
+  readonly header: Pick<HistoryHeader, "scenario" | "seed">;
+  /** The run's resolved spec (spec.json): fault windows and group topology. Null: inferred from the history. */
+  readonly spec: SimulationSpec | null;
+  readonly summary: ReportSummary | null;
+  /** The command that replays the run (command.txt), when the summary has none. */
+  readonly replay?: string | null;
+}
+
+const byName = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
+
+/**
+ * Reads a history once, event by event (it may be far too large to hold
+ * twice), and keeps only what the report draws: intervals, segments,
+ * bands and marks, plus the events the checkers' violations name.
+ */
+export class ReportExtractor {
+  readonly #inputs: ReportInputs;
+  readonly #directory = new MemberDirectory();
+  readonly #ownership = new OwnershipIntervals();
+  readonly #members = new MemberTimelines();
+  readonly #groups = new GroupTimelines();
+  readonly #processes = new ProcessTimelines();
+  readonly #faults = new FaultBands();
+  readonly #timers = new TimerExpiries();
+  readonly #violations: ViolationViews;
+  #count = 0;
+  #lastUs: Micros = 0;
+
+  constructor(inputs: ReportInputs) {
+    this.#inputs = inputs;
+    this.#violations = new ViolationViews(inputs.summary?.checks ?? null);
+  }
+
+  accept(event: HistoryEvent): void {
+    this.#directory.accept(event);
+    this.#ownership.accept(event);
+    this.#members.accept(event);
+    this.#groups.accept(event);
+    this.#processes.accept(event);
+    this.#faults.accept(event);
+    this.#timers.accept(event);
+    this.#violations.accept(event, this.#count);
+    this.#count++;
+    if (event.t > this.#lastUs) this.#lastUs = event.t;
+  }
+
+  finish(): ReportData {
+    const { spec, summary, header } = this.#inputs;
+    const metricsMs = virtualMsOf(summary?.metrics);
+    const endUs = Math.max(spec?.durationUs ?? 0, this.#lastUs, metricsMs === null ? 0 : Math.round(metricsMs * 1000), 1);
+    const topology = spec === null ? [] : groupTopologies(spec);
+    const processes = this.#processes.finish(endUs);
+    const ownership = this.#ownership.finish(endUs, topology);
+    const members: MemberOfGroup[] = topology.flatMap((g) => g.members.map((actor) => ({ actor, groupId: g.groupId })));
+    const memberTimelines = this.#members.finish(endUs, members, this.#directory, processes);
+    const memberActors = new Set(memberTimelines.map((m) => m.actor));
+    const actorOrder = spec?.actors.map((a) => a.id) ?? [];
+    const rank = (actor: string) => {
+      const i = actorOrder.indexOf(actor);
+      return i < 0 ? actorOrder.length : i;
+    };
+    const others = [...processes.values()]
+      .filter((p) => !memberActors.has(p.actor) && (p.bands.length > 0 || p.marks.length > 0))
+      .sort((a, b) => rank(a.actor) - rank(b.actor) || byName(a.actor, b.actor));
+    const notes: string[] = [];
+    if (spec === null)
+      notes.push(
+        "This run directory has no spec.json: fault windows are inferred from the first and last message each fault touched, and partitions that nobody was ever assigned have no row.",
+      );
+    if (summary === null) notes.push("This run directory has no summary.json: no checker verdicts and no metrics.");
+    return {
+      run: {
+        scenario: header.scenario,
+        seed: header.seed,
+        host: summary?.host ?? null,
+        historyHash: summary?.historyHash ?? null,
+        replay: summary?.replay || this.#inputs.replay || null,
+        historyEvents: this.#count,
+        durationUs: endUs,
+        topologySource: spec === null ? "history" : "spec",
+      },
+      groups: this.#groups.finish(
+        endUs,
+        topology.map((g) => g.groupId),
+        ownership,
+      ),
+      members: memberTimelines,
+      processes: others,
+      faults: this.#faults.finish(endUs, spec?.plan ?? null),
+      timers: this.#timers.finish(this.#directory),
+      ownership,
+      checks: this.#violations.finish(new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]))),
+      metrics: summary?.metrics ?? null,
+      notes,
+    };
+  }
+}
+
+function virtualMsOf(metrics: unknown): number | null {
+  if (typeof metrics !== "object" || metrics === null || !("virtualMs" in metrics)) return null;
+  return typeof metrics.virtualMs === "number" ? metrics.virtualMs : null;
+}
+
+/** Extracts the report's data from events already in memory (a run that just finished). */
+export function extractReport(events: Iterable<HistoryEvent>, inputs: ReportInputs): ReportData {
+  const extractor = new ReportExtractor(inputs);
+  for (const event of events) extractor.accept(event);
+  return extractor.finish();
+}

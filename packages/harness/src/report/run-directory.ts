@@ -1,0 +1,140 @@
+import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { HistoryEvent } from "../history/history-event.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import type { ReportData } from "./report-data.js";
+import { ReportExtractor, type ReportSummary } from "./report-extractor.js";
+
+/** A run directory the report cannot read: one line for the user. */
+export class RunDirectoryError extends Error {
+  override readonly name = "RunDirectoryError";
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === "string";
+
+/** What is wrong with a parsed history line, or null if it has the fields the report reads. */
+export function historyLineProblem(value: unknown): string | null {
+  if (!isRecord(value)) return "not a JSON object";
+  if (typeof value.t !== "number" || !Number.isFinite(value.t)) return "no numeric t";
+  switch (value.ev) {
+    case "send":
+      return isString(value.from) && isString(value.to) && isString(value.type) && isString(value.fate)
+        ? null
+        : "a send needs from, to, type and fate";
+    case "obs":
+      return isString(value.actor) && isRecord(value.o) && isString(value.o.type) ? null : "an observation needs actor and o.type";
+    case "life":
+      return isString(value.actor) && isString(value.what) ? null : "a lifecycle event needs actor and what";
+    case "error":
+    case "reject":
+    case "lost":
+      return isString(value.actor) ? null : `an ${String(value.ev)} event needs actor`;
+    default:
+      return `unknown ev ${JSON.stringify(value.ev)}`;
+  }
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new RunDirectoryError(`${file}: invalid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function isViolation(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    typeof value.t === "number" &&
+    isString(value.message) &&
+    Array.isArray(value.events) &&
+    value.events.every(Number.isInteger)
+  );
+}
+
+/** summary.json, if the directory has one. */
+function readSummary(dir: string): ReportSummary | null {
+  const file = join(dir, "summary.json");
+  if (!existsSync(file)) return null;
+  const summary = readJson(file);
+  if (!isRecord(summary)) throw new RunDirectoryError(`${file}: not a run summary (expected a JSON object)`);
+  const checks = summary.checks;
+  if (checks !== undefined) {
+    const valid =
+      isRecord(checks) &&
+      Object.values(checks).every(
+        (c) => isRecord(c) && typeof c.ok === "boolean" && Array.isArray(c.violations) && c.violations.every(isViolation),
+      );
+    if (!valid) throw new RunDirectoryError(`${file}: checks: expected {name: {ok, violations: [{t, message, events}]}}`);
+  }
+  return summary as ReportSummary;
+}
+
+/** spec.json (the resolved simulation spec), if the directory has one. */
+function readSpec(dir: string): SimulationSpec | null {
+  const file = join(dir, "spec.json");
+  if (!existsSync(file)) return null;
+  const spec = readJson(file);
+  const valid =
+    isRecord(spec) &&
+    typeof spec.durationUs === "number" &&
+    Array.isArray(spec.actors) &&
+    Array.isArray(spec.nemesis) &&
+    isRecord(spec.plan) &&
+    Array.isArray(spec.plan.messageFaults) &&
+    Array.isArray(spec.plan.partitions);
+  if (!valid) throw new RunDirectoryError(`${file}: not a simulation spec (expected durationUs, actors, nemesis and plan)`);
+  return spec as unknown as SimulationSpec;
+}
+
+/**
+ * Reads a run directory (history.jsonl, and summary.json, spec.json and
+ * command.txt when present) and extracts the report's data, streaming the
+ * history line by line: a 10-minute chaos run's history is tens of
+ * megabytes and is never held whole.
+ */
+export async function readRunDirectory(dir: string): Promise<ReportData> {
+  if (!existsSync(dir)) throw new RunDirectoryError(`${dir}: no such directory`);
+  if (!statSync(dir).isDirectory()) throw new RunDirectoryError(`${dir}: not a directory (give the run directory that --out wrote)`);
+  const historyFile = join(dir, "history.jsonl");
+  if (!existsSync(historyFile))
+    throw new RunDirectoryError(`${dir} has no history.jsonl (is it a run directory written by kcsim run --out?)`);
+  const summary = readSummary(dir);
+  const spec = readSpec(dir);
+  const commandFile = join(dir, "command.txt");
+  const replay = existsSync(commandFile) ? (readFileSync(commandFile, "utf8").split("\n")[0]?.trim() ?? "") : "";
+
+  let extractor: ReportExtractor | null = null;
+  let lineNumber = 0;
+  const lines = createInterface({ input: createReadStream(historyFile, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    lineNumber++;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      lines.close();
+      throw new RunDirectoryError(
+        `${historyFile}:${lineNumber}: malformed history line (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    if (extractor === null) {
+      if (!isRecord(value) || value.kcsim !== "history" || !isString(value.scenario) || typeof value.seed !== "number") {
+        lines.close();
+        throw new RunDirectoryError(`${historyFile}:1: not a kcsim history (the first line must be its header)`);
+      }
+      extractor = new ReportExtractor({ header: { scenario: value.scenario, seed: value.seed }, spec, summary, replay: replay || null });
+      continue;
+    }
+    const problem = historyLineProblem(value);
+    if (problem !== null) {
+      lines.close();
+      throw new RunDirectoryError(`${historyFile}:${lineNumber}: malformed history line (${problem})`);
+    }
+    extractor.accept(value as HistoryEvent);
+  }
+  if (extractor === null) throw new RunDirectoryError(`${historyFile}: empty (no header line)`);
+  return extractor.finish();
+}

@@ -1,0 +1,33 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { HistoryEvent } from "../history/history-event.js";
+import type { ReportData } from "./report-data.js";
+import { extractReport, type ReportInputs } from "./report-extractor.js";
+import { renderReportHtml } from "./report-html.js";
+import { readRunDirectory } from "./run-directory.js";
+
+/** The report's file name in a run directory. */
+export const REPORT_FILE = "report.html";
+
+export interface WrittenReport {
+  readonly path: string;
+  readonly bytes: number;
+  readonly data: ReportData;
+}
+
+function write(dir: string, data: ReportData): WrittenReport {
+  const html = renderReportHtml(data);
+  const path = join(dir, REPORT_FILE);
+  writeFileSync(path, html);
+  return { path, bytes: Buffer.byteLength(html), data };
+}
+
+/** Writes report.html into a run directory from a run that just finished (its events still in memory). */
+export function writeRunReport(dir: string, inputs: ReportInputs, events: Iterable<HistoryEvent>): WrittenReport {
+  return write(dir, extractReport(events, inputs));
+}
+
+/** Writes report.html into an existing run directory, from the files in it (`kcsim report DIR`). */
+export async function reportRunDirectory(dir: string): Promise<WrittenReport> {
+  return write(dir, await readRunDirectory(dir));
+}

@@ -1,0 +1,122 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { encode } from "@kcsim/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { FIXTURE_REGISTRY_MODULE, registry as fixtures } from "../src/hosts/fixtures/fixture-registry.js";
+import {
+  DEFAULT_REGISTRY,
+  type HistoryEvent,
+  judge,
+  loadScenarioFile,
+  RealtimeHost,
+  type ReplayReport,
+  replayRecording,
+  toSimulationSpec,
+} from "../src/index.js";
+import { faultySpec } from "./worker-fixtures.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const cli = join(root, "packages/harness/dist/cli/main.js");
+const kcsim = (...args: string[]) => {
+  const out = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, INIT_CWD: root } });
+  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
+};
+
+const hosts: RealtimeHost[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((host) => host.close()));
+});
+
+const lifecycle = (events: readonly HistoryEvent[], actor: string) =>
+  events.flatMap((e) => (e.ev === "life" && e.actor === actor ? [e.detail === null ? e.what : `${e.what}: ${e.detail}`] : []));
+const pongsAfter = (events: readonly HistoryEvent[], pinger: string, t: number) =>
+  events.filter((e) => e.ev === "obs" && e.actor === pinger && e.o.type === "ping.pong" && e.t > t).length;
+
+function expectReproduced(report: ReplayReport, actors: number): void {
+  expect(report.actors).toHaveLength(actors);
+  for (const actor of report.actors) {
+    expect(actor.firstDifference, actor.actor).toBeNull();
+    expect(actor.received, actor.actor).toBeGreaterThan(0);
+    expect([actor.reproduced, actor.resent]).toEqual([actor.received, actor.sent]);
+  }
+  expect(report.equal).toBe(true);
+}
+
+describe("realtime host", () => {
+  it("runs scenarios/ping-pong.json on the scaled real clock, and its recording replays every actor's received messages", async () => {
+    const scenario = loadScenarioFile(join(root, "scenarios/ping-pong.json"));
+    const spec = toSimulationSpec(scenario, { seed: 1 });
+    const host = new RealtimeHost(spec, { timeScale: 0.06 }); // 20 s of virtual time in 1.2 s
+    hosts.push(host);
+    const result = await host.run();
+    expect(result.host).toBe("realtime");
+    expect(lifecycle(result.events, "ponger-1")).toEqual(["start", "crash: nemesis", "restart"]);
+    expect(lifecycle(result.events, "pinger-2")).toContain("pause");
+    expect(result.router.dropped).toBeGreaterThan(0);
+    expect(judge(result, spec, ["actor-exceptions"])["actor-exceptions"]?.ok).toBe(true);
+    expectReproduced(replayRecording(result.recording, DEFAULT_REGISTRY), 4);
+
+    // A forged frame in the recording is caught (the replayed sender never sent it)...
+    const forged = encode({ type: "SimPong", seq: 1, payload: "forged" });
+    const at = result.recording.entries.findIndex((e) => e.r === "run" && e.e.k === "deliver" && e.e.from === "ponger-2");
+    const entries = result.recording.entries.map((e, i) =>
+      i === at && e.r === "run" && e.e.k === "deliver" ? { ...e, e: { ...e.e, frame: Buffer.from(forged).toString("base64") } } : e,
+    );
+    const tampered = replayRecording({ ...result.recording, entries }, DEFAULT_REGISTRY);
+    expect(tampered.equal).toBe(false);
+    expect(tampered.actors.find((a) => a.actor === "pinger-2")?.firstDifference).toMatch(
+      /SimPong #\d+ from ponger-2 differs from the recorded message/,
+    );
+    // ...and the CLI replays the recording file.
+    const dir = mkdtempSync(join(tmpdir(), "kcsim-realtime-"));
+    writeFileSync(join(dir, "recording.jsonl"), host.recordingText());
+    const replayed = kcsim("replay", dir, "--json");
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect((JSON.parse(replayed.stdout) as ReplayReport).equal).toBe(true);
+    // Bad input: one line, exit code 2.
+    writeFileSync(join(dir, "garbage.jsonl"), "{not json\n");
+    const bad = kcsim("replay", join(dir, "garbage.jsonl"));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /^kcsim: replay: .*garbage\.jsonl:1: not a kcsim recording|^kcsim: replay: .*garbage\.jsonl:1: invalid JSON/,
+    );
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("survives an exception, a crash over the control plane, a worker killed from outside and a malformed frame", async () => {
+    const spec = faultySpec(8_000_000, 1, ["a", "b", "c"]);
+    // 8 s of virtual time in 2 s; restarts take a warm spare worker (two are kept ready).
+    const host = new RealtimeHost(
+      { ...spec, restartPolicy: { mode: "restart", delayUs: 100_000 } },
+      { timeScale: 0.25, registryModule: FIXTURE_REGISTRY_MODULE, spareWorkers: 2 },
+    );
+    hosts.push(host);
+    host.core.injectFrame(500_000, "tester", "ponger-a", encode({ type: "SimPing", seq: 999, payload: "throw" }));
+    host.core.injectFrame(300_000, "tester", "ponger-a", Uint8Array.from([0xc1, 0xc1]));
+    const running = host.run();
+    // At 1 s: crash ponger-b over the control plane, and kill ponger-c's worker from outside; at 2 s, restart ponger-b.
+    await host.at(1_000_000);
+    await host.control("ponger-b", { action: "crash" });
+    await host.workerOf("ponger-c")?.worker.terminate();
+    await host.at(2_000_000);
+    await host.control("ponger-b", { action: "restart" });
+    const snapshot = await host.snapshotOf("pinger-a");
+    expect(snapshot?.state).toBe("running");
+    const result = await running;
+
+    const events = result.events;
+    expect(events.find((e) => e.ev === "error")).toMatchObject({ actor: "ponger-a", message: "Error: planted failure" });
+    expect(events.some((e) => e.ev === "reject" && e.actor === "ponger-a" && e.reason === "malformed")).toBe(true);
+    expect(lifecycle(events, "ponger-a")).toEqual(["start", "crash: exception", "restart"]);
+    expect(lifecycle(events, "ponger-b")).toEqual(["start", "crash: nemesis", "restart"]);
+    expect(lifecycle(events, "ponger-c")).toEqual(["start", "crash: worker exited with code 1", "restart"]);
+    // Everyone answers again at the end; the checkers judge the run.
+    for (const pair of ["a", "b", "c"]) expect(pongsAfter(events, `pinger-${pair}`, 6_000_000), pair).toBeGreaterThan(0);
+    expect(judge(result, spec, ["actor-exceptions"])["actor-exceptions"]?.violations).toHaveLength(1);
+    // Faults and all, the recording replays.
+    expectReproduced(replayRecording(result.recording, fixtures), 6);
+  });
+});

@@ -1,0 +1,272 @@
+import { MessageChannel } from "node:worker_threads";
+import {
+  type Actor,
+  type ActorId,
+  type Context,
+  decodeUnchecked,
+  encode,
+  type JsonValue,
+  type Message,
+  type Micros,
+} from "@kcsim/protocol";
+import { expose, releaseProxy, wrap } from "comlink";
+import { describe, expect, it } from "vitest";
+import {
+  ActorCell,
+  type ActorRegistry,
+  answerWindow,
+  autoWorkerCount,
+  type CellSink,
+  comlinkEndpoint,
+  DEFAULT_NETWORK,
+  type EffectBatch,
+  encodeWindow,
+  MemoryDurableLog,
+  mergeByHeads,
+  parseActorsPerWorker,
+  planShards,
+  RealtimeShard,
+  type ShardClock,
+  ShardRuntime,
+  safeLookahead,
+  VirtualClock,
+  type WindowReply,
+} from "../src/index.js";
+
+/** Ticks every 10 ms; answers SimPing with SimPong; records its boots in the durable log. */
+class Ticker implements Actor {
+  start(ctx: Context): void {
+    ctx.storage.append({ boot: ctx.now() });
+    ctx.setTimer("tick", 10_000);
+  }
+  receive(from: ActorId, message: Message, ctx: Context): void {
+    if (message.type === "SimPing") ctx.send(from, { type: "SimPong", seq: message.seq, payload: String(ctx.random()) });
+  }
+  fire(_timer: string, ctx: Context): void {
+    ctx.observe({ type: "tick", at: ctx.now() });
+    ctx.setTimer("tick", 10_000);
+  }
+}
+
+const registry: ActorRegistry = new Map([["ticker", () => new Ticker()]]);
+const settings = { seed: 1, useCodec: true, restartPolicy: { mode: "restart", delayUs: 1_000 } } as const;
+const ticker = (id: string) => ({ id, kind: "ticker", config: {} as JsonValue, log: [] });
+const control = (due: Micros, to: string, action: "start" | "crash" | "restart") => [1, due, "!nemesis", due, 0, to, { action }] as const;
+
+describe("ShardRuntime (the lockstep worker half)", () => {
+  it("runs a window's events merged with its own timers in key order, and tags every effect group with its event's key", () => {
+    const shard = new ShardRuntime(settings, [ticker("a"), ticker("b")], registry);
+    const reply = decodeUnchecked(
+      answerWindow(shard, encodeWindow([25_000, [control(0, "a", "start"), control(5_000, "b", "start")], []])),
+    ) as WindowReply;
+    const keys = reply[0].map((group) => [group[0], group[1]]);
+    // a starts at 0, b at 5 ms; a ticks at 10 and 20 ms, b at 15 and 25 ms.
+    expect(keys).toEqual([
+      [0, "!nemesis"],
+      [5_000, "!nemesis"],
+      [10_000, "a"],
+      [15_000, "b"],
+      [20_000, "a"],
+      [25_000, "b"],
+    ]);
+    expect(reply[1]).toBe(30_000);
+    expect(reply[3]).toBe(4);
+  });
+
+  it("drops replaced and cancelled timers instead of waking up for them, and reports a crashed cell's carry", () => {
+    const shard = new ShardRuntime(settings, [ticker("a")], registry);
+    shard.runWindow(0, [{ kind: "control", due: 0, origin: "!nemesis", seq: 0, sub: 0, to: "a", control: { action: "start" } }]);
+    const outcome = shard.runWindow(
+      5_000,
+      [{ kind: "control", due: 5_000, origin: "!nemesis", seq: 1, sub: 0, to: "a", control: { action: "crash" } }],
+      ["a"],
+    );
+    expect(outcome.nextDue).toBeNull(); // the 10 ms tick died with the process
+    const [[id, carry, armed]] = outcome.carries as [[string, { state: string; seq: number }, number]];
+    expect([id, carry.state, carry.seq, armed]).toEqual(["a", "crashed", 1, 0]);
+  });
+});
+
+describe("the merge of the shards' effects", () => {
+  it("follows the inline queue, not the key order: a zero-delay timer comes after the event that armed it", () => {
+    // Shard X handled a delivery from "zed" at 10 us, which armed a zero-delay timer of its actor "A"
+    // (key (10, "A") < (10, "zed")); shard Y handled a delivery from "m" at 10 us.
+    const x = [
+      [10, "zed", 1, 0, [["obs", "A", 10, { type: "x1" }]]],
+      [10, "A", 2, 0, [["obs", "A", 10, { type: "x2" }]]],
+    ] as const;
+    const y = [[10, "m", 1, 0, [["obs", "B", 10, { type: "y1" }]]]] as const;
+    const order = mergeByHeads([x, y]).map((group) => (group[4][0] as readonly [string, string, number, { type: string }])[3].type);
+    // Inline pops y1 (m < zed), then x1, then the timer x1 armed.
+    expect(order).toEqual(["y1", "x1", "x2"]);
+  });
+});
+
+describe("ActorCell carry", () => {
+  it("rebuilds a crashed cell elsewhere that continues its sequence numbers and random stream", () => {
+    const effects: string[] = [];
+    const sink: CellSink = {
+      send: (_f, _t, seq, _n, _type, payload) =>
+        effects.push(`${seq}:${(decodeUnchecked(payload as Uint8Array) as { payload: string }).payload}`),
+      observe() {},
+      appended() {},
+      lifecycle() {},
+      actorError() {},
+      rejected() {},
+      lost() {},
+      scheduleTimer() {},
+    };
+    const options = {
+      id: "a",
+      kind: "ticker",
+      config: {},
+      factory: () => new Ticker(),
+      seed: 3,
+      useCodec: true,
+      restartPolicy: settings.restartPolicy,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    };
+    const ping = (seq: number) => ({
+      kind: "deliver" as const,
+      due: 1,
+      origin: "x",
+      seq,
+      sub: 0,
+      to: "a",
+      from: "x",
+      msgType: "SimPing",
+      payload: encode({ type: "SimPing", seq, payload: "" }),
+    });
+    const boot = { kind: "control" as const, due: 0, origin: "!n", seq: 0, sub: 0, to: "a", control: { action: "start" as const } };
+    const restart = { ...boot, control: { action: "restart" as const } };
+    // One cell lives through a crash and a restart...
+    const same = new ActorCell({ ...options, storage: new MemoryDurableLog() }, sink);
+    same.handle(boot);
+    same.handle(ping(1));
+    same.handle({ ...boot, control: { action: "crash" } });
+    same.handle(restart);
+    same.handle(ping(2));
+    const inOne = effects.splice(0);
+    // ...and the same story with the process rebuilt from its carry after the crash.
+    const first = new ActorCell({ ...options, storage: new MemoryDurableLog() }, sink);
+    first.handle(boot);
+    first.handle(ping(1));
+    first.handle({ ...boot, control: { action: "crash" } });
+    const second = new ActorCell({ ...options, storage: new MemoryDurableLog(), carry: first.carry() }, sink);
+    expect(second.state).toBe("crashed");
+    second.handle(restart);
+    second.handle(ping(2));
+    expect(effects).toEqual(inOne);
+  });
+});
+
+/** A clock and timers under the test's control (fake timers do not reach workers; these need none). */
+class FakeTime implements ShardClock {
+  now_: Micros = 0;
+  readonly timers: { at: Micros; fire: () => void; live: boolean }[] = [];
+  now(): Micros {
+    return this.now_;
+  }
+  realDelayMs(due: Micros): number {
+    return (due - this.now_) / 1000;
+  }
+  driver = {
+    set: (delayMs: number, fire: () => void) => {
+      const timer = { at: this.now_ + delayMs * 1000, fire, live: true };
+      this.timers.push(timer);
+      return timer;
+    },
+    clear: (handle: unknown) => {
+      (handle as { live: boolean }).live = false;
+    },
+  };
+  advance(to: Micros): void {
+    this.now_ = to;
+    for (const timer of this.timers.filter((t) => t.live && t.at <= to)) {
+      timer.live = false;
+      timer.fire();
+    }
+  }
+}
+
+describe("RealtimeShard (the realtime worker half)", () => {
+  it("handles events on the clock, never before they are due, and reports each with its effects in one batch", () => {
+    const time = new FakeTime();
+    const batches: EffectBatch[] = [];
+    const shard = new RealtimeShard(settings, [ticker("a")], registry, time.driver, (batch) => batches.push(batch));
+    shard.begin(time);
+    shard.control(control(0, "a", "start"));
+    time.advance(3_000);
+    // Delivered early (due 4 ms, the clock says 3 ms): handled at its due time.
+    shard.deliver([[0, 4_000, "x", 1, 0, "a", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" })]]);
+    time.advance(10_400); // the tick's real timer fires a little late: handled at 10.4 ms
+    expect(batches.map((b) => b[2].map((run) => [run[0], run[1], run[2]]))).toEqual([[["a", 0, 1]], [["a", 4_000, 0]], [["a", 10_400, 2]]]);
+    expect(batches[1]?.[1].map((effect) => effect[0])).toEqual(["send"]);
+    expect(batches[2]?.[1].map((effect) => effect[0])).toEqual(["obs"]);
+    expect(batches.every((b) => b[3].length === 1 && b[3][0]?.[0] === "a")).toBe(true); // carries of the cells that ran
+    expect(shard.stop()).toBe(3);
+  });
+
+  it("keeps deliveries for an actor it has not adopted yet (they travel on another port) and runs them at adoption", () => {
+    const time = new FakeTime();
+    const batches: EffectBatch[] = [];
+    const shard = new RealtimeShard(settings, [], registry, time.driver, (batch) => batches.push(batch));
+    shard.begin(time);
+    shard.deliver([[0, 0, "x", 1, 0, "late", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" })]]);
+    expect(batches).toHaveLength(0);
+    shard.adopt(ticker("late"));
+    // Not started yet: the ping is lost (and the dead process resets the connection).
+    expect(batches.flatMap((b) => b[1].map((effect) => [effect[0], effect[1]]))).toEqual([
+      ["lost", "late"],
+      ["send", "late"],
+    ]);
+  });
+});
+
+describe("worker plumbing", () => {
+  it("speaks comlink over a node MessagePort through the typed adapter, and releases the proxy", async () => {
+    const { port1, port2 } = new MessageChannel();
+    expose({ add: (a: number, b: number) => a + b }, comlinkEndpoint(port2));
+    const remote = wrap<{ add(a: number, b: number): number }>(comlinkEndpoint(port1));
+    expect(await remote.add(2, 3)).toBe(5);
+    remote[releaseProxy]();
+    port1.close();
+    port2.close();
+  });
+
+  it("plans shards: one actor per worker by default, auto one worker per core", () => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `m${i}`);
+    expect(planShards(ids(4))).toHaveLength(4);
+    expect(planShards(ids(5), 2).map((s) => s.length)).toEqual([2, 2, 1]);
+    expect([autoWorkerCount(1000, 2), autoWorkerCount(1000, 64), autoWorkerCount(3, 8)]).toEqual([2, 64, 3]);
+    const large = planShards(ids(1000), "auto");
+    expect(large).toHaveLength(autoWorkerCount(1000));
+    expect(large.flat()).toEqual(ids(1000));
+    expect([parseActorsPerWorker("auto"), parseActorsPerWorker("3"), parseActorsPerWorker("0"), parseActorsPerWorker("x")]).toEqual([
+      "auto",
+      3,
+      null,
+      null,
+    ]);
+  });
+
+  it("widens the lockstep window to the network's latency floor", () => {
+    const plan = (latency: typeof DEFAULT_NETWORK.latency) => ({
+      network: { minLatencyMs: 0.5, latency },
+      messageFaults: [],
+      partitions: [],
+    });
+    expect(safeLookahead(plan(DEFAULT_NETWORK.latency), 500)).toBe(500);
+    expect(safeLookahead(plan({ dist: "fixed", ms: 2 }), 500)).toBe(2_000);
+    expect(safeLookahead(plan({ dist: "uniform", minMs: 1, maxMs: 3 }), 500)).toBe(1_000);
+    expect(safeLookahead(plan({ dist: "exponential", meanMs: 5 }), 500)).toBe(500);
+  });
+
+  it("scales the realtime clock: virtual microseconds = real elapsed / timeScale", () => {
+    let wall = 1_000;
+    const clock = new VirtualClock(1_000, 0.01, () => wall);
+    wall = 1_450; // 450 ms of wall time at 0.01 = 45 s of virtual time
+    expect(clock.now()).toBe(45_000_000);
+    expect(clock.realDelayMs(46_000_000)).toBeCloseTo(10);
+  });
+});

@@ -11,7 +11,8 @@ Commands:
       --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto = one worker per core)
       --time-scale X          realtime: real seconds per virtual second (0.01: a 45 s timeout takes 450 ms)
       --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
-      --out DIR               write history.jsonl, summary.json and command.txt to DIR
+      --protocol P            run every group under eager|cooperative|consumer, whatever the scenario says
+      --out DIR               write history.jsonl, summary.json, command.txt and report.html to DIR
       --json                  print one JSON object: seed, host, historyHash, checks, metrics
       --no-codec              pass message objects instead of msgpack frames (benchmarks only)
   partition-for <groupId>     the __consumer_offsets partition of a group (Kafka's Utils.abs(hashCode) % n)
@@ -20,11 +21,26 @@ Commands:
       --assignor NAME         uniform|range (KIP-848 server side), client-range|roundrobin|sticky|cooperative-sticky (classic)
       --input FILE            {"topics":[{"name","partitions"}], "members":[{"id","instanceId","subscriptions","owned","generation"}]}
   replay <run-dir|recording>  re-run a realtime recording inline on its recorded schedule; compare each actor's messages
-      --json                  print the report as one JSON object (exit 1 if any actor's messages differ)
+  replay <hunt-failure-dir>   re-run a hunt failure (scenario.json + hunt.json) with its seed; compare hash and verdict
+      --json                  print the report as one JSON object (exit 1 if messages differ or a checker fails)
+      --out DIR               hunt failures: write the replayed run directory (history, report.html) to DIR
   compare <scenario>          run a scenario under eager, cooperative and the consumer protocol (same seed)
       --seed N                the run seed
       --json                  {"rows":[{"protocol","peakUnowned","unownedPartitionSeconds","rebalances","timeToStableMs","pausedMembers","rounds"}]}
   report <run-dir>            write report.html (ownership Gantt, states, epochs, faults, verdicts, metrics; every run --out writes one)
+  hunt <scenario>|--swarm     run many seeds with a drawn fault schedule on all cores; report each failing seed
+      --seeds A..B            the seeds to run (default 1..100)
+      --swarm                 draw the group configuration too (protocol, assignor, static, timeouts, size)
+      --as-written            run the scenario's own faults with each seed instead of drawing a schedule
+      --protocol P            run every group under eager|cooperative|consumer
+      --workers N             pool size (default: one per core)
+      --keep-going            run every seed instead of stopping at the first failure
+      --out DIR               where failure directories go (default runs/hunt-<scenario>-A-B)
+      --json                  {"runs","failures":[{"seed","check","replay",...}],"elapsedMs","runsPerSecond",...}
+  shrink <hunt-failure-dir>   reduce a failing run to a smaller scenario failing the same checker; writes shrunk.json
+      --check NAME            the checker to keep failing (default: the first that failed)
+      --max-trials N          stop after N trial runs
+      --json                  print {"check","seed","original","shrunk","trials","file"}
   help, --help                this text
 
 Exit codes: 0 ok, 1 a checker found a violation, 2 bad input.

@@ -12,6 +12,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   compare: async () => (await import("./commands/compare.js")).compareCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
   report: async () => (await import("./commands/report.js")).reportCommand,
+  hunt: async () => (await import("./commands/hunt.js")).huntCommand,
+  shrink: async () => (await import("./commands/shrink.js")).shrinkCommand,
 };
 
 /** Errors that mean bad input (a flag, a scenario, a config, a frame): one line, exit code 2. */

@@ -4,16 +4,14 @@ import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 
 /** Runs one hunt task inline (in a pool worker or in this thread) and reports what failed. */
 export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
-  const plan =
+  const drawn =
     task.asWritten && task.base !== null
       ? { seed: task.seed, scenario: { ...task.base, seed: task.seed }, parameters: {} }
       : drawChaosPlan(task.seed, task.base);
+  // The protocol goes into the scenario itself, so the failure's scenario.json replays on its own.
+  const plan = task.protocol === null ? drawn : { ...drawn, scenario: { ...drawn.scenario, protocol: task.protocol } };
   const started = performance.now();
-  const { summary } = await runScenario(plan.scenario, {
-    host: "inline",
-    seed: task.seed,
-    ...(task.protocol !== null ? { protocol: task.protocol } : {}),
-  });
+  const { summary } = await runScenario(plan.scenario, { host: "inline", seed: task.seed });
   const failures = Object.entries(summary.checks)
     .filter(([, check]) => !check.ok)
     .map(([check, result]) => ({ check, t: result.violations[0]?.t ?? 0, message: result.violations[0]?.message ?? "" }));

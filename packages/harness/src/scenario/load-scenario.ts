@@ -171,7 +171,7 @@ export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverride
     seed: overrides.seed ?? scenario.seed ?? 1,
     durationUs: ms(scenario.durationMs),
     actors: [
-      ...expandGroups(scenario, overrides.protocol),
+      ...expandGroups(scenario, overrides.protocol ?? scenario.protocol),
       ...(scenario.actors ?? []).map((actor) => ({
         id: actor.id,
         kind: actor.kind,

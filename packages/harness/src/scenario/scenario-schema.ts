@@ -222,6 +222,8 @@ export const ScenarioSchema = Type.Object(
     partitions: Type.Optional(Type.Array(PartitionSchema)),
     nemesis: Type.Optional(Type.Array(NemesisStepSchema)),
     checkers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    /** Run every group under this protocol, whatever the groups say (what `run --protocol` and `hunt --protocol` record). */
+    protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
   },
   Closed,
 );

@@ -24,11 +24,16 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     "actors-per-worker": { type: "string" },
     "time-scale": { type: "string" },
     "log-level": { type: "string" },
+    protocol: { type: "string" },
   });
   if (positionals.length > 1) throw new UsageError(`run: expected at most one scenario file, got ${positionals.length}`);
   const path = positionals[0] === undefined ? resolveUserPath(`${repoRoot()}/${DEFAULT_SCENARIO}`) : resolveUserPath(positionals[0]);
   const seed = integerFlag("run", "seed", values.seed);
   const host = choiceFlag("run", "host", values.host, HOST_NAMES, "inline");
+  const protocol =
+    values.protocol === undefined
+      ? undefined
+      : choiceFlag("run", "protocol", values.protocol, ["eager", "cooperative", "consumer"] as const, "consumer");
   const logLevel = choiceFlag("run", "log-level", values["log-level"], LOG_LEVELS, "silent");
   const actorsPerWorker = values["actors-per-worker"] === undefined ? undefined : parseActorsPerWorker(values["actors-per-worker"]);
   if (actorsPerWorker === null)
@@ -42,7 +47,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // A realtime run is not a function of its seed: it replays from the recording in its run directory.
   const replayCommand =
     host !== "realtime"
-      ? `pnpm kcsim run ${shownPath} --seed ${seed ?? scenario.seed ?? 1} --host ${host}`
+      ? `pnpm kcsim run ${shownPath} --seed ${seed ?? scenario.seed ?? 1} --host ${host}${protocol === undefined ? "" : ` --protocol ${protocol}`}`
       : out !== undefined
         ? `pnpm kcsim replay ${relative(userCwd(), out) || out}`
         : "(a realtime run replays from its recording: run it with --out DIR, then kcsim replay DIR)";
@@ -55,6 +60,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       ...(timeScale !== undefined ? { timeScale } : {}),
     },
     ...(seed !== undefined ? { seed } : {}),
+    ...(protocol !== undefined ? { protocol } : {}),
     ...(out !== undefined ? { out } : {}),
     ...(values["no-codec"] ? { useCodec: false } : {}),
   });

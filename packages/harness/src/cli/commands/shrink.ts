@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { HUNT_FILE, type HuntRecord, SCENARIO_FILE } from "../../hunt/failure-dir.js";
+import { HUNT_FILE, SCENARIO_FILE } from "../../hunt/failure-dir.js";
+import { readHuntRecord } from "../../hunt/replay-failure.js";
 import { type ScenarioSize, shrink } from "../../hunt/shrink.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { integerFlag, parseFlags } from "../parse-flags.js";
@@ -9,17 +10,6 @@ import { UsageError } from "../usage-error.js";
 
 const describe = (s: ScenarioSize) =>
   `${s.faults} faults, ${s.partitions} partitions, ${s.nemesisSteps} nemesis steps, ${s.members} members, ${s.topicPartitions} topic partitions, ${s.durationMs / 1000} s`;
-
-/** Reads the failing seed and checker of a hunt failure directory. */
-function readRecord(dir: string): HuntRecord {
-  const file = join(dir, HUNT_FILE);
-  if (!existsSync(file)) throw new UsageError(`shrink: ${dir} has no ${HUNT_FILE} (give a failure directory written by kcsim hunt)`);
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as HuntRecord;
-  } catch (error) {
-    throw new UsageError(`shrink: ${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-}
 
 /**
  * `kcsim shrink <failure-dir> [--check NAME] [--max-trials N] [--json]`:
@@ -35,7 +25,9 @@ export async function shrinkCommand(argv: readonly string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError("shrink: expected one failure directory (written by kcsim hunt)");
   const dir = resolveUserPath(positionals[0] as string);
   if (!existsSync(join(dir, SCENARIO_FILE))) throw new UsageError(`shrink: ${dir} has no ${SCENARIO_FILE}`);
-  const record = readRecord(dir);
+  if (!existsSync(join(dir, HUNT_FILE)))
+    throw new UsageError(`shrink: ${dir} has no ${HUNT_FILE} (give a failure directory written by kcsim hunt)`);
+  const record = readHuntRecord(dir);
   const check = values.check ?? record.failures[0]?.check;
   if (check === undefined) throw new UsageError(`shrink: ${dir}: the run failed no checker; give --check`);
   const scenario = loadScenarioFile(join(dir, SCENARIO_FILE));

@@ -26,6 +26,12 @@ export class HuntProgress {
     }
   }
 
+  /** Prints a finding to stdout without tearing the bar (it redraws on the next update). */
+  log(text: string): void {
+    if (this.#bar !== null) process.stderr.write("\r\x1b[K");
+    process.stdout.write(text);
+  }
+
   stop(): void {
     this.#bar?.stop();
   }

@@ -4,6 +4,7 @@ import { builtModule } from "../kernel/built-module.js";
 import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
+import { runErrorResult } from "./run-error-result.js";
 
 export interface HuntOptions {
   readonly base: ScenarioFile | null;
@@ -49,7 +50,8 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
     const lane = async (): Promise<void> => {
       while (!stop && nextSeed <= options.toSeed) {
         const seed = nextSeed++;
-        const result = await pool.run({ base: options.base, seed, asWritten: options.asWritten, protocol: options.protocol });
+        const task: HuntTask = { base: options.base, seed, asWritten: options.asWritten, protocol: options.protocol };
+        const result = await pool.run(task).catch((error: unknown) => runErrorResult(task, error));
         runs++;
         simulatedMs += result.virtualMs;
         if (result.failures.length > 0) {

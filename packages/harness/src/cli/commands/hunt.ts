@@ -9,6 +9,12 @@ import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
 import { resolveUserPath, userCwd } from "../paths.js";
 import { UsageError } from "../usage-error.js";
 
+/** A path as the user can type it: relative to where they ran kcsim unless that climbs out of it. */
+function shownPath(dir: string): string {
+  const rel = relative(userCwd(), dir);
+  return rel === "" || rel.startsWith("..") ? dir : rel;
+}
+
 /** "A..B" (inclusive) or a single seed. */
 function parseSeeds(value: string | undefined): { from: number; to: number } {
   if (value === undefined) return { from: 1, to: 100 };
@@ -69,6 +75,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const total = seeds.to - seeds.from + 1;
   const progress = new HuntProgress(total, !values.json && process.stderr.isTTY === true);
   let failed = 0;
+  const replays = new Map<number, string>();
   const outcome = await hunt({
     base,
     asWritten,
@@ -78,15 +85,19 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     stopOnFailure: values["keep-going"] !== true,
     ...(workers !== undefined ? { workers } : {}),
     onResult: (result, done) => {
-      if (result.failures.length > 0) failed++;
+      if (result.failures.length > 0) {
+        failed++;
+        // Written (and, without --json, reported) as soon as it is found: a long hunt stopped early keeps what it found.
+        const dir = writeFailureDir(outDir, result);
+        const replay = `pnpm kcsim replay ${shownPath(dir)}`;
+        replays.set(result.seed, replay);
+        if (!values.json) progress.log(bugReport(result, replay));
+      }
       progress.update(done, failed);
     },
   });
   progress.stop();
-  const failures = outcome.failures.map((result) => {
-    const dir = writeFailureDir(outDir, result);
-    return { result, replay: `pnpm kcsim replay ${relative(userCwd(), dir) || dir}` };
-  });
+  const failures = outcome.failures.map((result) => ({ result, replay: replays.get(result.seed) ?? "" }));
   if (values.json) {
     const json = {
       runs: outcome.runs,
@@ -100,7 +111,6 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     };
     process.stdout.write(`${JSON.stringify(json)}\n`);
   } else {
-    for (const { result, replay } of failures) process.stdout.write(bugReport(result, replay));
     process.stdout.write(
       `hunt ${label}: ${outcome.runs} runs of seeds ${seeds.from}..${seeds.to}, ${outcome.failures.length} failing, ` +
         `${(outcome.elapsedMs / 1000).toFixed(1)} s on ${outcome.workers} workers (${(outcome.simulatedMs / outcome.elapsedMs).toFixed(0)}x real time)\n`,

@@ -1,5 +1,8 @@
 import { assignorBench } from "./assignor-bench.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
+import { e2eBench } from "./e2e-bench.js";
+import { fetchBytesBench } from "./fetch-bytes-bench.js";
+import { groupJoinBench } from "./group-join-bench.js";
 import { inlineHostBench } from "./inline-host-bench.js";
 import { lockstepBench } from "./lockstep-bench.js";
 import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
@@ -18,10 +21,17 @@ const SUITES: readonly BenchSuite[] = [
   realtimeCpuBench,
   workerCostBench,
   lockstepSweepBench,
+  groupJoinBench,
+  fetchBytesBench,
+  e2eBench,
 ];
 
-/** Suites that take too long for the default run (the determinism sweep: an hour or more); run them by name. */
-const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench]);
+/**
+ * Suites that take too long for the default run (the determinism sweep: an
+ * hour or more; group-join: 1,000 members x 10,000 partitions, over a
+ * minute); run them by name.
+ */
+const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench]);
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !SUITES.some((suite) => suite.name === name));

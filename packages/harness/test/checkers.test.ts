@@ -118,6 +118,24 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("single-owner", readmitted).violations[0]?.message).toBe("T-0 owned by b and a at once");
   });
 
+  it("single-owner: a late reconciliation revoked within the same instant counts only if its owner got records of the partition", () => {
+    const records = (t: number, who: string, partition: number) =>
+      obs(t, who, { type: "member.records", memberId: `${who}-id`, topic: "T", partition, firstOffset: 0, lastOffset: 4, count: 5 });
+    const base = [life(0, "a", "start"), life(0, "b", "start"), owned(1, "a", [0]), owned(2, "b", [1])];
+    // a completes a held-up reconciliation with T-1 (given to b since) and revokes it again in the same step.
+    const lateAndRevoked = [...base, owned(5, "a", [0, 1]), records(5, "a", 0), owned(5, "a", [0], "revoked"), owned(6, "b", [1])];
+    expect(check("single-owner", lateAndRevoked).ok).toBe(true);
+    // The same, but a is handed records of T-1 meanwhile: a real double ownership.
+    const consumed = [...base, owned(5, "a", [0, 1]), records(5, "a", 1), owned(5, "a", [0], "revoked")];
+    expect(check("single-owner", consumed).violations.map((v) => [v.t, v.message])).toEqual([[5, "T-1 owned by b and a at once"]]);
+    // Still owned by both after the instant: reported at the time it began.
+    const outlasts = [...base, owned(5, "a", [0, 1]), owned(7, "a", [0], "revoked")];
+    expect(check("single-owner", outlasts).violations.map((v) => [v.t, v.message])).toEqual([[5, "T-1 owned by b and a at once"]]);
+    // Resolved within the instant by the other owner letting go is no conflict either; at the end of the history one is.
+    expect(check("single-owner", [...base, owned(5, "a", [0, 1]), owned(5, "b", [], "revoked")]).ok).toBe(true);
+    expect(check("single-owner", [...base, owned(5, "a", [0, 1])]).ok).toBe(false);
+  });
+
   it("no-zombie-commits: flags accepted commits from removed members or at a stale epoch", () => {
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 4, 10)]).ok).toBe(true);
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 3, 10, 113)]).ok).toBe(true);
@@ -178,6 +196,13 @@ describe("group checkers catch what they exist to catch", () => {
     const lost = [...base, coordinator(1_000_000, null), coordinator(2_000_000, "coordinator-0")];
     expect(check("poll-expiry", [...lost, expire(2_000_000, 500_000), ...later], s).ok).toBe(true);
     expect(check("poll-expiry", [...lost, expire(1_500_000, 500_000), ...later], s).ok).toBe(false);
+    // As the member really records it: the rediscovery, the expiry and the leave it causes share one instant.
+    const leaving = [
+      state(2_000_000, "a", "PREPARE_LEAVING", -1),
+      state(2_000_000, "a", "LEAVING", -1),
+      state(2_000_000, "a", "STALE", -1),
+    ];
+    expect(check("poll-expiry", [...lost, expire(2_000_000, 500_000), ...leaving, ...later], s).ok).toBe(true);
     // ...and never comes if the member polls again first.
     const neverFound = [...base, coordinator(1_000_000, null), ...later];
     expect(check("poll-expiry", neverFound, s).ok).toBe(true);

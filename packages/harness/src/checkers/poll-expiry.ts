@@ -18,25 +18,28 @@ interface Interval {
   readonly to: Micros;
 }
 
+type StateChange = { readonly t: Micros; readonly state: string } | { readonly t: Micros; readonly known: boolean };
+
 interface MemberTrack {
   polls: Micros[];
   timeouts: { t: Micros; lastPollUs: Micros; index: number }[];
-  /** Change points: the client state and whether a coordinator is known. */
-  states: { t: Micros; state: string }[];
-  coordinator: { t: Micros; known: boolean }[];
+  /** Change points in history order: a new client state, or whether a coordinator is known. */
+  changes: StateChange[];
   /** Intervals when the process was not running (crashed) or frozen (paused). */
   down: Interval[];
   frozen: Interval[];
 }
 
-/** The value in force at `t`: after the changes before `t`, and after those at `t` too when `inclusive`. */
-function valueAt<T>(changes: readonly { t: Micros; v: T }[], t: Micros, initial: T, inclusive: boolean): T {
-  let value = initial;
-  for (const c of changes) {
-    if (c.t > t || (c.t === t && !inclusive)) break;
-    value = c.v;
+/** The last of the ascending times `times` before `t` (a binary search: polls run to tens of thousands). */
+function lastBefore(times: readonly Micros[], t: Micros): Micros | undefined {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((times[mid] as Micros) < t) lo = mid + 1;
+    else hi = mid;
   }
-  return value;
+  return lo === 0 ? undefined : times[lo - 1];
 }
 
 const overlaps = (intervals: readonly Interval[], from: Micros, to: Micros) => intervals.some((i) => i.from < to && i.to > from);
@@ -49,18 +52,26 @@ const inside = (intervals: readonly Interval[], t: Micros) => intervals.some((i)
  * when no such moment comes.
  */
 function expiryDue(track: MemberTrack, from: Micros, max: Micros, until: Micros): Micros | null {
-  const states = track.states.map((s) => ({ t: s.t, v: s.state }));
-  const coordinator = track.coordinator.map((c) => ({ t: c.t, v: c.known }));
-  // At the deadline itself, the state the member was in (the expiry changes it at that very instant);
-  // later, each change point with the state it brings.
-  const checkedAt = (t: Micros, inclusive: boolean) =>
-    CHECKED_STATES.has(valueAt(states, t, "UNSUBSCRIBED", inclusive)) && valueAt(coordinator, t, false, inclusive);
   const deadline = from + max;
-  if (deadline < until && checkedAt(deadline, false)) return deadline;
-  const changes = [...track.states.map((s) => s.t), ...track.coordinator.map((c) => c.t)]
-    .filter((t) => t > deadline && t < until)
-    .sort((a, b) => a - b);
-  for (const t of changes) if (checkedAt(t, true)) return t;
+  let state = "UNSUBSCRIBED";
+  let known = false;
+  const apply = (change: StateChange) => {
+    if ("state" in change) state = change.state;
+    else known = change.known;
+  };
+  const checked = () => CHECKED_STATES.has(state) && known;
+  const changes = track.changes;
+  let i = 0;
+  for (; i < changes.length && (changes[i] as StateChange).t < deadline; i++) apply(changes[i] as StateChange);
+  // At the deadline itself, the state before anything happens at that instant (the expiry itself changes it).
+  if (deadline >= until) return null;
+  if (checked()) return deadline;
+  // Later, change by change in history order: a coordinator found and the expiry it lets the member notice
+  // share one instant, so the state is judged after each change, not after the whole instant.
+  for (; i < changes.length && (changes[i] as StateChange).t < until; i++) {
+    apply(changes[i] as StateChange);
+    if (checked()) return (changes[i] as StateChange).t;
+  }
   return null;
 }
 
@@ -85,7 +96,7 @@ export const pollExpiry: Checker = {
     for (const group of groupTopologies(spec)) for (const [member, value] of group.maxPollIntervalMs) maxPoll.set(member, value * 1000);
     const tracks = new Map<string, MemberTrack>();
     const track = (actor: string): MemberTrack =>
-      getOrCreate(tracks, actor, () => ({ polls: [], timeouts: [], states: [], coordinator: [], down: [], frozen: [] }));
+      getOrCreate(tracks, actor, () => ({ polls: [], timeouts: [], changes: [], down: [], frozen: [] }));
     const openSince = new Map<string, Micros>();
     const close = (actor: string, what: "down" | "frozen", t: Micros) => {
       const since = openSince.get(`${actor}/${what}`);
@@ -98,8 +109,7 @@ export const pollExpiry: Checker = {
         if (event.what === "crash" || event.what === "stop") {
           openSince.set(`${event.actor}/down`, event.t);
           // A new process starts with no coordinator and no state.
-          track(event.actor).coordinator.push({ t: event.t, known: false });
-          track(event.actor).states.push({ t: event.t, state: "UNSUBSCRIBED" });
+          track(event.actor).changes.push({ t: event.t, known: false }, { t: event.t, state: "UNSUBSCRIBED" });
         }
         if (event.what === "restart") close(event.actor, "down", event.t);
         if (event.what === "pause") openSince.set(`${event.actor}/frozen`, event.t);
@@ -111,9 +121,9 @@ export const pollExpiry: Checker = {
       const timeout = observationOf(event, "member.poll-timeout");
       if (timeout !== undefined) track(event.actor).timeouts.push({ t: event.t, lastPollUs: timeout.lastPollUs, index });
       const state = observationOf(event, "member.state");
-      if (state !== undefined) track(event.actor).states.push({ t: event.t, state: state.to });
+      if (state !== undefined) track(event.actor).changes.push({ t: event.t, state: state.to });
       const coordinator = observationOf(event, "member.coordinator");
-      if (coordinator !== undefined) track(event.actor).coordinator.push({ t: event.t, known: coordinator.coordinator !== null });
+      if (coordinator !== undefined) track(event.actor).changes.push({ t: event.t, known: coordinator.coordinator !== null });
     });
     for (const [key, from] of openSince) {
       const [actor, what] = key.split("/") as [string, "down" | "frozen"];
@@ -122,7 +132,7 @@ export const pollExpiry: Checker = {
     for (const [actor, t] of tracks) {
       const max = maxPoll.get(actor) as number;
       for (const timeout of t.timeouts) {
-        const last = [...t.polls].reverse().find((p) => p < timeout.t);
+        const last = lastBefore(t.polls, timeout.t);
         if (last === undefined || last !== timeout.lastPollUs) {
           violations.add(
             timeout.t,

@@ -39,7 +39,9 @@ function formatFailureReplay(replay: FailureReplay, source: string): string {
   lines.push(
     replay.reproduced
       ? "  reproduced: the same run, event for event, and the same checkers fail"
-      : "  NOT reproduced: the run differs from the hunt's",
+      : replay.historyHash === replay.recordedHash
+        ? "  same run, event for event, but a different verdict: the checkers changed since the hunt"
+        : "  NOT reproduced: the run differs from the hunt's",
   );
   return `${lines.join("\n")}\n`;
 }

@@ -158,6 +158,24 @@ describe("the transaction state machine", () => {
     expect(addErrors(tc, addPartitions(producer, { out: [1] }))).toEqual([ErrorCode.CONCURRENT_TRANSACTIONS]);
     expect(init(tc).errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
   });
+
+  it("answers AddOffsetsToTxn like AddPartitionsToTxn for the group's __consumer_offsets partition", () => {
+    const tc = new TxnCoordinatorUnderTest();
+    tc.markerAnswer = () => null; // the brokers never answer: the markers stay pending
+    const addOffsetsError = (p: ProducerIdAndEpoch, groupId = "g") => tc.request<AddOffsetsToTxnResponse>(addOffsets(p, groupId)).errorCode;
+    expect(addOffsetsError({ producerId: 0, producerEpoch: 0 })).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    const producer = producerOf(init(tc));
+    expect(addOffsetsError({ ...producer, producerId: 99 })).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    expect(addOffsetsError({ ...producer, producerEpoch: producer.producerEpoch + 1 })).toBe(ErrorCode.PRODUCER_FENCED);
+    // It starts the transaction on its own; adding the same group again writes nothing.
+    expect(addOffsetsError(producer)).toBe(0);
+    expect(tc.transaction()).toMatchObject({ state: "Ongoing", partitions: [`__consumer_offsets-${G_PARTITION}`] });
+    const records = tc.storage.length;
+    expect(addOffsetsError(producer)).toBe(0);
+    expect(tc.storage.length).toBe(records);
+    expect(end(tc, producer, true)).toBe(0);
+    expect(addOffsetsError(producer)).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
+  });
 });
 
 describe("producer fencing", () => {
@@ -332,6 +350,34 @@ describe("markers", () => {
     // The producer's retried EndTxn succeeds; its next init bumps the epoch.
     expect(end(tc, producer, true)).toBe(0);
     expect(producerOf(init(tc)).producerEpoch).toBe(1);
+  });
+
+  it("a coordinator that crashed in PrepareAbort loads, then sends the ABORT markers again: the pending offsets are dropped", () => {
+    const gc = new CoordinatorUnderTest(coordinatorConfig());
+    const tc = new TxnCoordinatorUnderTest(txnConfig({ loadMs: 50 }), gc);
+    tc.advanceMs(50);
+    const producer = producerOf(init(tc));
+    expect(addErrors(tc, addPartitions(producer, { out: [0] }))).toEqual([0]);
+    expect(tc.request<AddOffsetsToTxnResponse>(addOffsets(producer)).errorCode).toBe(0);
+    gc.send("producer", txnOffsetCommit({ producer, offsets: { 0: 66 } }));
+    expect(fetchOffset(gc, true)).toEqual([-1, ErrorCode.UNSTABLE_OFFSET_COMMIT]);
+    tc.markerAnswer = () => null;
+    const groupCoordinator = tc.groupCoordinator;
+    Object.assign(tc, { groupCoordinator: null });
+    expect(end(tc, producer, false)).toBe(0);
+    expect(tc.transaction()).toMatchObject({ state: "PrepareAbort", pendingState: "CompleteAbort" });
+
+    tc.restart();
+    Object.assign(tc, { groupCoordinator });
+    tc.markerAnswer = () => ErrorCode.NONE;
+    tc.advanceMs(50);
+    expect(tc.transitions()).toEqual(["PrepareAbort->CompleteAbort@0"]);
+    expect(markers(tc).sort()).toEqual([`__consumer_offsets-${G_PARTITION}:false:0`, "out-0:false:0"]);
+    expect(gc.ctx.observationsOf("gc.txn-marker")).toMatchObject([{ coordinatorEpoch: 1, committed: false, errorCode: 0 }]);
+    expect(fetchOffset(gc, true)).toEqual([-1, 0]);
+    // The retried EndTxn(abort) is answered NONE; a commit of the aborted transaction is INVALID_TXN_STATE.
+    expect(end(tc, producer, false)).toBe(0);
+    expect(end(tc, producer, true)).toBe(ErrorCode.INVALID_TXN_STATE);
   });
 
   it("an Ongoing transaction found at load still times out", () => {

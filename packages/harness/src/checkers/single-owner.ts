@@ -1,11 +1,33 @@
+import { tpKey } from "@kcsim/protocol";
+import { observationOf } from "../analysis/observations.js";
 import { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import { type Checker, ViolationList } from "./checker.js";
+
+/** A second live owner seen at the current instant, reported once it outlasts the instant or is acted on. */
+interface Conflict {
+  readonly t: number;
+  readonly index: number;
+  readonly partition: string;
+  readonly owners: readonly string[];
+}
 
 /**
  * DESIGN.md rule 2: among live, unfenced members, no partition has two
  * owners at once. Ownership is the application's (`member.owned`); a
  * member the coordinator fenced stops counting until it rejoins, a crashed
  * one at once.
+ *
+ * "At once" means for some virtual time, or long enough to act: a conflict
+ * is reported when it is still there after the last event of the instant
+ * it began in, or when one of its owners is handed records of the
+ * partition (`member.records`) while it lasts. A conflict that begins and
+ * ends within one instant, without records, is no double ownership: a
+ * KIP-848 member whose reconciliation was held up (its application stuck
+ * in a long commitTransaction, say) completes it late with partitions the
+ * coordinator has since given to another member (it never acknowledged
+ * them), and revokes them again in the same step, before it could fetch
+ * a record of them (Kafka's AbstractMembershipManager does the same: a
+ * newer target does not abort a reconciliation in progress).
  */
 export const singleOwner: Checker = {
   name: "single-owner",
@@ -14,15 +36,42 @@ export const singleOwner: Checker = {
     const violations = new ViolationList();
     const timeline = new OwnershipTimeline();
     const reported = new Set<string>();
+    const pending = new Map<string, Conflict>();
+    const keyOf = (partition: string, owners: readonly string[]) => `${partition}:${[...owners].sort().join(",")}`;
+    const report = (key: string, conflict: Conflict) => {
+      pending.delete(key);
+      if (reported.has(key)) return;
+      reported.add(key);
+      violations.add(conflict.t, `${conflict.partition} owned by ${conflict.owners.join(" and ")} at once`, [conflict.index]);
+    };
+    /** The instant is over: the conflicts whose owners all still own the partition are real. */
+    const settle = () => {
+      for (const [key, conflict] of pending) {
+        const owners = timeline.ownersOf(conflict.partition);
+        if (conflict.owners.every((owner) => owners.includes(owner))) report(key, conflict);
+      }
+      pending.clear();
+    };
+    let instant = Number.NaN;
     events.forEach((event, index) => {
+      if (event.t !== instant) {
+        if (pending.size > 0) settle();
+        instant = event.t;
+      }
       timeline.apply(event);
       for (const conflict of timeline.conflicts) {
-        const key = `${conflict.partition}:${[...conflict.owners].sort().join(",")}`;
-        if (reported.has(key)) continue;
-        reported.add(key);
-        violations.add(event.t, `${conflict.partition} owned by ${conflict.owners.join(" and ")} at once`, [index]);
+        const key = keyOf(conflict.partition, conflict.owners);
+        if (!reported.has(key) && !pending.has(key)) pending.set(key, { t: event.t, index, ...conflict });
+      }
+      if (pending.size === 0) return;
+      const records = observationOf(event, "member.records");
+      if (records === undefined || event.ev !== "obs") return;
+      const partition = tpKey(records.topic, records.partition);
+      for (const [key, conflict] of pending) {
+        if (conflict.partition === partition && conflict.owners.includes(event.actor)) report(key, conflict);
       }
     });
+    settle();
     return violations.result();
   },
 };

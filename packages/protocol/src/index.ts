@@ -13,6 +13,8 @@ export * from "./errors.js";
 export * from "./get-or-create.js";
 export * from "./messages/index.js";
 export * from "./partition-for.js";
+export * from "./planted-bug-set.js";
+export * from "./planted-bugs.js";
 export * from "./random.js";
 export * from "./time.js";
 export * from "./topics.js";

@@ -1,4 +1,4 @@
-import type { BrokerConfig, JsonValue } from "@kcsim/protocol";
+import { type BrokerConfig, type JsonValue, PlantedBugs } from "@kcsim/protocol";
 import type { TopicImage } from "../metadata/metadata-image.js";
 import { isJsonObject, parseActorIdsField, parseBrokerField, parseLoadMsField, parseTopicsField } from "./config-fields.js";
 
@@ -20,12 +20,14 @@ import { isJsonObject, parseActorIdsField, parseBrokerField, parseLoadMsField, p
  *   coordinators[partitionFor(g, offsets.topic.num.partitions) mod coordinators.length].
  *   Must list this actor.
  * - `loadMs`: time to load the log after a (re)start; default 100 ms + 1 ms per 1,000 records.
+ * - `plantedBugs`: planted bugs of this actor kind to enable (PLANTED_BUGS in @kcsim/protocol); default none.
  */
 export interface GroupCoordinatorConfigJson {
   readonly broker?: { readonly [setting: string]: JsonValue };
   readonly topics: readonly { readonly name: string; readonly id?: string; readonly partitions: number }[];
   readonly coordinators: readonly string[];
   readonly loadMs?: number;
+  readonly plantedBugs?: readonly string[];
 }
 
 /** The validated configuration. */
@@ -35,9 +37,10 @@ export interface GroupCoordinatorConfig {
   readonly coordinators: readonly string[];
   /** null: the default (100 ms + 1 ms per 1,000 records). */
   readonly loadMs: number | null;
+  readonly plantedBugs: PlantedBugs;
 }
 
-const FIELDS = new Set(["broker", "topics", "coordinators", "loadMs"]);
+const FIELDS = new Set(["broker", "topics", "coordinators", "loadMs", "plantedBugs"]);
 
 /** Validates the JSON config; a problem is one Error line naming the field. */
 export function parseGroupCoordinatorConfig(actorId: string, json: JsonValue): GroupCoordinatorConfig {
@@ -46,7 +49,7 @@ export function parseGroupCoordinatorConfig(actorId: string, json: JsonValue): G
   };
   if (!isJsonObject(json)) return fail(`must be an object, got ${JSON.stringify(json)}`);
   for (const key of Object.keys(json)) {
-    if (!FIELDS.has(key)) fail(`has unknown field '${key}' (expected broker, topics, coordinators, loadMs)`);
+    if (!FIELDS.has(key)) fail(`has unknown field '${key}' (expected broker, topics, coordinators, loadMs, plantedBugs)`);
   }
   const broker = parseBrokerField(json.broker, fail);
   const topics = parseTopicsField(json.topics, fail);
@@ -54,5 +57,11 @@ export function parseGroupCoordinatorConfig(actorId: string, json: JsonValue): G
   if (!coordinators.includes(actorId))
     fail(`field 'coordinators' must list this actor's id '${actorId}', got ${JSON.stringify(coordinators)}`);
   const loadMs = parseLoadMsField(json.loadMs, fail);
-  return { broker, topics, coordinators, loadMs };
+  let plantedBugs = PlantedBugs.NONE;
+  try {
+    plantedBugs = PlantedBugs.fromField(json.plantedBugs);
+  } catch (error) {
+    fail(error instanceof Error ? error.message.replace(/^config /, "") : String(error));
+  }
+  return { broker, topics, coordinators, loadMs, plantedBugs };
 }

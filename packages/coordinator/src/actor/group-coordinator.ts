@@ -120,7 +120,7 @@ export class GroupCoordinatorActor implements Actor {
     this.#id = id;
     this.#config = config;
     this.#placement = new CoordinatorPlacement(config.coordinators, config.broker["offsets.topic.num.partitions"]);
-    this.#env = { broker: config.broker, timers: this.#timers };
+    this.#env = { broker: config.broker, timers: this.#timers, bugs: config.plantedBugs };
     this.#state = new CoordinatorState(new MetadataImage(config.topics), config.broker["offsets.topic.num.partitions"]);
     this.#batcher = new AppendBatcher(ms(config.broker["group.coordinator.append.linger.ms"]));
   }
@@ -408,6 +408,8 @@ export class GroupCoordinatorActor implements Actor {
     const fields = { groupId: group.groupId, memberId: member.memberId };
     switch (timer.kind) {
       case "session":
+        // Planted bug: the expired member stays in the group with its partitions.
+        if (this.#env.bugs.has("skip-fencing-on-session-expiry")) return;
         op.ctx.log.info("member fenced: session expired", fields);
         fenceMember(op, this.#env, group, member, "session-timeout");
         return;
@@ -516,6 +518,8 @@ export class GroupCoordinatorActor implements Actor {
         continue;
       }
       group.metadataRefreshedAtEpoch = null;
+      // Planted bug: loaded members get no timers; one that never heartbeats again is never fenced.
+      if (this.#env.bugs.has("forget-timers-after-failover")) continue;
       for (const member of group.members().values()) {
         this.#timers.scheduleSession(ctx, group.groupId, member.memberId, sessionTimeoutMs);
         if (member.state === MemberState.UNREVOKED_PARTITIONS) {

@@ -102,7 +102,9 @@ function consumerGroupJoinOrHeartbeat(
   if (!group.hasMember(memberId) || !sameMemberMetadata(updated, member)) op.append(memberSubscriptionRecord(groupId, updated));
 
   // 5. Group epoch: bumped for a new subscription (or a group still at epoch 0) or new subscribed-topic metadata.
-  maybeBumpGroupEpoch(op, group, group.groupEpoch === 0 || subscriptionChanged);
+  // A static replacement takes over the old member's assignment with no bump (unless the planted bug says otherwise).
+  const bumpForReplacement = replaced !== null && env.bugs.has("static-rejoin-bumps-epoch");
+  maybeBumpGroupEpoch(op, group, group.groupEpoch === 0 || subscriptionChanged || bumpForReplacement);
 
   // 6. A new target assignment, lazily: only when the group epoch moved past it.
   if (group.groupEpoch > group.assignmentEpoch) updateTargetAssignment(op, group, env.broker["group.consumer.assignors"]);

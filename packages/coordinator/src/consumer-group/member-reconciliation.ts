@@ -28,6 +28,7 @@ export function maybeReconcile(
     .withTargetAssignment(targetEpoch, group.targetOf(member.memberId))
     .withCurrentPartitionEpoch(group.currentPartitionEpoch)
     .withOwnedTopicPartitions(ownedTopicPartitions)
+    .withRevocationAssumedAcknowledged(env.bugs.has("assign-before-revoke"))
     .build();
   if (result.kind === "fenced") throw new CoordinatorError(result.errorCode, result.message);
   const next = result.member;

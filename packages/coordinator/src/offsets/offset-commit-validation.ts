@@ -1,4 +1,4 @@
-import { ErrorCode } from "@kcsim/protocol";
+import { ErrorCode, PlantedBugs } from "@kcsim/protocol";
 import type { ClassicGroup } from "../classic-group/classic-group.js";
 import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
@@ -29,7 +29,7 @@ export interface OffsetCommitter {
  * TxnOffsetCommit reports a stale member epoch as ILLEGAL_GENERATION
  * (spec 9.11). Throws the CoordinatorError the request is answered with.
  */
-export function validateOffsetCommit(op: WriteOp, committer: OffsetCommitter): void {
+export function validateOffsetCommit(op: WriteOp, committer: OffsetCommitter, bugs: PlantedBugs = PlantedBugs.NONE): void {
   const { groupId, generationIdOrMemberEpoch: epoch } = committer;
   const group = op.state.groups.get(groupId);
   if (group === undefined) {
@@ -42,7 +42,7 @@ export function validateOffsetCommit(op: WriteOp, committer: OffsetCommitter): v
       throw new CoordinatorError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
     throw new CoordinatorError(ErrorCode.ILLEGAL_GENERATION, `Group ${groupId} not found.`);
   }
-  if (group.protocol === "consumer") validateConsumerGroupOffsetCommit(group, committer);
+  if (group.protocol === "consumer") validateConsumerGroupOffsetCommit(group, committer, bugs);
   else validateClassicGroupOffsetCommit(group, committer);
 }
 
@@ -89,7 +89,7 @@ function validateClassicGroupOffsetCommit(group: ClassicGroup, committer: Offset
  * and for any TxnOffsetCommit. A TxnOffsetCommit without member id,
  * generation and instance id (an old producer) is not checked.
  */
-function validateConsumerGroupOffsetCommit(group: ConsumerGroup, committer: OffsetCommitter): void {
+function validateConsumerGroupOffsetCommit(group: ConsumerGroup, committer: OffsetCommitter, bugs: PlantedBugs): void {
   const { generationIdOrMemberEpoch: epoch, memberId, transactional } = committer;
   // Admin or a consumer without group management: allowed while the group is empty.
   if (epoch < 0 && group.numMembers === 0) return;
@@ -105,7 +105,9 @@ function validateConsumerGroupOffsetCommit(group: ConsumerGroup, committer: Offs
       "OffsetCommit version 9 or above must be used by members using the modern group protocol",
     );
   }
-  if (epoch !== member.memberEpoch) {
+  // Planted bug: a plain commit from an older epoch of the member (a zombie of its past assignment) goes through.
+  const staleAccepted = bugs.has("accept-stale-commit") && !transactional && epoch >= 0 && epoch < member.memberEpoch;
+  if (epoch !== member.memberEpoch && !staleAccepted) {
     throw new CoordinatorError(
       classic || transactional ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH,
       `The received ${classic ? "generation id" : "member epoch"} ${epoch} does not match the expected member epoch ${member.memberEpoch}.`,

@@ -26,14 +26,18 @@ export function offsetCommit(op: WriteOp, env: CoordinatorEnv, request: OffsetCo
   let groupError = ErrorCode.NONE as number;
   if (hasKnownTopic) {
     try {
-      validateOffsetCommit(op, {
-        groupId: request.groupId,
-        memberId: request.memberId,
-        groupInstanceId: request.groupInstanceId,
-        generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
-        apiVersion: request.apiVersion,
-        transactional: false,
-      });
+      validateOffsetCommit(
+        op,
+        {
+          groupId: request.groupId,
+          memberId: request.memberId,
+          groupInstanceId: request.groupInstanceId,
+          generationIdOrMemberEpoch: request.generationIdOrMemberEpoch,
+          apiVersion: request.apiVersion,
+          transactional: false,
+        },
+        env.bugs,
+      );
     } catch (error) {
       if (!(error instanceof CoordinatorError)) throw error;
       groupError = error.errorCode;

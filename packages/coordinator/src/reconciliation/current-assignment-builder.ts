@@ -50,6 +50,7 @@ export class CurrentAssignmentBuilder<M extends MemberReconciliationState> {
   private currentPartitionEpoch: CurrentPartitionEpoch = () => -1;
   private ownedTopicPartitions: readonly TopicIdPartitions[] | null = null;
   private ownRevokingPartitionsFree = false;
+  private revocationAssumed = false;
 
   constructor(private readonly member: M) {}
 
@@ -82,6 +83,16 @@ export class CurrentAssignmentBuilder<M extends MemberReconciliationState> {
     return this;
   }
 
+  /**
+   * The planted bug assign-before-revoke: treat every revocation as
+   * acknowledged at once, so the revoked partitions are free for their new
+   * owner before the old owner's heartbeat stopped listing them.
+   */
+  withRevocationAssumedAcknowledged(enabled: boolean): this {
+    this.revocationAssumed = enabled;
+    return this;
+  }
+
   build(): CurrentAssignmentResult<M> {
     const member = this.member;
     switch (member.state) {
@@ -91,7 +102,7 @@ export class CurrentAssignmentBuilder<M extends MemberReconciliationState> {
         return this.computeNextAssignment(member.memberEpoch);
       case MemberState.UNREVOKED_PARTITIONS:
         // Wait until the heartbeat stops listing every partition pending revocation.
-        if (this.ownsAnyOf(member.partitionsPendingRevocation)) return this.reconciled(member);
+        if (!this.revocationAssumed && this.ownsAnyOf(member.partitionsPendingRevocation)) return this.reconciled(member);
         return this.computeNextAssignment(member.memberEpoch + 1);
       case MemberState.UNRELEASED_PARTITIONS:
         return this.computeNextAssignment(member.memberEpoch);
@@ -159,7 +170,7 @@ export class CurrentAssignmentBuilder<M extends MemberReconciliationState> {
     }
 
     const revocations = toAssignment(newPendingRevocation, topicOrder);
-    if (revocations.length > 0 && this.ownsAnyOf(revocations)) {
+    if (revocations.length > 0 && !this.revocationAssumed && this.ownsAnyOf(revocations)) {
       // Revoke first: stay at the epoch until the member lets go.
       return this.next(MemberState.UNREVOKED_PARTITIONS, memberEpoch, toAssignment(newAssigned, topicOrder), revocations);
     }

@@ -98,6 +98,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   readonly #producePurgatory = new DelayedOperationPurgatory<DelayedProduce>();
   readonly #fetchers: ReplicaFetcherManager;
   readonly #topicIds: ReadonlyMap<string, string>;
+  readonly #ackBeforeReplication: boolean;
   #nextDelayedId = 0;
 
   constructor(config: BrokerActorConfig, wiring: ReplicaManagerWiring) {
@@ -107,6 +108,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     this.replicaLagTimeMax = ms(config.settings["replica.lag.time.max.ms"]);
     this.minInsyncReplicas = config.settings["min.insync.replicas"];
     this.#topicIds = new Map(config.topics.map((t) => [t.name, t.id]));
+    this.#ackBeforeReplication = config.plantedBugs.has("ack-before-replication");
     this.fetchManager = new FetchManager(
       new FetchSessionCache({
         random: () => wiring.ctx().random(),
@@ -308,7 +310,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     for (const partition of appended) this.#partitionChanged(partition, ctx);
     if (acks === 0) return;
     const respond = (done: readonly ProducePartitionStatus[]) => produceResponseOf(request.correlationId, done);
-    if (acks === -1 && appended.length > 0) {
+    // Planted bug ack-before-replication: acks=all answered like acks=1, before the ISR has the records.
+    if (acks === -1 && appended.length > 0 && !this.#ackBeforeReplication) {
       this.#awaitReplication(from, statuses, ms(Math.max(0, request.timeoutMs)), respond, ctx);
       return;
     }

@@ -3,6 +3,7 @@ import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { e2eBench } from "./e2e-bench.js";
 import { fetchBytesBench } from "./fetch-bytes-bench.js";
 import { groupJoinBench } from "./group-join-bench.js";
+import { huntBench } from "./hunt-bench.js";
 import { inlineHostBench } from "./inline-host-bench.js";
 import { lockstepBench } from "./lockstep-bench.js";
 import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
@@ -24,6 +25,7 @@ const SUITES: readonly BenchSuite[] = [
   groupJoinBench,
   fetchBytesBench,
   e2eBench,
+  huntBench,
 ];
 
 /**

@@ -18,6 +18,7 @@ import { revokeBeforeReassign } from "./revoke-before-reassign.js";
 import { singleOwner } from "./single-owner.js";
 import { sinkDuplicatesAttributed } from "./sink-duplicates-attributed.js";
 import { sinkNoDuplicates } from "./sink-no-duplicates.js";
+import { staticReplacementNoBump } from "./static-replacement-no-bump.js";
 
 /** Checkers by name; a scenario lists the ones that judge it (default: actor-exceptions). */
 export const CHECKERS: ReadonlyMap<string, Checker> = new Map(
@@ -41,6 +42,7 @@ export const CHECKERS: ReadonlyMap<string, Checker> = new Map(
     outputDuplicatesAttributed,
     sinkNoDuplicates,
     sinkDuplicatesAttributed,
+    staticReplacementNoBump,
   ].map((checker) => [checker.name, checker]),
 );
 
@@ -58,6 +60,7 @@ export const GROUP_CHECKERS: readonly string[] = [
   "poll-expiry",
   "contiguous-offsets",
   "duplicates-attributed",
+  "static-replacement-no-bump",
 ];
 
 /** The data-path checkers a scenario with producers adds. */

@@ -33,6 +33,8 @@ Commands:
       --swarm                 draw the group configuration too (protocol, assignor, static, timeouts, size)
       --as-written            run the scenario's own faults with each seed instead of drawing a schedule
       --protocol P            run every group under eager|cooperative|consumer
+      --bug NAME              plant a named bug in every run (recorded in each failure's scenario.json "bugs")
+      --list-bugs             list the planted bugs, one a line: name, what it breaks, the checker that catches it
       --workers N             pool size (default: one per core)
       --keep-going            run every seed instead of stopping at the first failure
       --out DIR               where failure directories go (default runs/hunt-<scenario>-A-B)

@@ -10,6 +10,8 @@ export interface HuntOptions {
   readonly base: ScenarioFile | null;
   readonly asWritten: boolean;
   readonly protocol: GroupProtocol | null;
+  /** Planted bugs to enable in every run. */
+  readonly bugs?: readonly string[];
   readonly fromSeed: number;
   readonly toSeed: number;
   /** Worker threads (default: all cores). */
@@ -50,7 +52,13 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
     const lane = async (): Promise<void> => {
       while (!stop && nextSeed <= options.toSeed) {
         const seed = nextSeed++;
-        const task: HuntTask = { base: options.base, seed, asWritten: options.asWritten, protocol: options.protocol };
+        const task: HuntTask = {
+          base: options.base,
+          seed,
+          asWritten: options.asWritten,
+          protocol: options.protocol,
+          ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
+        };
         const result = await pool.run(task).catch((error: unknown) => runErrorResult(task, error));
         runs++;
         simulatedMs += result.virtualMs;

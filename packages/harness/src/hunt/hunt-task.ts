@@ -11,6 +11,8 @@ export interface HuntTask {
   readonly asWritten: boolean;
   /** Run every group under this protocol (eager, cooperative or consumer). */
   readonly protocol: GroupProtocol | null;
+  /** Planted bugs to enable in every run (written into the run's scenario, so its failure replays on its own). */
+  readonly bugs?: readonly string[];
 }
 
 /** A checker that failed in one run, with its first violation. */

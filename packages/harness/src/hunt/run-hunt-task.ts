@@ -8,8 +8,10 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
     task.asWritten && task.base !== null
       ? { seed: task.seed, scenario: { ...task.base, seed: task.seed }, parameters: {} }
       : drawChaosPlan(task.seed, task.base);
-  // The protocol goes into the scenario itself, so the failure's scenario.json replays on its own.
-  const plan = task.protocol === null ? drawn : { ...drawn, scenario: { ...drawn.scenario, protocol: task.protocol } };
+  // The protocol and the planted bugs go into the scenario itself, so the failure's scenario.json replays on its own.
+  const withProtocol = task.protocol === null ? drawn : { ...drawn, scenario: { ...drawn.scenario, protocol: task.protocol } };
+  const bugs = [...new Set([...(drawn.scenario.bugs ?? []), ...(task.bugs ?? [])])];
+  const plan = bugs.length === 0 ? withProtocol : { ...withProtocol, scenario: { ...withProtocol.scenario, bugs } };
   const started = performance.now();
   const { summary } = await runScenario(plan.scenario, { host: "inline", seed: task.seed });
   const failures = Object.entries(summary.checks)
@@ -19,7 +21,11 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
     seed: task.seed,
     historyHash: summary.historyHash,
     failures,
-    parameters: task.protocol !== null ? { ...plan.parameters, protocol: task.protocol } : plan.parameters,
+    parameters: {
+      ...plan.parameters,
+      ...(task.protocol !== null ? { protocol: task.protocol } : {}),
+      ...(bugs.length > 0 ? { bugs } : {}),
+    },
     scenario: plan.scenario,
     virtualMs: summary.metrics.virtualMs,
     wallMs: performance.now() - started,

@@ -45,7 +45,8 @@ type Lists = "faults" | "partitions" | "nemesis";
  * Reduces a failing run to a smaller one that still fails the same checker
  * with the same seed: delta debugging (ddmin) over its faults, partitions
  * and nemesis steps, then fewer members, fewer partitions and a shorter
- * duration, keeping each reduction only if the checker still fails.
+ * duration, keeping each reduction only if the checker still fails (and,
+ * for a scenario with planted bugs, passes without them).
  */
 export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Promise<ShrinkResult> {
   const maxTrials = options.maxTrials ?? 80;
@@ -60,6 +61,13 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
       validateScenario(candidate, "shrink");
       const { summary } = await runScenario(candidate, { host: "inline", seed: options.seed });
       failed = summary.checks[options.check]?.ok === false;
+      // With planted bugs the reduction must still fail because of them, not because it became too short to heal:
+      // the same candidate without the bugs must pass the checker.
+      if (failed && (candidate.bugs ?? []).length > 0) {
+        const { bugs: _planted, ...withoutBugs } = candidate;
+        const clean = await runScenario(withoutBugs, { host: "inline", seed: options.seed });
+        failed = clean.summary.checks[options.check]?.ok !== false;
+      }
     } catch {
       failed = false; // a reduction that makes the scenario invalid is not a reduction
     }

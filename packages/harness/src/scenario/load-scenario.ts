@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/protocol";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { ControlAction } from "../kernel/event.js";
-import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
 import { expandGroups, type GroupProtocol, groupNemesis } from "./expand-groups.js";
+import { unknownPlantedBug, withPlantedBugs } from "./planted-bugs-config.js";
 import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
 
 /** A scenario that cannot be run, with one line saying what is wrong and where. */
@@ -46,6 +47,8 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     throw new ScenarioError(`${source}: ${readablePath(error?.path ?? "")}: ${error?.message ?? "does not match the scenario format"}`);
   }
   const scenario = value;
+  const unknownBug = unknownPlantedBug(scenario.bugs ?? []);
+  if (unknownBug !== null) throw new ScenarioError(`${source}: ${unknownBug}`);
   if (scenario.groups !== undefined && scenario.cluster === undefined)
     throw new ScenarioError(`${source}: groups: a scenario with groups needs a cluster`);
   if (scenario.producers !== undefined && (scenario.cluster?.brokers ?? 0) === 0) {
@@ -170,15 +173,20 @@ export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverride
     scenario: scenario.name,
     seed: overrides.seed ?? scenario.seed ?? 1,
     durationUs: ms(scenario.durationMs),
-    actors: [
-      ...expandGroups(scenario, overrides.protocol ?? scenario.protocol),
-      ...(scenario.actors ?? []).map((actor) => ({
-        id: actor.id,
-        kind: actor.kind,
-        config: (actor.config ?? {}) as JsonValue,
-        startAtUs: ms(actor.startAtMs ?? 0),
-      })),
-    ],
+    actors: withPlantedBugs(
+      [
+        ...expandGroups(scenario, overrides.protocol ?? scenario.protocol),
+        ...(scenario.actors ?? []).map(
+          (actor): ActorSpec => ({
+            id: actor.id,
+            kind: actor.kind,
+            config: (actor.config ?? {}) as JsonValue,
+            startAtUs: ms(actor.startAtMs ?? 0),
+          }),
+        ),
+      ],
+      scenario.bugs ?? [],
+    ),
     plan,
     nemesis: [
       ...(scenario.nemesis ?? []).map((step) => ({ atUs: ms(step.atMs), actor: step.actor, control: controlOf(step) })),

@@ -224,6 +224,8 @@ export const ScenarioSchema = Type.Object(
     checkers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     /** Run every group under this protocol, whatever the groups say (what `run --protocol` and `hunt --protocol` record). */
     protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
+    /** Planted bugs to enable (names from @kcsim/protocol's PLANTED_BUGS; what `hunt --bug` records). */
+    bugs: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   },
   Closed,
 );

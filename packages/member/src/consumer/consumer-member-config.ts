@@ -1,4 +1,4 @@
-import { type ConsumerConfig, type JsonValue, resolveConsumerConfig, topicIdFor } from "@kcsim/protocol";
+import { type ConsumerConfig, type JsonValue, PlantedBugs, resolveConsumerConfig, topicIdFor } from "@kcsim/protocol";
 import { PROCESSING_FIELDS, type ProcessingConfig, parseProcessingConfig } from "../processing/processing-config.js";
 
 /**
@@ -21,6 +21,8 @@ export interface ConsumerMemberConfig {
   readonly source: RecordSourceConfig;
   /** Transaction coordinator actor ids (a transactional consume-process-produce application's producer looks its coordinator up there). */
   readonly transactionCoordinators: readonly string[];
+  /** Planted bugs of the consumer kind to enable (PLANTED_BUGS in @kcsim/protocol); normally none. */
+  readonly plantedBugs: PlantedBugs;
 }
 
 export interface TopicMetadataConfig {
@@ -71,7 +73,7 @@ export class ConsumerMemberConfigError extends Error {
 
 type JsonObject = { readonly [key: string]: JsonValue };
 
-const TOP_LEVEL_FIELDS = ["consumer", "bootstrap", "subscription", "topics", "app", "source", "transactionCoordinators"];
+const TOP_LEVEL_FIELDS = ["consumer", "bootstrap", "subscription", "topics", "app", "source", "transactionCoordinators", "plantedBugs"];
 const APP_FIELDS = [
   "processingMsPerRecord",
   "pollTimeoutMs",
@@ -258,5 +260,20 @@ export function parseConsumerMemberConfig(json: JsonValue, groupProtocol: Member
   const transactionCoordinators =
     root.transactionCoordinators === undefined ? [] : stringListAt(root.transactionCoordinators, "transactionCoordinators", true);
   checkOutput(app, topics, source, transactionCoordinators);
-  return { consumer, bootstrap, subscription: [...new Set(subscription)].sort(), topics, app, source, transactionCoordinators };
+  let plantedBugs = PlantedBugs.NONE;
+  try {
+    plantedBugs = PlantedBugs.fromField(root.plantedBugs);
+  } catch (error) {
+    fail("plantedBugs", error instanceof Error ? error.message.replace(/^config 'plantedBugs' /, "") : String(error));
+  }
+  return {
+    consumer,
+    bootstrap,
+    subscription: [...new Set(subscription)].sort(),
+    topics,
+    app,
+    source,
+    transactionCoordinators,
+    plantedBugs,
+  };
 }

@@ -104,7 +104,7 @@ export class ConsumerRuntime {
       this.#processor,
     );
     this.#membership = new MembershipManager(
-      { groupId, memberId: this.memberId, groupInstanceId, rebalanceTimeoutMs: consumer["max.poll.interval.ms"] },
+      { groupId, memberId: this.memberId, groupInstanceId, rebalanceTimeoutMs: consumer["max.poll.interval.ms"], bugs: config.plantedBugs },
       {
         metadata: new TopicMetadata(config.topics),
         assigned: this.#assigned,
@@ -123,6 +123,7 @@ export class ConsumerRuntime {
       consumer["max.poll.interval.ms"],
       backoff,
       now,
+      config.plantedBugs,
     );
 
     if (config.subscription.length > 0) this.#membership.subscribe(config.subscription);

@@ -1,4 +1,4 @@
-import { type ConsumerGroupHeartbeatResponse, type Context, ErrorCode, errorName, type Micros, ms } from "@kcsim/protocol";
+import { type ConsumerGroupHeartbeatResponse, type Context, ErrorCode, errorName, type Micros, ms, PlantedBugs } from "@kcsim/protocol";
 import type { CoordinatorManager } from "./coordinator-manager.js";
 import type { ExponentialBackoff } from "./exponential-backoff.js";
 import type { HeartbeatFields } from "./heartbeat-fields.js";
@@ -34,6 +34,7 @@ export class HeartbeatManager {
   readonly #observer: MemberObserver;
   readonly #maxPollIntervalMs: number;
   readonly #state: HeartbeatRequestState;
+  readonly #bugs: PlantedBugs;
   #inFlight: number | null = null;
   #lastPollAt: Micros;
   #pollTimerEndsAt: Micros;
@@ -47,7 +48,9 @@ export class HeartbeatManager {
     maxPollIntervalMs: number,
     backoff: ExponentialBackoff,
     now: Micros,
+    bugs: PlantedBugs = PlantedBugs.NONE,
   ) {
+    this.#bugs = bugs;
     this.#channel = channel;
     this.#coordinator = coordinator;
     this.#membership = membership;
@@ -104,7 +107,7 @@ export class HeartbeatManager {
       return;
     }
     const now = ctx.now();
-    if (now >= this.#pollTimerEndsAt && !isLeavingGroup(membership.state)) {
+    if (now >= this.#pollTimerEndsAt && !isLeavingGroup(membership.state) && !this.#ignoresPollTimer()) {
       ctx.log.warn("max.poll.interval.ms expired without a poll(); leaving the group");
       this.#observer.pollTimeout(ctx, this.#lastPollAt, this.#maxPollIntervalMs);
       membership.transitionToSendingLeaveGroup(true, ctx);
@@ -128,9 +131,15 @@ export class HeartbeatManager {
   nextWakeAt(now: Micros): Micros | null {
     const state = this.#membership.state;
     if (this.#coordinator.coordinator === null || shouldSkipHeartbeat(state)) return null;
-    let next: Micros | null = isLeavingGroup(state) ? null : this.#pollTimerEndsAt;
+    let next: Micros | null =
+      isLeavingGroup(state) || (this.#ignoresPollTimer() && now >= this.#pollTimerEndsAt) ? null : this.#pollTimerEndsAt;
     if (!this.#state.inFlight) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + this.#state.timeToNextHeartbeat(now));
     return next;
+  }
+
+  /** The planted bug stale-member-keeps-heartbeating: an expired poll timer neither makes the member leave nor wakes it. */
+  #ignoresPollTimer(): boolean {
+    return this.#bugs.has("stale-member-keeps-heartbeating");
   }
 
   #send(coordinator: string, ignoreResponse: boolean, ctx: Context): void {

@@ -1,4 +1,4 @@
-import { type ConsumerGroupHeartbeatResponse, type Context, ms, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { type ConsumerGroupHeartbeatResponse, type Context, ms, PlantedBugs, type TopicPartition, tpKey } from "@kcsim/protocol";
 import type { ClientMemberState, RebalanceCallback } from "../observations.js";
 import type { AssignedPartitions } from "./assigned-partitions.js";
 import type { CommitRequestManager } from "./commit-request-manager.js";
@@ -35,6 +35,8 @@ export interface MembershipSettings {
   readonly groupInstanceId: string | null;
   /** max.poll.interval.ms: bounds the commit before a revocation. */
   readonly rebalanceTimeoutMs: number;
+  /** Planted bugs (normally none). */
+  readonly bugs?: PlantedBugs;
 }
 
 export interface MembershipDependencies {
@@ -58,6 +60,7 @@ export class MembershipManager implements MemberIdentity {
   readonly groupInstanceId: string | null;
   readonly #rebalanceTimeoutMs: number;
   readonly #deps: MembershipDependencies;
+  readonly #bugs: PlantedBugs;
 
   #state: ClientMemberState = "UNSUBSCRIBED";
   #epoch = 0;
@@ -79,6 +82,7 @@ export class MembershipManager implements MemberIdentity {
     this.groupInstanceId = settings.groupInstanceId;
     this.#rebalanceTimeoutMs = settings.rebalanceTimeoutMs;
     this.#deps = deps;
+    this.#bugs = settings.bugs ?? PlantedBugs.NONE;
   }
 
   get state(): ClientMemberState {
@@ -219,6 +223,13 @@ export class MembershipManager implements MemberIdentity {
     }
     this.#transitionTo("FENCED", ctx);
     this.#epoch = 0;
+    if (this.#bugs.has("keep-partitions-after-fenced")) {
+      // Planted bug: no onPartitionsLost; the application keeps consuming what it owned while the member
+      // rejoins (with an empty owned list, as a join must) until its next assignment is installed.
+      this.#current = LocalAssignment.NONE;
+      this.transitionToJoining(ctx);
+      return;
+    }
     const lost = this.#deps.assigned.all();
     this.#deps.assigned.releaseAll("lost", ctx);
     this.#signalPartitionsLost(lost, ctx, (ctx) => {

@@ -7,6 +7,7 @@ import type { HuntRunResult } from "../../hunt/hunt-task.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
 import { resolveUserPath, userCwd } from "../paths.js";
+import { plantedBugFlag, plantedBugList } from "../planted-bug-flags.js";
 import { UsageError } from "../usage-error.js";
 
 /** A path as the user can type it: relative to where they ran kcsim unless that climbs out of it. */
@@ -41,7 +42,7 @@ function bugReport(result: HuntRunResult, replay: string): string {
 
 /**
  * `kcsim hunt <scenario | --swarm> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
- *  [--as-written] [--protocol P]`: runs every seed with a drawn fault
+ *  [--as-written] [--protocol P] [--bug NAME]` (or `--list-bugs`): runs every seed with a drawn fault
  * schedule (and with --swarm a drawn group configuration; with
  * --as-written the scenario's own faults) on all cores, and reports each
  * failing seed with its parameters and the command that replays it.
@@ -56,7 +57,14 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     json: { type: "boolean" },
     "as-written": { type: "boolean" },
     protocol: { type: "string" },
+    bug: { type: "string" },
+    "list-bugs": { type: "boolean" },
   });
+  if (values["list-bugs"]) {
+    process.stdout.write(plantedBugList());
+    return 0;
+  }
+  const bug = plantedBugFlag("hunt", values.bug);
   const protocol =
     values.protocol === undefined
       ? null
@@ -69,7 +77,8 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const seeds = parseSeeds(values.seeds);
   const workers = integerFlag("hunt", "workers", values.workers, 1);
   const label = base === null ? "swarm" : base.name;
-  const outDir = resolveUserPath(values.out ?? `runs/hunt-${label}${protocol === null ? "" : `-${protocol}`}-${seeds.from}-${seeds.to}`);
+  const suffix = `${protocol === null ? "" : `-${protocol}`}${bug === null ? "" : `-${bug}`}`;
+  const outDir = resolveUserPath(values.out ?? `runs/hunt-${label}${suffix}-${seeds.from}-${seeds.to}`);
   // Validate the first plan before spinning up workers, so a scenario that cannot be hunted fails fast.
   drawChaosPlan(seeds.from, base);
   const total = seeds.to - seeds.from + 1;
@@ -80,6 +89,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     base,
     asWritten,
     protocol,
+    ...(bug !== null ? { bugs: [bug] } : {}),
     fromSeed: seeds.from,
     toSeed: seeds.to,
     stopOnFailure: values["keep-going"] !== true,

@@ -1,5 +1,6 @@
 import { getOrCreate, type Micros, tpKey } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
+import { memoByHistory } from "./history-memo.js";
 import { observationOf } from "./observations.js";
 
 /**
@@ -27,16 +28,34 @@ export function isReadCommittedVisible(record: AcknowledgedRecord): boolean {
   return record.fate === "plain" || record.fate === "committed";
 }
 
+interface Marker {
+  readonly offset: number;
+  readonly committed: boolean;
+}
+
+/** The first of the markers (ascending offsets) past `offset`: a binary search, as every acknowledged record asks. */
+function firstMarkerAfter(markers: readonly Marker[] | undefined, offset: number): Marker | undefined {
+  if (markers === undefined) return undefined;
+  let lo = 0;
+  let hi = markers.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((markers[mid] as Marker).offset > offset) hi = mid;
+    else lo = mid + 1;
+  }
+  return markers[lo];
+}
+
 /**
  * Every record a producer saw acknowledged with its offsets (`producer.ack`
  * with error 0; DUPLICATE_SEQUENCE_NUMBER acknowledgements carry no offsets
  * and are left out), each with its fate from the partitions' transaction
  * markers (`broker.txn-marker`, by producer id).
  */
-export function acknowledgedRecords(events: readonly HistoryEvent[]): AcknowledgedLog {
+function collectAcknowledgedRecords(events: readonly HistoryEvent[]): AcknowledgedLog {
   const acks: { tp: string; offset: number; producerId: number; transactionalId: string | null; t: Micros; index: number }[] = [];
   /** tp -> producer id -> marker offsets and results, in log order */
-  const markers = new Map<string, Map<number, { offset: number; committed: boolean }[]>>();
+  const markers = new Map<string, Map<number, Marker[]>>();
   events.forEach((event, index) => {
     const ack = observationOf(event, "producer.ack");
     if (ack !== undefined && ack.errorCode === 0 && ack.baseOffset >= 0) {
@@ -57,13 +76,13 @@ export function acknowledgedRecords(events: readonly HistoryEvent[]): Acknowledg
   for (const ack of acks) {
     let fate: RecordFate = "plain";
     if (ack.transactionalId !== null) {
-      const ending = markers
-        .get(ack.tp)
-        ?.get(ack.producerId)
-        ?.find((m) => m.offset > ack.offset);
+      const ending = firstMarkerAfter(markers.get(ack.tp)?.get(ack.producerId), ack.offset);
       fate = ending === undefined ? "open" : ending.committed ? "committed" : "aborted";
     }
     getOrCreate(log, ack.tp, () => new Map()).set(ack.offset, { t: ack.t, index: ack.index, transactionalId: ack.transactionalId, fate });
   }
   return log;
 }
+
+/** acknowledgedRecords, computed once per history: several checkers of a run read it. */
+export const acknowledgedRecords: (events: readonly HistoryEvent[]) => AcknowledgedLog = memoByHistory(collectAcknowledgedRecords);

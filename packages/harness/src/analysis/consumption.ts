@@ -1,7 +1,9 @@
 import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
+import { memoByHistory } from "./history-memo.js";
 import { observationOf } from "./observations.js";
 import { OwnershipTimeline } from "./ownership-timeline.js";
+import { PartitionTable } from "./partition-table.js";
 
 /** A break in the offsets one owner handed to its application. */
 export interface OffsetBreak {
@@ -47,6 +49,24 @@ interface Tenure {
   catchUp: Redelivery["cause"];
 }
 
+/** What the analysis follows per partition. */
+interface PartitionState {
+  readonly tp: string;
+  /** The highest offset any application has been handed, and which. */
+  consumedUpTo: { offset: number; actor: string } | undefined;
+}
+
+/** What the analysis follows per actor and partition. */
+interface PairState {
+  readonly partition: PartitionState;
+  /** The actor's tenure of the partition, while it owns it. */
+  tenure: Tenure | undefined;
+  /** A reset happened since its last records. */
+  resetPending: boolean;
+  /** The result of the actor's last commit attempt covering the partition. */
+  lastCommit: string | undefined;
+}
+
 /**
  * Follows every record handed to an application (`member.records`) through
  * the owner's tenures (a tenure of a partition runs from the moment
@@ -55,27 +75,40 @@ interface Tenure {
  * across tenures a new owner may re-read what an earlier one consumed but
  * had not committed.
  */
-export function analyseConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
+function followConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
   const breaks: OffsetBreak[] = [];
   const redeliveries: Redelivery[] = [];
   const unowned: { t: Micros; index: number; actor: string; partition: string }[] = [];
-  const owned = new Map<string, Set<string>>();
-  const tenures = new Map<string, Tenure>();
+  // State lives in objects found per (actor, topic, partition): no key strings built per record batch.
+  const partitionStates = new PartitionTable<PartitionState>((topic, partition) => ({
+    tp: tpKey(topic, partition),
+    consumedUpTo: undefined,
+  }));
+  const pairsByActor = new Map<string, PartitionTable<PairState>>();
+  const pairOf = (actor: string, topic: string, partition: number): PairState => {
+    let pairs = pairsByActor.get(actor);
+    if (pairs === undefined) {
+      pairs = new PartitionTable((t, p) => ({
+        partition: partitionStates.get(t, p),
+        tenure: undefined,
+        resetPending: false,
+        lastCommit: undefined,
+      }));
+      pairsByActor.set(actor, pairs);
+    }
+    return pairs.get(topic, partition);
+  };
+  /** actor -> the partitions it owns now */
+  const owned = new Map<string, Set<PairState>>();
   let tenureIds = 0;
-  /** tp -> highest offset any application has been handed */
-  const consumedUpTo = new Map<string, { offset: number; actor: string }>();
-  /** actor/tp -> a reset happened since its last records */
-  const resetPending = new Set<string>();
-  /** actor/tp -> result of the actor's last commit attempt covering the tp */
-  const lastCommit = new Map<string, string>();
   let recordsConsumed = 0;
 
-  const endTenures = (actor: string, keep: Set<string>) => {
-    for (const tp of owned.get(actor) ?? []) {
-      if (keep.has(tp)) continue;
-      tenures.delete(`${actor}/${tp}`);
+  const endTenures = (actor: string, keep: Set<PairState>) => {
+    for (const pair of owned.get(actor) ?? []) {
+      if (keep.has(pair)) continue;
+      pair.tenure = undefined;
       // A reset of a partition given up before its records came explains nothing in a later tenure.
-      resetPending.delete(`${actor}/${tp}`);
+      pair.resetPending = false;
     }
   };
   const liveness = new OwnershipTimeline();
@@ -90,37 +123,37 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
     const actor = event.actor;
     const own = observationOf(event, "member.owned");
     if (own !== undefined) {
-      const next = new Set<string>();
-      for (const { topic, partition } of topicPartitionsOf(own.owned)) next.add(tpKey(topic, partition));
+      const next = new Set<PairState>();
+      for (const { topic, partition } of topicPartitionsOf(own.owned)) next.add(pairOf(actor, topic, partition));
       endTenures(actor, next);
-      for (const tp of next)
-        if (!tenures.has(`${actor}/${tp}`)) tenures.set(`${actor}/${tp}`, { id: tenureIds++, next: null, catchUp: null });
+      for (const pair of next) pair.tenure ??= { id: tenureIds++, next: null, catchUp: null };
       owned.set(actor, next);
       return;
     }
     const reset = observationOf(event, "fetch.reset");
     if (reset !== undefined) {
-      resetPending.add(`${actor}/${tpKey(reset.topic, reset.partition)}`);
+      pairOf(actor, reset.topic, reset.partition).resetPending = true;
       return;
     }
     const commit = observationOf(event, "member.commit");
     if (commit !== undefined) {
       for (const [topic, partitions] of Object.entries(commit.offsets)) {
-        for (const partition of Object.keys(partitions)) lastCommit.set(`${actor}/${tpKey(topic, Number(partition))}`, commit.result);
+        for (const partition of Object.keys(partitions)) pairOf(actor, topic, Number(partition)).lastCommit = commit.result;
       }
       return;
     }
     const records = observationOf(event, "member.records");
     if (records === undefined) return;
     recordsConsumed += records.count;
-    const tp = tpKey(records.topic, records.partition);
-    const key = `${actor}/${tp}`;
-    const tenure = tenures.get(key);
+    const pair = pairOf(actor, records.topic, records.partition);
+    const tp = pair.partition.tp;
+    const tenure = pair.tenure;
     if (tenure === undefined) {
       unowned.push({ t: event.t, index, actor, partition: tp });
       return;
     }
-    const wasReset = resetPending.delete(key);
+    const wasReset = pair.resetPending;
+    pair.resetPending = false;
     if (tenure.next !== null && records.firstOffset !== tenure.next) {
       breaks.push({
         t: event.t,
@@ -133,7 +166,7 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
         cause: wasReset ? "reset" : null,
       });
     }
-    const before = consumedUpTo.get(tp);
+    const before = pair.partition.consumedUpTo;
     if (before !== undefined && records.firstOffset <= before.offset) {
       const count = Math.min(records.lastOffset, before.offset) - records.firstOffset + 1;
       let cause: Redelivery["cause"] = null;
@@ -144,7 +177,7 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
       } else if (!liveness.isLive(actor)) cause = "zombie";
       else if (tenure.next === null) {
         // A new tenure starts from the last committed offset: it re-reads what the previous owner did not commit.
-        const previous = lastCommit.get(`${before.actor}/${tp}`);
+        const previous = pairOf(before.actor, records.topic, records.partition).lastCommit;
         cause = previous !== undefined && previous !== "NONE" ? "failed commit" : "rebalance";
         tenure.catchUp = cause;
       } else if (records.firstOffset === tenure.next) cause = tenure.catchUp;
@@ -152,8 +185,12 @@ export function analyseConsumption(events: readonly HistoryEvent[]): Consumption
     }
     // A fenced zombie's records are duplicates themselves: they do not move what the group has consumed.
     const live = liveness.isLive(actor);
-    if (live && (before === undefined || records.lastOffset > before.offset)) consumedUpTo.set(tp, { offset: records.lastOffset, actor });
+    if (live && (before === undefined || records.lastOffset > before.offset))
+      pair.partition.consumedUpTo = { offset: records.lastOffset, actor };
     tenure.next = records.lastOffset + 1;
   });
   return { breaks, redeliveries, unowned, recordsConsumed };
 }
+
+/** analyseConsumption, computed once per history: several checkers of a run read it. */
+export const analyseConsumption: (events: readonly HistoryEvent[]) => ConsumptionReport = memoByHistory(followConsumption);

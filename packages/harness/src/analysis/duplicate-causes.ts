@@ -1,6 +1,7 @@
 import { getOrCreate, type Micros, tpKey } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
 import { analyseConsumption } from "./consumption.js";
+import { memoByHistory } from "./history-memo.js";
 import { observationOf } from "./observations.js";
 import { withRewindsAsResets } from "./rewinds-as-resets.js";
 
@@ -122,3 +123,8 @@ export class DuplicateCauses {
     return (this.#deliveries.get(tp) ?? []).filter((d) => actors.has(d.actor) && d.first <= offset && offset <= d.last);
   }
 }
+
+/** The DuplicateCauses of a history, built once: result accounting and the sink checkers both ask. */
+export const duplicateCausesOf: (events: readonly HistoryEvent[]) => DuplicateCauses = memoByHistory(
+  (events) => new DuplicateCauses(events),
+);

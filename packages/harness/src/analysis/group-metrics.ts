@@ -58,6 +58,7 @@ function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec:
   let changes = 0;
   const timeToStable: number[] = [];
   let unowned = group.partitions.length;
+  let countedAt = -1;
   let lastT: Micros = 0;
   let unownedUs = 0;
   let peak = 0;
@@ -93,7 +94,11 @@ function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec:
       groupEpoch = Math.max(groupEpoch, g.groupEpoch);
       stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
     }
-    unowned = timeline.unownedCount(group.partitions);
+    // Counting is O(partitions): redo it only when ownership moved (most events are records and polls).
+    if (timeline.version !== countedAt) {
+      unowned = timeline.unownedCount(group.partitions);
+      countedAt = timeline.version;
+    }
     const settled = stable && unowned === 0;
     if (settled && settledAt === null) settledAt = event.t;
     if (changeAt !== null && settledSince !== null && event.t - settledSince >= QUIET_US) {

@@ -2,6 +2,9 @@ import { getOrCreate, type Micros, topicPartitionsOf, tpKey } from "@kcsim/proto
 import type { HistoryEvent } from "../history/history-event.js";
 import { observationOf } from "./observations.js";
 
+/** The observations apply() reads; every other observation leaves the timeline as it is. */
+const OWNERSHIP_OBSERVATIONS: ReadonlySet<string> = new Set(["member.owned", "member.state", "gc.member", "gc.member-removed"]);
+
 /**
  * Replays a history and keeps, at each step, which member actor owns which
  * partitions from the application's point of view (`member.owned`), whether
@@ -25,10 +28,21 @@ export class OwnershipTimeline {
   readonly #owners = new Map<string, Set<string>>();
   /** Partitions that just got a second live owner at the last apply(). */
   conflicts: { partition: string; owners: string[] }[] = [];
+  #version = 0;
+
+  /**
+   * Bumped whenever the live owners may have changed: a replay that asks
+   * unownedCount() after every event asks again only when this moved.
+   */
+  get version(): number {
+    return this.#version;
+  }
 
   /** Applies one history event; returns true if live ownership changed. */
   apply(event: HistoryEvent): boolean {
-    this.conflicts = [];
+    // Most events leave this empty: keep the array instead of allocating one per event.
+    if (this.conflicts.length > 0) this.conflicts = [];
+    if (event.ev === "obs" && !OWNERSHIP_OBSERVATIONS.has(event.o.type)) return false;
     if (event.ev === "life") {
       if (event.what === "start" || event.what === "restart") {
         this.#alive.add(event.actor);
@@ -139,11 +153,13 @@ export class OwnershipTimeline {
   }
 
   #forget(actor: string, partitions: Set<string>): void {
+    this.#version++;
     for (const p of partitions) this.#owners.get(p)?.delete(actor);
   }
 
   #remember(actor: string): void {
     if (!this.isLive(actor)) return;
+    this.#version++;
     for (const p of this.#owned.get(actor) ?? []) {
       const owners = getOrCreate(this.#owners, p, () => new Set<string>());
       owners.add(actor);

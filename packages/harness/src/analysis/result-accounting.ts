@@ -3,7 +3,8 @@ import { drainCutoffUs } from "../checkers/drain-time.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { acknowledgedRecords, isReadCommittedVisible } from "./acknowledged-records.js";
-import { type DuplicateCause, DuplicateCauses } from "./duplicate-causes.js";
+import { type DuplicateCause, type DuplicateCauses, duplicateCausesOf } from "./duplicate-causes.js";
+import { memoByHistoryAndSpec } from "./history-memo.js";
 import { type OutputResults, outputResults, type ResultCopy } from "./output-results.js";
 import { consumeProcessProduceGroups } from "./processing-groups.js";
 
@@ -37,7 +38,7 @@ export interface ResultAccount {
  * output topic by read_committed readers (outputResults), and attributes
  * every duplicate to the re-delivery that caused it (DuplicateCauses).
  */
-export function accountResults(events: readonly HistoryEvent[], spec: SimulationSpec): ResultAccount[] {
+function accountResultsOf(events: readonly HistoryEvent[], spec: SimulationSpec): ResultAccount[] {
   const groups = consumeProcessProduceGroups(spec);
   if (groups.length === 0) return [];
   const log = acknowledgedRecords(events);
@@ -69,7 +70,7 @@ export function accountResults(events: readonly HistoryEvent[], spec: Simulation
       if (record !== undefined && !isReadCommittedVisible(record)) {
         for (const copy of copies) strays.push({ input, copy });
       } else if (copies.length > 1) {
-        causes ??= new DuplicateCauses(events);
+        causes ??= duplicateCausesOf(events);
         duplicates.push({ input, copies, cause: causes.causeOf(tp, offset, group.actors) });
       }
     }
@@ -86,3 +87,7 @@ export function accountResults(events: readonly HistoryEvent[], spec: Simulation
     };
   });
 }
+
+/** accountResults, computed once per history: several checkers of a run read it. */
+export const accountResults: (events: readonly HistoryEvent[], spec: SimulationSpec) => ResultAccount[] =
+  memoByHistoryAndSpec(accountResultsOf);

@@ -1,4 +1,5 @@
 import type { HistoryEvent, ObservationRecord } from "../history/history-event.js";
+import { memoByHistory } from "./history-memo.js";
 import { observationOf } from "./observations.js";
 
 /** A history with extra events, and where each of its events came from. */
@@ -18,7 +19,7 @@ export interface AugmentedHistory {
  * re-delivery) instead of a break. The synthetic events exist only in this
  * view; their strategy and reason fields mean nothing.
  */
-export function withRewindsAsResets(history: readonly HistoryEvent[]): AugmentedHistory {
+function addRewindsAsResets(history: readonly HistoryEvent[]): AugmentedHistory {
   const events: HistoryEvent[] = [];
   const originalIndex: number[] = [];
   history.forEach((event, index) => {
@@ -46,3 +47,6 @@ export function withRewindsAsResets(history: readonly HistoryEvent[]): Augmented
 export function originalIndices(history: AugmentedHistory, indices: readonly number[]): number[] {
   return indices.map((i) => history.originalIndex[i] ?? i);
 }
+
+/** withRewindsAsResets, computed once per history: several checkers of a run read it. */
+export const withRewindsAsResets: (events: readonly HistoryEvent[]) => AugmentedHistory = memoByHistory(addRewindsAsResets);

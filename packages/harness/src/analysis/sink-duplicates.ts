@@ -1,6 +1,7 @@
 import type { HistoryEvent } from "../history/history-event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
-import { type DuplicateCause, DuplicateCauses } from "./duplicate-causes.js";
+import { type DuplicateCause, type DuplicateCauses, duplicateCausesOf } from "./duplicate-causes.js";
+import { memoByHistoryAndSpec } from "./history-memo.js";
 import { groupOfActors } from "./processing-groups.js";
 import { type SinkRow, sinkStores } from "./sink-stores.js";
 
@@ -19,7 +20,7 @@ export interface SinkDuplicate {
  * over the group's member actors). An upsert store should have none: a
  * re-delivered record overwrites its row.
  */
-export function sinkDuplicates(events: readonly HistoryEvent[], spec: SimulationSpec): SinkDuplicate[] {
+function findSinkDuplicates(events: readonly HistoryEvent[], spec: SimulationSpec): SinkDuplicate[] {
   const stores = sinkStores(events);
   const groupOf = groupOfActors(spec);
   let causes: DuplicateCauses | null = null;
@@ -29,10 +30,14 @@ export function sinkDuplicates(events: readonly HistoryEvent[], spec: Simulation
     for (const [input, rows] of store.rowsByInput) {
       const [row, again] = rows;
       if (row === undefined || again === undefined) continue;
-      causes ??= new DuplicateCauses(events);
+      causes ??= duplicateCausesOf(events);
       const cause = causes.causeOf(row.inputTp, row.inputOffset, actors);
       duplicates.push({ groupId: store.groupId, mode: store.mode, input, rows, cause });
     }
   }
   return duplicates.sort((a, b) => (a.rows[1]?.t ?? 0) - (b.rows[1]?.t ?? 0));
 }
+
+/** sinkDuplicates, computed once per history: several checkers of a run read it. */
+export const sinkDuplicates: (events: readonly HistoryEvent[], spec: SimulationSpec) => SinkDuplicate[] =
+  memoByHistoryAndSpec(findSinkDuplicates);

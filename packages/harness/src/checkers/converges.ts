@@ -26,12 +26,19 @@ export const converges: Checker = {
       const timeline = new OwnershipTimeline();
       let stable = false;
       let convergedAt: number | null = null;
+      let unowned = group.partitions.length;
+      let countedAt = -1;
       for (const event of events) {
         timeline.apply(event);
         const g = observationOf(event, "gc.group");
         if (g !== undefined && g.groupId === group.groupId) stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
-        if (event.t < heal || convergedAt !== null) continue;
-        if (stable && timeline.unownedCount(group.partitions) === 0) convergedAt = event.t;
+        if (event.t < heal || convergedAt !== null || !stable) continue;
+        // Counting is O(partitions): redo it only when ownership moved.
+        if (timeline.version !== countedAt) {
+          unowned = timeline.unownedCount(group.partitions);
+          countedAt = timeline.version;
+        }
+        if (unowned === 0) convergedAt = event.t;
       }
       const alive = group.members.filter((m) => timeline.isAlive(m));
       if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;

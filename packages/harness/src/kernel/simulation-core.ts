@@ -1,11 +1,13 @@
 import { type ActorId, type Micros, type Observation, streamFor } from "@kcsim/protocol";
 import TinyQueue from "tinyqueue";
 import { History, type HistoryOptions } from "../history/history.js";
-import type { HistoryHeader } from "../history/history-event.js";
+import type { HistoryHeader, SendRecord } from "../history/history-event.js";
 import { corruptFrame, type RouteDecision, Router } from "../router/router.js";
 import type { CellSink, LifecycleEvent } from "./actor-cell.js";
 import { compareKeys, type DeliveryEvent, INJECT_ORIGIN, NEMESIS_ORIGIN, type Payload, type SimEvent, type TimerEvent } from "./event.js";
 import type { SimulationSpec } from "./simulation-spec.js";
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export const KCSIM_VERSION = "0.1.0";
 /** Bumped when the wire format (messages, shared structures) changes. */
@@ -96,19 +98,12 @@ export class SimulationCore implements CellSink {
   send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
     const decision = this.router.route(now, from, to, msgType, bytes);
     this.onRoute?.(from, to, seq, now, msgType, bytes, decision);
-    this.history.record({
-      t: now,
-      ev: "send",
-      from,
-      to,
-      type: msgType,
-      bytes,
-      fate: decision.fate,
-      at: decision.at,
-      ...(decision.fault !== null ? { fault: decision.fault } : {}),
-      ...(decision.corrupt !== null ? { corrupt: decision.corrupt } : {}),
-      ...(decision.reordered ? { reordered: true as const } : {}),
-    });
+    // Optional fields are added in their fixed order (the line's key order) without spreading temporaries.
+    const record: Mutable<SendRecord> = { t: now, ev: "send", from, to, type: msgType, bytes, fate: decision.fate, at: decision.at };
+    if (decision.fault !== null) record.fault = decision.fault;
+    if (decision.corrupt !== null) record.corrupt = decision.corrupt;
+    if (decision.reordered) record.reordered = true;
+    this.history.record(record);
     const delivered = decision.corrupt !== null && payload instanceof Uint8Array ? corruptFrame(payload, decision.corrupt) : payload;
     for (let sub = 0; sub < decision.at.length; sub++) {
       const event: DeliveryEvent = {

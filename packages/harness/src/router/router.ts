@@ -1,6 +1,7 @@
 import type { ActorId, Micros, RandomStream } from "@kcsim/protocol";
 import { sampleDelay } from "./delay.js";
 import type { DelaySpec, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
+import { type LinkState, LinkTable } from "./link-state.js";
 import { NameMatcher } from "./selector.js";
 
 export type Fate = "deliver" | "drop" | "partitioned";
@@ -30,15 +31,14 @@ export interface RouterStats {
 }
 
 interface CompiledFault {
+  /** Its index in the plan: where links keep their state for it. */
+  readonly index: number;
   readonly spec: MessageFault;
   readonly from: NameMatcher;
   readonly to: NameMatcher;
   readonly types: NameMatcher;
   readonly startUs: Micros;
   readonly endUs: Micros;
-  /** Per link: Gilbert-Elliott state (true = bad) and bandwidth busy-until. */
-  readonly burstBad: Map<string, boolean>;
-  readonly busyUntil: Map<string, Micros>;
 }
 
 interface CompiledPartition {
@@ -78,21 +78,20 @@ export class Router {
   readonly #random: () => number;
   readonly #faults: CompiledFault[];
   readonly #partitions: CompiledPartition[];
-  readonly #lastDue = new Map<string, Micros>();
+  readonly #links = new LinkTable();
 
   constructor(plan: FaultPlan, random: RandomStream) {
     this.#plan = plan;
     this.#random = random.next;
     this.lookaheadUs = Math.max(1, msToUs(plan.network.minLatencyMs));
-    this.#faults = plan.messageFaults.map((spec) => ({
+    this.#faults = plan.messageFaults.map((spec, index) => ({
+      index,
       spec,
       from: new NameMatcher(spec.from),
       to: new NameMatcher(spec.to),
       types: new NameMatcher(spec.types),
       startUs: spec.startMs === undefined ? 0 : msToUs(spec.startMs),
       endUs: spec.endMs === undefined ? Number.POSITIVE_INFINITY : msToUs(spec.endMs),
-      burstBad: new Map(),
-      busyUntil: new Map(),
     }));
     this.#partitions = plan.partitions.map((spec) => ({
       spec,
@@ -132,7 +131,7 @@ export class Router {
       return { fate: "partitioned", at: [], fault: partition, corrupt: null, reordered: false };
     }
 
-    const link = `${from}\u0000${to}`;
+    const link = this.#links.get(from, to);
     let sendAt = now;
     let fault: string | null = null;
     let corrupt: "truncate" | "garbage" | null = null;
@@ -156,8 +155,8 @@ export class Router {
       }
       if (spec.bandwidth !== undefined) {
         const transmit = Math.ceil((bytes * 1_000_000) / spec.bandwidth.bytesPerSecond);
-        const start = Math.max(sendAt, f.busyUntil.get(link) ?? 0);
-        f.busyUntil.set(link, start + transmit);
+        const start = Math.max(sendAt, link.busyUntil[f.index] ?? 0);
+        link.busyUntil[f.index] = start + transmit;
         sendAt = start + transmit;
         fault = spec.name;
       }
@@ -174,14 +173,14 @@ export class Router {
 
     let due = sendAt + latency;
     if (!reordered) {
-      due = Math.max(due, this.#lastDue.get(link) ?? 0);
-      this.#lastDue.set(link, due);
+      due = Math.max(due, link.lastDue);
+      link.lastDue = due;
     }
     const at: Micros[] = [due];
     if (duplicateAfter !== null) {
       const second = due + duplicateAfter;
       at.push(second);
-      if (!reordered) this.#lastDue.set(link, Math.max(second, this.#lastDue.get(link) ?? 0));
+      if (!reordered) link.lastDue = Math.max(second, link.lastDue);
       stats.duplicated++;
     }
     if (reordered) stats.reordered++;
@@ -195,15 +194,15 @@ export class Router {
     return spec.dist === "fixed" ? msToUs(spec.ms) : sampleDelay(spec, this.#random);
   }
 
-  #drops(f: CompiledFault, link: string): boolean {
+  #drops(f: CompiledFault, link: LinkState): boolean {
     const drop = f.spec.drop;
     if (drop === undefined) return false;
     if ("probability" in drop) return this.#random() < drop.probability;
     const ge = drop.gilbertElliott;
     // Advance the chain, then lose the message with the new state's loss rate.
-    let bad = f.burstBad.get(link) ?? false;
+    let bad = link.burstBad[f.index] ?? false;
     bad = bad ? !(this.#random() < ge.pBadToGood) : this.#random() < ge.pGoodToBad;
-    f.burstBad.set(link, bad);
+    link.burstBad[f.index] = bad;
     return this.#random() < (bad ? ge.lossInBad : ge.lossInGood);
   }
 

@@ -7,6 +7,15 @@ import type { ApplicationConfig } from "./consumer-member-config.js";
 import type { MemberObserver } from "./member-observer.js";
 import type { LeaveReason, RebalanceListenerInvoker } from "./membership-manager.js";
 
+/** The records of one partition in a polled batch (its `member.records` observation). */
+interface PartitionRun {
+  readonly topic: string;
+  readonly partition: number;
+  readonly first: number;
+  last: number;
+  count: number;
+}
+
 /** What the application thread asks of the rest of the consumer. */
 export interface ApplicationHooks {
   /** poll() was entered (Kafka's PollEvent): auto-commit, reconciliation, joining, the poll timer. */
@@ -402,16 +411,20 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   }
 
   #observeRecords(records: readonly ConsumedRecord[], ctx: Context): void {
-    const byPartition = new Map<string, { topic: string; partition: number; first: number; last: number; count: number }>();
+    const byPartition = new Map<string, PartitionRun>();
+    let run: PartitionRun | undefined;
     for (const record of records) {
-      const key = tpKey(record.topic, record.partition);
-      const seen = byPartition.get(key);
-      if (seen === undefined)
-        byPartition.set(key, { topic: record.topic, partition: record.partition, first: record.offset, last: record.offset, count: 1 });
-      else {
-        seen.last = record.offset;
-        seen.count++;
+      // A batch holds runs of one partition's records: only a change of partition needs its key built and looked up.
+      if (run === undefined || run.partition !== record.partition || run.topic !== record.topic) {
+        const key = tpKey(record.topic, record.partition);
+        const seen = byPartition.get(key);
+        if (seen === undefined) {
+          run = { topic: record.topic, partition: record.partition, first: record.offset, last: record.offset, count: 0 };
+          byPartition.set(key, run);
+        } else run = seen;
       }
+      run.last = record.offset;
+      run.count++;
     }
     for (const { topic, partition, first, last, count } of byPartition.values())
       this.#observer.records(ctx, topic, partition, first, last, count);

@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import { streamFor } from "@kcsim/protocol";
+import { describe, expect, it } from "vitest";
+import { analyseConsumption } from "../src/analysis/consumption.js";
+import { OwnershipTimeline } from "../src/analysis/ownership-timeline.js";
+import { History } from "../src/history/history.js";
+import type { HistoryEvent, HistoryHeader } from "../src/history/history-event.js";
+import { Router } from "../src/index.js";
+
+const header: HistoryHeader = { kcsim: "history", format: 1, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "1" } };
+
+const owned = (t: number, actor: string, partitions: number[]): HistoryEvent => ({
+  t,
+  ev: "obs",
+  actor,
+  o: { type: "member.owned", memberId: actor, owned: { orders: partitions }, cause: "assign" },
+});
+const records = (t: number, actor: string, partition: number, first: number, last: number): HistoryEvent => ({
+  t,
+  ev: "obs",
+  actor,
+  o: { type: "member.records", memberId: actor, topic: "orders", partition, firstOffset: first, lastOffset: last, count: last - first + 1 },
+});
+
+describe("history hash fed in chunks", () => {
+  it("equals SHA-256 over every line and its newline, across many chunks", () => {
+    const lines: string[] = [];
+    const history = new History(header, { onLine: (line) => lines.push(line) });
+    for (let i = 0; i < 5_000; i++) history.record({ t: i, ev: "life", actor: `a-${i % 7}`, what: "start", detail: "x".repeat(i % 50) });
+    const expected = createHash("sha256");
+    for (const line of lines) expected.update(`${line}\n`);
+    expect(lines).toHaveLength(5_001);
+    expect(history.finish()).toBe(expected.digest("hex"));
+    expect(history.finish()).toBe(history.finish());
+  });
+});
+
+describe("analyses shared by checkers", () => {
+  it("are computed once per history and again when it grows", () => {
+    const events: HistoryEvent[] = [owned(1, "m1", [0]), records(2, "m1", 0, 0, 4)];
+    const first = analyseConsumption(events);
+    expect(analyseConsumption(events)).toBe(first);
+    expect(analyseConsumption([...events])).not.toBe(first);
+    events.push(records(3, "m1", 0, 7, 9));
+    const grown = analyseConsumption(events);
+    expect(grown).not.toBe(first);
+    expect(grown.breaks).toHaveLength(1);
+  });
+
+  it("the ownership timeline's version moves whenever unowned counts can change", () => {
+    const timeline = new OwnershipTimeline();
+    timeline.apply({ t: 0, ev: "life", actor: "m1", what: "start", detail: null });
+    const start = timeline.version;
+    timeline.apply(records(1, "m1", 0, 0, 0));
+    expect(timeline.version).toBe(start);
+    timeline.apply(owned(2, "m1", [0, 1]));
+    expect(timeline.version).not.toBe(start);
+    expect(timeline.unownedCount(["orders-0", "orders-1", "orders-2"])).toBe(1);
+    const assigned = timeline.version;
+    timeline.apply({ t: 3, ev: "life", actor: "m1", what: "crash", detail: "nemesis" });
+    expect(timeline.version).not.toBe(assigned);
+    expect(timeline.unownedCount(["orders-0", "orders-1", "orders-2"])).toBe(3);
+  });
+});
+
+describe("router link state", () => {
+  it("keeps FIFO per link and bandwidth per link and fault", () => {
+    const router = new Router(
+      {
+        network: { minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } },
+        messageFaults: [{ name: "slow", bandwidth: { bytesPerSecond: 1_000_000 } }],
+        partitions: [],
+      },
+      streamFor(1, "!router"),
+    );
+    const ab1 = router.route(0, "a", "b", "T", 1_000);
+    const ab2 = router.route(0, "a", "b", "T", 1_000);
+    const ba = router.route(0, "b", "a", "T", 1_000);
+    expect(ab1.at).toEqual([2_000]);
+    expect(ab2.at).toEqual([3_000]);
+    expect(ba.at).toEqual([2_000]);
+  });
+});

@@ -23,7 +23,12 @@ export const assignorBench: BenchSuite = {
         case: benchmarkCase.name,
         value: round(timing.medianMs, 3),
         unit: "ms",
-        note: kafka === null ? "Kafka: not measured" : `Kafka ${kafka} ms: ${round(kafka / timing.medianMs, 2)}x faster`,
+        note:
+          kafka === null
+            ? "Kafka: not measured"
+            : kafka >= timing.medianMs
+              ? `Kafka ${kafka} ms: ${round(kafka / timing.medianMs, 2)}x faster`
+              : `Kafka ${kafka} ms: ${round(timing.medianMs / kafka, 2)}x slower`,
       });
     }
     return rows;

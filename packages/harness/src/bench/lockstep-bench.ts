@@ -4,6 +4,8 @@ import { InlineHost } from "../hosts/inline-host.js";
 import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import type { LockstepTransport } from "../hosts/lockstep/shard-protocol.js";
 import type { ActorsPerWorker } from "../hosts/worker/shard-plan.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { toSimulationSpec, validateScenario } from "../scenario/load-scenario.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { round } from "./bench-suite.js";
 import { pingPongGroup } from "./ping-pong-group.js";
@@ -18,8 +20,40 @@ interface LockstepTiming {
   readonly hash: string;
 }
 
-async function lockstep(actorsPerWorker: ActorsPerWorker, transport: LockstepTransport): Promise<LockstepTiming> {
-  const spec = pingPongGroup(ACTORS, VIRTUAL_MS);
+const GROUP_MEMBERS = 100;
+const GROUP_VIRTUAL_MS = 30_000;
+
+/** A KIP-848 consumer group of 100 members (and its coordinator) joining and consuming 200 partitions. */
+function consumerGroup(): SimulationSpec {
+  const scenario = validateScenario(
+    {
+      name: `bench-group-${GROUP_MEMBERS}`,
+      description: `${GROUP_MEMBERS} KIP-848 members join one group and consume 200 synthetic partitions`,
+      seed: 1,
+      durationMs: GROUP_VIRTUAL_MS,
+      cluster: { coordinators: 1, topics: [{ name: "T1", partitions: 200 }] },
+      groups: [
+        {
+          groupId: "g1",
+          protocol: "consumer",
+          members: GROUP_MEMBERS,
+          subscription: ["T1"],
+          staggerMs: 50,
+          app: { processingMsPerRecord: 1 },
+          source: { kind: "synthetic", recordsPerSecondPerPartition: 10 },
+        },
+      ],
+    },
+    "bench",
+  );
+  return toSimulationSpec(scenario, { seed: 1 });
+}
+
+async function lockstep(
+  actorsPerWorker: ActorsPerWorker,
+  transport: LockstepTransport,
+  spec: SimulationSpec = pingPongGroup(ACTORS, VIRTUAL_MS),
+): Promise<LockstepTiming> {
   const host = new LockstepHost(spec, { actorsPerWorker, transport, history: { keepEvents: false } });
   try {
     const t0 = performance.now();
@@ -66,6 +100,30 @@ export const lockstepBench: BenchSuite = {
         value: round(timing.runMs, 3),
         unit: "ms",
         note: `${round(timing.runMs / inline.wallMs, 2)}x inline; ${timing.windows} windows (${round((timing.runMs * 1000) / timing.windows, 2)} us each); workers started in ${Math.round(timing.startMs)} ms; ${same}`,
+      });
+    }
+    // The same comparison on a real protocol group: 100 consumer members and their coordinator.
+    const group = consumerGroup();
+    const groupInline = new InlineHost(group, DEFAULT_REGISTRY, { history: { keepEvents: false } }).run();
+    rows.push({
+      suite: this.name,
+      case: `inline, ${GROUP_MEMBERS}-member consumer group`,
+      value: round(groupInline.wallMs, 3),
+      unit: "ms",
+      note: `${groupInline.eventsProcessed} events, ${GROUP_VIRTUAL_MS / 1000} s virtual, 200 partitions`,
+    });
+    const groupCases: [string, ActorsPerWorker][] = [
+      ["auto shards", "auto"],
+      [`1 actor per worker (${group.actors.length} workers)`, 1],
+    ];
+    for (const [label, perWorker] of groupCases) {
+      const timing = await lockstep(perWorker, "shared", group);
+      rows.push({
+        suite: this.name,
+        case: `lockstep, ${GROUP_MEMBERS}-member consumer group, ${label}, shared memory`,
+        value: round(timing.runMs, 3),
+        unit: "ms",
+        note: `${round(timing.runMs / groupInline.wallMs, 2)}x inline; ${timing.windows} windows; workers started in ${Math.round(timing.startMs)} ms; ${timing.hash === groupInline.historyHash ? "same hash" : "HASH DIFFERS"}`,
       });
     }
     return rows;

@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { decodeUnchecked, streamFor } from "@kcsim/protocol";
 import { ownedBytes } from "../hosts/worker/owned-bytes.js";
@@ -13,7 +14,8 @@ const BATCH = 256;
 const WINDOW = 8;
 const WARMUP_MS = 400;
 const MEASURE_MS = 1_500;
-const ROUNDS = 3;
+/** Rounds of each mode, alternated (KCSIM_BENCH_ROUNDS, default 5). */
+const ROUNDS = Number(process.env.KCSIM_BENCH_ROUNDS ?? 5);
 
 /** The fault plan the router applies while it forwards (loss, jitter, duplicates, bursts, a partition). */
 export const BENCH_FAULT_PLAN: FaultPlan = {
@@ -94,29 +96,35 @@ export const routerThroughputBench: BenchSuite = {
   name: "router-throughput",
   description: "messages/s forwarded worker -> main-thread router (fault plan on) -> worker, vs the raw batched MessagePort ceiling",
   async run(): Promise<BenchRow[]> {
-    // Alternated, so a change in the machine's load hits both alike.
+    // Alternated, so a change in the machine's load hits both alike. On a shared machine a round can lose
+    // most of its CPU to other processes: the best round of each mode is the capacity (the number reported),
+    // and the median of the paired rounds' ratios shows how steady that is.
     const raws: number[] = [];
     const routeds: number[] = [];
+    const loadBefore = loadavg()[0] ?? 0;
     for (let round = 0; round < ROUNDS; round++) {
       raws.push(await pipelineRate("raw"));
       routeds.push(await pipelineRate("router"));
     }
-    const raw = raws.reduce((a, b) => a + b, 0) / ROUNDS;
-    const routed = routeds.reduce((a, b) => a + b, 0) / ROUNDS;
+    const raw = Math.max(...raws);
+    const routed = Math.max(...routeds);
+    const pairs = raws.map((r, i) => (routeds[i] as number) / r).sort((a, b) => a - b);
+    const medianPair = pairs[Math.floor(pairs.length / 2)] as number;
+    const k = (values: readonly number[]) => values.map((r) => Math.round(r / 1000)).join(", ");
     return [
       {
         suite: this.name,
         case: "raw batched MessagePort (ceiling)",
         value: Math.round(raw),
         unit: "msg/s",
-        note: `batches of ${BATCH}, ${WINDOW} in flight; mean of ${ROUNDS} rounds: ${raws.map((r) => Math.round(r / 1000)).join(", ")}k`,
+        note: `batches of ${BATCH}, ${WINDOW} in flight; best of ${ROUNDS} rounds: ${k(raws)}k (load average ${round(loadBefore, 2)})`,
       },
       {
         suite: this.name,
         case: "through the router, 3 faults + 1 partition",
         value: Math.round(routed),
         unit: "msg/s",
-        note: `${round((routed / raw) * 100, 2)}% of the ceiling (rounds alternated with it: ${routeds.map((r) => Math.round(r / 1000)).join(", ")}k; target >= 60%)`,
+        note: `${round((routed / raw) * 100, 2)}% of the ceiling, best against best (rounds alternated with it: ${k(routeds)}k; median of the paired ratios ${round(medianPair * 100, 2)}%; target >= 60%)`,
       },
     ];
   },

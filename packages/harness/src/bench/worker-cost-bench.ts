@@ -46,7 +46,9 @@ function maxMapCount(): number | null {
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** Whether a lockstep group of `actors` ping-pong actors, one per worker, runs to the end with every pinger answered. */
-async function groupRuns(actors: number): Promise<{ ok: boolean; startMs: number; runMs: number; rssMb: number; error?: string }> {
+async function groupRuns(
+  actors: number,
+): Promise<{ ok: boolean; startMs: number; runMs: number; rssMb: number; maps: number; error?: string }> {
   const spec = pingPongGroup(actors, 200, true);
   const host = new LockstepHost(spec, { actorsPerWorker: 1, history: { keepEvents: true } });
   try {
@@ -56,14 +58,16 @@ async function groupRuns(actors: number): Promise<{ ok: boolean; startMs: number
     const t1 = performance.now();
     await host.runUntil(spec.durationUs);
     const runMs = performance.now() - t1;
+    const maps = memoryMaps();
     const answered = new Set(host.core.history.events.flatMap((e) => (e.ev === "obs" && e.o.type === "ping.pong" ? [e.actor] : [])));
-    return { ok: answered.size === actors / 2, startMs: t1 - t0, runMs, rssMb };
+    return { ok: answered.size === actors / 2, startMs: t1 - t0, runMs, rssMb, maps };
   } catch (error) {
     return {
       ok: false,
       startMs: 0,
       runMs: 0,
       rssMb: process.memoryUsage().rss / MB,
+      maps: memoryMaps(),
       error: error instanceof Error ? error.message : String(error),
     };
   } finally {
@@ -111,20 +115,35 @@ export const workerCostBench: BenchSuite = {
     });
     await Promise.all(burst.handles.map((h) => h.terminate()));
 
-    // Growing until a group fails or would not fit in memory (past ~500 workers, vm.max_map_count bites first).
-    const limit = Number(process.env.KCSIM_BENCH_MAX_GROUP ?? 512);
-    let largest: { actors: number; startMs: number; runMs: number; rssMb: number } | null = null;
+    // Growing until a group fails or would not fit. Past ~400 running workers vm.max_map_count bites first,
+    // and not gracefully: when the process runs out of memory mappings V8 aborts it (measured: 448 running
+    // workers took the bench down at 65,529 mappings). So a group that would need more mappings than the
+    // kernel allows, at the rate the previous group used them, is not tried.
+    const limit = Number(process.env.KCSIM_BENCH_MAX_GROUP ?? 1024);
+    let largest: { actors: number; startMs: number; runMs: number; rssMb: number; maps: number } | null = null;
     let stop = `stopped at the limit (KCSIM_BENCH_MAX_GROUP=${limit})`;
-    for (const actors of [64, 128, 256, 384, 512, 768, 1024].filter((n) => n <= limit)) {
+    let mapsPerRunningWorker = mapsPerWorker;
+    const baseMaps = memoryMaps();
+    for (const actors of [64, 128, 256, 320, 384, 416, 448, 512, 768, 1024].filter((n) => n <= limit)) {
       if (actors * perWorker * 1.5 > freemem() / MB) {
         stop = `${actors} would not fit in free memory`;
         break;
       }
+      const mapsNeeded = baseMaps + actors * mapsPerRunningWorker * 1.05;
+      if (maxMaps !== null && mapsNeeded > maxMaps) {
+        stop = `${actors} would need ~${Math.round(mapsNeeded)} memory mappings (${Math.round(mapsPerRunningWorker)} per running worker), over vm.max_map_count ${maxMaps}`;
+        break;
+      }
       const outcome = await groupRuns(actors);
+      // Progress on stderr: the whole climb takes tens of minutes on a loaded machine.
+      process.stderr.write(
+        `worker-cost: ${actors} actors, one per worker: ${outcome.ok ? "ran" : `FAILED${outcome.error === undefined ? "" : ` (${outcome.error})`}`}; started in ${Math.round(outcome.startMs)} ms, ran in ${Math.round(outcome.runMs)} ms, RSS ${Math.round(outcome.rssMb)} MB, ${outcome.maps} memory mappings\n`,
+      );
       if (!outcome.ok) {
         stop = `${actors} failed${outcome.error === undefined ? " (a pinger got no pong)" : `: ${outcome.error}`}`;
         break;
       }
+      mapsPerRunningWorker = Math.max(mapsPerWorker, (outcome.maps - baseMaps) / actors);
       largest = { actors, ...outcome };
     }
     rows.push({
@@ -135,7 +154,7 @@ export const workerCostBench: BenchSuite = {
       note:
         largest === null
           ? stop
-          : `lockstep ping-pong, 200 ms virtual: workers started in ${Math.round(largest.startMs)} ms, ran in ${Math.round(largest.runMs)} ms, RSS ${Math.round(largest.rssMb)} MB; ${stop}`,
+          : `lockstep ping-pong, 200 ms virtual: workers started in ${Math.round(largest.startMs)} ms, ran in ${Math.round(largest.runMs)} ms, RSS ${Math.round(largest.rssMb)} MB, ${largest.maps} memory mappings; ${stop}`,
     });
     return rows;
   },

@@ -7,7 +7,7 @@ import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
 
 /** The seeds each pool size hunts: drawn fault plans over session-timeout (five members, 180 s of virtual time each). */
 const SCENARIO = "session-timeout";
-const SEEDS = Number(process.env.KCSIM_HUNT_BENCH_SEEDS ?? 10);
+const SEEDS = Number(process.env.KCSIM_HUNT_BENCH_SEEDS ?? 40);
 
 /**
  * Seed-hunting throughput: the same seeds (drawn fault plans, every seed

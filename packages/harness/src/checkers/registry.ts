@@ -48,8 +48,8 @@ export const CHECKERS: ReadonlyMap<string, Checker> = new Map(
 
 export const DEFAULT_CHECKERS: readonly string[] = ["actor-exceptions"];
 
-/** The group-protocol checkers (DESIGN.md rules 1, 2, 3, 4, 6, 7, 8) every consumer-group scenario runs. */
-export const GROUP_CHECKERS: readonly string[] = [
+/** Ownership, commits, epochs, convergence and poll expiry (DESIGN.md rules 1, 2, 3, 4, 6, 7, 8): every group scenario's core. */
+const MEMBERSHIP_CHECKERS: readonly string[] = [
   "actor-exceptions",
   "revoke-before-reassign",
   "single-owner",
@@ -58,6 +58,11 @@ export const GROUP_CHECKERS: readonly string[] = [
   "epochs-monotonic",
   "converges",
   "poll-expiry",
+];
+
+/** The group-protocol checkers every consumer-group scenario runs: the core plus consumption checks. */
+export const GROUP_CHECKERS: readonly string[] = [
+  ...MEMBERSHIP_CHECKERS,
   "contiguous-offsets",
   "duplicates-attributed",
   "static-replacement-no-bump",
@@ -73,14 +78,7 @@ export const DATA_CHECKERS: readonly string[] = ["no-loss"];
  * accounted for against the input.
  */
 export const EXACTLY_ONCE_CHECKERS: readonly string[] = [
-  "actor-exceptions",
-  "revoke-before-reassign",
-  "single-owner",
-  "no-zombie-commits",
-  "committed-offsets-monotonic",
-  "epochs-monotonic",
-  "converges",
-  "poll-expiry",
+  ...MEMBERSHIP_CHECKERS,
   "contiguous-offsets-transactional",
   "duplicates-attributed-transactional",
   "no-loss-read-committed",

@@ -203,6 +203,10 @@ describe("group checkers catch what they exist to catch", () => {
       state(2_000_000, "a", "STALE", -1),
     ];
     expect(check("poll-expiry", [...lost, expire(2_000_000, 500_000), ...leaving, ...later], s).ok).toBe(true);
+    // A session check that drops the coordinator at the very deadline comes before the poll check: the expiry waits.
+    const droppedAtDeadline = [...base, coordinator(1_500_000, null), coordinator(1_525_000, "coordinator-0")];
+    expect(check("poll-expiry", [...droppedAtDeadline, expire(1_525_000, 500_000), ...later], s).ok).toBe(true);
+    expect(check("poll-expiry", [...droppedAtDeadline, expire(1_600_000, 500_000), ...later], s).ok).toBe(false);
     // ...and never comes if the member polls again first.
     const neverFound = [...base, coordinator(1_000_000, null), ...later];
     expect(check("poll-expiry", neverFound, s).ok).toBe(true);

@@ -18,7 +18,9 @@ interface Interval {
   readonly to: Micros;
 }
 
-type StateChange = { readonly t: Micros; readonly state: string } | { readonly t: Micros; readonly known: boolean };
+type StateChange =
+  | { readonly t: Micros; readonly index: number; readonly state: string }
+  | { readonly t: Micros; readonly index: number; readonly known: boolean };
 
 interface MemberTrack {
   polls: Micros[];
@@ -61,9 +63,16 @@ function expiryDue(track: MemberTrack, from: Micros, max: Micros, until: Micros)
   };
   const checked = () => CHECKED_STATES.has(state) && known;
   const changes = track.changes;
+  // At the deadline itself, what happened in that instant before the member noticed the expiry (a
+  // session check that drops the coordinator comes first, as in Kafka's heartbeat thread), but not what
+  // the expiry itself causes.
+  const noticedAt = track.timeouts.find((x) => x.t === deadline)?.index ?? Number.POSITIVE_INFINITY;
   let i = 0;
-  for (; i < changes.length && (changes[i] as StateChange).t < deadline; i++) apply(changes[i] as StateChange);
-  // At the deadline itself, the state before anything happens at that instant (the expiry itself changes it).
+  for (; i < changes.length; i++) {
+    const change = changes[i] as StateChange;
+    if (change.t > deadline || (change.t === deadline && change.index > noticedAt)) break;
+    apply(change);
+  }
   if (deadline >= until) return null;
   if (checked()) return deadline;
   // Later, change by change in history order: a coordinator found and the expiry it lets the member notice
@@ -109,7 +118,7 @@ export const pollExpiry: Checker = {
         if (event.what === "crash" || event.what === "stop") {
           openSince.set(`${event.actor}/down`, event.t);
           // A new process starts with no coordinator and no state.
-          track(event.actor).changes.push({ t: event.t, known: false }, { t: event.t, state: "UNSUBSCRIBED" });
+          track(event.actor).changes.push({ t: event.t, index, known: false }, { t: event.t, index, state: "UNSUBSCRIBED" });
         }
         if (event.what === "restart") close(event.actor, "down", event.t);
         if (event.what === "pause") openSince.set(`${event.actor}/frozen`, event.t);
@@ -121,9 +130,9 @@ export const pollExpiry: Checker = {
       const timeout = observationOf(event, "member.poll-timeout");
       if (timeout !== undefined) track(event.actor).timeouts.push({ t: event.t, lastPollUs: timeout.lastPollUs, index });
       const state = observationOf(event, "member.state");
-      if (state !== undefined) track(event.actor).changes.push({ t: event.t, state: state.to });
+      if (state !== undefined) track(event.actor).changes.push({ t: event.t, index, state: state.to });
       const coordinator = observationOf(event, "member.coordinator");
-      if (coordinator !== undefined) track(event.actor).changes.push({ t: event.t, known: coordinator.coordinator !== null });
+      if (coordinator !== undefined) track(event.actor).changes.push({ t: event.t, index, known: coordinator.coordinator !== null });
     });
     for (const [key, from] of openSince) {
       const [actor, what] = key.split("/") as [string, "down" | "frozen"];

@@ -1019,27 +1019,11 @@ export class TransactionManager {
         );
         this.#transactionStarted = true;
         return;
-      case ErrorCode.COORDINATOR_NOT_AVAILABLE:
-      case ErrorCode.NOT_COORDINATOR:
-        this.#lookupTransactionCoordinatorAndRetry(handler);
-        return;
-      case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
-      case ErrorCode.CONCURRENT_TRANSACTIONS:
-        this.#reenqueue(handler);
-        return;
-      case ErrorCode.UNKNOWN_PRODUCER_ID:
-      case ErrorCode.INVALID_PRODUCER_ID_MAPPING:
-        this.#abortableWithEpochBump(handler, producerErrorOf(response.errorCode));
-        return;
-      case ErrorCode.INVALID_PRODUCER_EPOCH:
-      case ErrorCode.PRODUCER_FENCED:
-        this.#fatal(handler, producerErrorOf(ErrorCode.PRODUCER_FENCED));
-        return;
       case ErrorCode.GROUP_AUTHORIZATION_FAILED:
         this.#abortable(handler, producerErrorOf(response.errorCode));
         return;
       default:
-        this.#fatal(handler, producerErrorOf(response.errorCode));
+        this.#onTransactionCoordinatorError(handler, response.errorCode);
     }
   }
 
@@ -1090,6 +1074,18 @@ export class TransactionManager {
         this.#completeTransaction();
         handler.result.done();
         return;
+      default:
+        this.#onTransactionCoordinatorError(handler, response.errorCode);
+    }
+  }
+
+  /**
+   * The error answers AddOffsetsToTxn and EndTxn share (Kafka handles them
+   * alike in both handlers): find the coordinator again, retry, bump the
+   * epoch, or fail for good.
+   */
+  #onTransactionCoordinatorError(handler: TxnRequestHandler, errorCode: number): void {
+    switch (errorCode) {
       case ErrorCode.COORDINATOR_NOT_AVAILABLE:
       case ErrorCode.NOT_COORDINATOR:
         this.#lookupTransactionCoordinatorAndRetry(handler);
@@ -1098,16 +1094,16 @@ export class TransactionManager {
       case ErrorCode.CONCURRENT_TRANSACTIONS:
         this.#reenqueue(handler);
         return;
+      case ErrorCode.UNKNOWN_PRODUCER_ID:
+      case ErrorCode.INVALID_PRODUCER_ID_MAPPING:
+        this.#abortableWithEpochBump(handler, producerErrorOf(errorCode));
+        return;
       case ErrorCode.INVALID_PRODUCER_EPOCH:
       case ErrorCode.PRODUCER_FENCED:
         this.#fatal(handler, producerErrorOf(ErrorCode.PRODUCER_FENCED));
         return;
-      case ErrorCode.UNKNOWN_PRODUCER_ID:
-      case ErrorCode.INVALID_PRODUCER_ID_MAPPING:
-        this.#abortableWithEpochBump(handler, producerErrorOf(response.errorCode));
-        return;
       default:
-        this.#fatal(handler, producerErrorOf(response.errorCode));
+        this.#fatal(handler, producerErrorOf(errorCode));
     }
   }
 

@@ -39,6 +39,9 @@ describe("kcsim CLI", () => {
       ["partition-for", "g", "--partitions", "0"],
       ["explode"],
       ["run", "no/such/scenario.json"],
+      ["run", "--consumer-config", "no.such.setting=1"],
+      ["run", "--consumer-config", "max.poll.interval.ms=soon"],
+      ["hunt", "--swarm", "--consumer-config", "max.poll.interval.ms=1000"],
     ];
     for (const args of cases) {
       const { code, stdout, stderr } = kcsim(...args);

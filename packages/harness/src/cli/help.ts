@@ -12,6 +12,7 @@ Commands:
       --time-scale X          realtime: real seconds per virtual second (0.01: a 45 s timeout takes 450 ms)
       --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
       --protocol P            run every group under eager|cooperative|consumer, whatever the scenario says
+      --consumer-config K=V   a consumer setting for every member, over the scenario's (repeatable)
       --out DIR               write history.jsonl, summary.json, command.txt and report.html to DIR
       --json                  print one JSON object: seed, host, historyHash, checks, metrics
       --no-codec              pass message objects instead of msgpack frames (benchmarks only)
@@ -34,6 +35,7 @@ Commands:
       --as-written            run the scenario's own faults with each seed instead of drawing a schedule
       --protocol P            run every group under eager|cooperative|consumer
       --bug NAME              plant a named bug in every run (recorded in each failure's scenario.json "bugs")
+      --consumer-config K=V   a consumer setting for every member (repeatable; kept in each failure's scenario.json)
       --list-bugs             list the planted bugs, one a line: name, what it breaks, the checker that catches it
       --workers N             pool size (default: one per core)
       --keep-going            run every seed instead of stopping at the first failure

@@ -1,10 +1,12 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "./usage-error.js";
 
-type Options = Record<string, { readonly type: "string" | "boolean"; readonly multiple?: false }>;
+type Options = Record<string, { readonly type: "string" | "boolean"; readonly multiple?: boolean }>;
 
-/** The values parseArgs yields for these options: strings or booleans by their declared type. */
-export type FlagValues<O extends Options> = { [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : string };
+/** The values parseArgs yields for these options: strings or booleans by their declared type, a list for a repeatable flag. */
+export type FlagValues<O extends Options> = {
+  [K in keyof O]?: O[K]["multiple"] extends true ? string[] : O[K]["type"] extends "boolean" ? boolean : string;
+};
 
 export interface ParsedFlags<O extends Options> {
   readonly values: FlagValues<O>;

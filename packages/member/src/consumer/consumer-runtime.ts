@@ -104,7 +104,14 @@ export class ConsumerRuntime {
       this.#processor,
     );
     this.#membership = new MembershipManager(
-      { groupId, memberId: this.memberId, groupInstanceId, rebalanceTimeoutMs: consumer["max.poll.interval.ms"], bugs: config.plantedBugs },
+      {
+        groupId,
+        memberId: this.memberId,
+        groupInstanceId,
+        rebalanceTimeoutMs: consumer["max.poll.interval.ms"],
+        bugs: config.plantedBugs,
+        skipReleasedPartitions: consumer["kcsim.reconciliation.skip.released.partitions"],
+      },
       {
         metadata: new TopicMetadata(config.topics),
         assigned: this.#assigned,

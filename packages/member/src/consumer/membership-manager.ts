@@ -24,6 +24,13 @@ export const CLOSE_TIMEOUT_MS = 30_000;
 const LEAVE_GROUP_MEMBER_EPOCH = -1;
 const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
 
+/** What one reconciliation installs: the assignment it acknowledges, its partitions by name, and those it adds. */
+interface AssignmentPlan {
+  readonly resolved: LocalAssignment;
+  readonly partitions: readonly TopicPartition[];
+  readonly added: readonly TopicPartition[];
+}
+
 /** One reconciliation in progress; `rejoined` interrupts it. */
 interface ReconciliationRun {
   rejoined: boolean;
@@ -37,6 +44,8 @@ export interface MembershipSettings {
   readonly rebalanceTimeoutMs: number;
   /** Planted bugs (normally none). */
   readonly bugs?: PlantedBugs;
+  /** kcsim.reconciliation.skip.released.partitions (not Kafka; default false). */
+  readonly skipReleasedPartitions?: boolean;
 }
 
 export interface MembershipDependencies {
@@ -61,6 +70,7 @@ export class MembershipManager implements MemberIdentity {
   readonly #rebalanceTimeoutMs: number;
   readonly #deps: MembershipDependencies;
   readonly #bugs: PlantedBugs;
+  readonly #skipReleasedPartitions: boolean;
 
   #state: ClientMemberState = "UNSUBSCRIBED";
   #epoch = 0;
@@ -83,6 +93,7 @@ export class MembershipManager implements MemberIdentity {
     this.#rebalanceTimeoutMs = settings.rebalanceTimeoutMs;
     this.#deps = deps;
     this.#bugs = settings.bugs ?? PlantedBugs.NONE;
+    this.#skipReleasedPartitions = settings.skipReleasedPartitions ?? false;
   }
 
   get state(): ClientMemberState {
@@ -419,33 +430,56 @@ export class MembershipManager implements MemberIdentity {
       if (this.#maybeAbortReconciliation(run, ctx)) return;
       const assign = (ctx: Context) => {
         if (this.#maybeAbortReconciliation(run, ctx)) return;
-        this.#assignPartitions(run, resolvedAssignment, assignment, added, ctx);
+        const plan: AssignmentPlan = { resolved: resolvedAssignment, partitions: assignment, added };
+        this.#assignPartitions(run, this.#skipReleasedPartitions ? this.#withoutReleased(plan, ctx) : plan, ctx);
       };
       if (revoked.length > 0) this.#revokePartitions(revoked, ctx, assign, () => this.#endReconciliation(run));
       else assign(ctx);
     });
   }
 
-  #assignPartitions(
-    run: ReconciliationRun,
-    resolvedAssignment: LocalAssignment,
-    assignment: readonly TopicPartition[],
-    added: readonly TopicPartition[],
-    ctx: Context,
-  ): void {
-    this.#deps.assigned.install(assignment, added, ctx);
+  #assignPartitions(run: ReconciliationRun, { resolved, partitions, added }: AssignmentPlan, ctx: Context): void {
+    this.#deps.assigned.install(partitions, added, ctx);
     this.#deps.listener.invoke("onPartitionsAssigned", added, ctx, (ctx) => {
       // Kafka enables the added partitions even if the reconciliation was
       // interrupted; here they stay unowned then (the lost or leave callback
       // queued behind this one clears them anyway).
       if (this.#reconciliation !== run || this.#maybeAbortReconciliation(run, ctx)) return;
       const enabled = this.#deps.assigned.enableAwaitingCallback(ctx);
-      this.#current = resolvedAssignment;
+      this.#current = resolved;
       this.#deps.commits.resetAutoCommitTimer(ctx.now());
       this.#endReconciliation(run);
       this.#transitionTo("ACKNOWLEDGING", ctx);
       this.#deps.positions.request(enabled, ctx);
     });
+  }
+
+  /**
+   * The guard behind kcsim.reconciliation.skip.released.partitions (not
+   * Kafka): if a newer target arrived while this reconciliation was committing
+   * or revoking, partitions it would add that the newer target no longer holds
+   * are left out. The coordinator may already have released them (a full
+   * heartbeat sent meanwhile listed the owned set without them) and given them
+   * to another member. The next reconciliation moves on to the newer target.
+   */
+  #withoutReleased(plan: AssignmentPlan, ctx: Context): AssignmentPlan {
+    if (this.#target.localEpoch === plan.resolved.localEpoch) return plan;
+    const stillTargeted = new Set(this.#deps.metadata.resolve(this.#target.partitions).partitions.map(key));
+    const released = new Set(plan.added.filter((tp) => !stillTargeted.has(key(tp))).map(key));
+    if (released.size === 0) return plan;
+    ctx.log.info("skipping partitions a newer target released", { partitions: [...released] });
+    const isKept = (tp: TopicPartition) => !released.has(key(tp));
+    const keptById = new Map<string, readonly number[]>();
+    for (const [topicId, partitions] of plan.resolved.partitions) {
+      const topic = this.#deps.metadata.nameOf(topicId) ?? topicId;
+      const kept = partitions.filter((partition) => isKept({ topic, partition }));
+      if (kept.length > 0) keptById.set(topicId, kept);
+    }
+    return {
+      resolved: new LocalAssignment(plan.resolved.localEpoch, keptById),
+      partitions: plan.partitions.filter(isKept),
+      added: plan.added.filter(isKept),
+    };
   }
 
   /** A reconciliation is dropped if the member left RECONCILING or rejoined since it started. */

@@ -33,6 +33,8 @@ export interface ConsumerConfig {
   "reconnect.backoff.ms": number;
   "reconnect.backoff.max.ms": number;
   "metadata.max.age.ms": number;
+  /** Not a Kafka setting: see CONSUMER_CONFIG_DEF. */
+  "kcsim.reconciliation.skip.released.partitions": boolean;
 }
 
 export const CONSUMER_CONFIG_DEF: ConfigDef<ConsumerConfig> = {
@@ -92,6 +94,14 @@ export const CONSUMER_CONFIG_DEF: ConfigDef<ConsumerConfig> = {
   "reconnect.backoff.ms": { type: "long", default: 50, min: 0, doc: "Initial reconnect backoff." },
   "reconnect.backoff.max.ms": { type: "long", default: 1000, min: 0, doc: "Maximum reconnect backoff." },
   "metadata.max.age.ms": { type: "long", default: 300000, min: 0, doc: "Forced metadata refresh period." },
+  "kcsim.reconciliation.skip.released.partitions": {
+    type: "boolean",
+    default: false,
+    doc:
+      "Simulator-only, not in Kafka (group.protocol=consumer): when a newer target assignment arrived while a reconciliation " +
+      "was in flight, the reconciliation assigns only the partitions that newer target still holds. false is Kafka's behaviour, " +
+      "which lets a slow reconciliation install a partition the coordinator has already released to another member.",
+  },
 };
 
 /**

@@ -5,6 +5,7 @@ import { HuntProgress } from "../../hunt/hunt-progress.js";
 import { hunt } from "../../hunt/hunt-runner.js";
 import type { HuntRunResult } from "../../hunt/hunt-task.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
+import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
 import { resolveUserPath, userCwd } from "../paths.js";
 import { plantedBugFlag, plantedBugList } from "../planted-bug-flags.js";
@@ -42,7 +43,7 @@ function bugReport(result: HuntRunResult, replay: string): string {
 
 /**
  * `kcsim hunt <scenario | --swarm> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
- *  [--as-written] [--protocol P] [--bug NAME]` (or `--list-bugs`): runs every seed with a drawn fault
+ *  [--as-written] [--protocol P] [--bug NAME] [--consumer-config NAME=VALUE]...` (or `--list-bugs`): runs every seed with a drawn fault
  * schedule (and with --swarm a drawn group configuration; with
  * --as-written the scenario's own faults) on all cores, and reports each
  * failing seed with its parameters and the command that replays it.
@@ -59,6 +60,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     protocol: { type: "string" },
     bug: { type: "string" },
     "list-bugs": { type: "boolean" },
+    "consumer-config": { type: "string", multiple: true },
   });
   if (values["list-bugs"]) {
     process.stdout.write(plantedBugList());
@@ -72,7 +74,9 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   if (values["as-written"] && values.swarm) throw new UsageError("hunt: --as-written needs a scenario (it runs the scenario's own faults)");
   if (values.swarm && positionals.length > 0) throw new UsageError("hunt: give a scenario or --swarm, not both");
   if (!values.swarm && positionals.length !== 1) throw new UsageError("hunt: expected one scenario file (or --swarm)");
-  const base = values.swarm ? null : loadScenarioFile(resolveUserPath(positionals[0] as string));
+  const consumerConfig = consumerConfigFlag("hunt", values["consumer-config"]);
+  if (values.swarm && Object.keys(consumerConfig).length > 0) throw new UsageError("hunt: --consumer-config needs a scenario, not --swarm");
+  const base = values.swarm ? null : withConsumerConfig(loadScenarioFile(resolveUserPath(positionals[0] as string)), consumerConfig);
   const asWritten = values["as-written"] === true;
   const seeds = parseSeeds(values.seeds);
   const workers = integerFlag("hunt", "workers", values.workers, 1);

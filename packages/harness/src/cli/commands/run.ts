@@ -5,6 +5,7 @@ import { LOG_LEVELS } from "../../hosts/worker/actor-logs.js";
 import { parseActorsPerWorker } from "../../hosts/worker/shard-plan.js";
 import { runScenario } from "../../run/run-scenario.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
+import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
 import { formatSummary } from "../format-summary.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
 import { DEFAULT_SCENARIO, repoRoot, resolveUserPath, userCwd } from "../paths.js";
@@ -12,7 +13,7 @@ import { UsageError } from "../usage-error.js";
 
 /**
  * `kcsim run [scenario] [--seed N] [--host inline|lockstep|realtime] [--actors-per-worker N|auto]
- * [--time-scale X] [--log-level L] [--out DIR] [--json] [--no-codec]`
+ * [--time-scale X] [--log-level L] [--protocol P] [--consumer-config NAME=VALUE]... [--out DIR] [--json] [--no-codec]`
  */
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags("run", argv, {
@@ -25,6 +26,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     "time-scale": { type: "string" },
     "log-level": { type: "string" },
     protocol: { type: "string" },
+    "consumer-config": { type: "string", multiple: true },
   });
   if (positionals.length > 1) throw new UsageError(`run: expected at most one scenario file, got ${positionals.length}`);
   const path = positionals[0] === undefined ? resolveUserPath(`${repoRoot()}/${DEFAULT_SCENARIO}`) : resolveUserPath(positionals[0]);
@@ -42,12 +44,14 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (timeScale !== undefined && !(timeScale > 0 && Number.isFinite(timeScale)))
     throw new UsageError(`run: --time-scale must be a positive number, got '${values["time-scale"]}'`);
   const out = values.out === undefined ? undefined : resolveUserPath(values.out);
-  const scenario = loadScenarioFile(path);
+  const consumerConfig = consumerConfigFlag("run", values["consumer-config"]);
+  const scenario = withConsumerConfig(loadScenarioFile(path), consumerConfig);
+  const consumerConfigArgs = (values["consumer-config"] ?? []).map((flag) => ` --consumer-config ${flag}`).join("");
   const shownPath = relative(userCwd(), path) || path;
   // A realtime run is not a function of its seed: it replays from the recording in its run directory.
   const replayCommand =
     host !== "realtime"
-      ? `pnpm kcsim run ${shownPath} --seed ${seed ?? scenario.seed ?? 1} --host ${host}${protocol === undefined ? "" : ` --protocol ${protocol}`}`
+      ? `pnpm kcsim run ${shownPath} --seed ${seed ?? scenario.seed ?? 1} --host ${host}${protocol === undefined ? "" : ` --protocol ${protocol}`}${consumerConfigArgs}`
       : out !== undefined
         ? `pnpm kcsim replay ${relative(userCwd(), out) || out}`
         : "(a realtime run replays from its recording: run it with --out DIR, then kcsim replay DIR)";

@@ -100,6 +100,14 @@ describe("eos-off: the same pipeline without transactions", () => {
     expect(account?.strays).toEqual([]);
     expect(r.checks["no-loss-read-committed"]?.ok).toBe(true);
   });
+
+  it("attributes the duplicates of a fenced member to it (seed 3: the paused member is fenced while it processes)", async () => {
+    const r = await run("eos-off", 3);
+    expect(r.checks["output-duplicates-attributed"]?.ok).toBe(true);
+    const [account] = accountResults(r.events, r.spec);
+    const causes = new Set(account?.duplicates.map((d) => d.cause));
+    expect([...causes].sort()).toEqual(["crash before commit", "fenced member (session-timeout)"]);
+  });
 });
 
 describe("eos-zombie: a fenced zombie cannot commit offsets or produce into a committed transaction", () => {

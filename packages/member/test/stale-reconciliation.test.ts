@@ -3,30 +3,46 @@ import { ConsumerDriver, T1_ID, testConfig } from "./consumer-test-support.js";
 
 /**
  * The race kcsim's chaos hunts found (README, "What kcsim found"): a
- * reconciliation whose commit before revocation is slow completes after a
+ * reconciliation that is slow (its commit before revocation is retried, or
+ * onPartitionsAssigned waits for the application thread) completes after a
  * newer target already took one of its added partitions away. Kafka installs
  * the partition anyway (AbstractMembershipManager aborts only on leaving
  * RECONCILING or rejoining); kcsim.reconciliation.skip.released.partitions
  * leaves it out.
  */
-function reconcileAcrossANewerTarget(skip: boolean): ConsumerDriver {
+type SlowStep = "commit" | "callback";
+
+function reconcileAcrossANewerTarget(skip: boolean, slow: SlowStep): ConsumerDriver {
   const driver = new ConsumerDriver(
     testConfig({
       consumer: { "kcsim.reconciliation.skip.released.partitions": skip },
-      app: { revokeCallbackMs: 10, assignCallbackMs: 10 },
+      app:
+        slow === "commit"
+          ? { revokeCallbackMs: 10, assignCallbackMs: 10 }
+          : { commit: "none", revokeCallbackMs: 10, assignCallbackMs: 8000 },
     }),
   );
-  driver.joinStable([0, 1]);
+  // A long interval while joining, so no heartbeat is in flight when the slow first callback ends.
+  driver.joinStable([0, 1], 1, slow === "callback" ? 20_000 : 5000);
+  const joined = driver.heartbeats().length;
   driver.run(5000);
-  // Target 2 revokes 0 and adds 2; the commit before revocation goes out and is not answered yet.
+  // The next interval heartbeat (the one answered below).
+  driver.runUntil(() => driver.heartbeats().length > joined);
+  // Target 2 revokes 0 and adds 2.
   driver.answerHeartbeat({ epoch: 2, assignment: { [T1_ID]: [1, 2] } });
-  driver.runUntil(() => driver.sentOf("OffsetCommitRequest").some((c) => c.message.generationIdOrMemberEpoch === 2));
-  const commit = driver.lastOf("OffsetCommitRequest");
+  let commit = null;
+  if (slow === "commit") {
+    // The commit before revocation goes out and is not answered yet.
+    driver.runUntil(() => driver.sentOf("OffsetCommitRequest").some((c) => c.message.generationIdOrMemberEpoch === 2));
+    commit = driver.lastOf("OffsetCommitRequest");
+  } else {
+    driver.runUntil(() => driver.timeline("member.callback").includes('onPartitionsAssigned start {"T1":[2]}'));
+  }
   // Meanwhile the interval heartbeat brings target 3, which gives partition 2 to someone else.
   const heartbeats = driver.heartbeats().length;
   driver.runUntil(() => driver.heartbeats().length > heartbeats);
   driver.answerHeartbeat({ epoch: 3, assignment: { [T1_ID]: [1] } });
-  driver.answerOffsetCommit(undefined, commit);
+  if (commit !== null) driver.answerOffsetCommit(undefined, commit);
   // The scripted coordinator answers every commit, and every acknowledgement at epoch 3, until the member settles.
   for (let round = 0; round < 8 && driver.state !== "STABLE"; round++) {
     const commits = driver.sentOf("OffsetCommitRequest").length;
@@ -38,34 +54,44 @@ function reconcileAcrossANewerTarget(skip: boolean): ConsumerDriver {
   return driver;
 }
 
-describe("a reconciliation that outlives its target", () => {
-  it("Kafka's behaviour: installs the partition the newer target released, then revokes it", () => {
-    const driver = reconcileAcrossANewerTarget(false);
-    const owned = driver.timeline("member.owned");
-    expect(owned).toContain('owned {"T1":[1,2]} assigned');
-    expect(driver.timeline("member.callback").filter((c) => c.includes("start"))).toEqual([
-      'onPartitionsAssigned start {"T1":[0,1]}',
-      'onPartitionsRevoked start {"T1":[0]}',
-      'onPartitionsAssigned start {"T1":[2]}',
-      'onPartitionsRevoked start {"T1":[2]}',
-      "onPartitionsAssigned start {}",
-    ]);
-    expect(driver.snapshot.owned).toEqual({ T1: [1] });
-  });
+/** The callbacks when partition 2 is assigned and then revoked again. */
+const ASSIGNED_THEN_REVOKED = [
+  'onPartitionsAssigned start {"T1":[0,1]}',
+  'onPartitionsRevoked start {"T1":[0]}',
+  'onPartitionsAssigned start {"T1":[2]}',
+  'onPartitionsRevoked start {"T1":[2]}',
+  "onPartitionsAssigned start {}",
+];
 
-  it("with kcsim.reconciliation.skip.released.partitions: never owns the released partition", () => {
-    const driver = reconcileAcrossANewerTarget(true);
-    expect(driver.timeline("member.owned").some((o) => o.includes("2"))).toBe(false);
-    expect(driver.timeline("member.callback").filter((c) => c.includes("start"))).toEqual([
-      'onPartitionsAssigned start {"T1":[0,1]}',
-      'onPartitionsRevoked start {"T1":[0]}',
-      "onPartitionsAssigned start {}",
-    ]);
-    expect(driver.snapshot.owned).toEqual({ T1: [1] });
-    // The acknowledgement lists what it really owns, at the newest epoch.
-    expect(driver.lastOf("ConsumerGroupHeartbeatRequest").message).toMatchObject({
-      memberEpoch: 3,
-      topicPartitions: [{ topicId: T1_ID, partitions: [1] }],
+const callbackStarts = (driver: ConsumerDriver) => driver.timeline("member.callback").filter((c) => c.includes("start"));
+
+describe("a reconciliation that outlives its target", () => {
+  for (const slow of ["commit", "callback"] as const) {
+    describe(`slow ${slow === "commit" ? "commit before revocation" : "onPartitionsAssigned"}`, () => {
+      it("Kafka's behaviour: owns the partition the newer target released, then revokes it", () => {
+        const driver = reconcileAcrossANewerTarget(false, slow);
+        expect(driver.timeline("member.owned")).toContain('owned {"T1":[1,2]} assigned');
+        expect(callbackStarts(driver)).toEqual(ASSIGNED_THEN_REVOKED);
+        expect(driver.snapshot.owned).toEqual({ T1: [1] });
+      });
+
+      it("with kcsim.reconciliation.skip.released.partitions: never owns the released partition", () => {
+        const driver = reconcileAcrossANewerTarget(true, slow);
+        expect(driver.timeline("member.owned").some((o) => o.includes("2"))).toBe(false);
+        expect(callbackStarts(driver)).toEqual(
+          slow === "commit"
+            ? // Known released before the callback: the application is never told about it.
+              ['onPartitionsAssigned start {"T1":[0,1]}', 'onPartitionsRevoked start {"T1":[0]}', "onPartitionsAssigned start {}"]
+            : // Released while the callback ran: never fetched, and revoked by the next reconciliation.
+              ASSIGNED_THEN_REVOKED,
+        );
+        expect(driver.snapshot.owned).toEqual({ T1: [1] });
+        expect(driver.observations("member.records").some((r) => r.partition === 2)).toBe(false);
+        // Every acknowledgement lists only what it really owns.
+        for (const heartbeat of driver.heartbeats().filter((h) => h.message.memberEpoch === 3)) {
+          expect(heartbeat.message.topicPartitions ?? [{ topicId: T1_ID, partitions: [1] }]).toEqual([{ topicId: T1_ID, partitions: [1] }]);
+        }
+      });
     });
-  });
+  }
 });

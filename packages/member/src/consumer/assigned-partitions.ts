@@ -77,9 +77,13 @@ export class AssignedPartitions {
     this.#report("revoked", ctx);
   }
 
-  /** onPartitionsAssigned completed: partitions awaiting it become owned and fetchable. Returns them. */
-  enableAwaitingCallback(ctx: Context): TopicPartition[] {
-    const enabled = this.#withStatus("awaiting-callback");
+  /**
+   * onPartitionsAssigned completed: partitions awaiting it become owned and
+   * fetchable, except those in `except` (keys), which keep waiting until a
+   * revocation removes them. Returns the enabled ones.
+   */
+  enableAwaitingCallback(ctx: Context, except: ReadonlySet<string> = new Set()): TopicPartition[] {
+    const enabled = this.#withStatus("awaiting-callback").filter((tp) => !except.has(tpKey(tp.topic, tp.partition)));
     this.#setStatus(enabled, "owned", ctx);
     this.#report("assigned", ctx);
     return enabled;

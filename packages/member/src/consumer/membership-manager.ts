@@ -404,7 +404,9 @@ export class MembershipManager implements MemberIdentity {
     const resolved = this.#deps.metadata.resolve(this.#target.partitions);
     this.#logUnresolved(resolved.unresolvedTopicIds, ctx);
     const resolvedAssignment = new LocalAssignment(this.#target.localEpoch, resolved.byId);
-    if (!this.#current.isNone() && this.#current.hasSamePartitions(resolved.byId)) {
+    const resolvedKeys = new Set(resolved.partitions.map(key));
+    const nothingElseInstalled = () => this.#deps.assigned.all().every((tp) => resolvedKeys.has(key(tp)));
+    if (!this.#current.isNone() && this.#current.hasSamePartitions(resolved.byId) && nothingElseInstalled()) {
       // Only unresolvable topics changed: adopt the new local epoch and acknowledge.
       this.#current = resolvedAssignment;
       this.#transitionTo("ACKNOWLEDGING", ctx);
@@ -445,8 +447,11 @@ export class MembershipManager implements MemberIdentity {
       // interrupted; here they stay unowned then (the lost or leave callback
       // queued behind this one clears them anyway).
       if (this.#reconciliation !== run || this.#maybeAbortReconciliation(run, ctx)) return;
-      const enabled = this.#deps.assigned.enableAwaitingCallback(ctx);
-      this.#current = resolved;
+      // With the guard, a newer target that arrived while the callback waited for the application thread counts too.
+      const released = this.#skipReleasedPartitions ? this.#releasedByNewerTarget(resolved.localEpoch, added) : new Set<string>();
+      if (released.size > 0) ctx.log.info("not enabling partitions a newer target released", { partitions: [...released] });
+      const enabled = this.#deps.assigned.enableAwaitingCallback(ctx, released);
+      this.#current = this.#without(resolved, released);
       this.#deps.commits.resetAutoCommitTimer(ctx.now());
       this.#endReconciliation(run);
       this.#transitionTo("ACKNOWLEDGING", ctx);
@@ -458,28 +463,41 @@ export class MembershipManager implements MemberIdentity {
    * The guard behind kcsim.reconciliation.skip.released.partitions (not
    * Kafka): if a newer target arrived while this reconciliation was committing
    * or revoking, partitions it would add that the newer target no longer holds
-   * are left out. The coordinator may already have released them (a full
+   * are left out (and if it arrives while onPartitionsAssigned waits for the
+   * application thread, they are not enabled, and the next reconciliation
+   * revokes them). The coordinator may already have released them (a full
    * heartbeat sent meanwhile listed the owned set without them) and given them
    * to another member. The next reconciliation moves on to the newer target.
    */
   #withoutReleased(plan: AssignmentPlan, ctx: Context): AssignmentPlan {
-    if (this.#target.localEpoch === plan.resolved.localEpoch) return plan;
-    const stillTargeted = new Set(this.#deps.metadata.resolve(this.#target.partitions).partitions.map(key));
-    const released = new Set(plan.added.filter((tp) => !stillTargeted.has(key(tp))).map(key));
+    const released = this.#releasedByNewerTarget(plan.resolved.localEpoch, plan.added);
     if (released.size === 0) return plan;
     ctx.log.info("skipping partitions a newer target released", { partitions: [...released] });
     const isKept = (tp: TopicPartition) => !released.has(key(tp));
-    const keptById = new Map<string, readonly number[]>();
-    for (const [topicId, partitions] of plan.resolved.partitions) {
-      const topic = this.#deps.metadata.nameOf(topicId) ?? topicId;
-      const kept = partitions.filter((partition) => isKept({ topic, partition }));
-      if (kept.length > 0) keptById.set(topicId, kept);
-    }
     return {
-      resolved: new LocalAssignment(plan.resolved.localEpoch, keptById),
+      resolved: this.#without(plan.resolved, released),
       partitions: plan.partitions.filter(isKept),
       added: plan.added.filter(isKept),
     };
+  }
+
+  /** Keys of the `added` partitions that the newest target no longer holds, if it is newer than `localEpoch`. */
+  #releasedByNewerTarget(localEpoch: number, added: readonly TopicPartition[]): Set<string> {
+    if (this.#target.localEpoch === localEpoch) return new Set();
+    const stillTargeted = new Set(this.#deps.metadata.resolve(this.#target.partitions).partitions.map(key));
+    return new Set(added.filter((tp) => !stillTargeted.has(key(tp))).map(key));
+  }
+
+  /** The assignment without the partitions whose keys are in `released`. */
+  #without(assignment: LocalAssignment, released: ReadonlySet<string>): LocalAssignment {
+    if (released.size === 0) return assignment;
+    const keptById = new Map<string, readonly number[]>();
+    for (const [topicId, partitions] of assignment.partitions) {
+      const topic = this.#deps.metadata.nameOf(topicId) ?? topicId;
+      const kept = partitions.filter((partition) => !released.has(key({ topic, partition })));
+      if (kept.length > 0) keptById.set(topicId, kept);
+    }
+    return new LocalAssignment(assignment.localEpoch, keptById);
   }
 
   /** A reconciliation is dropped if the member left RECONCILING or rejoined since it started. */

@@ -404,6 +404,7 @@ export class MembershipManager implements MemberIdentity {
     const resolved = this.#deps.metadata.resolve(this.#target.partitions);
     this.#logUnresolved(resolved.unresolvedTopicIds, ctx);
     const resolvedAssignment = new LocalAssignment(this.#target.localEpoch, resolved.byId);
+    // Partitions the guard left installed but never enabled must still be revoked, so they rule out the shortcut.
     const resolvedKeys = new Set(resolved.partitions.map(key));
     const nothingElseInstalled = () => this.#deps.assigned.all().every((tp) => resolvedKeys.has(key(tp)));
     if (!this.#current.isNone() && this.#current.hasSamePartitions(resolved.byId) && nothingElseInstalled()) {

@@ -355,7 +355,14 @@ export class ConsumerDriver {
     this.ctx.setNow(until);
   }
 
-  answerOffsetFetch(committed: Readonly<Record<string, number>> = {}, errorCode: number = ErrorCode.NONE): OffsetFetchRequest {
+  /**
+   * Answers the last OffsetFetch: a committed offset, or a partition-level
+   * error, per partition ("T1-0" -> offset | {error}; -1 if not listed), and a group-level error code.
+   */
+  answerOffsetFetch(
+    committed: Readonly<Record<string, number | { readonly error: number }>> = {},
+    errorCode: number = ErrorCode.NONE,
+  ): OffsetFetchRequest {
     const request = this.lastOf("OffsetFetchRequest");
     const group = request.message.groups[0];
     this.deliver(request.to, {
@@ -368,13 +375,16 @@ export class ConsumerDriver {
           errorCode,
           topics: (group?.topics ?? []).map((topic) => ({
             name: topic.name,
-            partitions: topic.partitionIndexes.map((partitionIndex) => ({
-              partitionIndex,
-              committedOffset: committed[`${topic.name}-${partitionIndex}`] ?? -1,
-              committedLeaderEpoch: -1,
-              metadata: null,
-              errorCode: ErrorCode.NONE,
-            })),
+            partitions: topic.partitionIndexes.map((partitionIndex) => {
+              const answer = committed[`${topic.name}-${partitionIndex}`] ?? -1;
+              return {
+                partitionIndex,
+                committedOffset: typeof answer === "number" ? answer : -1,
+                committedLeaderEpoch: -1,
+                metadata: null,
+                errorCode: typeof answer === "number" ? ErrorCode.NONE : answer.error,
+              };
+            }),
           })),
         },
       ],

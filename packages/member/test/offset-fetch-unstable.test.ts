@@ -1,36 +1,6 @@
-import { ErrorCode, type OffsetFetchRequest } from "@kcsim/protocol";
+import { ErrorCode } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ConsumerDriver, T1_ID, testConfig } from "./consumer-test-support.js";
-
-/** Answers the last OffsetFetch with a committed offset or an error per partition ("T1-0" -> offset | {error}). */
-function answer(driver: ConsumerDriver, partitions: Readonly<Record<string, number | { error: number }>>): OffsetFetchRequest {
-  const request = driver.lastOf("OffsetFetchRequest");
-  driver.deliver(request.to, {
-    type: "OffsetFetchResponse",
-    correlationId: request.message.correlationId,
-    throttleTimeMs: 0,
-    groups: [
-      {
-        groupId: "g1",
-        errorCode: ErrorCode.NONE,
-        topics: (request.message.groups[0]?.topics ?? []).map((topic) => ({
-          name: topic.name,
-          partitions: topic.partitionIndexes.map((partitionIndex) => {
-            const answer = partitions[`${topic.name}-${partitionIndex}`] ?? -1;
-            return {
-              partitionIndex,
-              committedOffset: typeof answer === "number" ? answer : -1,
-              committedLeaderEpoch: -1,
-              metadata: null,
-              errorCode: typeof answer === "number" ? ErrorCode.NONE : answer.error,
-            };
-          }),
-        })),
-      },
-    ],
-  });
-  return request.message;
-}
 
 describe("OffsetFetch with require_stable (spec 5, 7)", () => {
   it("UNSTABLE_OFFSET_COMMIT (a transaction's offsets still pending) is retried: no position until the offset is stable", () => {
@@ -39,7 +9,7 @@ describe("OffsetFetch with require_stable (spec 5, 7)", () => {
     driver.run(3000); // the synthetic log has ~30 records per partition by now
     driver.answerHeartbeat({ epoch: 3, assignment: { [T1_ID]: [0, 1] } });
     driver.runUntil(() => driver.sentOf("OffsetFetchRequest").length === 1);
-    const first = answer(driver, { "T1-0": { error: ErrorCode.UNSTABLE_OFFSET_COMMIT }, "T1-1": 9 });
+    const first = driver.answerOffsetFetch({ "T1-0": { error: ErrorCode.UNSTABLE_OFFSET_COMMIT }, "T1-1": 9 });
     expect(first.requireStable).toBe(true);
     const answeredAt = driver.now;
 
@@ -56,11 +26,11 @@ describe("OffsetFetch with require_stable (spec 5, 7)", () => {
     expect(retry.message.groups[0]?.topics).toEqual([{ name: "T1", partitionIndexes: [0] }]);
 
     // Still unstable: asked a third time; then the marker made it stable and the position is the committed offset.
-    answer(driver, { "T1-0": { error: ErrorCode.UNSTABLE_OFFSET_COMMIT } });
+    driver.answerOffsetFetch({ "T1-0": { error: ErrorCode.UNSTABLE_OFFSET_COMMIT } });
     driver.runUntil(() => driver.sentOf("OffsetFetchRequest").length === 3, 5000);
     driver.run(500);
     expect(records(0)).toEqual([]);
-    answer(driver, { "T1-0": 4 });
+    driver.answerOffsetFetch({ "T1-0": 4 });
     driver.run(1000);
     expect(records(0)[0]?.firstOffset).toBe(4);
     expect(driver.sentOf("OffsetFetchRequest")).toHaveLength(3);

@@ -1,4 +1,4 @@
-import { CONSUMER_CONFIG_DEF, ConfigError, type ConfigValue, resolveConfig } from "@kcsim/protocol";
+import { CONSUMER_CONFIG_DEF, ConfigError, type ConfigValue, resolveConfig, type SettingDef } from "@kcsim/protocol";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { UsageError } from "./usage-error.js";
 
@@ -6,7 +6,7 @@ import { UsageError } from "./usage-error.js";
 export type ConsumerConfigOverrides = Readonly<Record<string, ConfigValue>>;
 
 function parseValue(command: string, name: string, text: string): ConfigValue {
-  const def = (CONSUMER_CONFIG_DEF as Readonly<Record<string, { type: string; nullable?: boolean }>>)[name];
+  const def = (CONSUMER_CONFIG_DEF as Readonly<Record<string, SettingDef<ConfigValue>>>)[name];
   if (def === undefined) throw new UsageError(`${command}: --consumer-config: unknown consumer config '${name}'`);
   if (text === "null" && def.nullable === true) return null;
   switch (def.type) {

@@ -74,6 +74,9 @@ export class FakeContext implements Context {
     this.timers.delete(name);
   }
 
+  /** The datagram-like test network has no connections to close or configure. */
+  closeConnection(): void {}
+  configureConnections(): void {}
   hasTimer(name: string): boolean {
     return this.timers.has(name);
   }

@@ -283,7 +283,7 @@ export class TxnCoordinatorUnderTest {
     if (!(BROKERS as readonly string[]).includes(to)) return;
     this.brokerRequests.push({ to, message });
     if (this.downBrokers.has(to)) {
-      this.actor.receive(to, { type: "SimDisconnect", reason: "down" }, this.ctx);
+      this.actor.receive(to, { type: "SimDisconnect", reason: "down", connection: "*" }, this.ctx);
       return;
     }
     if (message.type === "MetadataRequest") this.actor.receive(to, this.#metadata(message), this.ctx);

@@ -17,7 +17,7 @@ const SPEC: ClusterSpec = {
   },
 };
 const BROKERS: readonly ActorId[] = ["broker-0", "broker-1", "broker-2"];
-const RESET: SimDisconnect = { type: "SimDisconnect", reason: "crashed" };
+const RESET: SimDisconnect = { type: "SimDisconnect", reason: "crashed", connection: "*" };
 
 interface Sent {
   readonly at: Micros;

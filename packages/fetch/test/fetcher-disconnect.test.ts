@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { FetchRoundObservation } from "../src/index.js";
 import { FakeCluster, FetcherWorld, newFetcher, P0, requestedPartitions, type SentMessage, startedWorld } from "./fetcher-fixtures.js";
 
-const RESET: SimDisconnect = { type: "SimDisconnect", reason: "crashed" };
+const RESET: SimDisconnect = { type: "SimDisconnect", reason: "crashed", connection: "*" };
 
 function rounds(world: FetcherWorld): FetchRoundObservation[] {
   return world.ctx.observed("fetch.round") as unknown as FetchRoundObservation[];

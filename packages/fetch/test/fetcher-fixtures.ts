@@ -103,6 +103,9 @@ export class FakeContext implements Context {
     this.timers.delete(name);
   }
 
+  /** The datagram-like test network has no connections to close or configure. */
+  closeConnection(): void {}
+  configureConnections(): void {}
   hasTimer(name: string): boolean {
     return this.timers.has(name);
   }
@@ -489,7 +492,8 @@ export class FetcherWorld {
         this.#flush();
       } else if (this.crashed.has(message.to)) {
         // The dead process's host resets the connection (never in answer to a reset).
-        if (message.message.type !== "SimDisconnect") this.#put(message.to, CONSUMER, { type: "SimDisconnect", reason: "crashed" });
+        if (message.message.type !== "SimDisconnect")
+          this.#put(message.to, CONSUMER, { type: "SimDisconnect", reason: "crashed", connection: "*" });
       } else {
         const answer = this.cluster.handle(message.to, message.message, this.ctx.now());
         if (answer !== undefined) this.#put(message.to, CONSUMER, answer, this.#holdFor(message.message, answer));

@@ -251,6 +251,8 @@ export class SimNetwork {
       cancelTimer: (name) => {
         cell.timers.delete(name);
       },
+      closeConnection: () => {},
+      configureConnections: () => {},
       hasTimer: (name) => cell.timers.has(name),
       random: () => cell.random(),
       observe: (event) => {
@@ -282,7 +284,7 @@ export class SimNetwork {
     if (cell.actor === null) {
       // The dead process's host resets the connection (never in answer to a reset).
       if (this.resetsConnections && message.type !== "SimDisconnect")
-        this.#enqueueMessage(event.to, event.from, { type: "SimDisconnect", reason: cell.down });
+        this.#enqueueMessage(event.to, event.from, { type: "SimDisconnect", reason: cell.down, connection: "*" });
       return;
     }
     this.onDeliver?.(event.from, event.to, message);

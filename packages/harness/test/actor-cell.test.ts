@@ -94,7 +94,7 @@ describe("actor cells", () => {
     const result = host.run();
     const errors = result.events.filter((e) => e.ev === "error");
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ actor: "p", during: "receive ? from x", message: "Error: planted failure" });
+    expect(errors[0]).toMatchObject({ actor: "p", during: "receive SimPing from x", message: "Error: planted failure" });
     expect(errors[0]?.ev === "error" && errors[0].stack).toMatch(/at Probe\.receive/);
     // Crashed at 24 ms, restarted 10 ms later by the policy (durable log kept); q never noticed.
     expect(

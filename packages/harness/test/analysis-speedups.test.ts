@@ -5,7 +5,7 @@ import { analyseConsumption } from "../src/analysis/consumption.js";
 import { OwnershipTimeline } from "../src/analysis/ownership-timeline.js";
 import { History } from "../src/history/history.js";
 import type { HistoryEvent, HistoryHeader } from "../src/history/history-event.js";
-import { Router } from "../src/index.js";
+import { DEFAULT_NETWORK, Router } from "../src/index.js";
 
 const header: HistoryHeader = { kcsim: "history", format: 1, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "1" } };
 
@@ -67,11 +67,11 @@ describe("router link state", () => {
   it("keeps FIFO per link and bandwidth per link and fault", () => {
     const router = new Router(
       {
-        network: { minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } },
+        network: { ...DEFAULT_NETWORK, mode: "datagram", minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } },
         messageFaults: [{ name: "slow", bandwidth: { bytesPerSecond: 1_000_000 } }],
         partitions: [],
       },
-      streamFor(1, "!router"),
+      1,
     );
     const ab1 = router.route(0, "a", "b", "T", 1_000);
     const ab2 = router.route(0, "a", "b", "T", 1_000);

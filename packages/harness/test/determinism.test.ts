@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_REGISTRY, InlineHost, LockstepHost, loadScenarioFile, toSimulationSpec } from "../src/index.js";
 
 const pingPong = loadScenarioFile(fileURLToPath(new URL("../../../scenarios/ping-pong.json", import.meta.url)));
+const datagramStress = loadScenarioFile(fileURLToPath(new URL("../../../scenarios/datagram-stress.json", import.meta.url)));
 
 describe("determinism", () => {
   it("gives the same history hash for the same seed, twice in a row", () => {
@@ -20,15 +21,25 @@ describe("determinism", () => {
   });
 
   it("gives the same history in the lockstep host (one worker thread per actor) as inline, faults included", async () => {
-    for (const seed of [1, 2]) {
+    for (const [seed, scenario] of [
+      [1, pingPong],
+      [2, datagramStress],
+    ] as const) {
       // Every fault of the scenario lies before 11.5 s; the rest is quiet ping-pong.
-      const spec = { ...toSimulationSpec(pingPong, { seed }), durationUs: 11_500_000 };
+      const spec = { ...toSimulationSpec(scenario, { seed }), durationUs: 11_500_000 };
       const inline = new InlineHost(spec, DEFAULT_REGISTRY).run();
       const lockstep = await new LockstepHost(spec).run();
-      // The scenario's faults all fired: drops, partition, duplicates, a crash, a pause.
-      expect(inline.router.dropped).toBeGreaterThan(0);
-      expect(inline.router.partitioned).toBeGreaterThan(0);
-      expect(inline.router.duplicated).toBeGreaterThan(0);
+      // The scenario's faults all fired: on connections breaks and a partition holding bytes back; on datagrams drops,
+      // a partition and duplicates; a crash and a pause in both.
+      if (scenario === pingPong) {
+        expect(inline.router.breaks).toBeGreaterThan(0);
+        expect(inline.router.held).toBeGreaterThan(0);
+        expect(inline.events.some((e) => e.ev === "conn" && e.what === "reset" && e.reason === "broken")).toBe(true);
+      } else {
+        expect(inline.router.dropped).toBeGreaterThan(0);
+        expect(inline.router.partitioned).toBeGreaterThan(0);
+        expect(inline.router.duplicated).toBeGreaterThan(0);
+      }
       expect(inline.events.some((e) => e.ev === "life" && e.what === "crash")).toBe(true);
       expect(inline.events.some((e) => e.ev === "life" && e.what === "pause")).toBe(true);
       expect(lockstep.events.map((e) => JSON.stringify(e))).toEqual(inline.events.map((e) => JSON.stringify(e)));

@@ -43,11 +43,12 @@ describe("bad frames", () => {
     });
   }
 
+  // On datagrams a damaged frame is rejected on its own; on connections the reader also closes the connection (connections.test.ts).
   it("corrupting faults damage frames in flight; the receiver rejects them and the run goes on", () => {
     const s = spec();
     const corrupting: SimulationSpec = {
       ...s,
-      plan: { ...s.plan, messageFaults: [{ name: "bitrot", to: ["ponger"], corrupt: { probability: 0.3, mode: "truncate" } }] },
+      plan: { ...s.plan, network: { ...s.plan.network, mode: "datagram" }, messageFaults: [{ name: "bitrot", to: ["ponger"], corrupt: { probability: 0.3, mode: "truncate" } }] },
     };
     const result = new InlineHost(corrupting, DEFAULT_REGISTRY).run();
     const corrupted = result.events.filter((e) => e.ev === "send" && e.corrupt === "truncate").length;
@@ -61,7 +62,7 @@ describe("bad frames", () => {
     const s = spec();
     const corrupting: SimulationSpec = {
       ...s,
-      plan: { ...s.plan, messageFaults: [{ name: "bitrot", corrupt: { probability: 0.2, mode: "garbage" } }] },
+      plan: { ...s.plan, network: { ...s.plan.network, mode: "datagram" }, messageFaults: [{ name: "bitrot", corrupt: { probability: 0.2, mode: "garbage" } }] },
     };
     const inline = new InlineHost(corrupting, DEFAULT_REGISTRY).run();
     const lockstep = await new LockstepHost(corrupting).run();

@@ -46,17 +46,17 @@ function inject(core: InlineHost["core"]): void {
 describe("lockstep host", () => {
   it("gives ping-pong histories byte-identical to inline across seeds, shardings and transports, faults included", async () => {
     // (One actor per worker over shared memory, seeds 1, 2 and 4: determinism.test.ts.)
-    const cases: [number, ActorsPerWorker, LockstepTransport][] = [
-      [5, 1, "port"],
-      [6, "auto", "shared"],
+    const cases: [number, ActorsPerWorker, LockstepTransport, "ping-pong" | "datagram-stress"][] = [
+      [5, 1, "port", "ping-pong"],
+      [6, "auto", "shared", "datagram-stress"],
     ];
-    for (const [seed, perWorker, transport] of cases) {
-      const spec = compressedPingPong(seed);
+    for (const [seed, perWorker, transport, file] of cases) {
+      const spec = compressedPingPong(seed, file);
       const inline = new InlineHost(spec, DEFAULT_REGISTRY).run();
       const result = await lockstep(spec, perWorker, transport).run();
       const what = inline.events.flatMap((e) => (e.ev === "life" ? [e.what] : []));
       expect(what, `seed ${seed}`).toEqual(expect.arrayContaining(["crash", "restart", "pause", "resume"]));
-      expect(inline.router.dropped + inline.router.partitioned + inline.router.duplicated).toBeGreaterThan(0);
+      expect(inline.router.dropped + inline.router.partitioned + inline.router.duplicated + inline.router.breaks).toBeGreaterThan(0);
       expect(lines(result), `seed ${seed}, ${perWorker} per worker, ${transport}`).toEqual(lines(inline));
       expect(result.historyHash).toBe(inline.historyHash);
       // One actor per worker: the crash terminated ponger-1's worker and the restart built a new one.

@@ -1,13 +1,13 @@
-import { streamFor } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { type DelaySpec, type FaultPlan, type MessageFault, meanDelayMs, type PartitionFault, Router } from "../src/index.js";
+import { DEFAULT_NETWORK, type DelaySpec, type FaultPlan, type MessageFault, meanDelayMs, type PartitionFault, Router } from "../src/index.js";
 
 const N = 10_000;
-const network = { minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+/** These tests route datagrams one by one (Router.route); connections have their own tests (connections.test.ts). */
+const network = { ...DEFAULT_NETWORK, mode: "datagram", minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
 
 function routerWith(messageFaults: MessageFault[], partitions: PartitionFault[] = [], seed = 42): Router {
   const plan: FaultPlan = { network, messageFaults, partitions };
-  return new Router(plan, streamFor(seed, "!router"));
+  return new Router(plan, seed);
 }
 
 /** Sends N messages a -> b spaced 1 s apart (so FIFO order never holds one back) and returns the decisions. */
@@ -107,8 +107,8 @@ describe("router statistics at a fixed seed over 10,000 messages", () => {
 
   it("never delivers sooner than the lookahead", () => {
     const router = new Router(
-      { network: { minLatencyMs: 2, latency: { dist: "uniform", minMs: 0, maxMs: 3 } }, messageFaults: [], partitions: [] },
-      streamFor(1, "r"),
+      { network: { ...network, minLatencyMs: 2, latency: { dist: "uniform", minMs: 0, maxMs: 3 } }, messageFaults: [], partitions: [] },
+      1,
     );
     for (let i = 0; i < 1000; i++)
       expect((router.route(i * 10_000, "a", "b", "X", 1).at[0] as number) - i * 10_000).toBeGreaterThanOrEqual(2000);

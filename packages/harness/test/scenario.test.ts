@@ -48,7 +48,7 @@ describe("scenario files", () => {
     expect(problem({ ...base, nemesis: [{ atMs: 1, actor: "ghost", action: "crash" }] })).toBe(
       "s.json: nemesis[0].actor: no actor 'ghost'",
     );
-    expect(problem({ ...base, partitions: [{ name: "p", a: ["a"], b: ["b"], direction: "two-way", startMs: 5, endMs: 1 }] })).toBe(
+    expect(problem({ ...base, partitions: [{ name: "p", a: ["a"], b: ["b*"], direction: "two-way", startMs: 5, endMs: 1 }] })).toBe(
       "s.json: partitions[0].endMs: ends (1) before it starts (5)",
     );
     expect(problem([])).toMatch(/^s\.json: \(top level\)/);

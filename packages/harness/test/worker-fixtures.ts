@@ -1,16 +1,17 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { JsonValue } from "@kcsim/protocol";
-import { type SimulationSpec, toSimulationSpec, validateScenario } from "../src/index.js";
+import { DEFAULT_NETWORK, type SimulationSpec, toSimulationSpec, validateScenario } from "../src/index.js";
 import { actor, testSpec } from "./helpers.js";
 
 /**
- * scenarios/ping-pong.json with every time divided by ten: the same faults
- * (loss, jitter and duplicates, the one-way partition, the crash and
- * restart of ponger-1, the pause of pinger-2), a tenth of the windows.
+ * scenarios/ping-pong.json (on connections) or datagram-stress.json (the
+ * same pairs on datagrams) with every time divided by ten: the same faults
+ * (loss, jitter, duplicates on datagrams, the one-way partition, the crash
+ * and restart of ponger-1, the pause of pinger-2), a tenth of the windows.
  */
-export function compressedPingPong(seed: number): SimulationSpec {
-  const path = fileURLToPath(new URL("../../../scenarios/ping-pong.json", import.meta.url));
+export function compressedPingPong(seed: number, file: "ping-pong" | "datagram-stress" = "ping-pong"): SimulationSpec {
+  const path = fileURLToPath(new URL(`../../../scenarios/${file}.json`, import.meta.url));
   const scenario = JSON.parse(readFileSync(path, "utf8")) as Record<string, JsonValue>;
   const tenth = (value: JsonValue): JsonValue => {
     if (Array.isArray(value)) return value.map(tenth);
@@ -46,7 +47,8 @@ export function withEveryFault(spec: SimulationSpec): SimulationSpec {
   return {
     ...spec,
     plan: {
-      network: { minLatencyMs: 0.5, latency: { dist: "normal", meanMs: 1, stddevMs: 0.3 } },
+      // Datagrams: duplicates and reordering exist only there.
+      network: { ...DEFAULT_NETWORK, mode: "datagram", minLatencyMs: 0.5, latency: { dist: "normal", meanMs: 1, stddevMs: 0.3 } },
       messageFaults: [
         {
           name: "bursts",

@@ -49,7 +49,7 @@ class Ticker implements Actor {
 }
 
 const registry: ActorRegistry = new Map([["ticker", () => new Ticker()]]);
-const settings = { seed: 1, useCodec: true, restartPolicy: { mode: "restart", delayUs: 1_000 } } as const;
+const settings = { seed: 1, useCodec: true, network: "connection", restartPolicy: { mode: "restart", delayUs: 1_000 } } as const;
 const ticker = (id: string) => ({ id, kind: "ticker", config: {} as JsonValue, log: [] });
 const control = (due: Micros, to: string, action: "start" | "crash" | "restart") => [1, due, "!nemesis", due, 0, to, { action }] as const;
 
@@ -198,10 +198,11 @@ describe("RealtimeShard (the realtime worker half)", () => {
     shard.control(control(0, "a", "start"));
     time.advance(3_000);
     // Delivered early (due 4 ms, the clock says 3 ms): handled at its due time.
-    shard.deliver([[0, 4_000, "x", 1, 0, "a", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" })]]);
+    shard.deliver([[0, 4_000, "x", 1, 0, "a", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 0]]);
     time.advance(10_400); // the tick's real timer fires a little late: handled at 10.4 ms
     expect(batches.map((b) => b[2].map((run) => [run[0], run[1], run[2]]))).toEqual([[["a", 0, 1]], [["a", 4_000, 0]], [["a", 10_400, 2]]]);
-    expect(batches[1]?.[1].map((effect) => effect[0])).toEqual(["send"]);
+    // The answer needs a connection of its own (the ping came with none): it is opened first (a "conn" line, then the SYN).
+    expect(batches[1]?.[1].map((effect) => effect[0])).toEqual(["conn", "send"]);
     expect(batches[2]?.[1].map((effect) => effect[0])).toEqual(["obs"]);
     expect(batches.every((b) => b[3].length === 1 && b[3][0]?.[0] === "a")).toBe(true); // carries of the cells that ran
     expect(shard.stop()).toBe(3);
@@ -212,7 +213,7 @@ describe("RealtimeShard (the realtime worker half)", () => {
     const batches: EffectBatch[] = [];
     const shard = new RealtimeShard(settings, [], registry, time.driver, (batch) => batches.push(batch));
     shard.begin(time);
-    shard.deliver([[0, 0, "x", 1, 0, "late", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" })]]);
+    shard.deliver([[0, 0, "x", 1, 0, "late", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 1]]);
     expect(batches).toHaveLength(0);
     shard.adopt(ticker("late"));
     // Not started yet: the ping is lost (and the dead process resets the connection).

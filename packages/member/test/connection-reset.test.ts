@@ -14,7 +14,7 @@ import { SyntheticRecordSource } from "../src/consumer/synthetic-record-source.j
 import { ClassicDriver, classicConfig } from "./classic-test-support.js";
 import { BROKER, COORDINATOR, ConsumerDriver, T1_ID, testConfig } from "./consumer-test-support.js";
 
-const RESET: SimDisconnect = { type: "SimDisconnect", reason: "crashed" };
+const RESET: SimDisconnect = { type: "SimDisconnect", reason: "crashed", connection: "*" };
 
 /** A synthetic source that records the messages it is handed (and what the member had done by then). */
 class RecordingSource implements RecordSource {

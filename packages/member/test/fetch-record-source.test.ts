@@ -190,7 +190,7 @@ describe('source kind "fetch": the client Fetcher reads from the data brokers', 
     expect(sentTo(driver, "FetchRequest")).toHaveLength(1);
     driver.run(1000); // the acknowledging heartbeat is still out to the coordinator
     const resetAt = driver.now;
-    driver.deliver(DATA_BROKER, { type: "SimDisconnect", reason: "crashed" });
+    driver.deliver(DATA_BROKER, { type: "SimDisconnect", reason: "crashed", connection: "*" });
     expect(driver.snapshot.coordinator).toBe("coordinator-0");
     // The Fetcher waits out reconnect.backoff.ms (50 ms) and refreshes its metadata.
     driver.runUntil(() => sentTo(driver, "MetadataRequest").length === 2, 1000);

@@ -52,13 +52,53 @@ export interface ActorLogger {
   error(message: string, fields?: Record<string, JsonValue>): void;
 }
 
+/** How an actor's kernel opens connections (Kafka's ClusterConnectionStates settings, in milliseconds). */
+export interface ConnectionSettings {
+  readonly reconnectBackoffMs: number;
+  readonly reconnectBackoffMaxMs: number;
+  readonly connectionSetupTimeoutMs: number;
+  readonly connectionSetupTimeoutMaxMs: number;
+}
+
+/** Kafka's client defaults (CommonClientConfigs). */
+export const DEFAULT_CONNECTION_SETTINGS: ConnectionSettings = {
+  reconnectBackoffMs: 50,
+  reconnectBackoffMaxMs: 1000,
+  connectionSetupTimeoutMs: 10_000,
+  connectionSetupTimeoutMaxMs: 30_000,
+};
+
 export interface Context {
   /** This actor's id. */
   readonly self: ActorId;
   /** Current time in integer microseconds (virtual in inline/lockstep, real in realtime). */
   now(): Micros;
-  /** Sends a message through the router (which may drop, delay, duplicate or reorder it). */
-  send(to: ActorId, message: Message): void;
+  /**
+   * Sends a message through the router. On the default network a request
+   * rides this actor's connection `connection` to `to` ("" = its ordinary
+   * connection to that node; a client that keeps a second one, as Kafka's
+   * consumer does for its group coordinator, names it), opened on first use
+   * and after a break once the reconnect backoff has passed; a response
+   * rides the connection its request came on. The connection delivers in
+   * order and at most once; when it breaks, the actor gets a SimDisconnect
+   * and every request in flight on it has failed. In datagram mode the
+   * router may drop, delay, duplicate or reorder each message on its own.
+   */
+  send(to: ActorId, message: Message, connection?: string): void;
+  /**
+   * Closes this actor's connection `connection` to `to`, as Kafka's
+   * NetworkClient does when a request on it times out: whatever is in flight
+   * on it is abandoned (responses that still come are dropped) and the next
+   * send opens a new connection after the reconnect backoff. The actor fails
+   * its own requests; no SimDisconnect follows.
+   */
+  closeConnection(to: ActorId, connection?: string): void;
+  /**
+   * The client side of this actor's connections: reconnect.backoff.ms and
+   * reconnect.backoff.max.ms, socket.connection.setup.timeout.ms and
+   * socket.connection.setup.timeout.max.ms (Kafka's defaults until set).
+   */
+  configureConnections(settings: ConnectionSettings): void;
   /** Arms the timer `name` to fire after `after` microseconds; re-arming replaces it. */
   setTimer(name: string, after: Micros): void;
   cancelTimer(name: string): void;

@@ -28,6 +28,8 @@ export class PartitionLeaders {
     readonly requestTimeout: Micros,
     readonly backoff: Micros,
     readonly nextCorrelationId: () => number,
+    /** The connection its Metadata requests ride (its owner's). */
+    readonly connection: string,
   ) {}
 
   leaderOf(topic: string, partition: number): ActorId | undefined {
@@ -65,7 +67,7 @@ export class PartitionLeaders {
       apiVersion: METADATA_API_VERSION,
       clientId: ctx.self,
       topics: [...this.#wanted].sort().map((name) => ({ topicId: null, name })),
-    });
+    }, this.connection);
     ctx.setTimer(METADATA_TIMEOUT_TIMER, this.requestTimeout);
   }
 
@@ -91,6 +93,11 @@ export class PartitionLeaders {
     if (this.#inFlight === null) return;
     this.#inFlight = null;
     ctx.cancelTimer(METADATA_TIMEOUT_TIMER);
+  }
+
+  /** The broker the request in flight went to, or null. */
+  get inFlightTo(): ActorId | null {
+    return this.#inFlight?.broker ?? null;
   }
 
   /** Whether the request in flight went to `peer`. */

@@ -3,6 +3,7 @@ import {
   type ActorId,
   type Context,
   type ControlCommand,
+  disconnects,
   type JsonValue,
   type Message,
   type Micros,
@@ -24,7 +25,7 @@ import { transactionCoordinatorLoadedObservation } from "./transaction-observati
 import { TransactionPlacement } from "./transaction-placement.js";
 import { transactionCoordinatorSnapshot } from "./transaction-snapshot.js";
 import { TransactionStateManager } from "./transaction-state-manager.js";
-import { TxnMarkerChannel } from "./txn-marker-channel.js";
+import { TXN_MARKER_CONNECTION, TxnMarkerChannel } from "./txn-marker-channel.js";
 
 /** The actor kind scenarios name. */
 export const TRANSACTION_COORDINATOR_KIND = "transaction-coordinator";
@@ -140,7 +141,7 @@ export class TransactionCoordinatorActor implements Actor {
         this.#markers.onMetadataResponse(from, message, ctx);
         return;
       case "SimDisconnect":
-        this.#coordinator.onMarkerResults(ctx, this.#markers.onDisconnect(from, ctx));
+        if (disconnects(message, TXN_MARKER_CONNECTION)) this.#coordinator.onMarkerResults(ctx, this.#markers.onDisconnect(from, ctx));
         return;
       default:
         ctx.log.debug("transaction coordinator ignores a message", { type: message.type, from });

@@ -10,6 +10,9 @@ import {
 } from "@kcsim/protocol";
 import { METADATA_TIMEOUT_TIMER, PartitionLeaders } from "./partition-leaders.js";
 
+
+/** The marker channel's connections to brokers and group coordinators (Kafka: TransactionMarkerChannelManager's own NetworkClient). */
+export const TXN_MARKER_CONNECTION = "txn-markers";
 /** The timer that sends markers waiting for a retry (or for leaders). */
 export const MARKER_RETRY_TIMER = "txn-marker-retry";
 
@@ -90,7 +93,7 @@ export class TxnMarkerChannel {
 
   constructor(readonly config: TxnMarkerChannelConfig) {
     this.#correlation = config.correlationIdBase;
-    this.#leaders = new PartitionLeaders(config.brokers, config.requestTimeout, config.retryBackoff, () => ++this.#correlation);
+    this.#leaders = new PartitionLeaders(config.brokers, config.requestTimeout, config.retryBackoff, () => ++this.#correlation, TXN_MARKER_CONNECTION);
   }
 
   /** Starts writing a transaction's markers (Kafka's `addTxnMarkersToSend`). */
@@ -175,7 +178,7 @@ export class TxnMarkerChannel {
     );
   }
 
-  /** `peer` reset the connection: every request in flight to it fails (NETWORK_EXCEPTION). */
+  /** The channel's connection to `peer` is gone: every request in flight on it fails (NETWORK_EXCEPTION). */
   onDisconnect(peer: ActorId, ctx: Context): MarkerResult[] {
     if (this.#leaders.hasRequestTo(peer)) {
       this.#leaders.failInFlight(ctx);
@@ -205,17 +208,26 @@ export class TxnMarkerChannel {
       this.drain(ctx);
       return [];
     }
+    // A request timed out: NetworkClient closes its connection, and everything else in flight on it fails as a disconnect.
     if (name === METADATA_TIMEOUT_TIMER) {
+      const broker = this.#leaders.inFlightTo;
       this.#leaders.failInFlight(ctx);
+      if (broker === null) {
+        this.drain(ctx);
+        return [];
+      }
+      ctx.closeConnection(broker, TXN_MARKER_CONNECTION);
+      const results = this.onDisconnect(broker, ctx);
       this.drain(ctx);
-      return [];
+      return results;
     }
     if (!name.startsWith(MARKER_REQUEST_TIMEOUT_PREFIX)) return null;
     const correlationId = Number(name.slice(MARKER_REQUEST_TIMEOUT_PREFIX.length));
     const request = this.#inFlight.get(correlationId);
     if (request === undefined) return [];
     this.#inFlight.delete(correlationId);
-    return this.#results(request, () => ErrorCode.REQUEST_TIMED_OUT);
+    ctx.closeConnection(request.destination, TXN_MARKER_CONNECTION);
+    return [...this.#results(request, () => ErrorCode.REQUEST_TIMED_OUT), ...this.onDisconnect(request.destination, ctx)];
   }
 
   /** What the channel holds (for snapshots). */
@@ -274,7 +286,7 @@ export class TxnMarkerChannel {
       apiVersion: WRITE_TXN_MARKERS_API_VERSION,
       clientId: ctx.self,
       markers,
-    });
+    }, TXN_MARKER_CONNECTION);
     ctx.setTimer(MARKER_REQUEST_TIMEOUT_PREFIX + correlationId, this.config.requestTimeout);
   }
 

@@ -10,6 +10,9 @@ import {
 } from "@kcsim/protocol";
 import type { AlterPartitionOutcome, IsrProposal, Partition } from "./partition.js";
 
+
+/** The AlterPartition channel to the controller (Kafka: its own NodeToControllerChannelManager). */
+export const ALTER_PARTITION_CONNECTION = "alter-partition";
 /** Kafka's AlterPartitionManager waits this long before sending again after a failure. */
 const RETRY_DELAY: Micros = ms(50);
 
@@ -96,7 +99,7 @@ export class AlterPartitionManager {
       brokerId: this.#host.brokerId,
       brokerEpoch: this.#host.brokerEpoch(),
       topics: [...byTopic].map(([topicId, partitions]) => ({ topicId, partitions })),
-    });
+    }, ALTER_PARTITION_CONNECTION);
     ctx.setTimer(ALTER_PARTITION_TIMER, this.#host.requestTimeout);
   }
 
@@ -136,6 +139,7 @@ export class AlterPartitionManager {
   onTimer(ctx: Context): void {
     const inFlight = this.#inFlight;
     if (inFlight !== null && ctx.now() >= inFlight.sentAt + this.#host.requestTimeout) {
+      ctx.closeConnection(this.#host.controller, ALTER_PARTITION_CONNECTION);
       this.#inFlight = null;
       this.#requeue(inFlight.items, ctx);
       return;

@@ -10,12 +10,13 @@ import type {
   MetadataRequest,
   MetadataResponse,
 } from "@kcsim/protocol";
-import { ConfigError, ErrorCode, ms, type UpdateMetadataRequest } from "@kcsim/protocol";
-import { ALTER_PARTITION_TIMER, AlterPartitionManager } from "./alter-partition-manager.js";
+import { ConfigError, disconnects, ErrorCode, ms, type SimDisconnect, type UpdateMetadataRequest } from "@kcsim/protocol";
+import { ALTER_PARTITION_CONNECTION, ALTER_PARTITION_TIMER, AlterPartitionManager } from "./alter-partition-manager.js";
 import { type BrokerActorConfig, parseBrokerActorConfig } from "./broker-actor-config.js";
 import { BrokerLifecycleManager, LIFECYCLE_TIMER } from "./broker-lifecycle-manager.js";
 import type { BrokerStorageRecord } from "./broker-storage.js";
 import { ProducerIdManager } from "./producer-id-manager.js";
+import { REPLICA_FETCHER_CONNECTION } from "./replica-fetcher.js";
 import { ReplicaManager } from "./replica-manager.js";
 
 const ISR_EXPIRATION_TIMER = "isr-expiration";
@@ -167,17 +168,18 @@ export class BrokerActor implements Actor {
         this.#lifecycle.onHeartbeatResponse(message, ctx);
         return;
       case "SimDisconnect":
-        this.#disconnected(from, ctx);
+        this.#disconnected(from, message, ctx);
         return;
       default:
         ctx.log.debug("broker ignores message", { type: message.type, from });
     }
   }
 
-  /** `peer` reset the connection: what this broker has in flight to it fails as a disconnect. */
-  #disconnected(peer: ActorId, ctx: Context): void {
-    const fetches = this.replicaManager.fetchers.disconnected(peer, ctx);
-    const alterPartition = peer === this.config.controller && this.#alterPartitions.disconnected(ctx);
+  /** A connection of this broker's to `peer` is gone: what it had in flight on it fails as a disconnect. */
+  #disconnected(peer: ActorId, message: SimDisconnect, ctx: Context): void {
+    const fetches = disconnects(message, REPLICA_FETCHER_CONNECTION) && this.replicaManager.fetchers.disconnected(peer, ctx);
+    const alterPartition =
+      peer === this.config.controller && disconnects(message, ALTER_PARTITION_CONNECTION) && this.#alterPartitions.disconnected(ctx);
     if (fetches || alterPartition) ctx.log.debug("connection reset by peer", { peer, fetches, alterPartition });
   }
 

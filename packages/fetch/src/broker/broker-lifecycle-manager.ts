@@ -9,6 +9,9 @@ import {
 } from "@kcsim/protocol";
 import { BROKER_PORT } from "../cluster/cluster-layout.js";
 
+
+/** Registration and heartbeats to the controller (Kafka: the lifecycle manager's own channel). */
+export const LIFECYCLE_CONNECTION = "lifecycle";
 /** The lifecycle timer: the next registration attempt or heartbeat. */
 export const LIFECYCLE_TIMER = "lifecycle";
 
@@ -93,7 +96,7 @@ export class BrokerLifecycleManager {
       listeners: [{ name: "PLAINTEXT", host: this.#host, port: BROKER_PORT, securityProtocol: 0 }],
       rack: null,
       previousBrokerEpoch: this.#previousBrokerEpoch,
-    });
+    }, LIFECYCLE_CONNECTION);
     ctx.setTimer(LIFECYCLE_TIMER, this.#interval);
   }
 
@@ -112,7 +115,7 @@ export class BrokerLifecycleManager {
       currentMetadataOffset: this.#metadataOffset(),
       wantFence: false,
       wantShutDown: false,
-    });
+    }, LIFECYCLE_CONNECTION);
     ctx.setTimer(LIFECYCLE_TIMER, this.#interval);
   }
 

@@ -19,6 +19,9 @@ import { FetchSessionHandler } from "../session/fetch-session-handler.js";
 import type { Partition } from "./partition.js";
 import { lastOffsetOf } from "./partition-log.js";
 
+
+/** A replica fetcher's connections to its leader (Kafka: each fetcher thread has its own NetworkClient). */
+export const REPLICA_FETCHER_CONNECTION = "replica-fetcher";
 /**
  * Where a followed partition is in the follower's state machine (Kafka's
  * `PartitionFetchState`): finding its truncation point with
@@ -162,6 +165,7 @@ export class ReplicaFetcher {
   onTimer(ctx: Context): void {
     const inFlight = this.#inFlight;
     if (inFlight !== null && ctx.now() >= inFlight.sentAt + ms(this.#host.settings["replica.socket.timeout.ms"])) {
+      ctx.closeConnection(this.leaderHost, REPLICA_FETCHER_CONNECTION);
       this.#failInFlight(inFlight, ctx.now());
     }
     this.maybeSend(ctx);
@@ -229,7 +233,7 @@ export class ReplicaFetcher {
       clientId: clientIdOf(this.#host.brokerId, this.leaderId),
       replicaId: this.#host.brokerId,
       topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-    });
+    }, REPLICA_FETCHER_CONNECTION);
   }
 
   #sendListOffsets(which: "latest" | "earliest", keys: string[], ctx: Context): void {
@@ -251,7 +255,7 @@ export class ReplicaFetcher {
       replicaId: this.#host.brokerId,
       isolationLevel: 0,
       topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
-    });
+    }, REPLICA_FETCHER_CONNECTION);
   }
 
   #sendFetch(keys: string[], ctx: Context): void {
@@ -285,7 +289,7 @@ export class ReplicaFetcher {
       maxBytes: settings["replica.fetch.response.max.bytes"],
     });
     this.#inFlight = { kind: "fetch", correlationId, sentAt: ctx.now(), offsets };
-    ctx.send(this.leaderHost, request);
+    ctx.send(this.leaderHost, request, REPLICA_FETCHER_CONNECTION);
   }
 
   /** Whether `correlationId` is this fetcher's request in flight. */

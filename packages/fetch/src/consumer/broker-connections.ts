@@ -1,5 +1,4 @@
-import { type ActorId, type Micros, ms } from "@kcsim/protocol";
-import { ExponentialBackoff } from "./exponential-backoff.js";
+import { type ActorId, ExponentialBackoff, type Micros, ms } from "@kcsim/protocol";
 
 interface ConnectionState {
   inFlight: number;

@@ -1,4 +1,4 @@
-import { type ActorId, type ConsumerConfig, type Context, type Message, type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { type ActorId, type ConsumerConfig, type Context, disconnects, type Message, type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
 import { BrokerConnections } from "./broker-connections.js";
 import { ClusterMetadata, type FetcherTopic } from "./cluster-metadata.js";
 import { FetchBuffer } from "./fetch-buffer.js";
@@ -187,8 +187,8 @@ export class Fetcher implements RecordSource {
         for (const state of this.#subscriptions.all()) state.awaitingMetadata = false;
         break;
       case "SimDisconnect":
-        // Nothing of ours in flight to the peer (a reset answering someone else's message, or a repeat): not ours.
-        if (!this.#hasRequestsInFlightTo(from)) return false;
+        // Another client's connection, or nothing of ours in flight to the peer (a repeat): not ours.
+        if (!disconnects(message, "") || !this.#hasRequestsInFlightTo(from)) return false;
         this.#disconnect(from, ctx);
         break;
       default:
@@ -205,7 +205,11 @@ export class Fetcher implements RecordSource {
     if (timer === METADATA_TIMEOUT_TIMER) disconnected = this.#refresher.timedOut(ctx);
     else if (timer.startsWith(FETCH_TIMEOUT_TIMER_PREFIX)) disconnected = this.#fetches.timedOut(timer, ctx);
     else if (timer.startsWith(LIST_OFFSETS_TIMEOUT_TIMER_PREFIX)) disconnected = this.#resetter.timedOut(timer, ctx);
-    if (disconnected !== undefined) this.#disconnect(disconnected, ctx);
+    if (disconnected !== undefined) {
+      // A request timed out: NetworkClient closes its connection, failing everything else in flight on it.
+      ctx.closeConnection(disconnected);
+      this.#disconnect(disconnected, ctx);
+    }
     this.#pump(ctx);
     return true;
   }

@@ -1,7 +1,6 @@
-import type { ActorId, Context, MetadataResponse, Micros } from "@kcsim/protocol";
+import { type ActorId, type Context, ExponentialBackoff, type MetadataResponse, type Micros } from "@kcsim/protocol";
 import type { BrokerConnections } from "./broker-connections.js";
 import type { ClusterMetadata } from "./cluster-metadata.js";
-import { ExponentialBackoff } from "./exponential-backoff.js";
 import type { FetchConfig } from "./fetch-config.js";
 
 /** The request timeout of the metadata request in flight. */

@@ -1,6 +1,7 @@
 import {
   type ActorId,
   type Context,
+  disconnects,
   ErrorCode,
   type JsonValue,
   type Message,
@@ -77,6 +78,13 @@ export interface ProducerClientConfig {
 export interface ProducerClientOptions {
   /** The correlation ids of the client's requests (e.g. its host's counter); its own counter, from a random start, by default. */
   readonly nextCorrelationId?: () => number;
+  /**
+   * The name of its connections: "" (a producer process's own connections)
+   * unless it shares its process with another client, as the producer an
+   * application embeds beside its consumer does (Kafka: each client has its
+   * own NetworkClient, so its own connections).
+   */
+  readonly connection?: string;
 }
 
 /** What the application hands to `send`. */
@@ -151,6 +159,8 @@ export class ProducerClient {
   /** Batches created and not completed yet, queued or in flight (Kafka's `IncompleteBatches`). */
   readonly #incomplete = new Set<ProducerBatch>();
   readonly #nextCorrelationIdOption: (() => number) | undefined;
+  /** The name of this producer's connections ("" unless it shares its process with another client). */
+  readonly #connection: string;
   #metadataInFlight: InFlightMetadata | null = null;
   #sticky: StickyPartitionCache | null = null;
   #correlationId = 0;
@@ -169,6 +179,7 @@ export class ProducerClient {
     this.config = config;
     const s = config.settings;
     this.#nextCorrelationIdOption = options.nextCorrelationId;
+    this.#connection = options.connection ?? "";
     this.#metadata = new ProducerMetadata(
       config.topics,
       ms(s["retry.backoff.ms"]),
@@ -391,7 +402,7 @@ export class ProducerClient {
     if (metadata !== null && now - metadata.sentAt >= requestTimeout) timedOut.add(metadata.host);
     const txn = this.transactionManager?.inFlightRequest ?? null;
     if (txn !== null && now - txn.sentAt >= requestTimeout) timedOut.add(txn.target);
-    for (const host of timedOut) this.#disconnect(host, ctx);
+    for (const host of timedOut) this.#disconnect(host, ctx, true);
   }
 
   /**
@@ -400,7 +411,8 @@ export class ProducerClient {
    * out a reconnect backoff and metadata is refreshed. Returns whether
    * anything was in flight to it.
    */
-  #disconnect(host: ActorId, ctx: Context): boolean {
+  #disconnect(host: ActorId, ctx: Context, timedOut = false): boolean {
+    if (timedOut) ctx.closeConnection(host, this.#connection);
     const now = ctx.now();
     let failed = false;
     for (const [correlationId, request] of [...this.#produceInFlight]) {
@@ -468,7 +480,7 @@ export class ProducerClient {
       if (handler.request.kind === "find-coordinator") this.#coordinatorRotation++;
       const correlationId = this.#nextCorrelationId();
       tm.setInFlight({ correlationId, target: target.target, sentAt: now, handler });
-      ctx.send(target.target, tm.requestOf(handler, correlationId, this.#clientId()));
+      ctx.send(target.target, tm.requestOf(handler, correlationId, this.#clientId()), this.#connection);
       return true;
     }
   }
@@ -535,7 +547,7 @@ export class ProducerClient {
       acks: this.config.acks,
       timeoutMs: settings["request.timeout.ms"],
       topicData,
-    });
+    }, this.#connection);
     if (this.config.acks === 0) {
       // No response will come: the batches are done as soon as they are sent, with no offsets.
       for (const batch of batches) this.#completeBatch(batch, ErrorCode.NONE, -1, -1, ctx);
@@ -673,7 +685,7 @@ export class ProducerClient {
       apiVersion: 12,
       clientId: this.#clientId(),
       topics: this.#metadata.topicNames().map((name) => ({ topicId: null, name })),
-    });
+    }, this.#connection);
   }
 
   #onMetadata(from: ActorId, response: MetadataResponse, ctx: Context): boolean {
@@ -703,7 +715,7 @@ export class ProducerClient {
         handled = this.#onProduceResponse(from, message, ctx);
         break;
       case "SimDisconnect":
-        handled = this.#disconnect(from, ctx);
+        handled = disconnects(message, this.#connection) && this.#disconnect(from, ctx);
         break;
       default:
         handled = this.transactionManager?.receive(from, message) ?? false;

@@ -1,5 +1,4 @@
-import type { ActorId, Micros } from "@kcsim/protocol";
-import { ExponentialBackoff } from "../consumer/exponential-backoff.js";
+import { type ActorId, ExponentialBackoff, type Micros } from "@kcsim/protocol";
 
 /**
  * Kafka's defaults for reconnect.backoff.ms and reconnect.backoff.max.ms.

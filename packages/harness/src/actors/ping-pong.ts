@@ -54,6 +54,8 @@ export class Pinger implements Actor {
   fire(timer: string, ctx: Context): void {
     if (timer === "timeout") {
       ctx.observe({ type: "ping.timeout", seq: this.#seq });
+      // As a Kafka client does: a request that timed out closes its connection; the retry opens a new one.
+      ctx.closeConnection(this.#config.peer);
       this.#resend(ctx);
     } else if (timer === "next") {
       ctx.setTimer("next", ms(this.#config.intervalMs));

@@ -78,6 +78,8 @@ class BenchContext implements Context {
   send(to: ActorId, message: Message): void {
     this.sent.push({ to, message });
   }
+  closeConnection(): void {}
+  configureConnections(): void {}
   setTimer(name: string): void {
     this.#timers.add(name);
   }

@@ -1,5 +1,4 @@
-import { streamFor } from "@kcsim/protocol";
-import type { FaultPlan } from "../router/fault-plan.js";
+import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
 import { Router } from "../router/router.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { medianMs, round } from "./bench-suite.js";
@@ -8,7 +7,7 @@ const N = 1_000_000;
 const ACTORS = Array.from({ length: 100 }, (_, i) => `member-${i}`);
 
 function nsPerMessage(plan: FaultPlan): number {
-  const router = new Router(plan, streamFor(1, "!router"));
+  const router = new Router(plan, 1);
   const ms = medianMs(5, 2, () => {
     for (let i = 0; i < N; i++) router.route(i * 10, ACTORS[i % 100] as string, "coordinator", "ConsumerGroupHeartbeatRequest", 94);
   });
@@ -19,7 +18,8 @@ export const routerBench: BenchSuite = {
   name: "router",
   description: "router forwarding cost per message (decision only, 100 senders)",
   async run(): Promise<BenchRow[]> {
-    const network = { minLatencyMs: 0.5, latency: { dist: "uniform", minMs: 0.5, maxMs: 1.5 } } as const;
+    // Datagram mode: the plan duplicates messages, which connections never do.
+    const network = { ...DEFAULT_NETWORK, mode: "datagram" } as const;
     const bare = nsPerMessage({ network, messageFaults: [], partitions: [] });
     const faulty = nsPerMessage({
       network,

@@ -1,9 +1,9 @@
 import { loadavg } from "node:os";
 import { MessageChannel, Worker } from "node:worker_threads";
-import { decodeUnchecked, streamFor } from "@kcsim/protocol";
+import { decodeUnchecked } from "@kcsim/protocol";
 import { ownedBytes } from "../hosts/worker/owned-bytes.js";
 import { builtModule } from "../kernel/built-module.js";
-import type { FaultPlan } from "../router/fault-plan.js";
+import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
 import { corruptFrame, Router } from "../router/router.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { round } from "./bench-suite.js";
@@ -19,7 +19,8 @@ const ROUNDS = Number(process.env.KCSIM_BENCH_ROUNDS ?? 5);
 
 /** The fault plan the router applies while it forwards (loss, jitter, duplicates, bursts, a partition). */
 export const BENCH_FAULT_PLAN: FaultPlan = {
-  network: { minLatencyMs: 0.5, latency: { dist: "uniform", minMs: 0.5, maxMs: 1.5 } },
+  // Datagram mode: the plan duplicates messages, which connections never do.
+  network: { ...DEFAULT_NETWORK, mode: "datagram" },
   messageFaults: [
     { name: "loss", drop: { probability: 0.01 } },
     { name: "jitter", types: ["*Heartbeat*"], delay: { dist: "exponential", meanMs: 2 }, duplicate: { probability: 0.01 } },
@@ -49,7 +50,7 @@ async function pipelineRate(mode: "raw" | "router"): Promise<number> {
     workerData: { role: "receiver", acks: acks.port2 },
     transferList: [acks.port2],
   });
-  const router = new Router(BENCH_FAULT_PLAN, streamFor(1, "!router"));
+  const router = new Router(BENCH_FAULT_PLAN, 1);
   let now = 0;
   let forwarded = 0;
   sender.on("message", (bytes: Uint8Array<ArrayBuffer>) => {

@@ -6,10 +6,13 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.
 export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<string, string>): string {
   const m = summary.metrics;
   const lines = [
-    `kcsim run ${summary.scenario}  seed ${summary.seed}  host ${summary.host}`,
+    `kcsim run ${summary.scenario}  seed ${summary.seed}  host ${summary.host}  network ${m.network}`,
     `  virtual ${m.virtualMs} ms in ${m.wallMs} ms wall (${m.speedup}x)   events ${m.eventsProcessed}   history ${m.historyEvents} lines`,
     `  history hash ${summary.historyHash}`,
-    `  messages ${m.messages}: delivered ${m.delivered}, dropped ${m.dropped}, partitioned ${m.partitioned}, duplicated ${m.duplicated}, reordered ${m.reordered}, corrupted ${m.corrupted}`,
+    m.network === "connection"
+      ? `  messages ${m.messages}: delivered ${m.delivered} (${m.held} held back by a partition), lost with a broken connection ${m.broken}, cut off ${m.partitioned}, corrupted ${m.corrupted}` +
+        `\n  connections: ${m.connects} opened, ${m.breaks} broken by a fault, ${m.timeouts} closed by a timeout`
+      : `  messages ${m.messages}: delivered ${m.delivered}, dropped ${m.dropped}, partitioned ${m.partitioned}, duplicated ${m.duplicated}, reordered ${m.reordered}, corrupted ${m.corrupted}`,
     `  frames rejected ${m.rejectedFrames}, lost at a down actor ${m.lostMessages}, actor errors ${m.actorErrors}`,
   ];
   for (const g of m.groups) {

@@ -7,7 +7,7 @@ import type { Fate } from "../router/router.js";
  * threads or worker numbers), so the same seed gives the same lines in
  * every host. Key order is fixed by construction, so lines are stable.
  */
-export type HistoryEvent = SendRecord | ObservationRecord | LifecycleRecord | ErrorRecord | RejectRecord | LostRecord;
+export type HistoryEvent = SendRecord | ObservationRecord | LifecycleRecord | ErrorRecord | RejectRecord | LostRecord | ConnectionRecord;
 
 export interface SendRecord {
   readonly t: Micros;
@@ -21,6 +21,29 @@ export interface SendRecord {
   readonly fault?: string;
   readonly corrupt?: "truncate" | "garbage";
   readonly reordered?: true;
+  /** Connection mode: the connection it rode (+gen client to server, -gen back; see DeliveryEvent.conn). */
+  readonly conn?: number;
+  /** Connection mode: a partition held it back until the partition healed. */
+  readonly held?: true;
+}
+
+/**
+ * Something that happened to a connection (connection mode). `actor` is the
+ * connection's client and `peer` its server; `gen` names it. `what` is one
+ * of the client's connection events (connect, ready, close, connect-timeout,
+ * reset) or "break": the router broke it at `t` (the fault is the reason),
+ * and the client and the server notice at `at`.
+ */
+export interface ConnectionRecord {
+  readonly t: Micros;
+  readonly ev: "conn";
+  readonly actor: ActorId;
+  readonly peer: ActorId;
+  readonly gen: number;
+  readonly what: string;
+  readonly connection: string;
+  readonly reason: string | null;
+  readonly at?: readonly [Micros, Micros];
 }
 
 export interface ObservationRecord {
@@ -68,7 +91,7 @@ export interface LostRecord {
 /** The first line of a history file. */
 export interface HistoryHeader {
   readonly kcsim: "history";
-  readonly format: 1;
+  readonly format: 2;
   readonly seed: number;
   readonly scenario: string;
   readonly versions: { readonly kcsim: string; readonly protocol: string };

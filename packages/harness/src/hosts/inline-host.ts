@@ -37,6 +37,7 @@ export class InlineHost {
           factory: factoryFor(registry, actor.kind),
           seed: spec.seed,
           useCodec: spec.useCodec,
+          network: spec.plan.network.mode,
           storage,
           restartPolicy: spec.restartPolicy,
           logger: options.loggerFor?.(actor.id) ?? silentLogger,

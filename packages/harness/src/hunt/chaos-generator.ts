@@ -1,5 +1,6 @@
 import { type JsonValue, pick, randomInt, streamFor, type UniformSource } from "@kcsim/protocol";
-import { validateScenario } from "../scenario/load-scenario.js";
+import type { NetworkMode } from "../router/fault-plan.js";
+import { networkOf, validateScenario } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { ChaosPlan } from "./chaos-plan.js";
 
@@ -54,7 +55,17 @@ export interface DrawnFaults {
   readonly summary: string[];
 }
 
-export function drawFaults(r: Draw, cast: Cast, healAtMs: number): DrawnFaults {
+/**
+ * The message faults a network can show: on connections (the default) a
+ * loss breaks the connection and a delay slows the whole stream; only
+ * datagrams are duplicated or reordered on their own.
+ */
+const FAULT_KINDS = {
+  connection: ["drop", "burst", "delay"],
+  datagram: ["drop", "burst", "delay", "duplicate", "reorder"],
+} as const;
+
+export function drawFaults(r: Draw, cast: Cast, healAtMs: number, mode: NetworkMode = "connection"): DrawnFaults {
   const summary: string[] = [];
   const window = () => {
     const start = between(r, WARMUP_MS, healAtMs - 5_000);
@@ -67,7 +78,7 @@ export function drawFaults(r: Draw, cast: Cast, healAtMs: number): DrawnFaults {
     const types = [...pick(r, MESSAGE_FAMILIES)];
     const toCoordinator = r() < 0.5;
     const scope = toCoordinator ? { to: [...cast.coordinators, ...cast.brokers] } : { from: [...cast.coordinators, ...cast.brokers] };
-    const kind = pick(r, ["drop", "burst", "delay", "duplicate", "reorder"] as const);
+    const kind = pick<(typeof FAULT_KINDS)[NetworkMode][number]>(r, FAULT_KINDS[mode]);
     const name = `f${i}-${kind}`;
     const base = { name, types, startMs, endMs, ...scope };
     if (kind === "drop") faults.push({ ...base, drop: { probability: Number((0.05 + r() * 0.45).toFixed(2)) } });
@@ -200,7 +211,7 @@ export function drawChaosPlan(seed: number, base: ScenarioFile | null): ChaosPla
   const r = streamFor(seed, "!hunt").next;
   const drawn = base === null ? drawSwarmScenario(r) : { scenario: base, parameters: {} as Record<string, JsonValue> };
   const healAtMs = Math.round(drawn.scenario.durationMs * 0.4);
-  const { faults, partitions, nemesis, summary } = drawFaults(r, castOf(drawn.scenario), healAtMs);
+  const { faults, partitions, nemesis, summary } = drawFaults(r, castOf(drawn.scenario), healAtMs, networkOf(drawn.scenario).mode);
   // The plan is written out for replay and shrinking: it must be a valid scenario file itself.
   const scenario = validateScenario({ ...drawn.scenario, seed, faults, partitions, nemesis }, `hunt plan of seed ${seed}`);
   return { seed, scenario, parameters: { ...drawn.parameters, healAtMs, faults: summary } };

@@ -4,6 +4,7 @@ import {
   type ActorId,
   type ActorLogger,
   CodecError,
+  type ConnectionSettings,
   type Context,
   type ControlCommand,
   decode,
@@ -16,8 +17,10 @@ import {
   streamFor,
 } from "@kcsim/protocol";
 import type { CellCarry, CellState } from "./cell-carry.js";
+import { ConnectionEndpoint, type ConnectionEvent, type ConnectionWireId } from "./connection-endpoint.js";
 import type { CpuBurner } from "./cpu-burn.js";
 import type { MemoryDurableLog } from "./durable-log.js";
+import type { NetworkMode } from "../router/fault-plan.js";
 import type { ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from "./event.js";
 
 /**
@@ -27,7 +30,9 @@ import type { ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from 
  * one event arrive in the order the actor produced them.
  */
 export interface CellSink {
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void;
+  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: ConnectionWireId): void;
+  /** Something happened to one of the actor's client connections (the history's "conn" lines). */
+  connection(actor: ActorId, now: Micros, event: ConnectionEvent): void;
   observe(actor: ActorId, now: Micros, observation: Observation): void;
   appended(actor: ActorId, record: Uint8Array): void;
   lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void;
@@ -52,6 +57,8 @@ export interface CellOptions {
   readonly factory: ActorFactory;
   readonly seed: number;
   readonly useCodec: boolean;
+  /** Connection mode (the default network) or datagram mode (see NetworkMode). */
+  readonly network: NetworkMode;
   readonly storage: MemoryDurableLog;
   readonly restartPolicy: RestartPolicy;
   readonly logger: ActorLogger;
@@ -102,7 +109,11 @@ export class ActorCell {
   readonly #options: CellOptions;
   readonly #sink: CellSink;
   readonly #rng: RandomStream;
+  /** The kernel's own draws (reconnect backoff jitter), apart from the actor's stream. */
+  readonly #netRng: RandomStream;
   readonly #ctx: Context;
+  /** This process's ends of its connections (connection mode); rebuilt with each incarnation. */
+  #endpoint: ConnectionEndpoint | null = null;
   readonly #timers = new Map<string, number>();
   #actor: Actor | null = null;
   #state: CellState = "unstarted";
@@ -121,8 +132,10 @@ export class ActorCell {
     const carry = options.carry;
     if (carry === undefined) {
       this.#rng = streamFor(options.seed, options.id);
+      this.#netRng = streamFor(options.seed, `!net:${options.id}`);
     } else {
       this.#rng = new RandomStream(carry.rng);
+      this.#netRng = new RandomStream(carry.netRng);
       this.#state = carry.state === "running" ? "crashed" : carry.state;
       this.#seq = carry.seq;
       this.#clockOffset = carry.clockOffset;
@@ -132,7 +145,7 @@ export class ActorCell {
 
   /** The state that outlives this cell's process (see CellCarry). */
   carry(): CellCarry {
-    return { state: this.#state, seq: this.#seq, clockOffset: this.#clockOffset, rng: this.#rng.state() };
+    return { state: this.#state, seq: this.#seq, clockOffset: this.#clockOffset, rng: this.#rng.state(), netRng: this.#netRng.state() };
   }
 
   get state(): CellState {
@@ -223,10 +236,22 @@ export class ActorCell {
     if (this.#state !== "running") {
       this.#sink.lost(this.id, this.#now, event.from, event.msgType, this.#state);
       // The dead process's host resets the connection (never in answer to a reset).
-      if (event.msgType !== "SimDisconnect") this.#send(event.from, { type: "SimDisconnect", reason: this.#state });
+      if (this.#options.network === "datagram" || event.conn === 0) {
+        if (event.msgType !== "SimDisconnect") this.#send(event.from, { type: "SimDisconnect", reason: this.#state, connection: "*" }, 0);
+        return;
+      }
+      const message = event.msgType === "SimConnect" || event.conn > 0 ? this.#open(event) : null;
+      const reset = message === null ? null : ConnectionEndpoint.resetFor(message, event.conn, this.#state);
+      if (reset !== null) this.#send(event.from, reset.message, reset.wireId);
       return;
     }
     if (this.#paused) {
+      // A paused process's kernel still accepts connections (the SYN is answered); everything else waits.
+      if (event.msgType === "SimConnect" && event.conn > 0 && this.#endpoint !== null) {
+        const message = this.#open(event);
+        if (message !== null) this.#endpoint.receive(event.from, message, event.conn);
+        return;
+      }
       this.#held.push(event);
       return;
     }
@@ -255,16 +280,28 @@ export class ActorCell {
     if (event.kind === "timer") {
       if (this.#timers.get(event.name) !== event.seq) return;
       this.#timers.delete(event.name);
+      if (event.name.startsWith("$") && this.#endpoint?.fire(event.name)) return;
       this.#guard(`timer ${event.name}`, () => actor.fire(event.name, this.#ctx));
     } else if (event.kind === "deliver") {
       this.#peers.add(event.from);
       const message = this.#open(event);
-      if (message !== null) this.#guard(`receive ${event.msgType} from ${event.from}`, () => actor.receive(event.from, message, this.#ctx));
+      const endpoint = this.#endpoint;
+      if (endpoint !== null && event.conn !== 0) {
+        if (message === null) endpoint.corrupted(event.from, event.conn);
+        else endpoint.receive(event.from, message, event.conn);
+      } else if (message !== null) {
+        this.#deliverToActor(event.from, message);
+      }
     } else if (event.control.action === "command") {
       const command: ControlCommand = event.control.command;
       this.#sink.lifecycle(this.id, this.#now, "command", command.command);
       this.#guard(`control ${command.command}`, () => actor.control?.(command, this.#ctx));
     }
+  }
+
+  #deliverToActor(from: ActorId, message: Message): void {
+    const actor = this.#actor;
+    if (actor !== null) this.#guard(`receive ${message.type} from ${from}`, () => actor.receive(from, message, this.#ctx));
   }
 
   /** Decodes a delivered frame; a frame that is not a valid message is counted, logged and dropped. */
@@ -284,6 +321,7 @@ export class ActorCell {
   #boot(what: "start" | "restart"): void {
     this.#state = "running";
     this.#paused = false;
+    this.#endpoint = this.#options.network === "connection" ? new ConnectionEndpoint(this.#connectionPort()) : null;
     this.#sink.lifecycle(this.id, this.#now, what, null);
     this.#guard(what, () => {
       const actor = this.#options.factory(this.id, this.#options.config);
@@ -306,9 +344,13 @@ export class ActorCell {
     this.#paused = false;
     this.#state = what === "stop" ? "stopped" : "crashed";
     this.#sink.lifecycle(this.id, this.#now, what, detail);
+    const reason = what === "stop" ? "stopped" : "crashed";
     const peers = [...this.#peers].sort();
     this.#peers.clear();
-    for (const peer of peers) this.#send(peer, { type: "SimDisconnect", reason: what === "stop" ? "stopped" : "crashed" });
+    const endpoint = this.#endpoint;
+    this.#endpoint = null;
+    if (endpoint !== null) endpoint.crash(reason);
+    else for (const peer of peers) this.#send(peer, { type: "SimDisconnect", reason, connection: "*" }, 0);
   }
 
   #guard(during: string, run: () => void): void {
@@ -328,15 +370,36 @@ export class ActorCell {
     }
   }
 
-  #send(to: ActorId, message: Message): void {
+  /** Puts a message on the wire: numbered, encoded (unless the codec is off) and handed to the sink with its connection id. */
+  #send(to: ActorId, message: Message, conn: ConnectionWireId): void {
     if (this.#state === "running") this.#peers.add(to);
     const seq = ++this.#seq;
     if (this.#options.useCodec) {
       const frame = encode(message);
-      this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length);
+      this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn);
     } else {
-      this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0);
+      this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn);
     }
+  }
+
+  /** What the connection endpoint may do through this cell. */
+  #connectionPort(): ConstructorParameters<typeof ConnectionEndpoint>[0] {
+    const cell = this;
+    const options = this.#options;
+    return {
+      now: () => cell.#now,
+      route: (to, message, wireId) => cell.#send(to, message, wireId),
+      snapshot: (message) => (options.useCodec ? decode(encode(message)) : message),
+      dispatch: (from, message) => cell.#deliverToActor(from, message),
+      armTimer: (name, afterUs) => cell.#armTimer(name, afterUs),
+      cancelTimer: (name) => {
+        cell.#timers.delete(name);
+      },
+      record: (event) => cell.#sink.connection(cell.id, cell.#now, event),
+      lost: (from, msgType, why) => cell.#sink.lost(cell.id, cell.#now, from, msgType, why),
+      nextGen: () => ++cell.#seq,
+      random: cell.#netRng.next,
+    };
   }
 
   #armTimer(name: string, after: Micros): void {
@@ -354,7 +417,17 @@ export class ActorCell {
     return {
       self: options.id,
       now: () => cell.#now + cell.#clockOffset,
-      send: (to: ActorId, message: Message) => cell.#send(to, message),
+      send(to: ActorId, message: Message, connection = "") {
+        const endpoint = cell.#endpoint;
+        if (endpoint === null) cell.#send(to, message, 0);
+        else endpoint.send(to, message, connection);
+      },
+      closeConnection(to: ActorId, connection = "") {
+        cell.#endpoint?.close(to, connection, "closed by its client: a request timed out");
+      },
+      configureConnections(settings: ConnectionSettings) {
+        cell.#endpoint?.configure(settings);
+      },
       setTimer(name: string, after: Micros) {
         if (name.startsWith("$")) throw new RangeError(`timer names starting with $ are reserved: ${name}`);
         cell.#armTimer(name, after);

@@ -14,4 +14,6 @@ export interface CellCarry {
   readonly seq: number;
   readonly clockOffset: Micros;
   readonly rng: readonly number[];
+  /** The kernel's network stream (reconnect jitter). */
+  readonly netRng: readonly number[];
 }

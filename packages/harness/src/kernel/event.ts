@@ -6,7 +6,8 @@ import type { ActorId, ControlCommand, Message, Micros } from "@kcsim/protocol";
  * fixed when the event is created and never depends on which thread ran
  * first or on the order events were inserted. A timer's origin is the actor
  * itself; a message's origin is its sender; a duplicate of a message gets
- * sub-index 1. Harness-made events use origins starting with "!" (which
+ * sub-index 1, and the notices of a connection broken by a message get
+ * sub-indexes 1 (to the client) and 2 (to the server). Harness-made events use origins starting with "!" (which
  * sorts before every actor id made of letters and digits).
  */
 export interface EventKey {
@@ -32,6 +33,12 @@ export interface DeliveryEvent extends EventKey {
   readonly from: ActorId;
   readonly msgType: string;
   readonly payload: Payload;
+  /**
+   * The connection it rides (the envelope, like TCP/IP headers): 0 for none
+   * (datagram mode, injected frames), +gen from the client of connection
+   * (client, gen) to its server, -gen from the server back to the client.
+   */
+  readonly conn: number;
 }
 
 export interface TimerEvent extends EventKey {

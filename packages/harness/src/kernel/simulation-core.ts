@@ -1,9 +1,10 @@
-import { type ActorId, type Micros, type Observation, streamFor } from "@kcsim/protocol";
+import { type ActorId, encode, type Message, type Micros, type Observation } from "@kcsim/protocol";
 import TinyQueue from "tinyqueue";
 import { History, type HistoryOptions } from "../history/history.js";
-import type { HistoryHeader, SendRecord } from "../history/history-event.js";
+import type { ConnectionRecord, HistoryHeader, SendRecord } from "../history/history-event.js";
 import { corruptFrame, type RouteDecision, Router } from "../router/router.js";
 import type { CellSink, LifecycleEvent } from "./actor-cell.js";
+import type { ConnectionEvent } from "./connection-endpoint.js";
 import { compareKeys, type DeliveryEvent, INJECT_ORIGIN, NEMESIS_ORIGIN, type Payload, type SimEvent, type TimerEvent } from "./event.js";
 import type { SimulationSpec } from "./simulation-spec.js";
 
@@ -11,7 +12,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export const KCSIM_VERSION = "0.1.0";
 /** Bumped when the wire format (messages, shared structures) changes. */
-export const PROTOCOL_VERSION = "1";
+export const PROTOCOL_VERSION = "2";
 
 /**
  * The main-thread half of every host: the global event queue, the router
@@ -33,10 +34,10 @@ export class SimulationCore implements CellSink {
 
   constructor(spec: SimulationSpec, historyOptions: HistoryOptions = {}) {
     this.spec = spec;
-    this.router = new Router(spec.plan, streamFor(spec.seed, "!router"));
+    this.router = new Router(spec.plan, spec.seed);
     const header: HistoryHeader = {
       kcsim: "history",
-      format: 1,
+      format: 2,
       seed: spec.seed,
       scenario: spec.scenario,
       versions: { kcsim: KCSIM_VERSION, protocol: PROTOCOL_VERSION },
@@ -87,6 +88,7 @@ export class SimulationCore implements CellSink {
       from,
       msgType: "?",
       payload: frame,
+      conn: 0,
     });
   }
 
@@ -95,14 +97,19 @@ export class SimulationCore implements CellSink {
     if (event.kind === "deliver") this.lost(event.to, event.due, event.from, event.msgType, "no such actor");
   }
 
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
-    const decision = this.router.route(now, from, to, msgType, bytes);
+  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: number): void {
+    const client = conn >= 0 ? from : to;
+    const gen = Math.abs(conn);
+    const decision =
+      conn === 0 ? this.router.route(now, from, to, msgType, bytes) : this.router.routeOnConnection(now, from, to, msgType, bytes, client, gen);
     this.onRoute?.(from, to, seq, now, msgType, bytes, decision);
     // Optional fields are added in their fixed order (the line's key order) without spreading temporaries.
     const record: Mutable<SendRecord> = { t: now, ev: "send", from, to, type: msgType, bytes, fate: decision.fate, at: decision.at };
     if (decision.fault !== null) record.fault = decision.fault;
     if (decision.corrupt !== null) record.corrupt = decision.corrupt;
     if (decision.reordered) record.reordered = true;
+    if (conn !== 0) record.conn = conn;
+    if (decision.held) record.held = true;
     this.history.record(record);
     const delivered = decision.corrupt !== null && payload instanceof Uint8Array ? corruptFrame(payload, decision.corrupt) : payload;
     for (let sub = 0; sub < decision.at.length; sub++) {
@@ -116,9 +123,40 @@ export class SimulationCore implements CellSink {
         from,
         msgType,
         payload: delivered,
+        conn,
       };
       this.queue.push(event);
     }
+    if (decision.breakAt !== null) this.#noticeBreak(now, from, seq, client, conn > 0 ? to : from, gen, decision.fault, decision.breakAt);
+  }
+
+  /**
+   * A message broke its connection: each end gets a SimDisconnect ("broken")
+   * from the other when it notices. The notices are keyed after the message
+   * that broke it (sub-indexes 1 and 2), so every host orders them alike.
+   */
+  #noticeBreak(now: Micros, origin: ActorId, seq: number, client: ActorId, server: ActorId, gen: number, fault: string | null, at: readonly [Micros, Micros]): void {
+    const record: ConnectionRecord = { t: now, ev: "conn", actor: client, peer: server, gen, what: "break", connection: "", reason: fault, at };
+    this.history.record(record);
+    const notice: Message = { type: "SimDisconnect", reason: "broken", connection: "" };
+    const payload: Payload = this.spec.useCodec ? encode(notice) : notice;
+    const base = { kind: "deliver", origin, seq, msgType: "SimDisconnect", payload } as const;
+    this.queue.push({ ...base, due: at[0], sub: 1, to: client, from: server, conn: -gen });
+    this.queue.push({ ...base, due: at[1], sub: 2, to: server, from: client, conn: gen });
+  }
+
+  connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {
+    const record: ConnectionRecord = {
+      t: now,
+      ev: "conn",
+      actor,
+      peer: event.server,
+      gen: event.gen,
+      what: event.what,
+      connection: event.connection,
+      reason: event.reason,
+    };
+    this.history.record(record);
   }
 
   observe(actor: ActorId, now: Micros, observation: Observation): void {

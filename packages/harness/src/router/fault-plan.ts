@@ -21,7 +21,12 @@ export interface GilbertElliott {
 export type DropSpec = { readonly probability: number } | { readonly gilbertElliott: GilbertElliott };
 
 /**
- * One message fault. It applies to a message when the sender matches
+ * One message fault. In connection mode, `drop` breaks the connection the
+ * message rides (the message and everything after it on that connection is
+ * lost, and both ends notice after a drawn delay), `delay` and `bandwidth`
+ * hold back the whole stream, `corrupt` damages the frame (the reader
+ * closes the connection) and `duplicate` and `reorder` are not allowed.
+ * It applies to a message when the sender matches
  * `from`, the receiver matches `to`, the message type matches `types`
  * (each a list of ids or globs with `*`; absent = any) and the send time is
  * inside [startMs, endMs).
@@ -55,15 +60,32 @@ export interface PartitionFault {
   readonly endMs: number;
 }
 
+/**
+ * How messages travel:
+ * - "connection" (the default): every exchange rides a client's connection
+ *   to a server, with TCP's and Kafka's semantics (in order, at most once,
+ *   one request served at a time). Faults are what TCP shows: a loss breaks
+ *   the connection, a delay slows the whole stream, a partition stops it.
+ * - "datagram": each message travels on its own and may be dropped,
+ *   duplicated, reordered or delayed independently: stress beyond what TCP
+ *   allows, never the default.
+ */
+export type NetworkMode = "connection" | "datagram";
+
 /** The network every message crosses: a base latency, never below `minLatencyMs` (the lookahead). */
 export interface NetworkSpec {
+  readonly mode: NetworkMode;
   readonly minLatencyMs: number;
   readonly latency: DelaySpec;
+  /** How long each end of a broken connection takes to notice the break (connection mode). */
+  readonly breakDetection: DelaySpec;
 }
 
 export const DEFAULT_NETWORK: NetworkSpec = {
+  mode: "connection",
   minLatencyMs: 0.5,
   latency: { dist: "uniform", minMs: 0.5, maxMs: 1.5 },
+  breakDetection: { dist: "uniform", minMs: 1, maxMs: 1000 },
 };
 
 export interface FaultPlan {

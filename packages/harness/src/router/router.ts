@@ -1,10 +1,16 @@
-import type { ActorId, Micros, RandomStream } from "@kcsim/protocol";
+import type { ActorId, Micros } from "@kcsim/protocol";
 import { sampleDelay } from "./delay.js";
 import type { DelaySpec, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
 import { type LinkState, LinkTable } from "./link-state.js";
 import { NameMatcher } from "./selector.js";
 
-export type Fate = "deliver" | "drop" | "partitioned";
+/**
+ * deliver: it arrives (at `at`); drop: lost on its own (datagram mode);
+ * partitioned: a partition swallowed it (datagram mode), or held it past
+ * any heal (connection mode); broken: its connection broke here or had
+ * broken before (connection mode).
+ */
+export type Fate = "deliver" | "drop" | "partitioned" | "broken";
 
 /** What the router decided for one message. Every decision is recorded in the history. */
 export interface RouteDecision {
@@ -15,6 +21,10 @@ export interface RouteDecision {
   readonly fault: string | null;
   readonly corrupt: "truncate" | "garbage" | null;
   readonly reordered: boolean;
+  /** Connection mode: a partition held it back until it healed (TCP retransmitted it then). */
+  readonly held: boolean;
+  /** Connection mode: this message broke its connection; when the client and the server notice. */
+  readonly breakAt: readonly [client: Micros, server: Micros] | null;
 }
 
 export interface RouterStats {
@@ -22,6 +32,11 @@ export interface RouterStats {
   delivered: number;
   dropped: number;
   partitioned: number;
+  /** Connection mode: connections broken, and messages lost with them. */
+  breaks: number;
+  broken: number;
+  /** Connection mode: messages a partition held back until it healed. */
+  held: number;
   duplicated: number;
   reordered: number;
   corrupted: number;
@@ -57,8 +72,12 @@ const msToUs = (ms: number): Micros => Math.round(ms * 1000);
  * `route` for every send in the total order, so a fault plan and a seed
  * mean the same decisions in every host.
  *
- * Links are FIFO (a TCP connection per pair) unless a reorder fault lets a
- * message leave that order; every message takes at least the lookahead.
+ * Links are FIFO unless a reorder fault (datagram mode) lets a message
+ * leave that order; every message takes at least the lookahead. In
+ * connection mode (`routeOnConnection`) each connection is a TCP stream: a
+ * loss breaks it, a partition holds its bytes back until the partition
+ * heals (TCP retransmits them), and nothing is duplicated or reordered.
+ * Every draw for a link comes from the link's own seeded stream.
  */
 export class Router {
   readonly lookaheadUs: Micros;
@@ -67,6 +86,9 @@ export class Router {
     delivered: 0,
     dropped: 0,
     partitioned: 0,
+    breaks: 0,
+    broken: 0,
+    held: 0,
     duplicated: 0,
     reordered: 0,
     corrupted: 0,
@@ -75,14 +97,15 @@ export class Router {
     byFault: {},
   };
   readonly #plan: FaultPlan;
-  readonly #random: () => number;
   readonly #faults: CompiledFault[];
   readonly #partitions: CompiledPartition[];
-  readonly #links = new LinkTable();
+  readonly #links: LinkTable;
+  /** Connection mode: the connections that broke, by `${client}\0${gen}`. */
+  readonly #brokenConnections = new Set<string>();
 
-  constructor(plan: FaultPlan, random: RandomStream) {
+  constructor(plan: FaultPlan, seed: number) {
     this.#plan = plan;
-    this.#random = random.next;
+    this.#links = new LinkTable(seed);
     this.lookaheadUs = Math.max(1, msToUs(plan.network.minLatencyMs));
     this.#faults = plan.messageFaults.map((spec, index) => ({
       index,
@@ -102,36 +125,46 @@ export class Router {
     }));
   }
 
+  get mode(): FaultPlan["network"]["mode"] {
+    return this.#plan.network.mode;
+  }
+
   /** Whether a partition blocks `from` -> `to` at `now`, and which. */
   blockedBy(now: Micros, from: ActorId, to: ActorId): string | null {
+    return this.#blocking(now, from, to)?.spec.name ?? null;
+  }
+
+  #blocking(now: Micros, from: ActorId, to: ActorId): CompiledPartition | null {
     for (const p of this.#partitions) {
       if (now < p.startUs || now >= p.endUs) continue;
       const ab = p.a.matches(from) && p.b.matches(to);
       const ba = p.b.matches(from) && p.a.matches(to);
       const direction = p.spec.direction;
-      if ((direction !== "b-to-a" && ab) || (direction !== "a-to-b" && ba)) return p.spec.name;
+      if ((direction !== "b-to-a" && ab) || (direction !== "a-to-b" && ba)) return p;
     }
     return null;
   }
 
-  route(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number): RouteDecision {
-    const stats = this.stats;
-    stats.messages++;
-    stats.bytes += bytes;
-    const perType = stats.byType[msgType] ?? { count: 0, bytes: 0 };
-    perType.count++;
-    perType.bytes += bytes;
-    stats.byType[msgType] = perType;
+  /** The first instant at or after `now` when no partition blocks `from` -> `to` (Infinity if never). */
+  #healsAt(now: Micros, from: ActorId, to: ActorId): Micros {
+    let t = now;
+    for (let p = this.#blocking(t, from, to); p !== null; p = this.#blocking(t, from, to)) t = p.endUs;
+    return t;
+  }
 
-    let latency = Math.max(this.lookaheadUs, this.#delay(this.#plan.network.latency));
+  /** Datagram mode: the fate of one message on its own. */
+  route(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number): RouteDecision {
+    this.#count(msgType, bytes);
+    const stats = this.stats;
+    const link = this.#links.get(from, to);
+    let latency = Math.max(this.lookaheadUs, this.#delay(this.#plan.network.latency, link));
     const partition = this.blockedBy(now, from, to);
     if (partition !== null) {
       stats.partitioned++;
       this.#countFault(partition);
-      return { fate: "partitioned", at: [], fault: partition, corrupt: null, reordered: false };
+      return { fate: "partitioned", at: [], fault: partition, corrupt: null, reordered: false, held: false, breakAt: null };
     }
 
-    const link = this.#links.get(from, to);
     let sendAt = now;
     let fault: string | null = null;
     let corrupt: "truncate" | "garbage" | null = null;
@@ -143,29 +176,26 @@ export class Router {
       if (spec.drop !== undefined && this.#drops(f, link)) {
         stats.dropped++;
         this.#countFault(spec.name);
-        return { fate: "drop", at: [], fault: spec.name, corrupt: null, reordered: false };
+        return { fate: "drop", at: [], fault: spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
       }
-      if (spec.corrupt !== undefined && this.#random() < spec.corrupt.probability) {
+      if (spec.corrupt !== undefined && link.random() < spec.corrupt.probability) {
         corrupt = spec.corrupt.mode;
         fault = spec.name;
       }
       if (spec.delay !== undefined) {
-        latency += this.#delay(spec.delay);
+        latency += this.#delay(spec.delay, link);
         fault = spec.name;
       }
       if (spec.bandwidth !== undefined) {
-        const transmit = Math.ceil((bytes * 1_000_000) / spec.bandwidth.bytesPerSecond);
-        const start = Math.max(sendAt, link.busyUntil[f.index] ?? 0);
-        link.busyUntil[f.index] = start + transmit;
-        sendAt = start + transmit;
+        sendAt = this.#transmit(f, link, sendAt, bytes);
         fault = spec.name;
       }
-      if (spec.duplicate !== undefined && this.#random() < spec.duplicate.probability) {
-        duplicateAfter = spec.duplicate.delay === undefined ? 0 : this.#delay(spec.duplicate.delay);
+      if (spec.duplicate !== undefined && link.random() < spec.duplicate.probability) {
+        duplicateAfter = spec.duplicate.delay === undefined ? 0 : this.#delay(spec.duplicate.delay, link);
         fault = spec.name;
       }
-      if (spec.reorder !== undefined && this.#random() < spec.reorder.probability) {
-        latency += this.#delay(spec.reorder.delay);
+      if (spec.reorder !== undefined && link.random() < spec.reorder.probability) {
+        latency += this.#delay(spec.reorder.delay, link);
         reordered = true;
         fault = spec.name;
       }
@@ -187,28 +217,135 @@ export class Router {
     if (corrupt !== null) stats.corrupted++;
     if (fault !== null) this.#countFault(fault);
     stats.delivered++;
-    return { fate: "deliver", at, fault, corrupt, reordered };
+    return { fate: "deliver", at, fault, corrupt, reordered, held: false, breakAt: null };
   }
 
-  #delay(spec: DelaySpec): Micros {
-    return spec.dist === "fixed" ? msToUs(spec.ms) : sampleDelay(spec, this.#random);
+  /**
+   * Connection mode: the fate of one message on the connection (client,
+   * gen), in the direction from -> to. The connection is a TCP stream:
+   * - a loss breaks it: this message and every later one on it are lost,
+   *   and the client and the server each notice after a drawn delay;
+   * - a partition holds the bytes back, and TCP's retransmission (RTO from
+   *   200 ms, doubling up to 120 s) delivers them once it has healed;
+   * - delays and bandwidth hold back the whole stream (head-of-line);
+   * - a corrupted frame arrives damaged (its reader closes the connection).
+   */
+  routeOnConnection(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number, client: ActorId, gen: number): RouteDecision {
+    this.#count(msgType, bytes);
+    const stats = this.stats;
+    const key = `${client}\0${gen}`;
+    if (this.#brokenConnections.has(key)) {
+      stats.broken++;
+      return { fate: "broken", at: [], fault: null, corrupt: null, reordered: false, held: false, breakAt: null };
+    }
+    const link = this.#links.get(from, to);
+    let latency = Math.max(this.lookaheadUs, this.#delay(this.#plan.network.latency, link));
+    let sendAt = now;
+    let fault: string | null = null;
+    let corrupt: "truncate" | "garbage" | null = null;
+    let held = false;
+    const partition = this.#blocking(now, from, to);
+    if (partition !== null) {
+      const heal = this.#healsAt(now, from, to);
+      this.#countFault(partition.spec.name);
+      if (!Number.isFinite(heal)) {
+        stats.partitioned++;
+        return { fate: "partitioned", at: [], fault: partition.spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
+      }
+      sendAt = retransmittedAt(now, heal);
+      fault = partition.spec.name;
+      held = true;
+      stats.held++;
+    }
+    // The kernel's own segments (SYN, SYN-ACK, FIN/RST) are retransmitted by TCP, never what breaks a connection.
+    const segment = msgType === "SimConnect" || msgType === "SimAccept" || msgType === "SimDisconnect";
+    for (const f of this.#faults) {
+      if (now < f.startUs || now >= f.endUs || !f.from.matches(from) || !f.to.matches(to) || !f.types.matches(msgType)) continue;
+      const spec = f.spec;
+      if (!segment && spec.drop !== undefined && this.#drops(f, link)) {
+        this.#brokenConnections.add(key);
+        stats.breaks++;
+        stats.broken++;
+        this.#countFault(spec.name);
+        const detect = this.#plan.network.breakDetection;
+        const clientSees = now + Math.max(this.lookaheadUs, this.#delay(detect, link));
+        const serverSees = now + Math.max(this.lookaheadUs, this.#delay(detect, link));
+        const breakAt: [Micros, Micros] = [clientSees, serverSees];
+        return { fate: "broken", at: [], fault: spec.name, corrupt: null, reordered: false, held: false, breakAt };
+      }
+      if (spec.duplicate !== undefined || spec.reorder !== undefined)
+        throw new Error(`fault ${spec.name}: duplicate and reorder need the datagram network (a connection delivers each byte once, in order)`);
+      if (!segment && spec.corrupt !== undefined && link.random() < spec.corrupt.probability) {
+        corrupt = spec.corrupt.mode;
+        fault = spec.name;
+      }
+      if (spec.delay !== undefined) {
+        latency += this.#delay(spec.delay, link);
+        fault = spec.name;
+      }
+      if (spec.bandwidth !== undefined) {
+        sendAt = this.#transmit(f, link, sendAt, bytes);
+        fault = spec.name;
+      }
+    }
+    const due = Math.max(sendAt + latency, link.lastDue);
+    link.lastDue = due;
+    if (corrupt !== null) stats.corrupted++;
+    if (fault !== null) this.#countFault(fault);
+    stats.delivered++;
+    return { fate: "deliver", at: [due], fault, corrupt, reordered: false, held, breakAt: null };
+  }
+
+  #count(msgType: string, bytes: number): void {
+    const stats = this.stats;
+    stats.messages++;
+    stats.bytes += bytes;
+    const perType = stats.byType[msgType] ?? { count: 0, bytes: 0 };
+    perType.count++;
+    perType.bytes += bytes;
+    stats.byType[msgType] = perType;
+  }
+
+  /** Serialises the message on the link at the fault's rate: when its last byte is on the wire. */
+  #transmit(f: CompiledFault, link: LinkState, sendAt: Micros, bytes: number): Micros {
+    const bandwidth = f.spec.bandwidth;
+    if (bandwidth === undefined) return sendAt;
+    const transmit = Math.ceil((bytes * 1_000_000) / bandwidth.bytesPerSecond);
+    const start = Math.max(sendAt, link.busyUntil[f.index] ?? 0);
+    link.busyUntil[f.index] = start + transmit;
+    return start + transmit;
+  }
+
+  #delay(spec: DelaySpec, link: LinkState): Micros {
+    return spec.dist === "fixed" ? msToUs(spec.ms) : sampleDelay(spec, link.random);
   }
 
   #drops(f: CompiledFault, link: LinkState): boolean {
     const drop = f.spec.drop;
     if (drop === undefined) return false;
-    if ("probability" in drop) return this.#random() < drop.probability;
+    if ("probability" in drop) return link.random() < drop.probability;
     const ge = drop.gilbertElliott;
     // Advance the chain, then lose the message with the new state's loss rate.
     let bad = link.burstBad[f.index] ?? false;
-    bad = bad ? !(this.#random() < ge.pBadToGood) : this.#random() < ge.pGoodToBad;
+    bad = bad ? !(link.random() < ge.pBadToGood) : link.random() < ge.pGoodToBad;
     link.burstBad[f.index] = bad;
-    return this.#random() < (bad ? ge.lossInBad : ge.lossInGood);
+    return link.random() < (bad ? ge.lossInBad : ge.lossInGood);
   }
 
   #countFault(name: string): void {
     this.stats.byFault[name] = (this.stats.byFault[name] ?? 0) + 1;
   }
+}
+
+/** TCP's first retransmission of bytes sent at `sentAt` at or after `healAt`: RTO 200 ms, doubling, at most 120 s. */
+export function retransmittedAt(sentAt: Micros, healAt: Micros): Micros {
+  let t = sentAt;
+  let rto = 200_000;
+  while (t < healAt) {
+    t += rto;
+    rto = Math.min(rto * 2, 120_000_000);
+  }
+  return t;
 }
 
 /** Applies a corruption decision to a frame (a copy; the original is untouched). */

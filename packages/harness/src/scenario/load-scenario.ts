@@ -3,7 +3,7 @@ import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/pr
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { ControlAction } from "../kernel/event.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
-import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
+import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fault-plan.js";
 import { expandGroups, type GroupProtocol, groupNemesis } from "./expand-groups.js";
 import { unknownPlantedBug, withPlantedBugs } from "./planted-bugs-config.js";
 import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
@@ -91,6 +91,7 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     if (step.action === "clock-step" && step.deltaMs === undefined)
       throw new ScenarioError(`${source}: nemesis[${i}].deltaMs: required for action 'clock-step'`);
   });
+  validateFaultScopes(scenario, ids, source);
   for (const [list, name] of [
     [scenario.faults ?? [], "faults"],
     [scenario.partitions ?? [], "partitions"],
@@ -102,6 +103,38 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     });
   }
   return scenario;
+}
+
+/**
+ * Faults must mean something in the scenario's network: duplicate and
+ * reorder exist only for datagrams (a connection delivers each byte once,
+ * in order), and a fault or partition that names an actor (not a glob) the
+ * run does not have is a mistake, not a fault that never fires.
+ */
+function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, source: string): void {
+  const mode = networkOf(scenario).mode;
+  const unknownActor = (names: readonly string[] | undefined): string | undefined =>
+    names?.find((name) => !name.includes("*") && !ids.has(name));
+  (scenario.faults ?? []).forEach((fault, i) => {
+    if (mode === "connection") {
+      for (const key of ["duplicate", "reorder"] as const) {
+        if (fault[key] !== undefined)
+          throw new ScenarioError(
+            `${source}: faults[${i}].${key}: needs "network": "datagram" (on connections, the default, each byte arrives once and in order)`,
+          );
+      }
+    }
+    for (const key of ["from", "to"] as const) {
+      const missing = unknownActor(fault[key]);
+      if (missing !== undefined) throw new ScenarioError(`${source}: faults[${i}].${key}: no actor '${missing}'`);
+    }
+  });
+  (scenario.partitions ?? []).forEach((partition, i) => {
+    for (const key of ["a", "b"] as const) {
+      const missing = unknownActor(partition[key]);
+      if (missing !== undefined) throw new ScenarioError(`${source}: partitions[${i}].${key}: no actor '${missing}'`);
+    }
+  });
 }
 
 /** What transactions need: brokers under the transaction coordinators, coordinators for transactional producers and outputs. */
@@ -154,6 +187,19 @@ function controlOf(step: NonNullable<ScenarioFile["nemesis"]>[number]): ControlA
   }
 }
 
+/** The scenario's network, its defaults filled in. */
+export function networkOf(scenario: ScenarioFile): NetworkSpec {
+  const network = scenario.network;
+  if (network === undefined) return DEFAULT_NETWORK;
+  if (typeof network === "string") return { ...DEFAULT_NETWORK, mode: network };
+  return {
+    mode: network.mode ?? DEFAULT_NETWORK.mode,
+    minLatencyMs: network.minLatencyMs ?? DEFAULT_NETWORK.minLatencyMs,
+    latency: network.latency ?? DEFAULT_NETWORK.latency,
+    breakDetection: network.breakDetection ?? DEFAULT_NETWORK.breakDetection,
+  };
+}
+
 export interface SpecOverrides {
   readonly seed?: number;
   readonly useCodec?: boolean;
@@ -164,7 +210,7 @@ export interface SpecOverrides {
 /** Resolves a validated scenario into the host-independent SimulationSpec. */
 export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverrides = {}): SimulationSpec {
   const plan: FaultPlan = {
-    network: scenario.network ?? DEFAULT_NETWORK,
+    network: networkOf(scenario),
     messageFaults: scenario.faults ?? [],
     partitions: scenario.partitions ?? [],
   };

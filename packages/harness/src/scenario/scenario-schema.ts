@@ -21,6 +21,8 @@ export const DelaySchema = Type.Union([
   ),
 ]);
 
+const NetworkModeSchema = Type.Union([Type.Literal("connection"), Type.Literal("datagram")]);
+
 export const MessageFaultSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
@@ -206,7 +208,28 @@ export const ScenarioSchema = Type.Object(
     seed: Type.Optional(Type.Integer({ minimum: 0 })),
     durationMs: Type.Number({ exclusiveMinimum: 0 }),
     codec: Type.Optional(Type.Boolean()),
-    network: Type.Optional(Type.Object({ minLatencyMs: Type.Number({ exclusiveMinimum: 0 }), latency: DelaySchema }, Closed)),
+    /**
+     * How messages travel. "connection" (the default): TCP-like connections
+     * with Kafka's semantics (in order, at most once, one request served at a
+     * time per connection); "datagram": each message dropped, duplicated,
+     * reordered or delayed on its own (stress beyond what TCP allows). The
+     * object form also sets the latency and how long a broken connection
+     * takes to notice.
+     */
+    network: Type.Optional(
+      Type.Union([
+        NetworkModeSchema,
+        Type.Object(
+          {
+            mode: Type.Optional(NetworkModeSchema),
+            minLatencyMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+            latency: Type.Optional(DelaySchema),
+            breakDetection: Type.Optional(DelaySchema),
+          },
+          Closed,
+        ),
+      ]),
+    ),
     restartPolicy: Type.Optional(
       Type.Union([
         Type.Object({ mode: Type.Literal("stop") }, Closed),

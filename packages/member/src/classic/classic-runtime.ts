@@ -1,13 +1,12 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
-import { type ActorId, type Context, type ControlCommand, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
+import { type ActorId, type Context, type ControlCommand, ExponentialBackoff, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
 import { type ApplicationHooks, ApplicationThread } from "../consumer/application-thread.js";
 import { AssignedPartitions } from "../consumer/assigned-partitions.js";
 import { clientIdOf } from "../consumer/client-id.js";
 import { CommitRequestManager } from "../consumer/commit-request-manager.js";
 import { CoordinatorManager } from "../consumer/coordinator-manager.js";
 import type { CorrelationIds } from "../consumer/correlation-ids.js";
-import { deliverToConsumer } from "../consumer/deliver-to-consumer.js";
-import { ExponentialBackoff } from "../consumer/exponential-backoff.js";
+import { deliverToConsumer, fireForConsumer } from "../consumer/deliver-to-consumer.js";
 import type { MemberIdentity } from "../consumer/member-identity.js";
 import { MemberObserver } from "../consumer/member-observer.js";
 import { PositionInitializer } from "../consumer/position-initializer.js";
@@ -198,8 +197,8 @@ export class ClassicRuntime {
       this.#app.fire(ctx);
     } else if (this.#processor.fire(timer, ctx)) {
       this.#app.wakeProcessing(ctx);
-    } else if (!this.#channel.fire(timer, ctx)) {
-      this.#source.fire(timer, ctx);
+    } else {
+      fireForConsumer(this.#channel, this.#source, timer, ctx);
     }
     this.#runBackground(ctx);
   }

@@ -1,5 +1,4 @@
-import { type Micros, ms } from "@kcsim/protocol";
-import type { ExponentialBackoff } from "../consumer/exponential-backoff.js";
+import { type ExponentialBackoff, type Micros, ms } from "@kcsim/protocol";
 
 export interface HeartbeatSettings {
   readonly heartbeatIntervalMs: number;

@@ -1,19 +1,9 @@
 import type { RecordSource } from "@kcsim/fetch";
-import {
-  type Context,
-  ErrorCode,
-  errorName,
-  type Micros,
-  ms,
-  NO_PARTITION_LEADER_EPOCH,
-  type OffsetCommitResponse,
-  type TopicPartition,
-} from "@kcsim/protocol";
+import { type Context, ErrorCode, errorName, type ExponentialBackoff, type Micros, ms, NO_PARTITION_LEADER_EPOCH, type OffsetCommitResponse, type TopicPartition } from "@kcsim/protocol";
 import type { AssignedPartitions } from "./assigned-partitions.js";
 import { AutoCommitTimer } from "./auto-commit-timer.js";
 import { type CommitIdentity, type CommitProtocol, type CommitRefusal, isRefusal } from "./commit-protocol.js";
 import type { CoordinatorManager } from "./coordinator-manager.js";
-import type { ExponentialBackoff } from "./exponential-backoff.js";
 import type { MemberIdentity } from "./member-identity.js";
 import type { CommitKind, CommittedOffsets, MemberObserver } from "./member-observer.js";
 import type { RequestChannel, TransportFailure } from "./request-channel.js";

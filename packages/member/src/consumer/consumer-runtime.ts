@@ -1,5 +1,5 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
-import { type ActorId, type Context, type ControlCommand, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
+import { type ActorId, type Context, type ControlCommand, ExponentialBackoff, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
 import type { BatchProcessor } from "../processing/batch-processor.js";
 import { batchProcessorFor } from "../processing/batch-processor-for.js";
 import { type ApplicationHooks, ApplicationThread } from "./application-thread.js";
@@ -10,8 +10,7 @@ import type { Continuation } from "./completion.js";
 import type { ConsumerMemberConfig } from "./consumer-member-config.js";
 import { CoordinatorManager } from "./coordinator-manager.js";
 import type { CorrelationIds } from "./correlation-ids.js";
-import { deliverToConsumer } from "./deliver-to-consumer.js";
-import { ExponentialBackoff } from "./exponential-backoff.js";
+import { deliverToConsumer, fireForConsumer } from "./deliver-to-consumer.js";
 import { HeartbeatFields } from "./heartbeat-fields.js";
 import { HeartbeatManager } from "./heartbeat-manager.js";
 import { MemberEpochCommitProtocol } from "./member-epoch-commit-protocol.js";
@@ -162,8 +161,8 @@ export class ConsumerRuntime {
       this.#app.fire(ctx);
     } else if (this.#processor.fire(timer, ctx)) {
       this.#app.wakeProcessing(ctx);
-    } else if (!this.#channel.fire(timer, ctx)) {
-      this.#source.fire(timer, ctx);
+    } else {
+      fireForConsumer(this.#channel, this.#source, timer, ctx);
     }
     this.#runBackground(ctx);
   }

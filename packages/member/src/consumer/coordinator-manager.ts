@@ -1,14 +1,4 @@
-import {
-  type ActorId,
-  type Context,
-  CoordinatorKeyType,
-  ErrorCode,
-  errorName,
-  type FindCoordinatorResponse,
-  type Micros,
-  randomInt,
-} from "@kcsim/protocol";
-import type { ExponentialBackoff } from "./exponential-backoff.js";
+import { type ActorId, type Context, CoordinatorKeyType, ErrorCode, errorName, type ExponentialBackoff, type FindCoordinatorResponse, type Micros, randomInt } from "@kcsim/protocol";
 import type { MemberObserver } from "./member-observer.js";
 import type { RequestChannel } from "./request-channel.js";
 import { RequestState } from "./request-state.js";

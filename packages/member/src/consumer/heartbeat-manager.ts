@@ -1,6 +1,5 @@
-import { type ConsumerGroupHeartbeatResponse, type Context, ErrorCode, errorName, type Micros, ms, PlantedBugs } from "@kcsim/protocol";
+import { type ConsumerGroupHeartbeatResponse, type Context, ErrorCode, errorName, type ExponentialBackoff, type Micros, ms, PlantedBugs } from "@kcsim/protocol";
 import type { CoordinatorManager } from "./coordinator-manager.js";
-import type { ExponentialBackoff } from "./exponential-backoff.js";
 import type { HeartbeatFields } from "./heartbeat-fields.js";
 import { HeartbeatRequestState } from "./heartbeat-request-state.js";
 import type { MemberObserver } from "./member-observer.js";

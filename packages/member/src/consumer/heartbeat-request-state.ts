@@ -1,5 +1,4 @@
-import { type Micros, ms } from "@kcsim/protocol";
-import type { ExponentialBackoff } from "./exponential-backoff.js";
+import { type ExponentialBackoff, type Micros, ms } from "@kcsim/protocol";
 import { RequestState } from "./request-state.js";
 
 /**

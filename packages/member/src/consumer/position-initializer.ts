@@ -1,8 +1,7 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
-import { type Context, ErrorCode, errorName, type Micros, type OffsetFetchResponse, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { type Context, ErrorCode, errorName, type ExponentialBackoff, type Micros, type OffsetFetchResponse, type TopicPartition, tpKey } from "@kcsim/protocol";
 import type { AssignedPartitions } from "./assigned-partitions.js";
 import type { CoordinatorManager } from "./coordinator-manager.js";
-import type { ExponentialBackoff } from "./exponential-backoff.js";
 import { epochForOffsetRequests, type MemberIdentity } from "./member-identity.js";
 import type { RequestChannel } from "./request-channel.js";
 import { RequestState } from "./request-state.js";

@@ -39,6 +39,9 @@ export type TransportFailure = "TIMEOUT" | "NETWORK_EXCEPTION";
  */
 export type ConnectionRole = "coordinator" | "broker";
 
+/** The kernel's name for the connection of a role ("" is a client's ordinary connection to a node). */
+const connectionName = (role: ConnectionRole): string => (role === "coordinator" ? "coordinator" : "");
+
 export interface SendOptions {
   /** How long to wait for the response; request.timeout.ms by default (the classic JoinGroup waits for a whole rebalance). */
   readonly timeoutMs?: number;
@@ -118,7 +121,7 @@ export class RequestChannel {
       onResponse: onResponse as (response: ResponseMessage, ctx: Context) => void,
       onTransportFailure,
     });
-    ctx.send(to, request);
+    ctx.send(to, request, connectionName(options.connection ?? "coordinator"));
     ctx.setTimer(`${TIMEOUT_TIMER_PREFIX}${correlationId}`, ms(options.timeoutMs ?? this.#requestTimeoutMs));
   }
 
@@ -151,19 +154,24 @@ export class RequestChannel {
     });
     this.#pending.delete(timedOut.correlationId); // its timer just fired
     for (const pending of closed) this.#forget(pending, ctx);
+    ctx.closeConnection(timedOut.to, connectionName(timedOut.connection));
     timedOut.onTransportFailure(ctx, "TIMEOUT");
     for (const pending of closed) pending.onTransportFailure(ctx, "NETWORK_EXCEPTION");
     return true;
   }
 
   /**
-   * `peer` reset the connection (a SimDisconnect): every request in flight
-   * to it fails at once as a disconnect. Returns whether there was any.
+   * The connection `connection` to `peer` is gone (a SimDisconnect: the
+   * peer reset or closed it, or it broke): every request in flight on it
+   * fails at once as a disconnect ("*": every connection to the peer, as a
+   * datagram-mode reset says). Returns whether there was any.
    */
-  disconnect(peer: ActorId, reason: string, ctx: Context): boolean {
-    const failed = [...this.#pending.values()].filter((pending) => pending.to === peer);
+  disconnect(peer: ActorId, reason: string, connection: string, ctx: Context): boolean {
+    const failed = [...this.#pending.values()].filter(
+      (pending) => pending.to === peer && (connection === "*" || connectionName(pending.connection) === connection),
+    );
     if (failed.length === 0) return false;
-    ctx.log.info("connection reset by peer; failing its requests", { peer, reason, failed: failed.length });
+    ctx.log.info("connection lost; failing its requests", { peer, reason, connection, failed: failed.length });
     this.#fail(failed, "NETWORK_EXCEPTION", ctx);
     return true;
   }

@@ -1,5 +1,4 @@
-import type { Micros } from "@kcsim/protocol";
-import type { ExponentialBackoff } from "./exponential-backoff.js";
+import { type ExponentialBackoff, type Micros } from "@kcsim/protocol";
 
 /**
  * The retry bookkeeping of one kind of request (Kafka's `RequestState`):

@@ -44,7 +44,7 @@ export class IdempotentOutput implements OutputStage {
         transactionCoordinators: [],
         groupCoordinators: [],
       },
-      { nextCorrelationId: env.nextCorrelationId },
+      { nextCorrelationId: env.nextCorrelationId, connection: "producer" },
     );
     this.#client.start(ctx);
   }

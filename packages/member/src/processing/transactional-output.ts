@@ -170,7 +170,8 @@ export class TransactionalOutput implements OutputStage {
         groupCoordinators: env.groupCoordinators,
         settings: env.output.producer,
       },
-      { nextCorrelationId: env.nextCorrelationId },
+      // Each producer the application makes has its own connections (its own NetworkClient).
+      { nextCorrelationId: env.nextCorrelationId, connection: `producer-${this.#producers + 1}` },
     );
     this.#producer = producer;
     this.#producers++;

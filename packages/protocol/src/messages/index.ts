@@ -26,7 +26,7 @@ import {
   OffsetFetchResponse,
 } from "./offsets.js";
 import { ProduceRequest, ProduceResponse } from "./produce.js";
-import { SimDisconnect, SimPing, SimPong } from "./sim.js";
+import { SimAccept, SimConnect, SimDisconnect, SimPing, SimPong } from "./sim.js";
 import {
   AddOffsetsToTxnRequest,
   AddOffsetsToTxnResponse,
@@ -97,6 +97,8 @@ export const MESSAGE_SCHEMAS = [
   OffsetForLeaderEpochRequest,
   OffsetForLeaderEpochResponse,
   SimDisconnect,
+  SimConnect,
+  SimAccept,
 ] as const;
 
 /** Any message the simulation carries: a union discriminated by `type`. */

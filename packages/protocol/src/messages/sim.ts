@@ -13,13 +13,26 @@ export const SimPong = simMessage("SimPong", { seq: Int, payload: Str });
 export type SimPong = Static<typeof SimPong>;
 
 /**
- * What a TCP peer sees when it sends to a process that is not running
- * (crashed, stopped, not yet started): the connection is reset. The host
- * answers every message that reaches a dead actor with one of these, from
- * that actor, through the router (so a partition swallows it too). A client
- * fails every request it has in flight to that peer, as Kafka's NetworkClient
- * does on a disconnect. A paused process does not reset: its kernel still
- * holds the connection.
+ * The simulated network's connection events (DESIGN: connections are the
+ * default network). The kernel consumes SimConnect and SimAccept itself;
+ * only SimDisconnect reaches a client actor.
+ *
+ * SimDisconnect: the client's connection `connection` to the sender is gone
+ * and every request in flight on it failed, as Kafka's NetworkClient fails
+ * them on a disconnect: the peer's process is not running (it reset the
+ * connection or refused it: `reason` is its state), the connection broke
+ * (`broken`), the peer closed it (`closed`), or it could not be set up in
+ * time (`connect-timeout`). `connection` is "" for the client's ordinary
+ * connection to that node and a name (e.g. "coordinator") for a second one.
+ * A paused process does not reset: its kernel still holds the connection.
  */
-export const SimDisconnect = simMessage("SimDisconnect", { reason: Str });
+export const SimDisconnect = simMessage("SimDisconnect", { reason: Str, connection: Str });
 export type SimDisconnect = Static<typeof SimDisconnect>;
+
+/** A client's kernel opening a connection (TCP's SYN); the server's kernel answers SimAccept, even while its process is paused. */
+export const SimConnect = simMessage("SimConnect", { connection: Str });
+export type SimConnect = Static<typeof SimConnect>;
+
+/** The server's kernel accepting a connection (TCP's SYN-ACK). */
+export const SimAccept = simMessage("SimAccept", { connection: Str });
+export type SimAccept = Static<typeof SimAccept>;

@@ -17,14 +17,15 @@ import { type ActorsPerWorker, planShards } from "../worker/shard-plan.js";
 import { describeExit, type WorkerExit, WorkerHandle } from "../worker/worker-handle.js";
 import { mergeByHeads } from "./effect-merge.js";
 import { safeLookahead } from "./safe-lookahead.js";
-import type {
-  ActorReport,
-  EffectGroup,
-  EventTuple,
-  LockstepShardControl,
-  LockstepTransport,
-  ShardActorInit,
-  WindowReply,
+import {
+  type ActorReport,
+  type EffectGroup,
+  type EventTuple,
+  type LockstepShardControl,
+  type LockstepTransport,
+  type ShardActorInit,
+  shardSettingsOf,
+  type WindowReply,
 } from "./shard-protocol.js";
 import { ShardRuntime, tupleOf } from "./shard-runtime.js";
 import { createChannelBuffer, WindowChannelMain } from "./shared-window-channel.js";
@@ -185,7 +186,7 @@ export class LockstepHost {
     if (this.#standIns !== null) return;
     const spec = this.core.spec;
     const registry = await this.#registry();
-    this.#standIns = new ShardRuntime(spec, [], registry);
+    this.#standIns = new ShardRuntime(shardSettingsOf(spec), [], registry);
     const groups = planShards(
       spec.actors.map((a) => a.id),
       this.#options.actorsPerWorker ?? 1,
@@ -346,9 +347,7 @@ export class LockstepHost {
     shard.nextDue = await handle.call(
       (control) =>
         control.init({
-          seed: spec.seed,
-          useCodec: spec.useCodec,
-          restartPolicy: spec.restartPolicy,
+          ...shardSettingsOf(spec),
           actors,
           registryModule: this.#options.registryModule ?? null,
           logLevel: logs.level,

@@ -1,7 +1,10 @@
 import type { ActorId, JsonValue, Micros, Observation } from "@kcsim/protocol";
 import type { LifecycleEvent, RestartPolicy } from "../../kernel/actor-cell.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
+import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
 import type { ControlAction } from "../../kernel/event.js";
+import type { SimulationSpec } from "../../kernel/simulation-spec.js";
+import type { NetworkMode } from "../../router/fault-plan.js";
 import type { LogLevel } from "../worker/actor-logs.js";
 
 /**
@@ -28,7 +31,13 @@ export interface ShardActorInit {
 export interface ShardSettings {
   readonly seed: number;
   readonly useCodec: boolean;
+  readonly network: NetworkMode;
   readonly restartPolicy: RestartPolicy;
+}
+
+/** The settings every shard of a run shares, from its spec. */
+export function shardSettingsOf(spec: SimulationSpec): ShardSettings {
+  return { seed: spec.seed, useCodec: spec.useCodec, network: spec.plan.network.mode, restartPolicy: spec.restartPolicy };
 }
 
 export interface ShardInit extends ShardSettings {
@@ -42,8 +51,8 @@ export interface ShardInit extends ShardSettings {
   readonly burnCpu: boolean;
 }
 
-/** An event on its way to a shard: [0 = deliver, due, origin, seq, sub, to, from, msgType, payload]. */
-export type DeliveryTuple = readonly [0, Micros, string, number, number, ActorId, ActorId, string, Uint8Array | JsonValue];
+/** An event on its way to a shard: [0 = deliver, due, origin, seq, sub, to, from, msgType, payload, conn]. */
+export type DeliveryTuple = readonly [0, Micros, string, number, number, ActorId, ActorId, string, Uint8Array | JsonValue, number];
 /** [1 = control, due, origin, seq, sub, to, action]. */
 export type ControlTuple = readonly [1, Micros, string, number, number, ActorId, ControlAction];
 export type EventTuple = DeliveryTuple | ControlTuple;
@@ -53,7 +62,8 @@ export type WindowRequest = readonly [limit: Micros, events: readonly EventTuple
 
 /** One effect of a cell, in the order the actor produced it. */
 export type Effect =
-  | readonly ["send", ActorId, ActorId, number, Micros, string, Uint8Array | JsonValue, number]
+  | readonly ["send", ActorId, ActorId, number, Micros, string, Uint8Array | JsonValue, number, number]
+  | readonly ["conn", ActorId, Micros, ConnectionEvent]
   | readonly ["obs", ActorId, Micros, Observation]
   | readonly ["append", ActorId, Uint8Array]
   | readonly ["life", ActorId, Micros, LifecycleEvent, string | null]

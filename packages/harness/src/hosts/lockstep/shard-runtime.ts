@@ -2,6 +2,7 @@ import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol"
 import TinyQueue from "tinyqueue";
 import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
+import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
 import { compareKeys, type Payload, type SimEvent, type TimerEvent } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
@@ -24,8 +25,8 @@ export interface WindowOutcome {
 /** A window's event tuple as the SimEvent a cell handles. */
 export function eventOf(tuple: EventTuple): SimEvent {
   if (tuple[0] === 0) {
-    const [, due, origin, seq, sub, to, from, msgType, payload] = tuple;
-    return { kind: "deliver", due, origin, seq, sub, to, from, msgType, payload: payload as Payload };
+    const [, due, origin, seq, sub, to, from, msgType, payload, conn] = tuple;
+    return { kind: "deliver", due, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn };
   }
   const [, due, origin, seq, sub, to, control] = tuple;
   return { kind: "control", due, origin, seq, sub, to, control };
@@ -34,7 +35,7 @@ export function eventOf(tuple: EventTuple): SimEvent {
 /** A queued event as the tuple a window carries (timers never travel: they live in their shard). */
 export function tupleOf(event: SimEvent): EventTuple {
   if (event.kind === "deliver")
-    return [0, event.due, event.origin, event.seq, event.sub, event.to, event.from, event.msgType, event.payload as Uint8Array];
+    return [0, event.due, event.origin, event.seq, event.sub, event.to, event.from, event.msgType, event.payload as Uint8Array, event.conn];
   if (event.kind === "control") return [1, event.due, event.origin, event.seq, event.sub, event.to, event.control];
   throw new Error(`timer ${event.name} of ${event.to} cannot leave its shard`);
 }
@@ -75,6 +76,7 @@ export class ShardRuntime implements CellSink {
         factory: factoryFor(this.#registry, actor.kind),
         seed: settings.seed,
         useCodec: settings.useCodec,
+        network: settings.network,
         storage: new MemoryDurableLog(actor.log),
         restartPolicy: settings.restartPolicy,
         logger: this.#options.loggerFor?.(actor.id) ?? silentLogger,
@@ -149,8 +151,11 @@ export class ShardRuntime implements CellSink {
     return out;
   }
 
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
-    this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes]);
+  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: number): void {
+    this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes, conn]);
+  }
+  connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {
+    this.#effects.push(["conn", actor, now, event]);
   }
   observe(actor: ActorId, now: Micros, observation: Observation): void {
     this.#effects.push(["obs", actor, now, observation]);

@@ -9,7 +9,7 @@ import { type ControlAction, HOST_ORIGIN, type Payload, type SimEvent } from "..
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
-import type { ActorReport, ControlTuple, DeliveryTuple, ShardActorInit } from "../lockstep/shard-protocol.js";
+import { type ActorReport, type ControlTuple, type DeliveryTuple, type ShardActorInit, shardSettingsOf } from "../lockstep/shard-protocol.js";
 import { type LogSpec, logFileOf, SILENT_LOGS } from "../worker/actor-logs.js";
 import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
@@ -127,7 +127,7 @@ export class RealtimeHost {
   readonly #shardOf = new Map<ActorId, RealtimeShardHandle>();
   readonly #mirrors = new Map<ActorId, ActorMirror>();
   /** Deliveries handed to a worker, until the worker reports it ran them (the recording needs their frames). */
-  readonly #dispatched = new Map<string, { readonly from: ActorId; readonly type: string; readonly payload: Payload }>();
+  readonly #dispatched = new Map<string, { readonly from: ActorId; readonly type: string; readonly payload: Payload; readonly conn: number }>();
   readonly #exits: Promise<WorkerExit>[] = [];
   readonly #handles = new Set<WorkerHandle<RealtimeShardControl>>();
   readonly #startMs: number[] = [];
@@ -210,7 +210,7 @@ export class RealtimeHost {
     const spec = this.core.spec;
     const registry = await this.#registry();
     this.#standIns = new RealtimeShard(
-      spec,
+      shardSettingsOf(spec),
       [],
       registry,
       { set: (delayMs, fire) => setTimeout(fire, delayMs), clear: (handle) => clearTimeout(handle as NodeJS.Timeout) },
@@ -336,9 +336,7 @@ export class RealtimeHost {
     handle.data.on("message", (bytes: Uint8Array) => this.#onBatch(shard, bytes));
     await handle.call((control) =>
       control.init({
-        seed: spec.seed,
-        useCodec: spec.useCodec,
-        restartPolicy: spec.restartPolicy,
+        ...shardSettingsOf(spec),
         actors,
         registryModule: this.#options.registryModule ?? null,
         logLevel: logs.level,
@@ -391,9 +389,10 @@ export class RealtimeHost {
           event.from,
           event.msgType,
           event.payload as Uint8Array,
+          event.conn,
         ];
         const shard = this.#shardOf.get(event.to);
-        const dispatched = { from: event.from, type: event.msgType, payload: event.payload };
+        const dispatched = { from: event.from, type: event.msgType, payload: event.payload, conn: event.conn };
         if (shard !== undefined) {
           this.#dispatched.set(deliveryKey(event.to, event.origin, event.seq, event.sub), dispatched);
           shard.batch.push(tuple);
@@ -548,6 +547,7 @@ export class RealtimeHost {
         sub,
         from: dispatched?.from ?? origin,
         type: dispatched?.type ?? "?",
+        ...(dispatched !== undefined && dispatched.conn !== 0 ? { conn: dispatched.conn } : {}),
         ...(payload instanceof Uint8Array ? { frame: frameToText(payload) } : { message: (payload ?? null) as JsonValue }),
       };
     } else if (run[2] === 1) {

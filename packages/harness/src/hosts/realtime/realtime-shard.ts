@@ -3,6 +3,7 @@ import TinyQueue from "tinyqueue";
 import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
+import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
 import { compareKeys, type Payload, type TimerEvent } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
@@ -104,6 +105,7 @@ export class RealtimeShard implements CellSink {
           factory: factoryFor(this.#registry, actor.kind),
           seed: settings.seed,
           useCodec: settings.useCodec,
+          network: settings.network,
           storage: new MemoryDurableLog(actor.log),
           restartPolicy: settings.restartPolicy,
           logger: this.#options.loggerFor?.(actor.id) ?? silentLogger,
@@ -135,7 +137,7 @@ export class RealtimeShard implements CellSink {
   deliver(batch: DeliveryBatch): void {
     if (this.#stopped) return;
     for (const tuple of batch) {
-      const [, due, origin, seq, sub, to, from, msgType, payload] = tuple;
+      const [, due, origin, seq, sub, to, from, msgType, payload, conn] = tuple;
       const cell = this.#cells.get(to);
       if (cell === undefined) {
         const early = this.#early.get(to);
@@ -144,7 +146,7 @@ export class RealtimeShard implements CellSink {
         continue;
       }
       const t = this.#tick(due);
-      cell.handle({ kind: "deliver", due: t, origin, seq, sub, to, from, msgType, payload: payload as Payload });
+      cell.handle({ kind: "deliver", due: t, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn });
       this.#runs.push([to, t, 0, origin, seq, sub]);
       this.#ran.add(cell);
     }
@@ -254,8 +256,11 @@ export class RealtimeShard implements CellSink {
     this.#emit(batch);
   }
 
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number): void {
-    this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes]);
+  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: number): void {
+    this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes, conn]);
+  }
+  connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {
+    this.#effects.push(["conn", actor, now, event]);
   }
   observe(actor: ActorId, now: Micros, observation: Observation): void {
     this.#effects.push(["obs", actor, now, observation]);

@@ -11,7 +11,7 @@ import type { RouteDecision } from "../../router/router.js";
  *
  *   {"kcsim":"recording","format":1,"host":"realtime","timeScale":..,"registryModule":..,"spec":{..}}
  *   {"r":"route","t":..,"from":..,"to":..,"seq":..,"type":..,"bytes":..,"fate":..,"at":[..],"fault"?,"corrupt"?,"reordered"?}
- *   {"r":"run","actor":..,"t":..,"e":{"k":"deliver","origin":..,"seq":..,"sub":..,"from":..,"type":..,"frame":"<base64>"}}
+ *   {"r":"run","actor":..,"t":..,"e":{"k":"deliver","origin":..,"seq":..,"sub":..,"from":..,"type":..,"frame":"<base64>","conn"?:..}}
  *   {"r":"run","actor":..,"t":..,"e":{"k":"timer","name":..,"seq":..,"due":..}}
  *   {"r":"run","actor":..,"t":..,"e":{"k":"control","origin":..,"seq":..,"sub":..,"control":{..}}}
  *   {"r":"down","actor":..,"t":..,"why":..,"carry":{..}}     its worker was terminated or died
@@ -58,6 +58,8 @@ export type RunEvent =
       readonly type: string;
       readonly frame?: string;
       readonly message?: JsonValue;
+      /** The connection it rode (see DeliveryEvent.conn); absent = none. */
+      readonly conn?: number;
     }
   | { readonly k: "timer"; readonly name: string; readonly seq: number; readonly due: Micros }
   | { readonly k: "control"; readonly origin: string; readonly seq: number; readonly sub: number; readonly control: ControlAction };

@@ -77,6 +77,7 @@ class ReplaySink implements CellSink {
   send(from: ActorId, to: ActorId, seq: number, _now: Micros, msgType: string, payload: Payload, bytes: number): void {
     this.sent.set(sendKey(from, seq), { to, type: msgType, bytes, payload });
   }
+  connection(): void {}
   observe(_actor: ActorId, _now: Micros, _observation: Observation): void {}
   appended(): void {}
   lifecycle(): void {}
@@ -124,6 +125,7 @@ export function replayRecording(recording: Recording, registry: ActorRegistry): 
         factory: factoryFor(registry, actor.kind),
         seed: spec.seed,
         useCodec: spec.useCodec,
+        network: spec.plan.network.mode,
         storage: log,
         restartPolicy: spec.restartPolicy,
         logger: silentLogger,
@@ -216,19 +218,20 @@ function replayRun(entry: RunEntry, cell: ActorCell, tally: Tally, sink: ReplayS
   const recorded: Payload = e.frame !== undefined ? frameFromText(e.frame) : (e.message as Message);
   let payload = recorded;
   let type = e.type;
-  if (e.origin.startsWith("!")) {
-    tally.reproduced++; // injected from outside the system: the input itself
+  const route = routes.get(sendKey(e.origin, e.seq));
+  if (e.origin.startsWith("!") || (route?.fate === "broken" && e.sub > 0)) {
+    tally.reproduced++; // injected from outside the system, or the router's notice of a break: the input itself
   } else {
     const sent = sink.sent.get(sendKey(e.origin, e.seq));
     if (sent === undefined) {
       tally.differ(`at ${entry.t} us it received ${e.type} #${e.seq} from ${e.origin}, which the replayed sender never sent`);
     } else {
-      const corrupt = routes.get(sendKey(e.origin, e.seq))?.corrupt;
+      const corrupt = route?.corrupt;
       payload = corrupt !== undefined && sent.payload instanceof Uint8Array ? corruptFrame(sent.payload, corrupt) : sent.payload;
       type = sent.type;
       if (samePayload(payload, recorded)) tally.reproduced++;
       else tally.differ(`at ${entry.t} us its ${e.type} #${e.seq} from ${e.origin} differs from the recorded message`);
     }
   }
-  cell.handle({ kind: "deliver", due: entry.t, origin: e.origin, seq: e.seq, sub: e.sub, to, from: e.from, msgType: type, payload });
+  cell.handle({ kind: "deliver", due: entry.t, origin: e.origin, seq: e.seq, sub: e.sub, to, from: e.from, msgType: type, payload, conn: e.conn ?? 0 });
 }

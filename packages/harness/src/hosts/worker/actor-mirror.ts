@@ -69,6 +69,7 @@ export class ActorMirror {
       seq: this.maxSeq + 1_000_000,
       clockOffset: this.clockOffset,
       rng: streamFor(seed, `${this.id}#${++this.incarnation}`).state(),
+      netRng: streamFor(seed, `!net:${this.id}#${this.incarnation}`).state(),
     };
   }
 }

@@ -12,7 +12,10 @@ export function applyEffect(core: SimulationCore, mirrors: ReadonlyMap<ActorId, 
   switch (effect[0]) {
     case "send":
       mirrors.get(effect[1])?.sent(effect[3]);
-      core.send(effect[1], effect[2], effect[3], effect[4], effect[5], effect[6] as Uint8Array, effect[7]);
+      core.send(effect[1], effect[2], effect[3], effect[4], effect[5], effect[6] as Uint8Array, effect[7], effect[8]);
+      return;
+    case "conn":
+      core.connection(effect[1], effect[2], effect[3]);
       return;
     case "obs":
       core.observe(effect[1], effect[2], effect[3]);

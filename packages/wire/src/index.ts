@@ -1,0 +1,11 @@
+/**
+ * @kcsim/wire: Kafka's binary protocol for the APIs real clients use to
+ * produce, consume and run classic groups. See README.md.
+ */
+export * from "./apis/index.js";
+export * from "./codec.js";
+export * from "./header.js";
+export * from "./io/reader.js";
+export * from "./io/writer.js";
+export * from "./schema/index.js";
+export * from "./wire-error.js";

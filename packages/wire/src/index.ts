@@ -7,5 +7,6 @@ export * from "./codec.js";
 export * from "./header.js";
 export * from "./io/reader.js";
 export * from "./io/writer.js";
+export * from "./records/index.js";
 export * from "./schema/index.js";
 export * from "./wire-error.js";

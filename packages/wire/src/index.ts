@@ -4,9 +4,11 @@
  */
 export * from "./apis/index.js";
 export * from "./codec.js";
+export * from "./framing/frame-splitter.js";
 export * from "./header.js";
 export * from "./io/reader.js";
 export * from "./io/writer.js";
 export * from "./records/index.js";
 export * from "./schema/index.js";
+export * from "./server/index.js";
 export * from "./wire-error.js";

@@ -40,19 +40,25 @@ export function isSupportedVersion(api: ApiDefinition, version: number): boolean
   return version >= api.minVersion && version <= api.maxVersion;
 }
 
+/** A narrower set of versions than the definitions support (what a server advertised), by API key. */
+export type VersionTable = ReadonlyMap<number, { readonly minVersion: number; readonly maxVersion: number }>;
+
 /**
  * Decodes one request frame's payload (the bytes after the 4-byte size).
  * Throws only WireError: unknown-api-key and unsupported-version carry the
  * header fields read so far in `context`; nothing may follow the body.
+ * With `versions`, a version outside that table is unsupported too (an API
+ * missing from it is unknown).
  */
-export function decodeRequest(payload: Uint8Array): DecodedRequest {
+export function decodeRequest(payload: Uint8Array, versions?: VersionTable): DecodedRequest {
   const reader = new Reader(payload);
   if (payload.length < 8) throw new WireError("truncated", `a request header needs at least 8 bytes, the frame has ${payload.length}`);
   const apiKey = reader.int16();
   const apiVersion = reader.int16();
   const correlationId = reader.int32();
   const api = API_BY_KEY.get(apiKey);
-  if (api === undefined) {
+  const advertised = versions === undefined ? api : versions.get(apiKey);
+  if (api === undefined || advertised === undefined) {
     throw new WireError("unknown-api-key", `API key ${apiKey} (version ${apiVersion}, correlation id ${correlationId}) is not supported`, {
       apiKey,
       apiVersion,
@@ -61,7 +67,7 @@ export function decodeRequest(payload: Uint8Array): DecodedRequest {
   }
   const context = { apiKey, apiVersion, correlationId };
   try {
-    if (!isSupportedVersion(api, apiVersion)) {
+    if (!isSupportedVersion(api, apiVersion) || apiVersion < advertised.minVersion || apiVersion > advertised.maxVersion) {
       if (apiKey === API_VERSIONS_KEY) {
         // Kafka derives the header version from the version even when it does not know it (ApiKeys.requestHeaderVersion).
         const clientId = readHeaderRest(reader, apiVersion >= api.flexibleFrom ? 2 : 1);

@@ -1,6 +1,6 @@
 import type { ApiVersionEntry } from "../apis/api-versions.js";
 import type { ApiName, WireResponseOf } from "../apis/index.js";
-import { type DecodedRequest, decodeRequest, encodeResponse, type WireRequest } from "../codec.js";
+import { type DecodedRequest, decodeRequest, encodeResponse, type VersionTable, type WireRequest } from "../codec.js";
 import { DEFAULT_MAX_FRAME_BYTES, FrameSplitter } from "../framing/frame-splitter.js";
 import { asWireError, WireError } from "../wire-error.js";
 import { answerApiVersions, SUPPORTED_API_VERSIONS } from "./api-versions-answer.js";
@@ -23,7 +23,7 @@ export interface WireServerConnectionHandler {
 export interface WireServerConnectionOptions {
   /** Largest request frame accepted (socket.request.max.bytes); default 104857600. */
   readonly maxFrameBytes?: number;
-  /** What ApiVersions advertises; default everything this package supports. */
+  /** What ApiVersions advertises and what is accepted; default everything this package supports. */
   readonly apiVersions?: readonly ApiVersionEntry[];
 }
 
@@ -40,6 +40,7 @@ type Queued = { readonly frame: Uint8Array } | { readonly error: WireError };
 export class WireServerConnection {
   private readonly splitter: FrameSplitter;
   private readonly apiVersions: readonly ApiVersionEntry[];
+  private readonly versionTable: VersionTable;
   private readonly queue: Queued[] = [];
   private current: WireRequest | undefined;
   private isClosed = false;
@@ -51,6 +52,7 @@ export class WireServerConnection {
   ) {
     this.splitter = new FrameSplitter(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
     this.apiVersions = options.apiVersions ?? SUPPORTED_API_VERSIONS;
+    this.versionTable = new Map(this.apiVersions.map((entry) => [entry.apiKey, entry]));
   }
 
   /** The request being handled (the connection is muted while there is one). */
@@ -139,7 +141,7 @@ export class WireServerConnection {
         }
         let request: DecodedRequest;
         try {
-          request = decodeRequest(next.frame);
+          request = decodeRequest(next.frame, this.versionTable);
         } catch (error) {
           this.shut(asWireError(error));
           return;

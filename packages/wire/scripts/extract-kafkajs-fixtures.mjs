@@ -31,7 +31,7 @@ const APIS = {
   offsetFetch: ["OffsetFetch", 0, 7],
   listOffsets: ["ListOffsets", 0, 3],
   fetch: ["Fetch", 4, 11],
-  produce: ["Produce", 3, 7],
+  produce: ["Produce", 0, 7],
   initProducerId: ["InitProducerId", 0, 4],
 };
 const SKIP = new Set(["v4_response_mixed_formats.json"]); // 470 KB of legacy message sets

@@ -1,12 +1,15 @@
 import { array, defineApi, field, int16, int32, int64, nullableField, records, string, struct } from "../schema/index.js";
 
 /**
- * Produce (0), v3-7 (none flexible). KafkaJS 2.2.4 implements v0-7
+ * Produce (0), v0-7 (none flexible). KafkaJS 2.2.4 implements v0-7
  * (src/protocol/requests/produce); librdkafka 2.0.2 uses up to v7
- * (rdkafka_msgset_writer.c rd_kafka_ProduceRequest_max_version) and v3+
- * once the broker's range gives it MsgVer2 (rdkafka_feature.c). v0-2 carry
- * legacy message sets and are left out. Each partition's records must be
- * exactly one record batch of magic 2 (see records/produce-records.ts).
+ * (rdkafka_msgset_writer.c rd_kafka_ProduceRequest_max_version), v3+ once
+ * the broker's range gives it MsgVer2 (rdkafka_feature.c). v0-2 stay in the
+ * range although this endpoint reads no legacy message sets: librdkafka
+ * 2.0.2 compresses (gzip, lz4) only if the broker's Produce range includes
+ * v0 (rdkafka_msgset_writer.c compr_req); both clients send v7. A v0-2
+ * request's legacy records get UNSUPPORTED_FOR_MESSAGE_FORMAT per partition
+ * (records/produce-records.ts).
  */
 const ProduceRequest = struct("ProduceRequest", {
   transactionalId: nullableField(string, "3+", "3+"),
@@ -45,7 +48,7 @@ const ProduceResponse = struct("ProduceResponse", {
 export const ProduceApi = defineApi({
   key: 0,
   name: "Produce",
-  minVersion: 3,
+  minVersion: 0,
   maxVersion: 7,
   flexibleFrom: 9,
   request: ProduceRequest,

@@ -13,7 +13,9 @@ export type ProduceRecordsCheck =
  * What a partition leader checks in one partition's RECORDS of a Produce
  * request, with the error code Kafka answers for that partition
  * (ProduceRequest.validateRecords, LogValidator):
- *  - exactly one record batch, of magic 2 (INVALID_RECORD);
+ *  - exactly one record batch, of magic 2 (INVALID_RECORD from v3; before
+ *    v3 Kafka would convert a legacy message set, this endpoint answers
+ *    UNSUPPORTED_FOR_MESSAGE_FORMAT, and it wants one batch there too);
  *  - zstd only from Produce v7 (UNSUPPORTED_COMPRESSION_TYPE);
  *  - a valid CRC and structure (CORRUPT_MESSAGE);
  *  - no control batch from a client, record offsets 0..lastOffsetDelta (INVALID_RECORD).

@@ -1,5 +1,6 @@
 export { type ApiDefinition, defineApi, isFlexible, type RequestOf, type ResponseOf } from "./api.js";
 export {
+  type ArrayType,
   array,
   bool,
   bytes,
@@ -21,6 +22,7 @@ export {
   encodeStruct,
   type Field,
   field,
+  type NullableStructType,
   nullableField,
   nullableStruct,
   type RawTaggedField,

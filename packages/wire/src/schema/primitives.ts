@@ -172,11 +172,16 @@ export const bytes: WireType<Uint8Array> = {
 /** RECORDS: record batches as opaque bytes here (see records/ for their contents); always nullable. */
 export const records: WireType<Uint8Array> = { ...bytes, name: "RECORDS" };
 
+export interface ArrayType<T> extends WireType<T[]> {
+  readonly element: WireType<T>;
+}
+
 /** ARRAY / COMPACT_ARRAY of an element type (and nullable forms). */
-export function array<T>(element: WireType<T>): WireType<T[]> {
+export function array<T>(element: WireType<T>): ArrayType<T> {
   const name = `[]${element.name}`;
   return {
     name,
+    element,
     zero: [],
     hasNull: true,
     minSize: () => 1,

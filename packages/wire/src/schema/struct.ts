@@ -240,10 +240,15 @@ function writeTaggedFields(
   for (const { tag, data } of tagged) writer.uvarint(tag).uvarint(data.length).bytes(data);
 }
 
+export interface NullableStructType<T> extends WireType<T> {
+  readonly inner: StructType<T>;
+}
+
 /** A struct field that may be null, encoded as Kafka does: an INT8 marker (-1 null, 1 present) before the struct. */
-export function nullableStruct<T>(inner: StructType<T>): WireType<T> {
+export function nullableStruct<T>(inner: StructType<T>): NullableStructType<T> {
   return {
     name: inner.name,
+    inner,
     get zero() {
       return inner.defaults();
     },

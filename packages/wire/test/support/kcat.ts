@@ -16,32 +16,19 @@ export function kcat(args: readonly string[], stdin = "", timeoutMs = 30_000): P
   });
 }
 
-/** The kcat runs that exercise every API librdkafka uses here: metadata, produce (idempotent, gzip), consume, a group. */
-export async function kcatSession(bootstrap: string): Promise<KcatResult[]> {
-  {
-    const results: KcatResult[] = [];
-    results.push(await kcat(["-b", bootstrap, "-L", "-m", "5"]));
-    results.push(await kcat(["-b", bootstrap, "-P", "-t", "t", "-p", "0", "-K:", "-X", "enable.idempotence=true"], "k1:v1\nk2:v2\n"));
-    results.push(await kcat(["-b", bootstrap, "-P", "-t", "t", "-p", "0", "-K:", "-X", "compression.codec=gzip"], "k3:v3\n"));
-    results.push(await kcat(["-b", bootstrap, "-C", "-t", "t", "-p", "0", "-o", "beginning", "-e", "-f", "%k=%s@%o\\n"]));
-    results.push(
-      await kcat([
-        "-b",
-        bootstrap,
-        "-G",
-        "grp",
-        "t",
-        "-e",
-        "-X",
-        "auto.offset.reset=earliest",
-        "-X",
-        "auto.commit.interval.ms=50",
-        "-X",
-        "heartbeat.interval.ms=50",
-        "-f",
-        "%k=%s@%o\\n",
-      ]),
-    );
-    return results;
-  }
+/**
+ * The kcat runs that exercise every API librdkafka uses here: metadata, produce
+ * (idempotent; gzip, with a value long enough that librdkafka keeps the
+ * compressed form), consume, a group.
+ */
+export async function kcatSession(bootstrap: string, timeoutMs = 10_000): Promise<KcatResult[]> {
+  const format = ["-f", "%k=%s@%o\\n"];
+  const group = ["-X", "auto.offset.reset=earliest", "-X", "auto.commit.interval.ms=50", "-X", "heartbeat.interval.ms=50"];
+  return [
+    await kcat(["-b", bootstrap, "-L", "-m", "5"], "", timeoutMs),
+    await kcat(["-b", bootstrap, "-P", "-t", "t", "-p", "0", "-K:", "-X", "enable.idempotence=true"], "k1:v1\nk2:v2\n", timeoutMs),
+    await kcat(["-b", bootstrap, "-P", "-t", "t", "-p", "0", "-K:", "-X", "compression.codec=gzip"], `k3:${"v3".repeat(100)}\n`, timeoutMs),
+    await kcat(["-b", bootstrap, "-G", "grp", "t", "-e", ...group, ...format], "", timeoutMs),
+    await kcat(["-b", bootstrap, "-C", "-t", "t", "-p", "0", "-o", "beginning", "-e", ...format], "", timeoutMs),
+  ];
 }

@@ -83,6 +83,8 @@ function decodeRequestBodyRecords(version: number, body: Uint8Array): Uint8Array
   return request.body.topicData.flatMap((t) => t.partitionData.map((p) => p.records!));
 }
 
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
 const sample: WireRecordBatch = {
   baseOffset: 0n,
   partitionLeaderEpoch: -1,
@@ -98,8 +100,8 @@ const sample: WireRecordBatch = {
   producerEpoch: -1,
   baseSequence: -1,
   records: [
-    { attributes: 0, timestampDelta: 0n, offsetDelta: 0, key: null, value: Buffer.from("a"), headers: [] },
-    { attributes: 0, timestampDelta: 5n, offsetDelta: 1, key: Buffer.from("k"), value: null, headers: [{ key: "h", value: null }] },
+    { attributes: 0, timestampDelta: 0n, offsetDelta: 0, key: null, value: utf8("a"), headers: [] },
+    { attributes: 0, timestampDelta: 5n, offsetDelta: 1, key: utf8("k"), value: null, headers: [{ key: "h", value: null }] },
   ],
 };
 

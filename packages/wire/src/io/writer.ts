@@ -145,6 +145,6 @@ export class Writer {
   }
 
   finish(): Uint8Array {
-    return Uint8Array.prototype.slice.call(this.buffer, 0, this.position);
+    return new Uint8Array(this.buffer.subarray(0, this.position));
   }
 }

@@ -11,7 +11,8 @@ export function decompress(compression: Compression, data: Uint8Array, maxOutput
   if (compression === "gzip") {
     try {
       // maxOutputLength bounds a decompression bomb before it is allocated.
-      return gunzipSync(data, { maxOutputLength: maxOutputBytes });
+      const out = gunzipSync(data, { maxOutputLength: maxOutputBytes });
+      return new Uint8Array(out.buffer, out.byteOffset, out.length);
     } catch (error) {
       const tooLarge = error instanceof RangeError || (error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE";
       const detail = error instanceof Error ? error.message : String(error);
@@ -26,6 +27,9 @@ export function decompress(compression: Compression, data: Uint8Array, maxOutput
 
 export function compress(compression: Compression, data: Uint8Array): Uint8Array {
   if (compression === "none") return data;
-  if (compression === "gzip") return gzipSync(data);
+  if (compression === "gzip") {
+    const out = gzipSync(data);
+    return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  }
   throw new WireError("unencodable", `${compression} record batches are not written here (none and gzip are)`);
 }

@@ -192,7 +192,7 @@ function readTaggedFields(
     const body = reader.slice(size, `${name} tagged field ${tag}`);
     const known = byTag.get(tag);
     if (known === undefined || !inRange(known[1].versions, ctx.version)) {
-      unknown.push({ tag, data: reader.bytes.slice(body.offset, body.offset + size) });
+      unknown.push({ tag, data: new Uint8Array(reader.bytes.subarray(body.offset, body.offset + size)) });
       continue;
     }
     const [key, f] = known;

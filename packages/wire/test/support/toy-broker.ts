@@ -125,7 +125,8 @@ export class ToyBroker {
     return log.length === 0 ? 0n : log[log.length - 1]!.lastOffset + 1n;
   }
 
-  private handle(request: WireRequest, connection: WireServerConnection): void {
+  // Each case ends by answering; `return connection.respond(...)` keeps the cases short.
+  private handle(request: WireRequest, connection: WireServerConnection): unknown {
     const { header } = request;
     const v = header.apiVersion;
     switch (request.api) {

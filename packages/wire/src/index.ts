@@ -8,6 +8,7 @@ export * from "./framing/frame-splitter.js";
 export * from "./header.js";
 export * from "./io/reader.js";
 export * from "./io/writer.js";
+export * from "./mapping/index.js";
 export * from "./records/index.js";
 export * from "./schema/index.js";
 export * from "./server/index.js";

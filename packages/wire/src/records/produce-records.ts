@@ -34,8 +34,16 @@ export function checkProduceRecords(
     batches = readRecordBatches(records, maxUncompressedBytes === undefined ? {} : { maxUncompressedBytes });
   } catch (error) {
     if (!(error instanceof WireError)) throw error;
-    if (error.kind === "unsupported-magic")
+    if (error.kind === "unsupported-magic") {
+      if (produceVersion < 3) {
+        return {
+          ok: false,
+          errorCode: ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+          message: `legacy message sets are not read here (${error.message})`,
+        };
+      }
       return invalid(`Produce v${produceVersion} only carries record batches of magic 2 (${error.message})`);
+    }
     if (error.kind === "unsupported-compression") return { ok: false, errorCode: UNSUPPORTED_COMPRESSION_TYPE, message: error.message };
     return { ok: false, errorCode: ErrorCode.CORRUPT_MESSAGE, message: error.message };
   }

@@ -16,6 +16,7 @@ import {
   withAssignedOffset,
 } from "../src/index.js";
 import { capturedFrames, hex, kafkajsFixtures } from "./support/fixtures.js";
+import { sampleBatch as sample } from "./support/sample-batch.js";
 
 const text = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString());
 
@@ -82,28 +83,6 @@ function decodeRequestBodyRecords(version: number, body: Uint8Array): Uint8Array
   if (request.api !== "Produce" || !("body" in request)) throw new Error("not a Produce");
   return request.body.topicData.flatMap((t) => t.partitionData.map((p) => p.records!));
 }
-
-const utf8 = (s: string) => new TextEncoder().encode(s);
-
-const sample: WireRecordBatch = {
-  baseOffset: 0n,
-  partitionLeaderEpoch: -1,
-  compression: "none",
-  timestampType: "create-time",
-  isTransactional: false,
-  isControl: false,
-  hasDeleteHorizonMs: false,
-  lastOffsetDelta: 1,
-  baseTimestamp: 1_700_000_000_000n,
-  maxTimestamp: 1_700_000_000_005n,
-  producerId: -1n,
-  producerEpoch: -1,
-  baseSequence: -1,
-  records: [
-    { attributes: 0, timestampDelta: 0n, offsetDelta: 0, key: null, value: utf8("a"), headers: [] },
-    { attributes: 0, timestampDelta: 5n, offsetDelta: 1, key: utf8("k"), value: null, headers: [{ key: "h", value: null }] },
-  ],
-};
 
 describe("encoding and checks", () => {
   test("none and gzip round-trip", () => {

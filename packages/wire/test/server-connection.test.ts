@@ -13,6 +13,7 @@ import {
   WireServerConnection,
 } from "../src/index.js";
 import { capturedFrames } from "./support/fixtures.js";
+import { sampleBatch } from "./support/sample-batch.js";
 
 describe("FrameSplitter", () => {
   test("any chunking of a stream gives the same frames", () => {
@@ -166,22 +167,7 @@ describe("WireServerConnection", () => {
   });
 
   test("an acks=0 Produce gets no response; if it failed, the connection is closed", () => {
-    const records = encodeRecordBatch({
-      baseOffset: 0n,
-      partitionLeaderEpoch: -1,
-      compression: "none",
-      timestampType: "create-time",
-      isTransactional: false,
-      isControl: false,
-      hasDeleteHorizonMs: false,
-      lastOffsetDelta: 0,
-      baseTimestamp: 0n,
-      maxTimestamp: 0n,
-      producerId: -1n,
-      producerEpoch: -1,
-      baseSequence: -1,
-      records: [{ attributes: 0, timestampDelta: 0n, offsetDelta: 0, key: null, value: null, headers: [] }],
-    });
+    const records = encodeRecordBatch(sampleBatch);
     const produce = (correlationId: number) =>
       encodeRequest(
         "Produce",

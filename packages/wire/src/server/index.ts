@@ -1,0 +1,2 @@
+export * from "./api-versions-answer.js";
+export * from "./wire-server-connection.js";

@@ -55,7 +55,7 @@ describe("realtime host", () => {
     expect(result.host).toBe("realtime");
     expect(lifecycle(result.events, "ponger-1")).toEqual(["start", "crash: nemesis", "restart"]);
     expect(lifecycle(result.events, "pinger-2")).toContain("pause");
-    expect(result.router.dropped).toBeGreaterThan(0);
+    expect(result.router.breaks).toBeGreaterThan(0);
     expect(judge(result, spec, ["actor-exceptions"])["actor-exceptions"]?.ok).toBe(true);
     expectReproduced(replayRecording(result.recording, DEFAULT_REGISTRY), 4);
 

@@ -9,6 +9,7 @@ export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<str
     `kcsim run ${summary.scenario}  seed ${summary.seed}  host ${summary.host}`,
     `  virtual ${m.virtualMs} ms in ${m.wallMs} ms wall (${m.speedup}x)   events ${m.eventsProcessed}   history ${m.historyEvents} lines`,
     `  history hash ${summary.historyHash}`,
+    ...(summary.interruptedAtMs !== undefined ? [`  INTERRUPTED at ${summary.interruptedAtMs} ms of virtual time: judged up to then`] : []),
     `  messages ${m.messages}: delivered ${m.delivered}, dropped ${m.dropped}, partitioned ${m.partitioned}, duplicated ${m.duplicated}, reordered ${m.reordered}, corrupted ${m.corrupted}`,
     `  frames rejected ${m.rejectedFrames}, lost at a down actor ${m.lostMessages}, actor errors ${m.actorErrors}`,
   ];

@@ -23,7 +23,10 @@ export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<str
   }
   lines.push("  checks");
   for (const [name, check] of Object.entries(summary.checks)) {
-    lines.push(`    ${check.ok ? "ok  " : "FAIL"}  ${pad(name, 22)} ${descriptions.get(name) ?? ""}`);
+    lines.push(
+      `    ${check.notJudged !== undefined ? "n/a " : check.ok ? "ok  " : "FAIL"}  ${pad(name, 22)} ${descriptions.get(name) ?? ""}`,
+    );
+    if (check.notJudged !== undefined) lines.push(`          not judged: ${check.notJudged}`);
     for (const v of check.violations.slice(0, 5)) lines.push(`          at ${v.t} us: ${v.message}`);
   }
   if (summary.replay !== "") lines.push(`  replay: ${summary.replay}`);

@@ -14,9 +14,14 @@ describe("exit codes CI can trust: 0 passed, 1 violation, 2 bad input, 3 kcsim f
   });
 
   it("1: a checker found a violation", () => {
-    const { code, stdout } = kcsim(["run", "scenarios/reset-latest-pitfall.json"]);
+    // A pinger whose ponger never answers after the faults heal.
+    const file = join(mkdtempSync(join(tmpdir(), "kcsim-exit-")), "silent.json");
+    const scenario = shipped("ping-pong");
+    scenario.nemesis = [{ atMs: 8000, actor: "ponger-1", action: "crash" }];
+    writeFileSync(file, JSON.stringify(scenario));
+    const { code, stdout } = kcsim(["run", file]);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/FAIL {2}no-loss/);
+    expect(stdout).toMatch(/FAIL {2}ping-pong-liveness/);
   });
 
   it("2: bad input, in one line: flags, scenarios, hunt.json, a --out that cannot be", () => {
@@ -31,7 +36,6 @@ describe("exit codes CI can trust: 0 passed, 1 violation, 2 bad input, 3 kcsim f
       ["run", "--time-scale", "-1", "--host", "realtime"],
       ["run", "--time-scale", "2"],
       ["run", "--actors-per-worker", "2"],
-      ["hunt", "scenarios/ping-pong.json", "--seeds", "99999999999999999999"],
       ["hunt", "scenarios/ping-pong.json", "--seeds", "9007199254740991..9007199254740993"],
       ["hunt", "scenarios/ping-pong.json", "--workers", "999"],
       ["run", "--out", file],
@@ -48,21 +52,37 @@ describe("exit codes CI can trust: 0 passed, 1 violation, 2 bad input, 3 kcsim f
       writeFileSync(join(failure, "hunt.json"), JSON.stringify({ seed, historyHash: "x", failures: [], parameters: {} }));
       cases.push(["replay", failure]);
     }
+    // shrink: a checker the hunt.json names that kcsim does not know, and one that passes on the original run.
+    const unknownCheck = join(dir, "unknown-check");
+    mkdirSync(unknownCheck);
+    writeFileSync(join(unknownCheck, "scenario.json"), JSON.stringify(shipped("sticky-leave")));
+    writeFileSync(
+      join(unknownCheck, "hunt.json"),
+      JSON.stringify({ seed: 1, historyHash: "x", failures: [{ check: "nope", t: 0, message: "m" }], parameters: {} }),
+    );
+    cases.push(["shrink", unknownCheck], ["shrink", unknownCheck, "--check", "converges"]);
     const notJson = join(dir, "not.json");
     writeFileSync(notJson, "{ nope");
     cases.push(["run", notJson]);
+    const stderrOf = new Map<string, string>();
     for (const args of cases) {
       const { code, stdout, stderr } = kcsim(args);
+      stderrOf.set(args.join(" "), stderr);
       expect(code, `${args.join(" ")}: ${stderr}`).toBe(2);
       expect(stdout, args.join(" ")).toBe("");
       expect(oneLine(stderr), args.join(" ")).toHaveLength(1);
       expect(stderr).toMatch(/^kcsim: /);
       expect(stderr).not.toMatch(/\n\s+at /);
     }
-    expect(kcsim(["run", notJson]).stderr).toMatch(/not\.json:1:3: invalid JSON/);
-    expect(kcsim(["replay", huntDir]).stderr).toMatch(/half-written hunt failure directory: it has scenario\.json but no hunt\.json/);
-    expect(kcsim(["run", "--seed", "-1"]).stderr).toBe("kcsim: run: --seed must be an integer >= 0, got '-1'\n");
-  });
+    expect(stderrOf.get(`run ${notJson}`)).toMatch(/not\.json:1:3: invalid JSON/);
+    expect(stderrOf.get(`replay ${huntDir}`)).toMatch(/half-written hunt failure directory: it has scenario\.json but no hunt\.json/);
+    expect(stderrOf.get("run --seed -1")).toBe("kcsim: run: --seed must be an integer >= 0, got '-1'\n");
+    expect(stderrOf.get(`shrink ${unknownCheck}`)).toMatch(/hunt\.json names no checker 'nope'/);
+    expect(stderrOf.get(`shrink ${unknownCheck} --check converges`)).toBe(
+      "kcsim: shrink: converges passes on the original run with seed 1: nothing to shrink\n",
+    );
+    expect(existsSync(join(unknownCheck, "shrunk.json"))).toBe(false);
+  }, 300_000);
 
   it("3: kcsim itself failed: one line and the path of a file holding the full stack", () => {
     const dir = mkdtempSync(join(tmpdir(), "kcsim-exit-"));

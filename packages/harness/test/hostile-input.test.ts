@@ -5,9 +5,10 @@ import { parseFlags } from "../src/cli/parse-flags.js";
 import { UsageError } from "../src/cli/usage-error.js";
 import { formatSeedRanges, parseSeedRanges, seedsLeft } from "../src/hunt/seed-ranges.js";
 import { shrink } from "../src/hunt/shrink.js";
-import { runScenario, ScenarioError, toSimulationSpec, validateScenario } from "../src/index.js";
+import { InlineHost, runScenario, ScenarioError, toSimulationSpec, validateScenario } from "../src/index.js";
 import { settingsErrorAtStart } from "../src/run/settings-error.js";
 import { MAX_DURATION_MS, MAX_GROUP_COST, MAX_MEMBERS, MAX_PARTITIONS, MAX_SEED } from "../src/scenario/limits.js";
+import { actor, testSpec } from "./helpers.js";
 import { shipped } from "./kcsim-cli.js";
 
 /** The one-line ScenarioError a scenario gets, or "accepted". */
@@ -116,6 +117,23 @@ describe("settings are checked when the scenario is loaded, against each actor's
     const options = { seed: { type: "string" } } as const;
     expect(parseFlags("run", ["--seed", "-1"], options).values.seed).toBe("-1");
     expect(() => parseFlags("run", ["--bogus"], options)).toThrow(UsageError);
+  });
+});
+
+describe("zero-delay loops are impossible", () => {
+  it("an actor that throws at start is restarted no sooner than 1 ms later, whatever a spec asks (delay 0 looped forever)", () => {
+    const registry = new Map([
+      [
+        "boom",
+        () => {
+          throw new Error("boom");
+        },
+      ],
+    ]);
+    const spec = testSpec({ actors: [actor("a", "boom")], durationUs: 10_000, restartPolicy: { mode: "restart", delayUs: 0 } });
+    const result = new InlineHost(spec, registry).run();
+    const restarts = result.events.filter((e) => e.ev === "life" && e.what === "restart").length;
+    expect(restarts).toBe(10);
   });
 });
 

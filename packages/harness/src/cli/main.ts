@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { checkHeap } from "../run/heap-guard.js";
 import { EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
 import { HELP } from "./help.js";
 import { UsageError } from "./usage-error.js";
@@ -52,6 +53,22 @@ async function failOutside(error: unknown): Promise<void> {
   process.exit();
 }
 process.on("uncaughtException", (error) => void failOutside(error));
+
+/**
+ * The worker hosts and hunts wait on the event loop: a look at the heap
+ * four times a second turns a heap about to run out into one line (exit 3)
+ * instead of a V8 abort. The inline host, which never yields, checks
+ * inside its loop (run/heap-guard.ts).
+ */
+const heapWatch = setInterval(() => {
+  try {
+    checkHeap("while waiting on workers");
+  } catch (error) {
+    clearInterval(heapWatch);
+    void failOutside(error);
+  }
+}, 250);
+heapWatch.unref();
 process.on("unhandledRejection", (reason) => void failOutside(reason));
 
 const code = await main(process.argv.slice(2));

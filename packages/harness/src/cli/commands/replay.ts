@@ -90,7 +90,13 @@ function readRecording(file: string, dir: string | null): Recording {
   } catch (error) {
     throw new UsageError(`replay: ${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  const recording = parseRecording(text, file);
+  let recording: Recording;
+  try {
+    recording = parseRecording(text, file);
+  } catch (error) {
+    if (error instanceof RecordingError) throw new UsageError(`replay: ${error.message}`);
+    throw error;
+  }
   const expected = dir === null ? null : summaryHash(dir);
   if (expected !== null && recording.end !== null && recording.end.historyHash !== expected) {
     throw new UsageError(

@@ -56,7 +56,8 @@ export function partitionsByTopic(partitions: Iterable<TopicPartition>): Partiti
   for (const { topic, partition } of partitions) {
     getOrCreate(byTopic, topic, () => []).push(partition);
   }
-  const out: Record<string, number[]> = {};
+  // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
+  const out: Record<string, number[]> = Object.create(null);
   for (const topic of [...byTopic.keys()].sort()) {
     out[topic] = [...new Set(byTopic.get(topic))].sort((a, b) => a - b);
   }

@@ -14,14 +14,14 @@ export function coordinatorSnapshot(
   const image = state.image;
   const groups: JsonValue[] = [];
   for (const group of state.groups.values()) {
-    const offsets: Record<string, Record<string, number>> = {};
+    const offsets: Record<string, Record<string, number>> = Object.create(null); // "__proto__" is a legal topic name
     for (const { topic, partitions } of state.offsets.offsetsOf(group.groupId)) {
       const byPartition: Record<string, number> = {};
       for (const { partition, offset } of partitions) byPartition[String(partition)] = offset.offset;
       offsets[topic] = byPartition;
     }
     // Pending transactional offsets: producer id -> topic -> partition -> offset.
-    const pendingOffsets: Record<string, Record<string, Record<string, number>>> = {};
+    const pendingOffsets: Record<string, Record<string, Record<string, number>>> = Object.create(null);
     for (const { producerId, pending } of state.offsets.pending.ofGroup(group.groupId)) {
       const byTopic = pendingOffsets[String(producerId)] ?? {};
       const byPartition = byTopic[pending.topic] ?? {};

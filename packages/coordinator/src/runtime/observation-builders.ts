@@ -30,7 +30,8 @@ export function partitionsByTopicName(assignment: readonly TopicIdPartitions[], 
     if (list === undefined) byName.set(name, [...partitions]);
     else list.push(...partitions);
   }
-  const out: Record<string, number[]> = {};
+  // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
+  const out: Record<string, number[]> = Object.create(null);
   for (const name of [...byName.keys()].sort()) {
     const list = byName.get(name) ?? [];
     out[name] = [...new Set(list)].sort((a, b) => a - b);

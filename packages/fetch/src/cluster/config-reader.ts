@@ -49,10 +49,11 @@ export class ConfigReader {
     return value;
   }
 
-  number(key: string, options: { min?: number; exclusiveMin?: number; default?: number } = {}): number {
+  number(key: string, options: { min?: number; exclusiveMin?: number; max?: number; default?: number } = {}): number {
     const value = this.#object[key] ?? options.default;
     if (typeof value !== "number" || !Number.isFinite(value)) this.fail(key, `must be a number, got ${JSON.stringify(value ?? null)}`);
     if (options.min !== undefined && value < options.min) this.fail(key, `= ${value} is below the minimum ${options.min}`);
+    if (options.max !== undefined && value > options.max) this.fail(key, `= ${value} is above the maximum ${options.max}`);
     if (options.exclusiveMin !== undefined && value <= options.exclusiveMin)
       this.fail(key, `= ${value} must be above ${options.exclusiveMin}`);
     return value;

@@ -39,6 +39,17 @@ export interface WorkloadSpec {
   readonly stopAtMs: number | null;
 }
 
+/**
+ * Bounds of a workload, so a typo cannot ask for a value no loop can size
+ * or a key table no heap can hold: values up to 100 MiB (Kafka's
+ * message.max.bytes is 1 MiB by default), up to a million keys and a
+ * million records per second per producer, times within a day.
+ */
+export const MAX_VALUE_BYTES = 100 * 1024 * 1024;
+export const MAX_KEYS = 1_000_000;
+export const MAX_RECORDS_PER_SECOND = 1_000_000;
+const MAX_WORKLOAD_MS = 86_400_000;
+
 export function readWorkload(config: ConfigReader): WorkloadSpec {
   config.onlyKeys(["topic", "recordsPerSecond", "keys", "valueBytes", "bursts", "stopAtMs"]);
   const keysConfig = config.nullableObject("keys");
@@ -46,9 +57,9 @@ export function readWorkload(config: ConfigReader): WorkloadSpec {
   if (keysConfig !== null) {
     keysConfig.onlyKeys(["count", "dist", "exponent"]);
     keys = {
-      count: keysConfig.int("count", { min: 1 }),
+      count: keysConfig.int("count", { min: 1, max: MAX_KEYS }),
       dist: keysConfig.string("dist", { oneOf: ["uniform", "zipf"] }) as KeySpec["dist"],
-      exponent: keysConfig.number("exponent", { exclusiveMin: 0, default: 1 }),
+      exponent: keysConfig.number("exponent", { exclusiveMin: 0, max: 100, default: 1 }),
     };
   }
   const v = config.object("valueBytes");
@@ -57,45 +68,49 @@ export function readWorkload(config: ConfigReader): WorkloadSpec {
   switch (dist) {
     case "fixed":
       v.onlyKeys(["dist", "bytes"]);
-      valueBytes = { dist, bytes: v.int("bytes", { min: 0 }) };
+      valueBytes = { dist, bytes: v.int("bytes", { min: 0, max: MAX_VALUE_BYTES }) };
       break;
     case "uniform": {
       v.onlyKeys(["dist", "minBytes", "maxBytes"]);
-      const minBytes = v.int("minBytes", { min: 0 });
-      valueBytes = { dist, minBytes, maxBytes: v.int("maxBytes", { min: minBytes }) };
+      const minBytes = v.int("minBytes", { min: 0, max: MAX_VALUE_BYTES });
+      valueBytes = { dist, minBytes, maxBytes: v.int("maxBytes", { min: minBytes, max: MAX_VALUE_BYTES }) };
       break;
     }
     case "normal":
       v.onlyKeys(["dist", "meanBytes", "stddevBytes"]);
-      valueBytes = { dist, meanBytes: v.number("meanBytes", { min: 0 }), stddevBytes: v.number("stddevBytes", { min: 0 }) };
+      valueBytes = {
+        dist,
+        meanBytes: v.number("meanBytes", { min: 0, max: MAX_VALUE_BYTES }),
+        stddevBytes: v.number("stddevBytes", { min: 0, max: MAX_VALUE_BYTES }),
+      };
       break;
     case "exponential":
       v.onlyKeys(["dist", "meanBytes"]);
-      valueBytes = { dist, meanBytes: v.number("meanBytes", { min: 0 }) };
+      valueBytes = { dist, meanBytes: v.number("meanBytes", { min: 0, max: MAX_VALUE_BYTES }) };
       break;
     default:
       v.onlyKeys(["dist", "scaleBytes", "shape"]);
       valueBytes = {
         dist: "pareto",
-        scaleBytes: v.number("scaleBytes", { exclusiveMin: 0 }),
-        shape: v.number("shape", { exclusiveMin: 0 }),
+        scaleBytes: v.number("scaleBytes", { exclusiveMin: 0, max: MAX_VALUE_BYTES }),
+        shape: v.number("shape", { min: 0.01, max: 1000 }),
       };
   }
   const bursts = config.objects("bursts", { optional: true }).map((b) => {
     b.onlyKeys(["atMs", "durationMs", "recordsPerSecond"]);
     return {
-      atMs: b.number("atMs", { min: 0 }),
-      durationMs: b.number("durationMs", { min: 0 }),
-      recordsPerSecond: b.number("recordsPerSecond", { min: 0 }),
+      atMs: b.number("atMs", { min: 0, max: MAX_WORKLOAD_MS }),
+      durationMs: b.number("durationMs", { min: 0, max: MAX_WORKLOAD_MS }),
+      recordsPerSecond: b.number("recordsPerSecond", { min: 0, max: MAX_RECORDS_PER_SECOND }),
     };
   });
   return {
     topic: config.string("topic"),
-    recordsPerSecond: config.number("recordsPerSecond", { min: 0 }),
+    recordsPerSecond: config.number("recordsPerSecond", { min: 0, max: MAX_RECORDS_PER_SECOND }),
     keys,
     valueBytes,
     bursts,
-    stopAtMs: config.has("stopAtMs") ? config.number("stopAtMs", { min: 0 }) : null,
+    stopAtMs: config.has("stopAtMs") ? config.number("stopAtMs", { min: 0, max: MAX_WORKLOAD_MS }) : null,
   };
 }
 
@@ -119,7 +134,8 @@ export function sampleValueBytes(spec: ValueBytesSpec, random: () => number): nu
       bytes = pareto(random, spec.scaleBytes, spec.shape);
       break;
   }
-  return Math.max(0, Math.round(bytes));
+  // A heavy tail is cut at the largest value a workload may ask for.
+  return Math.min(MAX_VALUE_BYTES, Math.max(0, Math.round(bytes)));
 }
 
 /** Picks record keys by a KeySpec (Zipf through its cumulative weights). */

@@ -1,4 +1,5 @@
-import { type Actor, type ActorId, type Context, type JsonValue, type Message, ms } from "@kcsim/protocol";
+import { type Actor, type ActorId, type ConfigDef, type Context, type JsonValue, type Message, ms, resolveConfig } from "@kcsim/protocol";
+import { MAX_TIME_MS } from "../scenario/limits.js";
 
 /**
  * The smallest actors that exercise a host: a pinger sends SimPing to its
@@ -20,11 +21,21 @@ export interface PingerConfig {
   readonly observeEachPong: boolean;
 }
 
-const PINGER_DEFAULTS: PingerConfig = { peer: "ponger", count: 0, intervalMs: 0, timeoutMs: 100, payload: "ping", observeEachPong: true };
+/**
+ * The pinger's settings. The timeout has a minimum of 1 ms, as Kafka's
+ * timeouts do: a zero timeout would re-arm itself at the same instant forever.
+ */
+export const PINGER_CONFIG_DEF: ConfigDef<PingerConfig> = {
+  peer: { type: "string", default: "ponger", doc: "The actor to ping." },
+  count: { type: "int", default: 0, min: 0, doc: "Pings to send (0: until the run ends)." },
+  intervalMs: { type: "int", default: 0, min: 0, max: MAX_TIME_MS, doc: "Open loop period; 0 = the next ping goes out on the pong." },
+  timeoutMs: { type: "int", default: 100, min: 1, max: MAX_TIME_MS, doc: "Resend a ping not answered within this time." },
+  payload: { type: "string", default: "ping", doc: "The ping's payload, echoed in the pong." },
+  observeEachPong: { type: "boolean", default: true, doc: "Observe every pong (tests) or only timeouts (benchmarks)." },
+};
 
-function asObject(config: JsonValue): Record<string, JsonValue> {
-  return typeof config === "object" && config !== null && !Array.isArray(config) ? (config as Record<string, JsonValue>) : {};
-}
+/** The ponger has no settings: any given is a typo. */
+export const PONGER_CONFIG_DEF: ConfigDef<Record<never, never>> = {};
 
 export class Pinger implements Actor {
   readonly #config: PingerConfig;
@@ -33,7 +44,7 @@ export class Pinger implements Actor {
   #pongs = 0;
 
   constructor(config: JsonValue) {
-    this.#config = { ...PINGER_DEFAULTS, ...(asObject(config) as Partial<PingerConfig>) };
+    this.#config = resolveConfig("pinger", PINGER_CONFIG_DEF, config ?? {});
   }
 
   start(ctx: Context): void {
@@ -84,6 +95,10 @@ export class Pinger implements Actor {
 
 export class Ponger implements Actor {
   #answered = 0;
+
+  constructor(config: JsonValue = {}) {
+    resolveConfig("ponger", PONGER_CONFIG_DEF, config ?? {});
+  }
 
   start(): void {}
 

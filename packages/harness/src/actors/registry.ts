@@ -11,7 +11,7 @@ import { Pinger, Ponger } from "./ping-pong.js";
  */
 export const DEFAULT_REGISTRY: ActorRegistry = new Map<string, ActorFactory>([
   ["pinger", (_id, config) => new Pinger(config)],
-  ["ponger", () => new Ponger()],
+  ["ponger", (_id, config) => new Ponger(config)],
   ["group-coordinator", createGroupCoordinator],
   ["transaction-coordinator", createTransactionCoordinator],
   ["consumer", (id, config) => createConsumerMember(id, config)],

@@ -7,6 +7,7 @@ import { huntBench } from "./hunt-bench.js";
 import { inlineHostBench } from "./inline-host-bench.js";
 import { lockstepBench } from "./lockstep-bench.js";
 import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
+import { mutationFuzzBench } from "./mutation-fuzz-bench.js";
 import { realtimeCpuBench } from "./realtime-cpu-bench.js";
 import { routerBench } from "./router-bench.js";
 import { routerThroughputBench } from "./router-throughput-bench.js";
@@ -26,14 +27,15 @@ const SUITES: readonly BenchSuite[] = [
   fetchBytesBench,
   e2eBench,
   huntBench,
+  mutationFuzzBench,
 ];
 
 /**
  * Suites that take too long for the default run (the determinism sweep: an
  * hour or more; group-join: 1,000 members x 10,000 partitions, over a
- * minute); run them by name.
+ * minute; mutation-fuzz: 5,000 mutated scenarios, ten minutes and more); run them by name.
  */
-const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench]);
+const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench, mutationFuzzBench]);
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !SUITES.some((suite) => suite.name === name));

@@ -13,6 +13,13 @@ export interface CheckResult {
   readonly ok: boolean;
   /** The first violations found (at most MAX_VIOLATIONS), earliest first. */
   readonly violations: readonly Violation[];
+  /** Set when the rule could not be judged in this run (its premise never held), with why: no violation, and no pass either. */
+  readonly notJudged?: string;
+}
+
+/** The result of a checker whose rule has nothing to judge in this run. */
+export function notJudged(reason: string): CheckResult {
+  return { ok: true, violations: [], notJudged: reason };
 }
 
 export const MAX_VIOLATIONS = 20;

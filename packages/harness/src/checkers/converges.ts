@@ -1,8 +1,8 @@
 import { groupTopologies } from "../analysis/group-topology.js";
 import { observationOf } from "../analysis/observations.js";
 import { OwnershipTimeline } from "../analysis/ownership-timeline.js";
-import { type Checker, ViolationList } from "./checker.js";
-import { healTimeUs } from "./heal-time.js";
+import { type Checker, notJudged, ViolationList } from "./checker.js";
+import { healOf } from "./heal-time.js";
 
 /** Slack added to the timeout-derived bound for retries, backoffs and coordinator loading. */
 const SLACK_MS = 30_000;
@@ -18,8 +18,11 @@ export const converges: Checker = {
   description: "after faults heal, each group is STABLE with every partition owned, within a bound from its timeouts",
   check(events, spec) {
     const violations = new ViolationList();
-    const heal = healTimeUs(spec);
-    if (heal === null) return violations.result();
+    // "After the faults heal" must come within the run, or there is nothing to judge (and no pass to claim).
+    const healed = healOf(spec);
+    if ("never" in healed) return notJudged(`the faults never heal (${healed.never})`);
+    const heal = healed.atUs;
+    if (heal >= spec.durationUs) return notJudged(`the faults heal at ${heal} us, not before the run's end at ${spec.durationUs} us`);
     for (const group of groupTopologies(spec)) {
       const boundUs = (group.sessionTimeoutMs + group.rebalanceTimeoutMs + 5 * group.heartbeatIntervalMs + SLACK_MS) * 1000;
       const deadline = heal + boundUs;

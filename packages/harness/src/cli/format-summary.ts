@@ -9,6 +9,7 @@ export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<str
     `kcsim run ${summary.scenario}  seed ${summary.seed}  host ${summary.host}  network ${m.network}`,
     `  virtual ${m.virtualMs} ms in ${m.wallMs} ms wall (${m.speedup}x)   events ${m.eventsProcessed}   history ${m.historyEvents} lines`,
     `  history hash ${summary.historyHash}`,
+    ...(summary.interruptedAtMs !== undefined ? [`  INTERRUPTED at ${summary.interruptedAtMs} ms of virtual time: judged up to then`] : []),
     m.network === "connection"
       ? `  messages ${m.messages}: delivered ${m.delivered} (${m.held} held back by a partition), lost with a broken connection ${m.broken}, cut off ${m.partitioned}, corrupted ${m.corrupted}` +
         `\n  connections: ${m.connects} opened, ${m.breaks} broken by a fault, ${m.timeouts} closed by a timeout`
@@ -25,7 +26,10 @@ export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<str
   }
   lines.push("  checks");
   for (const [name, check] of Object.entries(summary.checks)) {
-    lines.push(`    ${check.ok ? "ok  " : "FAIL"}  ${pad(name, 22)} ${descriptions.get(name) ?? ""}`);
+    lines.push(
+      `    ${check.notJudged !== undefined ? "n/a " : check.ok ? "ok  " : "FAIL"}  ${pad(name, 22)} ${descriptions.get(name) ?? ""}`,
+    );
+    if (check.notJudged !== undefined) lines.push(`          not judged: ${check.notJudged}`);
     for (const v of check.violations.slice(0, 5)) lines.push(`          at ${v.t} us: ${v.message}`);
   }
   if (summary.replay !== "") lines.push(`  replay: ${summary.replay}`);

@@ -24,13 +24,14 @@ Commands:
   replay <run-dir|recording>  re-run a realtime recording inline on its recorded schedule; compare each actor's messages
   replay <hunt-failure-dir>   re-run a hunt failure (scenario.json + hunt.json) with its seed; compare hash and verdict
       --json                  print the report as one JSON object (exit 1 if messages differ or a checker fails)
+      --registry MODULE       a built module exporting the actor \`registry\` a recording's run used (never loaded from the recording itself)
       --out DIR               hunt failures: write the replayed run directory (history, report.html) to DIR
   compare <scenario>          run a scenario under eager, cooperative and the consumer protocol (same seed)
       --seed N                the run seed
       --json                  {"rows":[{"protocol","peakUnowned","unownedPartitionSeconds","rebalances","timeToStableMs","pausedMembers","rounds"}]}
   report <run-dir>            write report.html (ownership Gantt, states, epochs, faults, verdicts, metrics; every run --out writes one)
   hunt <scenario>|--swarm     run many seeds with a drawn fault schedule on all cores; report each failing seed
-      --seeds A..B            the seeds to run (default 1..100)
+      --seeds A..B            the seeds to run (default 1..100); a list too (86,89..3000: what an interrupted hunt prints to resume)
       --swarm                 draw the group configuration too (protocol, assignor, static, timeouts, size)
       --as-written            run the scenario's own faults with each seed instead of drawing a schedule
       --protocol P            run every group under eager|cooperative|consumer
@@ -47,5 +48,6 @@ Commands:
       --json                  print {"check","seed","original","shrunk","trials","file"}
   help, --help                this text
 
-Exit codes: 0 ok, 1 a checker found a violation, 2 bad input.
+Exit codes: 0 every check passed, 1 a checker found a violation, 2 bad input (one line), 3 kcsim itself failed
+(one line and the path of a file holding the stack); 130/143 a run or hunt ended by SIGINT/SIGTERM after saying what it finished.
 `;

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { checkHeap } from "../run/heap-guard.js";
+import { EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
 import { HELP } from "./help.js";
 import { UsageError } from "./usage-error.js";
 
@@ -16,33 +18,58 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   shrink: async () => (await import("./commands/shrink.js")).shrinkCommand,
 };
 
-/** Errors that mean bad input (a flag, a scenario, a config, a frame): one line, exit code 2. */
-async function isInputError(error: unknown): Promise<boolean> {
-  if (error instanceof UsageError) return true;
-  const { ConfigError, CodecError } = await import("@kcsim/protocol");
-  const { ScenarioError } = await import("../scenario/load-scenario.js");
-  return error instanceof ScenarioError || error instanceof ConfigError || error instanceof CodecError;
+const writeStderr = (text: string) => process.stderr.write(text);
+
+/** One line and exit code 2 for bad input, one line, a stack file and exit code 3 for kcsim's own failure (cli/fail.ts). */
+async function fail(error: unknown, argv: readonly string[]): Promise<number> {
+  try {
+    const { reportFailure } = await import("./fail.js");
+    return reportFailure(error, argv, writeStderr);
+  } catch {
+    writeStderr(`kcsim: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_INTERNAL;
+  }
 }
 
-/** The kcsim CLI: one line and exit code 2 for any bad input, never a stack trace. */
+/** The kcsim CLI: its exit codes are the contract in cli/exit-codes.ts. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     process.stdout.write(HELP);
-    return 0;
+    return EXIT_OK;
   }
   const load = COMMANDS[command];
   try {
     if (load === undefined) throw new UsageError(`unknown command '${command}' (try --help)`);
     return await (await load())(rest);
   } catch (error) {
-    if (await isInputError(error)) {
-      process.stderr.write(`kcsim: ${(error as Error).message}\n`);
-      return 2;
-    }
-    throw error;
+    return fail(error, argv);
   }
 }
+
+/** An error thrown where no command can catch it (a timer, a stream): the same one line and exit code. */
+async function failOutside(error: unknown): Promise<void> {
+  process.exitCode = await fail(error, process.argv.slice(2));
+  process.exit();
+}
+process.on("uncaughtException", (error) => void failOutside(error));
+
+/**
+ * The worker hosts and hunts wait on the event loop: a look at the heap
+ * four times a second turns a heap about to run out into one line (exit 3)
+ * instead of a V8 abort. The inline host, which never yields, checks
+ * inside its loop (run/heap-guard.ts).
+ */
+const heapWatch = setInterval(() => {
+  try {
+    checkHeap("while waiting on workers");
+  } catch (error) {
+    clearInterval(heapWatch);
+    void failOutside(error);
+  }
+}, 250);
+heapWatch.unref();
+process.on("unhandledRejection", (reason) => void failOutside(reason));
 
 const code = await main(process.argv.slice(2));
 process.exitCode = code;

@@ -14,12 +14,34 @@ export interface ParsedFlags<O extends Options> {
 }
 
 /**
+ * `--seed -1` as `--seed=-1`: parseArgs refuses a value that starts with a
+ * dash as "ambiguous", which hides the real problem; joined, the value
+ * reaches the flag's own check ("must be an integer >= 0, got '-1'").
+ */
+function joinDashedValues(argv: readonly string[], options: Options): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : null;
+    if (name !== null && options[name]?.type === "string" && next !== undefined && /^-[\d.]/.test(next)) {
+      args.push(`${arg}=${next}`);
+      i++;
+    } else {
+      args.push(arg);
+    }
+  }
+  return args;
+}
+
+/**
  * node:util parseArgs in strict mode, with its errors turned into one-line
  * usage errors that name the command.
  */
 export function parseFlags<O extends Options>(command: string, argv: readonly string[], options: O): ParsedFlags<O> {
   try {
-    const parsed = parseArgs({ args: [...argv], options: options as ParseArgsConfig["options"], allowPositionals: true, strict: true });
+    const args = joinDashedValues(argv, options);
+    const parsed = parseArgs({ args, options: options as ParseArgsConfig["options"], allowPositionals: true, strict: true });
     return { values: parsed.values as FlagValues<O>, positionals: parsed.positionals };
   } catch (error) {
     // parseArgs appends advice after the first sentence ("To specify a positional..."); keep the problem.

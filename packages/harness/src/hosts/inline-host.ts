@@ -7,6 +7,7 @@ import type { RunResult } from "../kernel/run-result.js";
 import { silentLogger } from "../kernel/silent-logger.js";
 import { SimulationCore } from "../kernel/simulation-core.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { HeapGuard } from "../run/heap-guard.js";
 
 export interface InlineHostOptions {
   readonly history?: HistoryOptions;
@@ -51,7 +52,10 @@ export class InlineHost {
   /** Runs until the queue is empty or the next event is past `until` (default: the spec's duration). */
   runUntil(until: Micros = this.core.spec.durationUs): void {
     const core = this.core;
+    // The loop never yields, so nothing else could notice the heap filling up before V8 aborts.
+    const heap = new HeapGuard(`in the inline run of ${core.spec.scenario}`);
     for (let event = core.popDue(until); event !== undefined; event = core.popDue(until)) {
+      heap.tick();
       const cell = this.#cells.get(event.to);
       if (cell === undefined) core.undeliverable(event);
       else cell.handle(event);

@@ -2,11 +2,13 @@ import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { HistoryOptions } from "../history/history.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { MAX_WORKERS } from "../scenario/limits.js";
+import { ScenarioError } from "../scenario/scenario-error.js";
 import { InlineHost } from "./inline-host.js";
 import { LockstepHost } from "./lockstep/lockstep-host.js";
 import { RealtimeHost } from "./realtime/realtime-host.js";
 import { ActorLogs, type LogSpec, logFileOf, SILENT_LOGS } from "./worker/actor-logs.js";
-import type { ActorsPerWorker } from "./worker/shard-plan.js";
+import { type ActorsPerWorker, planShards } from "./worker/shard-plan.js";
 
 export const HOST_NAMES = ["inline", "lockstep", "realtime"] as const;
 export type HostName = (typeof HOST_NAMES)[number];
@@ -21,12 +23,29 @@ export interface HostOptions {
   readonly logs?: LogSpec;
   /** A built module exporting the actor `registry`; default: the default registry (inline ignores it). */
   readonly registryModule?: string | null;
+  /** Realtime: stream the recording to this file (recording.jsonl) as the run goes. */
+  readonly recordingFile?: string | null;
+  /** Realtime: aborting it ends the run cleanly at the current instant. */
+  readonly signal?: AbortSignal;
 }
 
 export interface HostRun {
   readonly result: RunResult;
-  /** The realtime host's recording (recording.jsonl), null for the other hosts. */
+  /** The realtime host's recording (recording.jsonl) when it was not streamed to a file, null for the other hosts. */
   readonly recording: string | null;
+}
+
+/** A worker host may start at most MAX_WORKERS threads: past that the machine runs out of memory mappings, not of work. */
+function checkWorkerCount(spec: SimulationSpec, host: HostName, perWorker: ActorsPerWorker): void {
+  const workers = planShards(
+    spec.actors.map((a) => a.id),
+    perWorker,
+  ).length;
+  if (workers > MAX_WORKERS) {
+    throw new ScenarioError(
+      `${spec.scenario}: ${host}: ${spec.actors.length} actors in ${workers} worker threads: more than the limit of ${MAX_WORKERS} (share workers: --actors-per-worker ${Math.ceil(spec.actors.length / MAX_WORKERS)} or auto)`,
+    );
+  }
 }
 
 /** Runs a spec in the named host. */
@@ -36,6 +55,7 @@ export async function runInHost(
   options: HostOptions = {},
   history: HistoryOptions = {},
 ): Promise<HostRun> {
+  if (host !== "inline") checkWorkerCount(spec, host, options.actorsPerWorker ?? 1);
   const logs = options.logs ?? SILENT_LOGS;
   const registryModule = options.registryModule ?? null;
   if (host === "lockstep") {
@@ -49,9 +69,11 @@ export async function runInHost(
       registryModule,
       actorsPerWorker: options.actorsPerWorker ?? 1,
       timeScale: options.timeScale ?? 1,
+      ...(options.recordingFile != null ? { recordingFile: options.recordingFile } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
     const result = await realtime.run();
-    return { result, recording: realtime.recordingText() };
+    return { result, recording: options.recordingFile != null ? null : realtime.recordingText() };
   }
   let inline: InlineHost | null = null;
   const actorLogs = await ActorLogs.open(logs.level, logFileOf(logs, "inline"), () => inline?.core.now ?? 0, false);

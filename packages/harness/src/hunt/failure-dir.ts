@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { writeAtomic } from "../output/atomic-write.js";
 import type { HuntRunResult } from "./hunt-task.js";
 
 /** What a failure directory records besides the scenario: enough to replay and judge it again. */
@@ -13,17 +14,22 @@ export interface HuntRecord {
 export const SCENARIO_FILE = "scenario.json";
 export const HUNT_FILE = "hunt.json";
 
-/** Writes a failing run's exact scenario and verdict to `<dir>/seed-<seed>`; returns that directory. */
+/** The directory a hunt writes a failing seed to, inside its output directory. */
+export function failureDirName(seed: number): string {
+  return `seed-${seed}`;
+}
+
+/** Writes a failing run's exact scenario and verdict to `<dir>/seed-<seed>` (each file whole or not at all); returns that directory. */
 export function writeFailureDir(outDir: string, result: HuntRunResult): string {
-  const dir = join(outDir, `seed-${result.seed}`);
+  const dir = join(outDir, failureDirName(result.seed));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, SCENARIO_FILE), `${JSON.stringify(result.scenario, null, 2)}\n`);
+  writeAtomic(join(dir, SCENARIO_FILE), `${JSON.stringify(result.scenario, null, 2)}\n`);
   const record: HuntRecord = {
     seed: result.seed,
     historyHash: result.historyHash,
     failures: result.failures,
     parameters: result.parameters,
   };
-  writeFileSync(join(dir, HUNT_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  writeAtomic(join(dir, HUNT_FILE), `${JSON.stringify(record, null, 2)}\n`);
   return dir;
 }

@@ -5,6 +5,7 @@ import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 import { runErrorResult } from "./run-error-result.js";
+import { type SeedRange, seedCount, seedsOf } from "./seed-ranges.js";
 
 export interface HuntOptions {
   readonly base: ScenarioFile | null;
@@ -14,6 +15,10 @@ export interface HuntOptions {
   readonly bugs?: readonly string[];
   readonly fromSeed: number;
   readonly toSeed: number;
+  /** The seeds to run instead of fromSeed..toSeed (a resumed hunt's seeds left). */
+  readonly seeds?: readonly SeedRange[];
+  /** Aborting it stops the hunt: no new seed starts and the runs in flight are abandoned (SIGINT, SIGTERM). */
+  readonly signal?: AbortSignal;
   /** Worker threads (default: all cores). */
   readonly workers?: number;
   /** Stop at the first failing seed (runs already in flight finish). */
@@ -27,6 +32,8 @@ export interface HuntOutcome {
   readonly elapsedMs: number;
   readonly simulatedMs: number;
   readonly workers: number;
+  /** The hunt was stopped by its signal before it ran every seed. */
+  readonly interrupted: boolean;
 }
 
 /**
@@ -35,7 +42,10 @@ export interface HuntOutcome {
  * is started after the first failure.
  */
 export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
-  const workers = Math.max(1, options.workers ?? availableParallelism());
+  const ranges = options.seeds ?? [{ from: options.fromSeed, to: options.toSeed }];
+  // More threads than seeds would only start and stop.
+  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), seedCount(ranges)));
+  const signal = options.signal;
   const pool = new Piscina<HuntTask, HuntRunResult>({
     filename: builtModule("./hunt-worker.js", import.meta.url),
     minThreads: workers,
@@ -46,12 +56,14 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
   const failures: HuntRunResult[] = [];
   let runs = 0;
   let simulatedMs = 0;
-  let nextSeed = options.fromSeed;
+  const seeds = seedsOf(ranges);
   let stop = false;
   try {
     const lane = async (): Promise<void> => {
-      while (!stop && nextSeed <= options.toSeed) {
-        const seed = nextSeed++;
+      while (!stop && signal?.aborted !== true) {
+        const next = seeds.next();
+        if (next.done === true) return;
+        const seed = next.value;
         const task: HuntTask = {
           base: options.base,
           seed,
@@ -59,7 +71,10 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
           protocol: options.protocol,
           ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
         };
-        const result = await pool.run(task).catch((error: unknown) => runErrorResult(task, error));
+        const result = await pool
+          .run(task, signal === undefined ? {} : { signal })
+          .catch((error: unknown) => (signal?.aborted === true ? null : runErrorResult(task, error)));
+        if (result === null) return; // abandoned by the interruption: not run
         runs++;
         simulatedMs += result.virtualMs;
         if (result.failures.length > 0) {
@@ -74,5 +89,5 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
     await pool.destroy();
   }
   failures.sort((a, b) => a.seed - b.seed);
-  return { runs, failures, elapsedMs: performance.now() - started, simulatedMs, workers };
+  return { runs, failures, elapsedMs: performance.now() - started, simulatedMs, workers, interrupted: signal?.aborted === true };
 }

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runScenario } from "../run/run-scenario.js";
-import { loadScenarioFile, ScenarioError } from "../scenario/load-scenario.js";
+import { MAX_SEED } from "../scenario/limits.js";
+import { loadScenarioFile, parseJsonText, ScenarioError } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { HUNT_FILE, type HuntRecord, SCENARIO_FILE } from "./failure-dir.js";
 import type { HuntFailure } from "./hunt-task.js";
@@ -22,19 +23,30 @@ export function isFailureDir(dir: string): boolean {
   return existsSync(join(dir, HUNT_FILE)) && existsSync(join(dir, SCENARIO_FILE));
 }
 
-/** Reads a failure directory's verdict (hunt.json). */
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Reads a failure directory's verdict (hunt.json), checked like any other input: a seed kcsim can run, failures it can name. */
 export function readHuntRecord(dir: string): HuntRecord {
   const file = join(dir, HUNT_FILE);
-  let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new ScenarioError(`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new ScenarioError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  const record = parsed as Partial<HuntRecord> | null;
-  if (record === null || typeof record.seed !== "number" || typeof record.historyHash !== "string" || !Array.isArray(record.failures))
-    throw new ScenarioError(`${file}: expected {"seed", "historyHash", "failures", ...} as written by kcsim hunt`);
-  return record as HuntRecord;
+  const record = parseJsonText(text, file);
+  const shape = `expected {"seed", "historyHash", "failures": [{"check", "t", "message"}], "parameters"} as written by kcsim hunt`;
+  if (!isObject(record) || typeof record.historyHash !== "string" || !Array.isArray(record.failures))
+    throw new ScenarioError(`${file}: ${shape}`);
+  const seed = record.seed;
+  if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED)
+    throw new ScenarioError(`${file}: seed: must be an integer from 0 to ${MAX_SEED}, got ${JSON.stringify(seed)}`);
+  record.failures.forEach((failure: unknown, i: number) => {
+    if (!isObject(failure) || typeof failure.check !== "string" || typeof failure.t !== "number" || typeof failure.message !== "string")
+      throw new ScenarioError(`${file}: failures[${i}]: ${shape}`);
+  });
+  if (record.parameters !== undefined && !isObject(record.parameters)) throw new ScenarioError(`${file}: parameters: ${shape}`);
+  return { parameters: {}, ...record } as unknown as HuntRecord;
 }
 
 /** Re-runs a hunt failure (its exact scenario and seed, inline) and compares it with the recorded run. */

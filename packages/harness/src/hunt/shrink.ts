@@ -1,5 +1,5 @@
 import { runScenario } from "../run/run-scenario.js";
-import { validateScenario } from "../scenario/load-scenario.js";
+import { ScenarioError, validateScenario } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 
 /** How big a scenario is, for reporting what shrinking achieved. */
@@ -43,12 +43,22 @@ type Lists = "faults" | "partitions" | "nemesis";
 
 /**
  * Reduces a failing run to a smaller one that still fails the same checker
- * with the same seed: delta debugging (ddmin) over its faults, partitions
+ * with the same seed (after rerunning the original, which must fail it): delta debugging (ddmin) over its faults, partitions
  * and nemesis steps, then fewer members, fewer partitions and a shorter
  * duration, keeping each reduction only if the checker still fails (and,
  * for a scenario with planted bugs, passes without them).
  */
 export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Promise<ShrinkResult> {
+  // Shrinking keeps a failure: first see it, on the original run, or claim nothing.
+  const original = await runScenario(scenario, { host: "inline", seed: options.seed });
+  const verdict = original.summary.checks[options.check];
+  if (verdict === undefined) {
+    throw new ScenarioError(
+      `shrink: the run does not judge '${options.check}' (it runs ${Object.keys(original.summary.checks).join(", ")})`,
+    );
+  }
+  if (verdict.ok)
+    throw new ScenarioError(`shrink: ${options.check} passes on the original run with seed ${options.seed}: nothing to shrink`);
   const maxTrials = options.maxTrials ?? 80;
   let trials = 0;
   let current = scenario;

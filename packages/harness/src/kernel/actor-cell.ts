@@ -75,6 +75,12 @@ export interface CellOptions {
 
 /** The cell's own timer that restarts the actor after an exception. */
 const RESTART_TIMER = "$restart";
+/**
+ * The earliest a thrown actor restarts (1 ms, the scenario's minimum too):
+ * an actor that throws at start and restarts at the same instant would
+ * loop forever without virtual time passing.
+ */
+const MIN_RESTART_DELAY_US = 1000;
 
 /**
  * The actor's part of an exception's stack, the same in every host: only
@@ -365,7 +371,7 @@ export class ActorCell {
         this.#crash("stop", "exception");
       } else if (policy.mode === "restart" && this.#state === "running") {
         this.#crash("crash", "exception");
-        this.#armTimer(RESTART_TIMER, policy.delayUs);
+        this.#armTimer(RESTART_TIMER, Math.max(policy.delayUs, MIN_RESTART_DELAY_US));
       }
     }
   }

@@ -12,6 +12,8 @@ export interface RunResult {
   readonly events: readonly HistoryEvent[];
   readonly eventsProcessed: number;
   readonly virtualEndUs: Micros;
+  /** Set when the run was interrupted (SIGINT, SIGTERM) before its end: the virtual time it stopped at. */
+  readonly interruptedAtUs?: Micros;
   readonly wallMs: number;
   readonly router: RouterStats;
   /** Each actor's final process state and snapshot. */

@@ -24,7 +24,8 @@ export function historyLineProblem(value: unknown): string | null {
         ? null
         : "a send needs from, to, type and fate";
     case "obs":
-      return isString(value.actor) && isRecord(value.o) && isString(value.o.type) ? null : "an observation needs actor and o.type";
+      if (!isString(value.actor) || !isRecord(value.o) || !isString(value.o.type)) return "an observation needs actor and o.type";
+      return observationProblem(value.o);
     case "life":
       return isString(value.actor) && isString(value.what) ? null : "a lifecycle event needs actor and what";
     case "error":
@@ -33,6 +34,21 @@ export function historyLineProblem(value: unknown): string | null {
       return isString(value.actor) ? null : `an ${String(value.ev)} event needs actor`;
     default:
       return `unknown ev ${JSON.stringify(value.ev)}`;
+  }
+}
+
+/** Partitions by topic, as ownership observations carry them: {"topic": [0, 1]}. */
+function isPartitionsByTopic(value: unknown): boolean {
+  return isRecord(value) && Object.values(value).every((list) => Array.isArray(list) && list.every(Number.isInteger));
+}
+
+/** What is wrong with an observation the report reads field by field (ownership and assignments), or null. */
+function observationProblem(o: Record<string, unknown>): string | null {
+  switch (o.type) {
+    case "member.owned":
+      return isString(o.memberId) && isPartitionsByTopic(o.owned) ? null : "member.owned needs memberId and owned partitions by topic";
+    default:
+      return null;
   }
 }
 
@@ -81,11 +97,18 @@ function readSpec(dir: string): SimulationSpec | null {
     isRecord(spec) &&
     typeof spec.durationUs === "number" &&
     Array.isArray(spec.actors) &&
+    spec.actors.every((a) => isRecord(a) && isString(a.id) && isString(a.kind)) &&
     Array.isArray(spec.nemesis) &&
+    spec.nemesis.every((n) => isRecord(n) && typeof n.atUs === "number" && isString(n.actor) && isRecord(n.control)) &&
     isRecord(spec.plan) &&
     Array.isArray(spec.plan.messageFaults) &&
-    Array.isArray(spec.plan.partitions);
-  if (!valid) throw new RunDirectoryError(`${file}: not a simulation spec (expected durationUs, actors, nemesis and plan)`);
+    spec.plan.messageFaults.every((f) => isRecord(f) && isString(f.name)) &&
+    Array.isArray(spec.plan.partitions) &&
+    spec.plan.partitions.every((p) => isRecord(p) && isString(p.name) && typeof p.startMs === "number" && typeof p.endMs === "number");
+  if (!valid)
+    throw new RunDirectoryError(
+      `${file}: not a simulation spec (expected durationUs, actors [{id, kind}], nemesis [{atUs, actor, control}] and plan)`,
+    );
   return spec as unknown as SimulationSpec;
 }
 
@@ -101,6 +124,7 @@ export async function readRunDirectory(dir: string): Promise<ReportData> {
   const historyFile = join(dir, "history.jsonl");
   if (!existsSync(historyFile))
     throw new RunDirectoryError(`${dir} has no history.jsonl (is it a run directory written by kcsim run --out?)`);
+  if (!statSync(historyFile).isFile()) throw new RunDirectoryError(`${historyFile}: not a file`);
   const summary = readSummary(dir);
   const spec = readSpec(dir);
   const commandFile = join(dir, "command.txt");
@@ -133,8 +157,22 @@ export async function readRunDirectory(dir: string): Promise<ReportData> {
       lines.close();
       throw new RunDirectoryError(`${historyFile}:${lineNumber}: malformed history line (${problem})`);
     }
-    extractor.accept(value as HistoryEvent);
+    try {
+      extractor.accept(value as HistoryEvent);
+    } catch (error) {
+      // A line that passed the checks above but still does not hold what its kind promises: the file is damaged.
+      lines.close();
+      throw new RunDirectoryError(
+        `${historyFile}:${lineNumber}: the report cannot read this line (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
   }
   if (extractor === null) throw new RunDirectoryError(`${historyFile}: empty (no header line)`);
-  return extractor.finish();
+  try {
+    return extractor.finish();
+  } catch (error) {
+    throw new RunDirectoryError(
+      `${historyFile}: the report cannot be built from this history (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
 }

@@ -1,6 +1,6 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HistoryEvent } from "../history/history-event.js";
+import { writeAtomic } from "../output/atomic-write.js";
 import type { ReportData } from "./report-data.js";
 import { extractReport, type ReportInputs } from "./report-extractor.js";
 import { renderReportHtml } from "./report-html.js";
@@ -18,7 +18,7 @@ export interface WrittenReport {
 function write(dir: string, data: ReportData): WrittenReport {
   const html = renderReportHtml(data);
   const path = join(dir, REPORT_FILE);
-  writeFileSync(path, html);
+  writeAtomic(path, html);
   return { path, bytes: Buffer.byteLength(html), data };
 }
 

@@ -94,7 +94,7 @@ export class Router {
     corrupted: 0,
     bytes: 0,
     byType: {},
-    byFault: {},
+    byFault: Object.create(null), // fault names are the user's: "__proto__" must count like any other
   };
   readonly #plan: FaultPlan;
   readonly #faults: CompiledFault[];

@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CheckResult } from "../checkers/checker.js";
 import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
@@ -6,9 +5,12 @@ import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type RunMetrics, runMetrics } from "../metrics/run-metrics.js";
+import { writeAtomic } from "../output/atomic-write.js";
+import { prepareRunDir } from "../output/output-dir.js";
 import { writeRunReport } from "../report/write-report.js";
 import { ScenarioError, type SpecOverrides, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import { settingsErrorAtStart } from "./settings-error.js";
 
 export type { HostName, HostOptions } from "../hosts/run-host.js";
 
@@ -31,6 +33,8 @@ export interface RunSummary {
   readonly checks: Readonly<Record<string, CheckResult>>;
   readonly metrics: RunMetrics;
   readonly replay: string;
+  /** A realtime run interrupted (SIGINT, SIGTERM) before its end: the virtual ms it stopped at; it is judged up to then. */
+  readonly interruptedAtMs?: number;
 }
 
 export function judge(result: RunResult, spec: SimulationSpec, names: readonly string[]): Record<string, CheckResult> {
@@ -63,26 +67,37 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
   for (const name of checkerNames)
     if (!CHECKERS.has(name))
       throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
+  // Created, writable and cleared of an earlier run's files before the run, so nothing is lost after it.
+  if (options.out !== undefined) prepareRunDir("--out", options.out);
   const lines: string[] = [];
-  const result = await runSpec(spec, options.host, options.out === undefined ? undefined : (line) => lines.push(line), options.hostOptions);
+  // A realtime run's recording streams into the run directory, so an interrupted run keeps it.
+  const hostOptions: HostOptions =
+    options.out !== undefined && options.host === "realtime"
+      ? { ...options.hostOptions, recordingFile: join(options.out, "recording.jsonl") }
+      : (options.hostOptions ?? {});
+  const result = await runSpec(spec, options.host, options.out === undefined ? undefined : (line) => lines.push(line), hostOptions);
+  const settingsError = settingsErrorAtStart(spec.scenario, result.events);
+  if (settingsError !== null) throw settingsError;
+  // An interrupted run is judged as the shorter run it was, not against the end it never reached.
+  const judged = result.interruptedAtUs === undefined ? spec : { ...spec, durationUs: result.interruptedAtUs };
   const summary: RunSummary = {
     scenario: spec.scenario,
     seed: spec.seed,
     host: options.host,
     historyHash: result.historyHash,
-    checks: judge(result, spec, checkerNames),
-    metrics: runMetrics(result, spec),
+    checks: judge(result, judged, checkerNames),
+    metrics: runMetrics(result, judged),
     replay: options.replayCommand ?? "",
+    ...(result.interruptedAtUs !== undefined ? { interruptedAtMs: result.interruptedAtUs / 1000 } : {}),
   };
   if (options.out !== undefined) {
-    mkdirSync(options.out, { recursive: true });
-    writeFileSync(join(options.out, "history.jsonl"), `${lines.join("\n")}\n`);
-    writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-    writeFileSync(join(options.out, "command.txt"), `${summary.replay}\n`);
+    writeAtomic(join(options.out, "history.jsonl"), `${lines.join("\n")}\n`);
+    writeAtomic(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+    writeAtomic(join(options.out, "command.txt"), `${summary.replay}\n`);
     // A realtime run is replayed from its recording (kcsim replay DIR), not from its seed.
-    if (result.recordingText !== undefined) writeFileSync(join(options.out, "recording.jsonl"), result.recordingText);
+    if (result.recordingText !== undefined) writeAtomic(join(options.out, "recording.jsonl"), result.recordingText);
     // The resolved spec: fault windows and group topology for the report (kcsim report DIR reads it too).
-    writeFileSync(join(options.out, "spec.json"), `${JSON.stringify(spec)}\n`);
+    writeAtomic(join(options.out, "spec.json"), `${JSON.stringify(spec)}\n`);
     writeRunReport(options.out, { header: { scenario: spec.scenario, seed: spec.seed }, spec, summary }, result.events);
   }
   return { summary, result };

@@ -1,17 +1,19 @@
 import { readFileSync } from "node:fs";
 import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/protocol";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { DEFAULT_REGISTRY } from "../actors/registry.js";
+import { CHECKERS } from "../checkers/registry.js";
 import type { ControlAction } from "../kernel/event.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fault-plan.js";
-import { expandGroups, type GroupProtocol, groupNemesis } from "./expand-groups.js";
+import { actorConfigProblem } from "./actor-config-check.js";
+import { expandGroups, type GroupProtocol, groupMembers, groupNemesis } from "./expand-groups.js";
+import { MAX_ACTORS, MAX_GROUP_COST, MAX_MEMBERS, MAX_PARTITIONS, MAX_PRODUCERS } from "./limits.js";
 import { unknownPlantedBug, withPlantedBugs } from "./planted-bugs-config.js";
+import { ScenarioError } from "./scenario-error.js";
 import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
 
-/** A scenario that cannot be run, with one line saying what is wrong and where. */
-export class ScenarioError extends Error {
-  override readonly name = "ScenarioError";
-}
+export { ScenarioError } from "./scenario-error.js";
 
 const check = TypeCompiler.Compile(ScenarioSchema);
 
@@ -23,20 +25,21 @@ function readablePath(pointer: string): string {
   return out || "(top level)";
 }
 
-/** Parses JSON, reporting a syntax error with its line and column. */
-function parseJson(text: string, source: string): unknown {
+/** Parses JSON, reporting a syntax error with its line and column, on one line. */
+export function parseJsonText(text: string, source: string, errorOf: (message: string) => Error = (m) => new ScenarioError(m)): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // V8 appends an excerpt of the text on a second line: keep the first.
+    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
     const position = /position (\d+)/.exec(message);
     if (position?.[1] !== undefined) {
       const before = text.slice(0, Number(position[1]));
       const line = before.split("\n").length;
       const column = before.length - before.lastIndexOf("\n");
-      throw new ScenarioError(`${source}:${line}:${column}: invalid JSON (${message.replace(/ in JSON at position \d+.*$/, "")})`);
+      throw errorOf(`${source}:${line}:${column}: invalid JSON (${message.replace(/ in JSON at position \d+.*$/, "")})`);
     }
-    throw new ScenarioError(`${source}: invalid JSON (${message})`);
+    throw errorOf(`${source}: invalid JSON (${message.replace(/ \(line \d+ column \d+\)$/, "")})`);
   }
 }
 
@@ -68,6 +71,7 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     }
   });
   validateTransactions(scenario, source);
+  validateSizes(scenario, source);
   const topics = new Set((scenario.cluster?.topics ?? []).map((t) => t.name));
   (scenario.groups ?? []).forEach((group, i) => {
     const missing = group.subscription.find((topic) => !topics.has(topic));
@@ -84,6 +88,18 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     ids.add(actor.id);
   });
   if (ids.size === 0) throw new ScenarioError(`${source}: the scenario has no actors (give actors, or a cluster and groups)`);
+  if (ids.size > MAX_ACTORS)
+    throw new ScenarioError(`${source}: ${ids.size} actors: more than the limit of ${MAX_ACTORS} actors a run can hold`);
+  (scenario.actors ?? []).forEach((actor, i) => {
+    if (!DEFAULT_REGISTRY.has(actor.kind))
+      throw new ScenarioError(
+        `${source}: actors[${i}].kind: unknown actor kind '${actor.kind}' (known: ${[...DEFAULT_REGISTRY.keys()].join(", ")})`,
+      );
+  });
+  (scenario.checkers ?? []).forEach((name, i) => {
+    if (!CHECKERS.has(name))
+      throw new ScenarioError(`${source}: checkers[${i}]: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
+  });
   (scenario.nemesis ?? []).forEach((step, i) => {
     if (!ids.has(step.actor)) throw new ScenarioError(`${source}: nemesis[${i}].actor: no actor '${step.actor}'`);
     if (step.action === "command" && step.command === undefined)
@@ -102,6 +118,8 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
       }
     });
   }
+  const problem = actorConfigProblem(scenario, toSimulationSpec(scenario).actors, DEFAULT_REGISTRY);
+  if (problem !== null) throw new ScenarioError(`${source}: ${problem.where}: ${problem.message}`);
   return scenario;
 }
 
@@ -135,6 +153,49 @@ function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, s
       if (missing !== undefined) throw new ScenarioError(`${source}: partitions[${i}].${key}: no actor '${missing}'`);
     }
   });
+}
+
+/** The bounds of scenario/limits.ts that span several fields, and member numbers that must exist. */
+function validateSizes(scenario: ScenarioFile, source: string): void {
+  const topics = scenario.cluster?.topics ?? [];
+  const names = new Set<string>();
+  topics.forEach((topic, i) => {
+    if (topic.name === "." || topic.name === "..")
+      throw new ScenarioError(`${source}: cluster.topics[${i}].name: '${topic.name}' is not a legal topic name`);
+    if (names.has(topic.name)) throw new ScenarioError(`${source}: cluster.topics[${i}].name: a second topic named '${topic.name}'`);
+    names.add(topic.name);
+  });
+  const partitions = topics.reduce((n, t) => n + t.partitions, 0);
+  if (partitions > MAX_PARTITIONS)
+    throw new ScenarioError(`${source}: cluster.topics: ${partitions} partitions in all: more than the limit of ${MAX_PARTITIONS}`);
+  const partitionsOf = new Map(topics.map((t) => [t.name, t.partitions]));
+  let members = 0;
+  (scenario.groups ?? []).forEach((group, i) => {
+    const count = groupMembers(group).length;
+    members += count + (group.replacements?.length ?? 0);
+    (group.replacements ?? []).forEach((r, k) => {
+      if (r.member > group.members)
+        throw new ScenarioError(
+          `${source}: groups[${i}].replacements[${k}].member: member ${r.member} does not exist (the group starts ${group.members} members)`,
+        );
+    });
+    (group.overrides ?? []).forEach((o, k) => {
+      if (o.member > count)
+        throw new ScenarioError(
+          `${source}: groups[${i}].overrides[${k}].member: member ${o.member} does not exist (the group has ${count} members)`,
+        );
+    });
+    const subscribed = new Set(group.subscription);
+    const cost = count * [...subscribed].reduce((n, topic) => n + (partitionsOf.get(topic) ?? 0), 0);
+    if (cost > MAX_GROUP_COST)
+      throw new ScenarioError(
+        `${source}: groups[${i}]: ${count} members on ${cost / count} partitions (${cost} member-partitions): more than the limit of ${MAX_GROUP_COST} a run can hold`,
+      );
+  });
+  if (members > MAX_MEMBERS) throw new ScenarioError(`${source}: groups: ${members} members in all: more than the limit of ${MAX_MEMBERS}`);
+  const producers = (scenario.producers ?? []).reduce((n, p) => n + (p.count ?? 1), 0);
+  if (producers > MAX_PRODUCERS)
+    throw new ScenarioError(`${source}: producers: ${producers} producers in all: more than the limit of ${MAX_PRODUCERS}`);
 }
 
 /** What transactions need: brokers under the transaction coordinators, coordinators for transactional producers and outputs. */
@@ -173,7 +234,7 @@ export function loadScenarioFile(path: string): ScenarioFile {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ScenarioError(`${path}: cannot read scenario file (${code === "ENOENT" ? "no such file" : (code ?? String(error))})`);
   }
-  return validateScenario(parseJson(text, path), path);
+  return validateScenario(parseJsonText(text, path), path);
 }
 
 function controlOf(step: NonNullable<ScenarioFile["nemesis"]>[number]): ControlAction {

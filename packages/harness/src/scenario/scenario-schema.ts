@@ -1,4 +1,14 @@
 import { type Static, Type } from "@sinclair/typebox";
+import {
+  MAX_DURATION_MS,
+  MAX_MEMBERS,
+  MAX_PARTITIONS,
+  MAX_PRODUCERS,
+  MAX_SEED,
+  MAX_TIME_MS,
+  MIN_LATENCY_MS,
+  MIN_RESTART_DELAY_MS,
+} from "./limits.js";
 
 /**
  * The scenario file format (JSON). Times are milliseconds of virtual time.
@@ -6,7 +16,9 @@ import { type Static, Type } from "@sinclair/typebox";
  * a setting is reported instead of silently ignored.
  */
 const Closed = { additionalProperties: false } as const;
-const Ms = Type.Number({ minimum: 0 });
+const Ms = Type.Number({ minimum: 0, maximum: MAX_TIME_MS });
+/** A time that must be above zero (a scale). */
+const PositiveMs = Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIME_MS });
 const Probability = Type.Number({ minimum: 0, maximum: 1 });
 const Names = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
 
@@ -15,10 +27,7 @@ export const DelaySchema = Type.Union([
   Type.Object({ dist: Type.Literal("uniform"), minMs: Ms, maxMs: Ms }, Closed),
   Type.Object({ dist: Type.Literal("normal"), meanMs: Ms, stddevMs: Ms }, Closed),
   Type.Object({ dist: Type.Literal("exponential"), meanMs: Ms }, Closed),
-  Type.Object(
-    { dist: Type.Literal("pareto"), scaleMs: Type.Number({ exclusiveMinimum: 0 }), shape: Type.Number({ exclusiveMinimum: 0 }) },
-    Closed,
-  ),
+  Type.Object({ dist: Type.Literal("pareto"), scaleMs: PositiveMs, shape: Type.Number({ minimum: 0.01, maximum: 1000 }) }, Closed),
 ]);
 
 const NetworkModeSchema = Type.Union([Type.Literal("connection"), Type.Literal("datagram")]);
@@ -48,7 +57,7 @@ export const MessageFaultSchema = Type.Object(
     delay: Type.Optional(DelaySchema),
     duplicate: Type.Optional(Type.Object({ probability: Probability, delay: Type.Optional(DelaySchema) }, Closed)),
     reorder: Type.Optional(Type.Object({ probability: Probability, delay: DelaySchema }, Closed)),
-    bandwidth: Type.Optional(Type.Object({ bytesPerSecond: Type.Number({ exclusiveMinimum: 0 }) }, Closed)),
+    bandwidth: Type.Optional(Type.Object({ bytesPerSecond: Type.Number({ minimum: 1, maximum: 1e12 }) }, Closed)),
     corrupt: Type.Optional(
       Type.Object({ probability: Probability, mode: Type.Union([Type.Literal("truncate"), Type.Literal("garbage")]) }, Closed),
     ),
@@ -80,15 +89,19 @@ export const NemesisStepSchema = Type.Object(
       Type.Literal("clock-step"),
       Type.Literal("command"),
     ]),
-    deltaMs: Type.Optional(Type.Number()),
+    deltaMs: Type.Optional(Type.Number({ minimum: -MAX_TIME_MS, maximum: MAX_TIME_MS })),
     command: Type.Optional(Type.Object({ command: Type.String({ minLength: 1 }) }, { additionalProperties: true })),
   },
   Closed,
 );
 
+/** Actor ids name log files and appear in commands: letters, digits and . _ : - only. */
+const ACTOR_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+const ActorIdPrefix = Type.String({ minLength: 1, maxLength: 200, pattern: ACTOR_ID_PATTERN });
+
 export const ActorSchema = Type.Object(
   {
-    id: Type.String({ minLength: 1, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" }),
+    id: Type.String({ minLength: 1, maxLength: 200, pattern: ACTOR_ID_PATTERN }),
     kind: Type.String({ minLength: 1 }),
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     startAtMs: Type.Optional(Ms),
@@ -113,11 +126,12 @@ export const ClusterSchema = Type.Object(
     topics: Type.Array(
       Type.Object(
         {
-          name: Type.String({ minLength: 1 }),
-          partitions: Type.Integer({ minimum: 1 }),
+          /** Kafka's legal topic names: up to 249 of [a-zA-Z0-9._-], not "." or "..". */
+          name: Type.String({ minLength: 1, maxLength: 249, pattern: "^[a-zA-Z0-9._-]+$" }),
+          partitions: Type.Integer({ minimum: 1, maximum: MAX_PARTITIONS }),
           id: Type.Optional(Type.String({ minLength: 1 })),
           /** Replicas per partition (default min(3, brokers)). */
-          replicationFactor: Type.Optional(Type.Integer({ minimum: 1 })),
+          replicationFactor: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
         },
         Closed,
       ),
@@ -134,8 +148,8 @@ export const GroupSchema = Type.Object(
     groupId: Type.String({ minLength: 1 }),
     /** "consumer" = KIP-848; "eager" / "cooperative" = the classic protocol with range / cooperative-sticky. */
     protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
-    members: Type.Integer({ minimum: 1 }),
-    idPrefix: Type.Optional(Type.String({ minLength: 1 })),
+    members: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }),
+    idPrefix: Type.Optional(ActorIdPrefix),
     /** Give every member a group.instance.id (its actor id): static membership. */
     static: Type.Optional(Type.Boolean()),
     subscription: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
@@ -153,7 +167,7 @@ export const GroupSchema = Type.Object(
     /** Start members this far apart (member i at startAtMs + (i-1) * staggerMs). */
     staggerMs: Type.Optional(Ms),
     /** Members that join later: `count` more members at `atMs`. */
-    joins: Type.Optional(Type.Array(Type.Object({ atMs: Ms, count: Type.Integer({ minimum: 1 }) }, Closed))),
+    joins: Type.Optional(Type.Array(Type.Object({ atMs: Ms, count: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }) }, Closed))),
     /**
      * Rolling replacements: at `atMs` member N closes (leaves the group) and a
      * new process `<id>-r` joins under `protocol` (a rolling upgrade from the
@@ -163,7 +177,7 @@ export const GroupSchema = Type.Object(
       Type.Array(
         Type.Object(
           {
-            member: Type.Integer({ minimum: 1 }),
+            member: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }),
             atMs: Ms,
             protocol: Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")]),
           },
@@ -174,7 +188,10 @@ export const GroupSchema = Type.Object(
     /** Per-member overrides by member number (1-based): consumer settings and app. */
     overrides: Type.Optional(
       Type.Array(
-        Type.Object({ member: Type.Integer({ minimum: 1 }), consumer: Type.Optional(Settings), app: Type.Optional(Settings) }, Closed),
+        Type.Object(
+          { member: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }), consumer: Type.Optional(Settings), app: Type.Optional(Settings) },
+          Closed,
+        ),
       ),
     ),
   },
@@ -184,8 +201,8 @@ export const GroupSchema = Type.Object(
 /** Producers `<idPrefix>1 .. <idPrefix>N` writing a workload to the brokers. */
 export const ProducerGroupSchema = Type.Object(
   {
-    count: Type.Optional(Type.Integer({ minimum: 1 })),
-    idPrefix: Type.Optional(Type.String({ minLength: 1 })),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PRODUCERS })),
+    idPrefix: Type.Optional(ActorIdPrefix),
     /** Producer settings (Kafka names), e.g. "acks", "linger.ms". */
     producer: Type.Optional(Settings),
     /** {topic, recordsPerSecond, keys, valueBytes, bursts, stopAtMs}: see the producer actor. */
@@ -205,8 +222,8 @@ export const ScenarioSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
     description: Type.Optional(Type.String()),
-    seed: Type.Optional(Type.Integer({ minimum: 0 })),
-    durationMs: Type.Number({ exclusiveMinimum: 0 }),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SEED })),
+    durationMs: Type.Number({ exclusiveMinimum: 0, maximum: MAX_DURATION_MS }),
     codec: Type.Optional(Type.Boolean()),
     /**
      * How messages travel. "connection" (the default): TCP-like connections
@@ -222,7 +239,7 @@ export const ScenarioSchema = Type.Object(
         Type.Object(
           {
             mode: Type.Optional(NetworkModeSchema),
-            minLatencyMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+            minLatencyMs: Type.Optional(Type.Number({ minimum: MIN_LATENCY_MS, maximum: MAX_TIME_MS })),
             latency: Type.Optional(DelaySchema),
             breakDetection: Type.Optional(DelaySchema),
           },
@@ -234,7 +251,10 @@ export const ScenarioSchema = Type.Object(
       Type.Union([
         Type.Object({ mode: Type.Literal("stop") }, Closed),
         Type.Object({ mode: Type.Literal("ignore") }, Closed),
-        Type.Object({ mode: Type.Literal("restart"), delayMs: Ms }, Closed),
+        Type.Object(
+          { mode: Type.Literal("restart"), delayMs: Type.Number({ minimum: MIN_RESTART_DELAY_MS, maximum: MAX_TIME_MS }) },
+          Closed,
+        ),
       ]),
     ),
     cluster: Type.Optional(ClusterSchema),
@@ -244,7 +264,8 @@ export const ScenarioSchema = Type.Object(
     faults: Type.Optional(Type.Array(MessageFaultSchema)),
     partitions: Type.Optional(Type.Array(PartitionSchema)),
     nemesis: Type.Optional(Type.Array(NemesisStepSchema)),
-    checkers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    /** The checkers that judge the run (default: the ones that fit its actors); at least one. */
+    checkers: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
     /** Run every group under this protocol, whatever the groups say (what `run --protocol` and `hunt --protocol` record). */
     protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
     /** Planted bugs to enable (names from @kcsim/protocol's PLANTED_BUGS; what `hunt --bug` records). */

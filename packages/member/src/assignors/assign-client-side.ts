@@ -172,9 +172,10 @@ export function assignClientSide(assignorName: ClientSideAssignorName, input: un
     members.map((member) => subscriptionFor(assignorName, member)),
   );
 
-  const result: ClientSideAssignment = {};
+  // Null-prototype objects: a member or topic may be named "__proto__" (a legal Kafka topic name).
+  const result: ClientSideAssignment = Object.create(null);
   for (const member of members) {
-    const byTopic: Record<string, number[]> = {};
+    const byTopic: Record<string, number[]> = Object.create(null);
     for (const { topic, partitions } of groupPartitionsByTopic(assignment.get(member.id)?.partitions ?? [])) byTopic[topic] = partitions;
     result[member.id] = byTopic;
   }

@@ -341,7 +341,8 @@ function epochOf(identity: CommitIdentity | CommitRefusal): number {
 }
 
 function offsetsJson(commit: PendingCommit): CommittedOffsets {
-  const out: Record<string, Record<string, number>> = {};
+  // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
+  const out: Record<string, Record<string, number>> = Object.create(null);
   for (const { partition, offset } of commit.offsets.values()) {
     let byPartition = out[partition.topic];
     if (byPartition === undefined) out[partition.topic] = byPartition = {};

@@ -106,6 +106,11 @@ function objectAt(value: JsonValue | undefined, field: string, allowed: readonly
   return value;
 }
 
+/** Times of the application and rates of a synthetic source stay within what a run can hold (a day; a million records/s). */
+const MAX_APP_MS = 86_400_000;
+const MAX_RECORDS_PER_SECOND = 1_000_000;
+const MAX_RECORD_BYTES = 100 * 1024 * 1024;
+
 function numberAt(object: JsonObject, key: string, field: string, fallback: number, check: (n: number) => boolean, rule: string): number {
   const value = object[key];
   if (value === undefined) return fallback;
@@ -171,7 +176,7 @@ function commitModeOf(processing: ProcessingConfig): CommitMode | null {
 
 function parseApp(value: JsonValue | undefined, consumer: ConsumerConfig, explicitAutoCommit: boolean): ApplicationConfig {
   const app = objectAt(value, "app", APP_FIELDS);
-  const nonNegative = (n: number) => n >= 0;
+  const nonNegative = (n: number) => n >= 0 && n <= MAX_APP_MS;
   const processing = parseProcessingConfig(app, fail);
   const required = commitModeOf(processing);
   if (required !== null && explicitAutoCommit && consumer["enable.auto.commit"]) {
@@ -189,12 +194,26 @@ function parseApp(value: JsonValue | undefined, consumer: ConsumerConfig, explic
     fail("app.commit", `"${commit}" contradicts consumer.enable.auto.commit = ${consumer["enable.auto.commit"]}`);
   }
   return {
-    processingMsPerRecord: numberAt(app, "processingMsPerRecord", "app.processingMsPerRecord", 1, nonNegative, "a number >= 0"),
-    // Must be positive: an empty poll that took no time would spin forever at one instant.
-    pollTimeoutMs: numberAt(app, "pollTimeoutMs", "app.pollTimeoutMs", 1000, (n) => n > 0, "a number > 0"),
-    revokeCallbackMs: numberAt(app, "revokeCallbackMs", "app.revokeCallbackMs", 0, nonNegative, "a number >= 0"),
-    assignCallbackMs: numberAt(app, "assignCallbackMs", "app.assignCallbackMs", 0, nonNegative, "a number >= 0"),
-    lostCallbackMs: numberAt(app, "lostCallbackMs", "app.lostCallbackMs", 0, nonNegative, "a number >= 0"),
+    processingMsPerRecord: numberAt(
+      app,
+      "processingMsPerRecord",
+      "app.processingMsPerRecord",
+      1,
+      nonNegative,
+      `a number from 0 to ${MAX_APP_MS}`,
+    ),
+    // At least a millisecond: an empty poll that took no time (or a microsecond) would spin at one instant.
+    pollTimeoutMs: numberAt(
+      app,
+      "pollTimeoutMs",
+      "app.pollTimeoutMs",
+      1000,
+      (n) => n >= 1 && n <= MAX_APP_MS,
+      `a number from 1 to ${MAX_APP_MS}`,
+    ),
+    revokeCallbackMs: numberAt(app, "revokeCallbackMs", "app.revokeCallbackMs", 0, nonNegative, `a number from 0 to ${MAX_APP_MS}`),
+    assignCallbackMs: numberAt(app, "assignCallbackMs", "app.assignCallbackMs", 0, nonNegative, `a number from 0 to ${MAX_APP_MS}`),
+    lostCallbackMs: numberAt(app, "lostCallbackMs", "app.lostCallbackMs", 0, nonNegative, `a number from 0 to ${MAX_APP_MS}`),
     commit: commit as CommitMode,
     ...processing,
   };
@@ -234,10 +253,17 @@ function parseSource(value: JsonValue | undefined): RecordSourceConfig {
       "recordsPerSecondPerPartition",
       "source.recordsPerSecondPerPartition",
       10,
-      (n) => n >= 0,
-      "a number >= 0",
+      (n) => n >= 0 && n <= MAX_RECORDS_PER_SECOND,
+      `a number from 0 to ${MAX_RECORDS_PER_SECOND}`,
     ),
-    recordBytes: numberAt(source, "recordBytes", "source.recordBytes", 100, (n) => Number.isInteger(n) && n > 0, "a positive integer"),
+    recordBytes: numberAt(
+      source,
+      "recordBytes",
+      "source.recordBytes",
+      100,
+      (n) => Number.isInteger(n) && n > 0 && n <= MAX_RECORD_BYTES,
+      `an integer from 1 to ${MAX_RECORD_BYTES}`,
+    ),
   };
 }
 

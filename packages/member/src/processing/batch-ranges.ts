@@ -36,7 +36,7 @@ export function rangesOf(records: readonly ConsumedRecord[]): PartitionRange[] {
 export function byTopicAndPartition<V>(entries: readonly { readonly partition: TopicPartition; readonly value: V }[]): {
   [topic: string]: { [partition: string]: V };
 } {
-  const out: { [topic: string]: { [partition: string]: V } } = {};
+  const out: { [topic: string]: { [partition: string]: V } } = Object.create(null); // "__proto__" is a legal topic name
   for (const { partition, value } of entries) {
     let topic = out[partition.topic];
     if (topic === undefined) out[partition.topic] = topic = {};

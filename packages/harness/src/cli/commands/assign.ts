@@ -39,9 +39,10 @@ export function assignServerSide(name: (typeof SERVER_SIDE)[number], input: Assi
     }),
   };
   const result = assignor.assign(spec, new SubscribedTopicDescriber(topics));
-  const out: Assignment = {};
+  // Null-prototype objects: a member or topic may be named "__proto__" (a legal Kafka topic name).
+  const out: Assignment = Object.create(null);
   for (const member of result.members) {
-    const byTopic: Record<string, number[]> = {};
+    const byTopic: Record<string, number[]> = Object.create(null);
     const entries = member.partitions
       .filter((p) => p.partitions.length > 0)
       .map((p) => [nameOf.get(p.topicId) ?? p.topicId, [...p.partitions].sort((a, b) => a - b)] as const)

@@ -1,9 +1,13 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseRecording, RecordingError } from "../../hosts/realtime/recording.js";
+import { DEFAULT_REGISTRY } from "../../actors/registry.js";
+import { parseRecording, type Recording, RecordingError } from "../../hosts/realtime/recording.js";
 import { type ReplayReport, replayRecording } from "../../hosts/realtime/replay.js";
 import { loadRegistry } from "../../hosts/worker/load-registry.js";
+import { HUNT_FILE, SCENARIO_FILE } from "../../hunt/failure-dir.js";
 import { type FailureReplay, isFailureDir, replayFailure } from "../../hunt/replay-failure.js";
+import type { ActorRegistry } from "../../kernel/actor-registry.js";
+import { EXIT_OK, EXIT_VIOLATION } from "../exit-codes.js";
 import { parseFlags } from "../parse-flags.js";
 import { resolveUserPath } from "../paths.js";
 import { UsageError } from "../usage-error.js";
@@ -46,36 +50,107 @@ function formatFailureReplay(replay: FailureReplay, source: string): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The history hash a run directory's summary.json records, or null when it has none to compare. */
+function summaryHash(dir: string): string | null {
+  const file = join(dir, "summary.json");
+  if (!existsSync(file)) return null;
+  try {
+    const summary = JSON.parse(readFileSync(file, "utf8")) as { historyHash?: unknown };
+    return typeof summary.historyHash === "string" ? summary.historyHash : null;
+  } catch {
+    throw new UsageError(`replay: ${file}: not valid JSON`);
+  }
+}
+
 /**
- * `kcsim replay <run-dir | recording.jsonl | hunt-failure-dir> [--json] [--out DIR]`:
+ * The actor registry to replay with. A recording names the module its run
+ * loaded actors from, but a run directory may come from anyone: kcsim
+ * loads no module because a file says so, only one given with --registry.
+ */
+async function registryFor(recording: Recording, file: string, given: string | undefined): Promise<ActorRegistry> {
+  const named = recording.header.registryModule;
+  if (given === undefined) {
+    if (named === null) return DEFAULT_REGISTRY;
+    throw new UsageError(
+      `replay: ${file} was recorded with actors from the module ${named}; kcsim does not load a module a recording names: pass --registry <module> to replay it with a module you trust`,
+    );
+  }
+  return loadRegistry(resolveUserPath(given)).catch((error: unknown) => {
+    throw new UsageError(
+      `replay: --registry ${given}: cannot load an actor registry (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`,
+    );
+  });
+}
+
+/** Reads and checks a recording file: complete, and (in a run directory) the one its summary.json belongs to. */
+function readRecording(file: string, dir: string | null): Recording {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`replay: ${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let recording: Recording;
+  try {
+    recording = parseRecording(text, file);
+  } catch (error) {
+    if (error instanceof RecordingError) throw new UsageError(`replay: ${error.message}`);
+    throw error;
+  }
+  const expected = dir === null ? null : summaryHash(dir);
+  if (expected !== null && recording.end !== null && recording.end.historyHash !== expected) {
+    throw new UsageError(
+      `replay: ${file} belongs to another run than ${join(dir as string, "summary.json")} (history hash ${recording.end.historyHash.slice(0, 12)}... vs ${expected.slice(0, 12)}...)`,
+    );
+  }
+  return recording;
+}
+
+/**
+ * `kcsim replay <run-dir | recording.jsonl | hunt-failure-dir> [--json] [--out DIR] [--registry MODULE]`:
  * re-runs a realtime recording inline in virtual time, or re-runs a hunt
  * failure (scenario.json + hunt.json) with its seed and compares the verdict.
  */
 export async function replayCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseFlags("replay", argv, { json: { type: "boolean" }, out: { type: "string" } });
+  const { values, positionals } = parseFlags("replay", argv, {
+    json: { type: "boolean" },
+    out: { type: "string" },
+    registry: { type: "string" },
+  });
   if (positionals.length !== 1) throw new UsageError(`replay: expected one run directory or recording file, got ${positionals.length}`);
   const given = resolveUserPath(positionals[0] as string);
   if (!existsSync(given)) throw new UsageError(`replay: ${given}: no such file or directory`);
-  if (statSync(given).isDirectory() && isFailureDir(given)) {
+  const isDir = statSync(given).isDirectory();
+  if (isDir && isFailureDir(given)) {
     const out = values.out === undefined ? undefined : resolveUserPath(values.out);
     const replay = await replayFailure(given, out, `pnpm kcsim replay ${positionals[0] as string}`);
     process.stdout.write(values.json ? `${JSON.stringify(replay)}\n` : formatFailureReplay(replay, positionals[0] as string));
-    return replay.failures.length === 0 ? 0 : 1;
+    return replay.failures.length === 0 ? EXIT_OK : EXIT_VIOLATION;
   }
-  const file = statSync(given).isDirectory() ? join(given, "recording.jsonl") : given;
-  if (!existsSync(file)) throw new UsageError(`replay: ${given} has no recording.jsonl (only realtime runs with --out record one)`);
+  if (isDir) {
+    const partial = [HUNT_FILE, SCENARIO_FILE].filter((name) => existsSync(join(given, name)));
+    if (partial.length === 1) {
+      throw new UsageError(
+        `replay: ${given} is a half-written hunt failure directory: it has ${partial[0]} but no ${partial[0] === HUNT_FILE ? SCENARIO_FILE : HUNT_FILE}`,
+      );
+    }
+  }
+  const file = isDir ? join(given, "recording.jsonl") : given;
+  if (!existsSync(file)) {
+    throw new UsageError(
+      `replay: ${given} is neither a hunt failure directory (${SCENARIO_FILE} + ${HUNT_FILE}) nor a realtime run directory (recording.jsonl, written by run --host realtime --out)`,
+    );
+  }
+  const recording = readRecording(file, isDir ? given : null);
+  const registry = await registryFor(recording, file, values.registry);
   let report: ReplayReport;
   try {
-    const recording = parseRecording(readFileSync(file, "utf8"), file);
-    const registry = await loadRegistry(recording.header.registryModule).catch((error: unknown) => {
-      throw new RecordingError(`${file}: cannot load the actor registry: ${error instanceof Error ? error.message : String(error)}`);
-    });
     report = replayRecording(recording, registry);
   } catch (error) {
     if (error instanceof RecordingError) throw new UsageError(`replay: ${error.message}`);
     // Anything else thrown while replaying comes from a recording this build cannot replay.
-    throw new UsageError(`replay: ${file}: cannot replay (${error instanceof Error ? error.message : String(error)})`);
+    throw new UsageError(`replay: ${file}: cannot replay (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`);
   }
   process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatReport(report, positionals[0] as string));
-  return report.equal ? 0 : 1;
+  return report.equal ? EXIT_OK : EXIT_VIOLATION;
 }

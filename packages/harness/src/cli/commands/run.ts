@@ -3,9 +3,10 @@ import { CHECKERS } from "../../checkers/registry.js";
 import { HOST_NAMES } from "../../hosts/run-host.js";
 import { LOG_LEVELS } from "../../hosts/worker/actor-logs.js";
 import { parseActorsPerWorker } from "../../hosts/worker/shard-plan.js";
-import { runScenario } from "../../run/run-scenario.js";
+import { type RunSummary, runScenario } from "../../run/run-scenario.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
+import { signalExitCode, verdictExitCode } from "../exit-codes.js";
 import { formatSummary } from "../format-summary.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
 import { DEFAULT_SCENARIO, repoRoot, resolveUserPath, userCwd } from "../paths.js";
@@ -43,6 +44,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const timeScale = values["time-scale"] === undefined ? undefined : Number(values["time-scale"]);
   if (timeScale !== undefined && !(timeScale > 0 && Number.isFinite(timeScale)))
     throw new UsageError(`run: --time-scale must be a positive number, got '${values["time-scale"]}'`);
+  if (host === "inline" && actorsPerWorker !== undefined)
+    throw new UsageError("run: --actors-per-worker applies to the worker hosts (--host lockstep or realtime), not inline");
+  if (host !== "realtime" && timeScale !== undefined) throw new UsageError("run: --time-scale applies to --host realtime only");
   const out = values.out === undefined ? undefined : resolveUserPath(values.out);
   const consumerConfig = consumerConfigFlag("run", values["consumer-config"]);
   const scenario = withConsumerConfig(loadScenarioFile(path), consumerConfig);
@@ -55,24 +59,49 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       : out !== undefined
         ? `pnpm kcsim replay ${relative(userCwd(), out) || out}`
         : "(a realtime run replays from its recording: run it with --out DIR, then kcsim replay DIR)";
-  const { summary } = await runScenario(scenario, {
-    host,
-    replayCommand,
-    hostOptions: {
-      logs: { level: logLevel, dir: out === undefined ? null : join(out, "logs") },
-      ...(actorsPerWorker !== undefined ? { actorsPerWorker } : {}),
-      ...(timeScale !== undefined ? { timeScale } : {}),
-    },
-    ...(seed !== undefined ? { seed } : {}),
-    ...(protocol !== undefined ? { protocol } : {}),
-    ...(out !== undefined ? { out } : {}),
-    ...(values["no-codec"] ? { useCodec: false } : {}),
-  });
+  // A realtime run is waited on, not computed: Ctrl-C (or SIGTERM) ends it cleanly, keeping its recording and summary.
+  // The virtual hosts end at once on a signal; their files are written whole or not at all.
+  const interruption = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interruption.signal.aborted) process.exit(signalExitCode(signal)); // a second Ctrl-C does not wait
+    interruption.abort(signal);
+  };
+  if (host === "realtime") {
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  }
+  let summary: RunSummary;
+  try {
+    ({ summary } = await runScenario(scenario, {
+      host,
+      replayCommand,
+      hostOptions: {
+        logs: { level: logLevel, dir: out === undefined ? null : join(out, "logs") },
+        ...(actorsPerWorker !== undefined ? { actorsPerWorker } : {}),
+        ...(timeScale !== undefined ? { timeScale } : {}),
+        ...(host === "realtime" ? { signal: interruption.signal } : {}),
+      },
+      ...(seed !== undefined ? { seed } : {}),
+      ...(protocol !== undefined ? { protocol } : {}),
+      ...(out !== undefined ? { out } : {}),
+      ...(values["no-codec"] ? { useCodec: false } : {}),
+    }));
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
   if (values.json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } else {
     const descriptions = new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]));
     process.stdout.write(formatSummary(summary, descriptions));
   }
-  return Object.values(summary.checks).every((check) => check.ok) ? 0 : 1;
+  if (interruption.signal.aborted) {
+    const kept = out === undefined ? "" : `; the recording and summary are in ${relative(userCwd(), out) || out}`;
+    process.stderr.write(
+      `kcsim: run interrupted by ${String(interruption.signal.reason)} at ${summary.interruptedAtMs ?? 0} ms of virtual time${kept}\n`,
+    );
+    return signalExitCode(interruption.signal.reason as NodeJS.Signals);
+  }
+  return verdictExitCode(summary.checks);
 }

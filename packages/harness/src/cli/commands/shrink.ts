@@ -1,8 +1,10 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
+import { CHECKERS } from "../../checkers/registry.js";
 import { HUNT_FILE, SCENARIO_FILE } from "../../hunt/failure-dir.js";
 import { readHuntRecord } from "../../hunt/replay-failure.js";
 import { type ScenarioSize, shrink } from "../../hunt/shrink.js";
+import { writeAtomic } from "../../output/atomic-write.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { integerFlag, parseFlags } from "../parse-flags.js";
 import { resolveUserPath, userCwd } from "../paths.js";
@@ -30,11 +32,15 @@ export async function shrinkCommand(argv: readonly string[]): Promise<number> {
   const record = readHuntRecord(dir);
   const check = values.check ?? record.failures[0]?.check;
   if (check === undefined) throw new UsageError(`shrink: ${dir}: the run failed no checker; give --check`);
+  if (!CHECKERS.has(check))
+    throw new UsageError(
+      `shrink: ${values.check === undefined ? `${dir}: hunt.json names` : "--check:"} no checker '${check}' (known: ${[...CHECKERS.keys()].join(", ")})`,
+    );
   const scenario = loadScenarioFile(join(dir, SCENARIO_FILE));
   const maxTrials = integerFlag("shrink", "max-trials", values["max-trials"], 1);
   const result = await shrink(scenario, { seed: record.seed, check, ...(maxTrials !== undefined ? { maxTrials } : {}) });
   const out = join(dir, "shrunk.json");
-  writeFileSync(out, `${JSON.stringify(result.scenario, null, 2)}\n`);
+  writeAtomic(out, `${JSON.stringify(result.scenario, null, 2)}\n`);
   const shown = relative(userCwd(), out) || out;
   if (values.json) {
     process.stdout.write(

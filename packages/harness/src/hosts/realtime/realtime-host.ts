@@ -41,6 +41,10 @@ export interface RealtimeHostOptions {
   readonly spareWorkers?: number;
   /** Each worker's heap cap in MB (default 1024): an actor that exceeds it kills only its worker. */
   readonly workerHeapMb?: number;
+  /** Stream the recording to this file as the run goes (kept whole if the run is interrupted); absent = kept in memory. */
+  readonly recordingFile?: string | null;
+  /** Aborting it ends the run at once, cleanly: judged up to then, the recording sealed as interrupted (SIGINT, SIGTERM). */
+  readonly signal?: AbortSignal;
 }
 
 export interface RealtimeRunResult extends RunResult {
@@ -145,20 +149,26 @@ export class RealtimeHost {
   #workers = 0;
   #hostEvents = 0;
   #runs = 0;
+  #interruptedAt: Micros | null = null;
 
   constructor(spec: SimulationSpec, options: RealtimeHostOptions = {}) {
     this.core = new SimulationCore(spec, { keepEvents: true });
     this.#options = options;
     this.#timeScale = options.timeScale ?? 1;
     if (!(this.#timeScale > 0)) throw new RangeError(`timeScale must be a positive number, got ${this.#timeScale}`);
-    this.#recording = new RecordingWriter({
-      kcsim: "recording",
-      format: 1,
-      host: "realtime",
-      timeScale: this.#timeScale,
-      registryModule: options.registryModule ?? null,
-      spec,
-    });
+    this.#recording = new RecordingWriter(
+      {
+        kcsim: "recording",
+        format: 1,
+        host: "realtime",
+        timeScale: this.#timeScale,
+        registryModule: options.registryModule ?? null,
+        spec,
+      },
+      options.recordingFile ?? null,
+    );
+    options.signal?.addEventListener("abort", () => this.interrupt(), { once: true });
+    if (options.signal?.aborted) this.interrupt();
     for (const actor of spec.actors) {
       if (this.#mirrors.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
       this.#mirrors.set(actor.id, new ActorMirror(actor.id));
@@ -194,15 +204,36 @@ export class RealtimeHost {
     const started = performance.now();
     try {
       await this.start();
-      await new Promise<void>((resolve) => {
-        this.#ended = resolve;
-        this.#schedule();
-      });
+      if (this.#interruptedAt === null) {
+        await new Promise<void>((resolve) => {
+          this.#ended = resolve;
+          this.#schedule();
+        });
+      }
       const actors = await this.#stop();
       return this.#result(performance.now() - started, actors);
+    } catch (error) {
+      this.#recording.abandon();
+      throw error;
     } finally {
       await this.close();
     }
+  }
+
+  /**
+   * Ends the run now, as its end would: the workers stop and report, the
+   * run is judged up to this instant, and the recording gets its end line
+   * marked interrupted, so it replays. Before the clock starts, the run
+   * ends as soon as the workers are up.
+   */
+  interrupt(): void {
+    if (this.#interruptedAt !== null) return;
+    this.#interruptedAt = this.now();
+    if (this.#ended === null) return;
+    this.#over = true;
+    this.#timer?.cancel();
+    this.#timer = null;
+    this.#ended();
   }
 
   /** Starts the workers and the clock (run() does this). */
@@ -590,14 +621,18 @@ export class RealtimeHost {
     const events: HistoryEvent[] = [...core.history.events].sort((a, b) => a.t - b.t);
     const history = new History(core.history.header, this.#options.history ?? {});
     for (const event of events) history.record(event);
+    const historyHash = history.finish();
+    const interruptedAt = this.#interruptedAt;
+    this.#recording.finish({ t: interruptedAt ?? core.spec.durationUs, historyHash, interrupted: interruptedAt !== null });
     return {
       host: "realtime",
       scenario: core.spec.scenario,
       seed: core.spec.seed,
-      historyHash: history.finish(),
+      historyHash,
       events: history.events,
       eventsProcessed: this.#runs,
-      virtualEndUs: core.spec.durationUs,
+      virtualEndUs: interruptedAt ?? core.spec.durationUs,
+      ...(interruptedAt !== null ? { interruptedAtUs: interruptedAt } : {}),
       wallMs: wallMsTaken,
       router: core.router.stats,
       actors,

@@ -1,3 +1,4 @@
+import { closeSync, openSync, writeSync } from "node:fs";
 import type { ActorId, JsonValue, Micros } from "@kcsim/protocol";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import type { ControlAction } from "../../kernel/event.js";
@@ -16,6 +17,7 @@ import type { RouteDecision } from "../../router/router.js";
  *   {"r":"run","actor":..,"t":..,"e":{"k":"control","origin":..,"seq":..,"sub":..,"control":{..}}}
  *   {"r":"down","actor":..,"t":..,"why":..,"carry":{..}}     its worker was terminated or died
  *   {"r":"up","actor":..,"t":..,"carry":{..}}                 rebuilt in a new worker from this carry
+ *   {"r":"end","t":..,"entries":..,"historyHash":..,"interrupted"?:true}   the last line: the run finished
  *
  * A "route" line is one routing decision (the send's virtual time, its
  * sender sequence number and the router's verdict). A "run" line is one
@@ -23,6 +25,12 @@ import type { RouteDecision } from "../../router/router.js";
  * delivery carries the frame as delivered (after any corruption), or the
  * message object itself for a run without the codec. Per actor, "run",
  * "down" and "up" lines are in the order they happened.
+ *
+ * The file is written as the run goes (a run cut short keeps what it
+ * recorded); the "end" line is written last, once the run has finished or
+ * was interrupted and stopped cleanly. A recording without it is
+ * incomplete, and `replay` refuses it; its history hash ties it to the
+ * run's summary.json.
  */
 export interface RecordingHeader {
   readonly kcsim: "recording";
@@ -88,9 +96,23 @@ export interface UpEntry {
 
 export type RecordingEntry = RouteEntry | RunEntry | DownEntry | UpEntry;
 
+/** The last line of a complete recording. */
+export interface RecordingEnd {
+  readonly r: "end";
+  /** The virtual time the run ended (earlier than the spec's duration when it was interrupted). */
+  readonly t: Micros;
+  /** The entries before this line. */
+  readonly entries: number;
+  /** The run's history hash: the one in the summary.json of the same run. */
+  readonly historyHash: string;
+  readonly interrupted?: true;
+}
+
 export interface Recording {
   readonly header: RecordingHeader;
   readonly entries: readonly RecordingEntry[];
+  /** Null while the run goes on (and in a recording whose run never finished). */
+  readonly end: RecordingEnd | null;
 }
 
 /** A recording file that cannot be replayed: one line saying why and where. */
@@ -98,27 +120,89 @@ export class RecordingError extends Error {
   override readonly name = "RecordingError";
 }
 
-/** Collects a recording's lines as the run goes (serialised once, at the end). */
+/** Lines are written to the file in chunks of about this many characters. */
+const FLUSH_CHARS = 256 * 1024;
+
+/**
+ * Collects a recording as the run goes. Given a file, it streams the lines
+ * there (header first, the end line last) and keeps none in memory;
+ * without one it keeps the entries (tests, the library's RealtimeRunResult).
+ */
 export class RecordingWriter {
   readonly header: RecordingHeader;
   readonly entries: RecordingEntry[] = [];
+  #fd: number | null = null;
+  #pending: string[] = [];
+  #pendingChars = 0;
+  #count = 0;
+  #end: RecordingEnd | null = null;
 
-  constructor(header: RecordingHeader) {
+  constructor(header: RecordingHeader, file: string | null = null) {
     this.header = header;
+    if (file !== null) {
+      this.#fd = openSync(file, "w");
+      this.#write(JSON.stringify(header));
+      this.flush();
+    }
   }
 
   add(entry: RecordingEntry): void {
-    this.entries.push(entry);
+    if (this.#end !== null) return; // the run is over: a straggler from a dying worker is not part of it
+    this.#count++;
+    if (this.#fd === null) this.entries.push(entry);
+    else this.#write(JSON.stringify(entry));
+  }
+
+  /** Writes buffered lines to the file. */
+  flush(): void {
+    if (this.#fd === null || this.#pending.length === 0) return;
+    writeSync(this.#fd, `${this.#pending.join("\n")}\n`);
+    this.#pending = [];
+    this.#pendingChars = 0;
+  }
+
+  /** Seals the recording with its end line (and closes the file). */
+  finish(end: { readonly t: Micros; readonly historyHash: string; readonly interrupted: boolean }): void {
+    if (this.#end !== null) return;
+    this.#end = {
+      r: "end",
+      t: end.t,
+      entries: this.#count,
+      historyHash: end.historyHash,
+      ...(end.interrupted ? { interrupted: true as const } : {}),
+    };
+    if (this.#fd !== null) {
+      this.#write(JSON.stringify(this.#end));
+      this.flush();
+      closeSync(this.#fd);
+      this.#fd = null;
+    }
+  }
+
+  /** Closes the file without an end line (a run that failed): what it holds is kept, marked incomplete by the missing end. */
+  abandon(): void {
+    if (this.#fd === null) return;
+    this.flush();
+    closeSync(this.#fd);
+    this.#fd = null;
   }
 
   recording(): Recording {
-    return { header: this.header, entries: this.entries };
+    return { header: this.header, entries: this.entries, end: this.#end };
   }
 
+  /** The recording as one text (kept entries only: a streamed recording is in its file). */
   text(): string {
     const lines = [JSON.stringify(this.header)];
     for (const entry of this.entries) lines.push(JSON.stringify(entry));
+    if (this.#end !== null) lines.push(JSON.stringify(this.#end));
     return `${lines.join("\n")}\n`;
+  }
+
+  #write(line: string): void {
+    this.#pending.push(line);
+    this.#pendingChars += line.length;
+    if (this.#pendingChars >= FLUSH_CHARS) this.flush();
   }
 }
 
@@ -156,14 +240,37 @@ function checkEntry(value: unknown, where: string): RecordingEntry {
   return value as unknown as RecordingEntry;
 }
 
-/** Parses and checks a recording's text; `source` names the file in error messages. */
+function checkEnd(value: unknown, where: string, entries: number): RecordingEnd {
+  if (!isObject(value) || typeof value.t !== "number" || typeof value.entries !== "number" || typeof value.historyHash !== "string")
+    throw new RecordingError(`${where}: the end line needs t, entries and historyHash`);
+  if (value.entries !== entries)
+    throw new RecordingError(`${where}: the end line counts ${value.entries} entries, the file holds ${entries}: the recording is damaged`);
+  return value as unknown as RecordingEnd;
+}
+
+/** The header's spec: what a replay builds its actors from, checked like any other input. */
+function checkHeaderSpec(spec: unknown, where: string): void {
+  if (!isObject(spec) || !Array.isArray(spec.actors)) throw new RecordingError(`${where}: the header has no simulation spec`);
+  if (typeof spec.seed !== "number" || !Number.isSafeInteger(spec.seed) || spec.seed < 0)
+    throw new RecordingError(`${where}: the header's seed must be a non-negative safe integer, got ${JSON.stringify(spec.seed)}`);
+  if (typeof spec.durationUs !== "number" || !Number.isSafeInteger(spec.durationUs) || spec.durationUs <= 0)
+    throw new RecordingError(`${where}: the header's durationUs must be a positive safe integer, got ${JSON.stringify(spec.durationUs)}`);
+  spec.actors.forEach((actor: unknown, i: number) => {
+    if (!isObject(actor) || typeof actor.id !== "string" || typeof actor.kind !== "string" || typeof actor.startAtUs !== "number")
+      throw new RecordingError(`${where}: the header's spec.actors[${i}] needs id, kind and startAtUs`);
+  });
+  if (!isObject(spec.restartPolicy)) throw new RecordingError(`${where}: the header's spec has no restartPolicy`);
+}
+
+/** Parses and checks a recording's text; `source` names the file in error messages. Only a complete recording passes. */
 export function parseRecording(text: string, source: string): Recording {
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   const parse = (line: string, number: number): unknown => {
     try {
       return JSON.parse(line);
     } catch (error) {
-      throw new RecordingError(`${source}:${number}: invalid JSON (${error instanceof Error ? error.message : String(error)})`);
+      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+      throw new RecordingError(`${source}:${number}: invalid JSON (${message})`);
     }
   };
   if (lines.length === 0) throw new RecordingError(`${source}: empty file, not a kcsim recording`);
@@ -172,9 +279,21 @@ export function parseRecording(text: string, source: string): Recording {
     throw new RecordingError(`${source}:1: not a kcsim recording (no {"kcsim":"recording"} header)`);
   if (header.format !== 1)
     throw new RecordingError(`${source}:1: recording format ${JSON.stringify(header.format)} is not supported (1 is)`);
-  const spec = header.spec;
-  if (!isObject(spec) || !Array.isArray(spec.actors) || typeof spec.seed !== "number")
-    throw new RecordingError(`${source}:1: the header has no simulation spec`);
-  const entries = lines.slice(1).map((line, i) => checkEntry(parse(line, i + 2), `${source}:${i + 2}`));
-  return { header: header as unknown as RecordingHeader, entries };
+  if (typeof header.timeScale !== "number" || !(header.timeScale > 0))
+    throw new RecordingError(`${source}:1: the header's timeScale must be a positive number`);
+  if (header.registryModule !== null && typeof header.registryModule !== "string")
+    throw new RecordingError(`${source}:1: the header's registryModule must be null or a path`);
+  checkHeaderSpec(header.spec, `${source}:1`);
+  const last = lines.length > 1 ? parse(lines[lines.length - 1] as string, lines.length) : null;
+  const ended = isObject(last) && last.r === "end";
+  const body = lines.slice(1, ended ? -1 : undefined);
+  if (!ended) {
+    throw new RecordingError(
+      `${source}: incomplete recording: it has no end line (its run was killed before it finished), ${body.length} entries recorded`,
+    );
+  }
+  const entries = body.map((line, i) => checkEntry(parse(line, i + 2), `${source}:${i + 2}`));
+  const end = checkEnd(last, `${source}:${lines.length}`, entries.length);
+  if (entries.length === 0) throw new RecordingError(`${source}: the recording holds no event: nothing to replay`);
+  return { header: header as unknown as RecordingHeader, entries, end };
 }

@@ -1,0 +1,22 @@
+import type { HistoryEvent } from "../history/history-event.js";
+import { ScenarioError } from "../scenario/scenario-error.js";
+
+/** The error classes actors throw when their settings are wrong (protocol's ConfigError, the member's config errors). */
+const SETTINGS_ERROR = /^[A-Za-z]*ConfigError: /;
+
+/**
+ * An actor that threw on its own settings when it started: bad input, not a
+ * protocol verdict. Load-time validation builds every actor once, so this
+ * catches what only shows at start (a custom registry, a setting read in
+ * start()). The run is answered with one line and exit code 2, never with
+ * `actor-exceptions` and the checkers its absence breaks.
+ */
+export function settingsErrorAtStart(scenario: string, events: Iterable<HistoryEvent>): ScenarioError | null {
+  for (const event of events) {
+    if (event.ev !== "error" || (event.during !== "start" && event.during !== "restart")) continue;
+    if (SETTINGS_ERROR.test(event.message)) {
+      return new ScenarioError(`${scenario}: ${event.actor} rejected its settings when it started: ${event.message.split("\n")[0]}`);
+    }
+  }
+  return null;
+}

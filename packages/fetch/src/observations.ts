@@ -29,6 +29,8 @@ export interface ProducerAckObservation {
   readonly baseSequence: number;
   /** The producer's transactional id (null for a non-transactional producer). */
   readonly transactionalId: string | null;
+  /** The broker whose answer acknowledged it (null when no answer did: acks=0, or DUPLICATE_SEQUENCE_NUMBER). */
+  readonly leader: string | null;
 }
 
 /** A producer got a producer id and epoch (InitProducerId), or bumped its epoch itself (an idempotent producer after a sequence gap). */

@@ -538,16 +538,20 @@ export class ProducerClient {
       }
       topic.partitionData.push({ index: batch.partition, records: batch.toRecordBatch() });
     }
-    ctx.send(host, {
-      type: "ProduceRequest",
-      correlationId,
-      apiVersion: 9,
-      clientId: this.#clientId(),
-      transactionalId: this.config.transactionalId,
-      acks: this.config.acks,
-      timeoutMs: settings["request.timeout.ms"],
-      topicData,
-    }, this.#connection);
+    ctx.send(
+      host,
+      {
+        type: "ProduceRequest",
+        correlationId,
+        apiVersion: 9,
+        clientId: this.#clientId(),
+        transactionalId: this.config.transactionalId,
+        acks: this.config.acks,
+        timeoutMs: settings["request.timeout.ms"],
+        topicData,
+      },
+      this.#connection,
+    );
     if (this.config.acks === 0) {
       // No response will come: the batches are done as soon as they are sent, with no offsets.
       for (const batch of batches) this.#completeBatch(batch, ErrorCode.NONE, -1, -1, ctx);
@@ -571,6 +575,7 @@ export class ProducerClient {
         answer?.baseOffset ?? -1,
         answer?.logStartOffset ?? -1,
         ctx,
+        from,
       );
     }
     return true;
@@ -584,14 +589,21 @@ export class ProducerClient {
    * counts as acknowledged (offset unknown); failed otherwise. Errors that
    * mean stale metadata ask for a refresh.
    */
-  #completeBatch(batch: ProducerBatch, errorCode: number, baseOffset: number, logStartOffset: number, ctx: Context): void {
+  #completeBatch(
+    batch: ProducerBatch,
+    errorCode: number,
+    baseOffset: number,
+    logStartOffset: number,
+    ctx: Context,
+    leader: ActorId | null = null,
+  ): void {
     this.#accumulator.unmute(batch.topic, batch.partition);
     if (batch.done) return;
     const now = ctx.now();
     const settings = this.config.settings;
     const tm = this.transactionManager;
     if (errorCode === ErrorCode.NONE) {
-      this.#acknowledge(batch, baseOffset, ctx);
+      this.#acknowledge(batch, baseOffset, ctx, baseOffset >= 0 ? leader : null);
       return;
     }
     if (INVALID_METADATA.has(errorCode)) this.#metadata.requestUpdate();
@@ -622,20 +634,20 @@ export class ProducerClient {
     }
     if (errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
       // The sequence is behind what the broker has, which no longer remembers this batch's offsets: it was written.
-      this.#acknowledge(batch, -1, ctx);
+      this.#acknowledge(batch, -1, ctx, null);
       return;
     }
     // Sequences are only adjusted when retries were not exhausted: otherwise the broker may have it.
     this.#failBatch(batch, producerErrorOf(errorCode), batch.attempts < settings.retries, ctx);
   }
 
-  #acknowledge(batch: ProducerBatch, baseOffset: number, ctx: Context): void {
+  #acknowledge(batch: ProducerBatch, baseOffset: number, ctx: Context, leader: ActorId | null): void {
     batch.done = true;
     this.#incomplete.delete(batch);
     this.#acknowledged++;
     this.transactionManager?.handleCompletedBatch(batch, baseOffset);
     batch.completeHandles(baseOffset, null);
-    this.#observeAck(batch.topic, batch.partition, baseOffset, batch.recordCount, ErrorCode.NONE, batch.createdAt, batch, ctx);
+    this.#observeAck(batch.topic, batch.partition, baseOffset, batch.recordCount, ErrorCode.NONE, batch.createdAt, batch, ctx, leader);
   }
 
   #failBatch(batch: ProducerBatch, error: ProducerError, adjustSequenceNumbers: boolean, ctx: Context): void {
@@ -679,13 +691,17 @@ export class ProducerClient {
     const correlationId = this.#nextCorrelationId();
     this.#metadataInFlight = { correlationId, host, sentAt: now };
     this.#metadata.attempted(now);
-    ctx.send(host, {
-      type: "MetadataRequest",
-      correlationId,
-      apiVersion: 12,
-      clientId: this.#clientId(),
-      topics: this.#metadata.topicNames().map((name) => ({ topicId: null, name })),
-    }, this.#connection);
+    ctx.send(
+      host,
+      {
+        type: "MetadataRequest",
+        correlationId,
+        apiVersion: 12,
+        clientId: this.#clientId(),
+        topics: this.#metadata.topicNames().map((name) => ({ topicId: null, name })),
+      },
+      this.#connection,
+    );
   }
 
   #onMetadata(from: ActorId, response: MetadataResponse, ctx: Context): boolean {
@@ -744,6 +760,7 @@ export class ProducerClient {
     createdAt: Micros,
     batch: ProducerBatch | null,
     ctx: Context,
+    leader: ActorId | null = null,
   ): void {
     const observation: ProducerAckObservation = {
       type: "producer.ack",
@@ -759,6 +776,7 @@ export class ProducerClient {
       producerEpoch: batch?.producerEpoch ?? -1,
       baseSequence: batch?.baseSequence ?? -1,
       transactionalId: this.config.transactionalId,
+      leader,
     };
     ctx.observe({ ...observation });
   }

@@ -6,11 +6,19 @@ import { drainCutoffUs } from "./drain-time.js";
 /**
  * DESIGN.md rule 5 (at least once): every record a producer saw
  * acknowledged is consumed at least once, once faults heal and the group
- * drains. A record is lost when a leader later writes a different batch at
- * its offset (an acknowledged append overwritten after a failover), or when
+ * drains. A record is lost when a newer leader (a higher leader epoch than
+ * the append that was acknowledged) later writes a different batch at its
+ * offset (an acknowledged append overwritten after a failover), or when
  * no consumer ever got its offset (e.g. auto.offset.reset=latest skipping
  * data written before the group started). Records acknowledged within the
  * last minute of the run are not required to have been consumed.
+ *
+ * A deposed leader that has not heard of its successor yet (cut off by a
+ * partition, its produce requests delivered once it heals) may still
+ * append at an older epoch; those appends never reach the committed log
+ * (it truncates them when it learns it is a follower), so they overwrite
+ * nothing. The acknowledged append is the one of the broker whose answer
+ * acknowledged it.
  */
 export const noLoss: Checker = {
   name: "no-loss",
@@ -20,8 +28,10 @@ export const noLoss: Checker = {
     const cutoff = drainCutoffUs(spec);
     /** tp -> offset -> leader epoch of the append the producer saw acknowledged */
     const acked = new Map<string, Map<number, { epoch: number; t: number; index: number }>>();
-    /** tp -> offset -> epoch of the latest append at that offset */
-    const appendedEpoch = new Map<string, Map<number, number>>();
+    /** tp -> offset -> broker -> epoch of that broker's latest append at that offset */
+    const appendedEpoch = new Map<string, Map<number, Map<string, number>>>();
+    /** tp -> offset -> epoch of the latest append at that offset, whoever made it (acknowledgements that name no broker) */
+    const latestEpoch = new Map<string, Map<number, number>>();
     /** tp -> consumed offset ranges */
     const consumed = new Map<string, [number, number][]>();
     const overwritten = new Map<string, { offset: number; t: number; index: number }>();
@@ -29,24 +39,29 @@ export const noLoss: Checker = {
       const append = observationOf(event, "broker.append");
       if (append !== undefined) {
         const key = tpKey(append.topic, append.partition);
-        const epochs = getOrCreate(appendedEpoch, key, () => new Map<number, number>());
+        const broker = event.ev === "obs" ? event.actor : "";
+        const byBroker = getOrCreate(appendedEpoch, key, () => new Map<number, Map<string, number>>());
+        const latest = getOrCreate(latestEpoch, key, () => new Map<number, number>());
         const ackedHere = acked.get(key);
         for (let offset = append.baseOffset; offset <= append.lastOffset; offset++) {
           const ack = ackedHere?.get(offset);
-          if (ack !== undefined && ack.epoch !== append.leaderEpoch && !overwritten.has(`${key}@${offset}`)) {
+          if (ack !== undefined && append.leaderEpoch > ack.epoch && !overwritten.has(`${key}@${offset}`)) {
             overwritten.set(`${key}@${offset}`, { offset, t: event.t, index });
           }
-          epochs.set(offset, append.leaderEpoch);
+          getOrCreate(byBroker, offset, () => new Map<string, number>()).set(broker, append.leaderEpoch);
+          latest.set(offset, append.leaderEpoch);
         }
         return;
       }
       const ack = observationOf(event, "producer.ack");
       if (ack !== undefined && ack.errorCode === 0 && ack.baseOffset >= 0) {
         const key = tpKey(ack.topic, ack.partition);
-        const epochs = appendedEpoch.get(key);
+        const byBroker = appendedEpoch.get(key);
+        const latest = latestEpoch.get(key);
         const mine = getOrCreate(acked, key, () => new Map());
         for (let offset = ack.baseOffset; offset <= ack.lastOffset; offset++) {
-          mine.set(offset, { epoch: epochs?.get(offset) ?? -1, t: event.t, index });
+          const epoch = (ack.leader === null ? undefined : byBroker?.get(offset)?.get(ack.leader)) ?? latest?.get(offset) ?? -1;
+          mine.set(offset, { epoch, t: event.t, index });
         }
         return;
       }

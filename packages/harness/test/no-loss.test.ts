@@ -1,0 +1,84 @@
+import type { JsonValue, Observation } from "@kcsim/protocol";
+import { describe, expect, it } from "vitest";
+import { CHECKERS, type HistoryEvent } from "../src/index.js";
+import { actor, testSpec } from "./helpers.js";
+
+/**
+ * no-loss on hand-written histories of a leader failover: an acknowledged
+ * record is lost only when a newer leader writes over its offset, never
+ * because a deposed leader that has not yet heard of its successor appends
+ * there at its old epoch (as it does once a partition that cut it off heals
+ * and the produce requests TCP held back reach it).
+ */
+const obs = (t: number, who: string, o: Record<string, JsonValue>): HistoryEvent => ({ t, ev: "obs", actor: who, o: o as Observation });
+const spec = testSpec({ durationUs: 600_000_000, actors: [actor("broker-0", "broker"), actor("broker-2", "broker")] });
+const check = (events: HistoryEvent[]) => (CHECKERS.get("no-loss") as NonNullable<ReturnType<typeof CHECKERS.get>>).check(events, spec);
+
+const append = (t: number, broker: string, base: number, last: number, leaderEpoch: number) =>
+  obs(t, broker, { type: "broker.append", topic: "orders", partition: 5, baseOffset: base, lastOffset: last, leaderEpoch });
+const ack = (t: number, base: number, last: number, leader: string | null) =>
+  obs(t, "producer-1", {
+    type: "producer.ack",
+    topic: "orders",
+    partition: 5,
+    baseOffset: base,
+    lastOffset: last,
+    count: last - base + 1,
+    acks: "all",
+    errorCode: 0,
+    latencyMs: 1,
+    producerId: 1,
+    producerEpoch: 0,
+    baseSequence: base,
+    transactionalId: null,
+    leader,
+  });
+const consumed = (t: number, first: number, last: number) =>
+  obs(t, "member-1", {
+    type: "member.records",
+    memberId: "m",
+    topic: "orders",
+    partition: 5,
+    firstOffset: first,
+    lastOffset: last,
+    count: 1,
+  });
+
+describe("no-loss across a leader failover", () => {
+  it("a deposed leader's append at an older epoch overwrites nothing (chaos-data seed 1, orders-5 offset 39)", () => {
+    const events = [
+      append(29_963_562, "broker-2", 38, 38, 0),
+      append(43_052_955, "broker-0", 39, 39, 1), // broker-0 leads at epoch 1 while broker-2 is cut off
+      ack(43_100_000, 39, 39, "broker-0"),
+      append(59_994_867, "broker-2", 39, 40, 0), // broker-2, not yet told, appends held-back produces at epoch 0
+      consumed(70_000_000, 38, 39),
+    ];
+    expect(check(events)).toEqual({ ok: true, violations: [] });
+  });
+
+  it("a newer leader's append over an acknowledged offset is a loss", () => {
+    const events = [
+      append(10_000_000, "broker-2", 39, 39, 0),
+      ack(10_100_000, 39, 39, "broker-2"), // acks=1 on the old leader
+      append(20_000_000, "broker-0", 39, 39, 1), // the new leader never had it
+      consumed(70_000_000, 39, 39),
+    ];
+    const result = check(events);
+    expect(result.ok).toBe(false);
+    expect(result.violations[0]?.message).toBe("acknowledged record orders-5 offset 39 was overwritten by another leader: lost");
+  });
+
+  it("judges an acknowledgement by the append of the broker that acknowledged it, not by the latest append at that offset", () => {
+    const events = [
+      append(10_000_000, "broker-0", 39, 39, 1),
+      append(10_050_000, "broker-2", 39, 39, 0), // the deposed leader appends in between
+      ack(10_100_000, 39, 39, "broker-0"),
+      append(20_000_000, "broker-2", 39, 39, 1), // broker-2 as a follower copies epoch 1's record: the same append
+      consumed(70_000_000, 39, 39),
+    ];
+    expect(check(events).ok).toBe(true);
+    // Without the acknowledging broker, the latest append at that offset (epoch 0) is taken: then epoch 1 overwrote it.
+    const anonymous = events.map((e) => (e.ev === "obs" && e.o.type === "producer.ack" ? { ...e, o: { ...e.o, leader: null } } : e));
+    expect(check(anonymous).ok).toBe(false);
+  });
+});

@@ -7,6 +7,7 @@ import { huntBench } from "./hunt-bench.js";
 import { inlineHostBench } from "./inline-host-bench.js";
 import { lockstepBench } from "./lockstep-bench.js";
 import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
+import { queueHuntBench } from "./queue-hunt-bench.js";
 import { realtimeCpuBench } from "./realtime-cpu-bench.js";
 import { routerBench } from "./router-bench.js";
 import { routerThroughputBench } from "./router-throughput-bench.js";
@@ -26,6 +27,7 @@ const SUITES: readonly BenchSuite[] = [
   fetchBytesBench,
   e2eBench,
   huntBench,
+  queueHuntBench,
 ];
 
 /**

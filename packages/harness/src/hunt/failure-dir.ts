@@ -12,8 +12,10 @@ export interface HuntRecord {
 
 export const SCENARIO_FILE = "scenario.json";
 export const HUNT_FILE = "hunt.json";
+/** Written only when the hunt was asked for histories (--history). */
+export const HISTORY_FILE = "history.jsonl";
 
-/** Writes a failing run's exact scenario and verdict to `<dir>/seed-<seed>`; returns that directory. */
+/** Writes a failing run's exact scenario and verdict (and its history, when it has one) to `<dir>/seed-<seed>`; returns that directory. */
 export function writeFailureDir(outDir: string, result: HuntRunResult): string {
   const dir = join(outDir, `seed-${result.seed}`);
   mkdirSync(dir, { recursive: true });
@@ -25,5 +27,6 @@ export function writeFailureDir(outDir: string, result: HuntRunResult): string {
     parameters: result.parameters,
   };
   writeFileSync(join(dir, HUNT_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  if (result.history !== undefined) writeFileSync(join(dir, HISTORY_FILE), result.history);
   return dir;
 }

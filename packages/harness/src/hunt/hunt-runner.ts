@@ -1,10 +1,9 @@
 import { availableParallelism } from "node:os";
-import { Piscina } from "piscina";
-import { builtModule } from "../kernel/built-module.js";
 import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import { HuntPool } from "./hunt-pool.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
-import { runErrorResult } from "./run-error-result.js";
+import { type Shard, shardSeeds } from "./seed-shard.js";
 
 export interface HuntOptions {
   readonly base: ScenarioFile | null;
@@ -14,8 +13,14 @@ export interface HuntOptions {
   readonly bugs?: readonly string[];
   readonly fromSeed: number;
   readonly toSeed: number;
+  /** Run only this shard's seeds of fromSeed..toSeed. */
+  readonly shard?: Shard;
+  /** Keep each failing run's history in its result. */
+  readonly withHistory?: boolean;
   /** Worker threads (default: all cores). */
   readonly workers?: number;
+  /** Run on this pool (its threads; left running afterwards) instead of starting one (benchmarks: a warm pool). */
+  readonly pool?: HuntPool;
   /** Stop at the first failing seed (runs already in flight finish). */
   readonly stopOnFailure: boolean;
   readonly onResult?: (result: HuntRunResult, done: number) => void;
@@ -23,6 +28,8 @@ export interface HuntOptions {
 
 export interface HuntOutcome {
   readonly runs: number;
+  /** The seeds that ran, ascending. */
+  readonly seeds: readonly number[];
   readonly failures: readonly HuntRunResult[];
   readonly elapsedMs: number;
   readonly simulatedMs: number;
@@ -35,32 +42,31 @@ export interface HuntOutcome {
  * is started after the first failure.
  */
 export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
-  const workers = Math.max(1, options.workers ?? availableParallelism());
-  const pool = new Piscina<HuntTask, HuntRunResult>({
-    filename: builtModule("./hunt-worker.js", import.meta.url),
-    minThreads: workers,
-    maxThreads: workers,
-    execArgv: [],
-  });
+  const pool = options.pool ?? new HuntPool(Math.max(1, options.workers ?? availableParallelism()));
+  const workers = pool.threads;
+  const seeds = shardSeeds(options.fromSeed, options.toSeed, options.shard ?? null);
   const started = performance.now();
   const failures: HuntRunResult[] = [];
+  const ran: number[] = [];
   let runs = 0;
   let simulatedMs = 0;
-  let nextSeed = options.fromSeed;
+  let next = 0;
   let stop = false;
   try {
     const lane = async (): Promise<void> => {
-      while (!stop && nextSeed <= options.toSeed) {
-        const seed = nextSeed++;
+      while (!stop && next < seeds.length) {
+        const seed = seeds[next++] as number;
         const task: HuntTask = {
           base: options.base,
           seed,
           asWritten: options.asWritten,
           protocol: options.protocol,
           ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
+          ...(options.withHistory === true ? { withHistory: true } : {}),
         };
-        const result = await pool.run(task).catch((error: unknown) => runErrorResult(task, error));
+        const result = await pool.run(task);
         runs++;
+        ran.push(seed);
         simulatedMs += result.virtualMs;
         if (result.failures.length > 0) {
           failures.push(result);
@@ -71,8 +77,8 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
     };
     await Promise.all(Array.from({ length: workers }, lane));
   } finally {
-    await pool.destroy();
+    if (options.pool === undefined) await pool.destroy();
   }
   failures.sort((a, b) => a.seed - b.seed);
-  return { runs, failures, elapsedMs: performance.now() - started, simulatedMs, workers };
+  return { runs, seeds: ran.sort((a, b) => a - b), failures, elapsedMs: performance.now() - started, simulatedMs, workers };
 }

@@ -1,21 +1,16 @@
-import { relative } from "node:path";
 import { drawChaosPlan } from "../../hunt/chaos-generator.js";
-import { writeFailureDir } from "../../hunt/failure-dir.js";
-import { HuntProgress } from "../../hunt/hunt-progress.js";
 import { hunt } from "../../hunt/hunt-runner.js";
-import type { HuntRunResult } from "../../hunt/hunt-task.js";
+import { shardSeeds } from "../../hunt/seed-shard.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
+import { HuntReporter } from "../hunt-reporter.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
-import { resolveUserPath, userCwd } from "../paths.js";
+import { resolveUserPath } from "../paths.js";
 import { plantedBugFlag, plantedBugList } from "../planted-bug-flags.js";
+import { queueFlag } from "../queue-flag.js";
+import { resumeQueueHunt, submitQueueHunt } from "../queue-hunt.js";
+import { shardFlag } from "../shard-flag.js";
 import { UsageError } from "../usage-error.js";
-
-/** A path as the user can type it: relative to where they ran kcsim unless that climbs out of it. */
-function shownPath(dir: string): string {
-  const rel = relative(userCwd(), dir);
-  return rel === "" || rel.startsWith("..") ? dir : rel;
-}
 
 /** "A..B" (inclusive) or a single seed. */
 function parseSeeds(value: string | undefined): { from: number; to: number } {
@@ -28,25 +23,14 @@ function parseSeeds(value: string | undefined): { from: number; to: number } {
   return { from, to };
 }
 
-function bugReport(result: HuntRunResult, replay: string): string {
-  const lines = [`FAIL seed ${result.seed}`];
-  for (const f of result.failures) lines.push(`  ${f.check}: at ${f.t} us: ${f.message}`);
-  for (const [key, value] of Object.entries(result.parameters)) {
-    if (Array.isArray(value)) {
-      lines.push(`  ${key}:`);
-      for (const item of value) lines.push(`    - ${String(item)}`);
-    } else lines.push(`  ${key}: ${JSON.stringify(value)}`);
-  }
-  lines.push(`  replay: ${replay}`);
-  return `${lines.join("\n")}\n`;
-}
-
 /**
  * `kcsim hunt <scenario | --swarm> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
- *  [--as-written] [--protocol P] [--bug NAME] [--consumer-config NAME=VALUE]...` (or `--list-bugs`): runs every seed with a drawn fault
+ *  [--as-written] [--protocol P] [--bug NAME] [--consumer-config NAME=VALUE]... [--shard I/N] [--history]
+ *  [--queue redis://HOST:PORT[/DB]]` (or `--list-bugs`, or `--queue URL --resume ID`): runs every seed with a drawn fault
  * schedule (and with --swarm a drawn group configuration; with
- * --as-written the scenario's own faults) on all cores, and reports each
- * failing seed with its parameters and the command that replays it.
+ * --as-written the scenario's own faults) on all cores, or with --queue on
+ * the `kcsim worker`s of a BullMQ queue, and reports each failing seed with
+ * its parameters and the command that replays it.
  */
 export async function huntCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags("hunt", argv, {
@@ -61,10 +45,24 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     bug: { type: "string" },
     "list-bugs": { type: "boolean" },
     "consumer-config": { type: "string", multiple: true },
+    shard: { type: "string" },
+    history: { type: "boolean" },
+    queue: { type: "string" },
+    resume: { type: "string" },
   });
   if (values["list-bugs"]) {
     process.stdout.write(plantedBugList());
     return 0;
+  }
+  const queue = queueFlag("hunt", values.queue);
+  if (values.resume !== undefined) {
+    if (queue === null) throw new UsageError("hunt: --resume needs --queue (the Redis the hunt was submitted to)");
+    const extra = Object.keys(values).find((flag) => !["queue", "resume", "out", "json"].includes(flag));
+    if (extra !== undefined || positionals.length > 0)
+      throw new UsageError(
+        `hunt: --resume reattaches to the hunt as submitted: only --out and --json go with it, not ${extra === undefined ? `'${positionals[0]}'` : `--${extra}`}`,
+      );
+    return resumeQueueHunt(queue, values.resume, values.out === undefined ? null : resolveUserPath(values.out), values.json === true);
   }
   const bug = plantedBugFlag("hunt", values.bug);
   const protocol =
@@ -80,55 +78,43 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const asWritten = values["as-written"] === true;
   const seeds = parseSeeds(values.seeds);
   const workers = integerFlag("hunt", "workers", values.workers, 1);
+  const shard = shardFlag("hunt", values.shard);
+  if (queue !== null && shard !== null)
+    throw new UsageError("hunt: --shard splits a local hunt; a --queue hunt is spread over its workers already");
+  if (queue !== null && workers !== undefined) throw new UsageError("hunt: --workers sizes a local pool; each kcsim worker sizes its own");
+  const withHistory = values.history === true;
   const label = base === null ? "swarm" : base.name;
   const suffix = `${protocol === null ? "" : `-${protocol}`}${bug === null ? "" : `-${bug}`}`;
   const outDir = resolveUserPath(values.out ?? `runs/hunt-${label}${suffix}-${seeds.from}-${seeds.to}`);
   // Validate the first plan before spinning up workers, so a scenario that cannot be hunted fails fast.
   drawChaosPlan(seeds.from, base);
-  const total = seeds.to - seeds.from + 1;
-  const progress = new HuntProgress(total, !values.json && process.stderr.isTTY === true);
-  let failed = 0;
-  const replays = new Map<number, string>();
+  const stopOnFailure = values["keep-going"] !== true;
+  const bugs = bug !== null ? [bug] : [];
+  if (queue !== null) {
+    const template = { base, asWritten, protocol, ...(bugs.length > 0 ? { bugs } : {}), ...(withHistory ? { withHistory } : {}) };
+    return submitQueueHunt(queue, { label, fromSeed: seeds.from, toSeed: seeds.to, template, stopOnFailure, outDir }, values.json === true);
+  }
+  const reporter = new HuntReporter({
+    label,
+    fromSeed: seeds.from,
+    toSeed: seeds.to,
+    shard,
+    total: shardSeeds(seeds.from, seeds.to, shard).length,
+    outDir,
+    json: values.json === true,
+  });
   const outcome = await hunt({
     base,
     asWritten,
     protocol,
-    ...(bug !== null ? { bugs: [bug] } : {}),
+    ...(bugs.length > 0 ? { bugs } : {}),
     fromSeed: seeds.from,
     toSeed: seeds.to,
-    stopOnFailure: values["keep-going"] !== true,
+    ...(shard !== null ? { shard } : {}),
+    ...(withHistory ? { withHistory } : {}),
+    stopOnFailure,
     ...(workers !== undefined ? { workers } : {}),
-    onResult: (result, done) => {
-      if (result.failures.length > 0) {
-        failed++;
-        // Written (and, without --json, reported) as soon as it is found: a long hunt stopped early keeps what it found.
-        const dir = writeFailureDir(outDir, result);
-        const replay = `pnpm kcsim replay ${shownPath(dir)}`;
-        replays.set(result.seed, replay);
-        if (!values.json) progress.log(bugReport(result, replay));
-      }
-      progress.update(done, failed);
-    },
+    onResult: (result, done) => reporter.onResult(result, done),
   });
-  progress.stop();
-  const failures = outcome.failures.map((result) => ({ result, replay: replays.get(result.seed) ?? "" }));
-  if (values.json) {
-    const json = {
-      runs: outcome.runs,
-      failures: failures.flatMap(({ result, replay }) =>
-        result.failures.map((f) => ({ seed: result.seed, check: f.check, message: f.message, replay, parameters: result.parameters })),
-      ),
-      elapsedMs: Math.round(outcome.elapsedMs),
-      runsPerSecond: Number((outcome.runs / (outcome.elapsedMs / 1000)).toFixed(2)),
-      simulatedSecondsPerSecond: Number((outcome.simulatedMs / outcome.elapsedMs).toFixed(1)),
-      workers: outcome.workers,
-    };
-    process.stdout.write(`${JSON.stringify(json)}\n`);
-  } else {
-    process.stdout.write(
-      `hunt ${label}: ${outcome.runs} runs of seeds ${seeds.from}..${seeds.to}, ${outcome.failures.length} failing, ` +
-        `${(outcome.elapsedMs / 1000).toFixed(1)} s on ${outcome.workers} workers (${(outcome.simulatedMs / outcome.elapsedMs).toFixed(0)}x real time)\n`,
-    );
-  }
-  return outcome.failures.length === 0 ? 0 : 1;
+  return reporter.finish(outcome);
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -108,12 +109,12 @@ describe("findings", () => {
     expect(text).toContain(": 23 seeds (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, ... 3 more)\n");
   });
 
-  it("close the summary of a local hunt and come with --json, the summary line as before", async () => {
+  it("close the summary of a local hunt and come with --json, the summary line as before (and --history keeps histories)", async () => {
     const args = ["hunt", "packages/harness/test/fixtures/fenced-pair.json", "--bug", "keep-partitions-after-fenced", "--seeds", "1..24"];
     const out = mkdtempSync(join(tmpdir(), "kcsim-findings-"));
     const [text, json] = await Promise.all([
       kcsimRun(...args, "--keep-going", "--workers", "1", "--out", join(out, "text")),
-      kcsimRun(...args, "--keep-going", "--workers", "1", "--json", "--out", join(out, "json")),
+      kcsimRun(...args, "--keep-going", "--workers", "1", "--json", "--history", "--out", join(out, "json")),
     ]);
     expect(text.code).toBe(1);
     const failed = [...text.stdout.matchAll(/^FAIL seed (\d+)$/gm)].map((m) => Number(m[1]));
@@ -131,6 +132,17 @@ describe("findings", () => {
     for (const f of report.findings) {
       expect(f.count).toBe(f.seeds.length);
       expect(text.stdout).toContain(`  ${f.check}; ${f.events.join(", ")}; ${f.roles.join(", ")}: ${f.count} seed`);
+    }
+    // --history: each failure directory holds the run's history, whose SHA-256 is the recorded hash; without it, none.
+    for (const seed of failed) {
+      const dir = join(out, "json", `seed-${seed}`);
+      const { historyHash } = JSON.parse(readFileSync(join(dir, "hunt.json"), "utf8")) as { historyHash: string };
+      expect(
+        createHash("sha256")
+          .update(readFileSync(join(dir, "history.jsonl")))
+          .digest("hex"),
+      ).toBe(historyHash);
+      expect(existsSync(join(out, "text", `seed-${seed}`, "history.jsonl"))).toBe(false);
     }
   }, 120_000);
 });

@@ -48,7 +48,7 @@ function kcsim(...args: string[]): KcsimProcess {
 
 async function worker(url: string): Promise<KcsimProcess> {
   const w = kcsim("worker", "--queue", url, "--workers", "1", "--lock-ms", LOCK_MS);
-  await w.until((p) => p.stderr.includes("threads, queue"), "the worker to start");
+  await w.until((p) => p.stderr.includes(", queue kcsim-hunt on "), "the worker to start");
   return w;
 }
 

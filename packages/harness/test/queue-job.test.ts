@@ -7,7 +7,7 @@ import { UsageError } from "../src/cli/usage-error.js";
 import { EMPTY_SIGNATURE } from "../src/hunt/failure-signature.js";
 import type { HuntRunResult } from "../src/hunt/hunt-task.js";
 import { fromQueued, jobIdOf, OWN_VERSIONS, seedOfJob, toQueued, versionMismatch } from "../src/hunt/queue/queue-job.js";
-import { isConnectionError } from "../src/hunt/queue/redis-link.js";
+import { bullmqErrorLine, isConnectionError } from "../src/hunt/queue/redis-link.js";
 
 /** The pieces of queue hunting that need no Redis (the end-to-end tests with a real redis-server: queue-hunt.test.ts). */
 describe("queue jobs", () => {
@@ -53,6 +53,19 @@ describe("queue jobs", () => {
     expect(isConnectionError(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }))).toBe(true);
     expect(isConnectionError(new Error("Connection is closed."))).toBe(true);
     expect(isConnectionError(new Error("Missing lock for job x-1. moveToFinished"))).toBe(false);
+  });
+
+  it("says in words what BullMQ's errors about a lost job mean, and nothing for a dropped connection", () => {
+    expect(bullmqErrorLine(new Error("Connection is closed."))).toBeNull();
+    const taken =
+      "this worker lost its lock on it (it stalled and went to another worker, or Redis restarted); the run that holds it now reports it";
+    expect(bullmqErrorLine(new Error("Missing lock for job ab12-7. moveToFinished"))).toBe(`job ab12-7: ${taken}`);
+    expect(bullmqErrorLine(new Error("Lock mismatch for job ab12-7. Cmd moveToFinished from active"))).toBe(`job ab12-7: ${taken}`);
+    expect(bullmqErrorLine(new Error("Job ab12-7 is not in the active state. moveToFinished"))).toBe(`job ab12-7: ${taken}`);
+    expect(bullmqErrorLine(new Error("Missing key for job ab12-7. moveToFinished"))).toBe(
+      "job ab12-7: Redis no longer holds it (it restarted without its data); the hunt adds it again and that run reports it",
+    );
+    expect(bullmqErrorLine(new Error("ERR something else\n    at stack"))).toBe("queue: ERR something else");
   });
 });
 

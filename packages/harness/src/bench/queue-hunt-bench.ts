@@ -64,7 +64,7 @@ export const queueHuntBench: BenchSuite = {
     try {
       await server.start();
       for (let i = 0; i < THREADS; i++) workers.push(new KcsimProcess(["worker", "--queue", server.url, "--workers", "1"]));
-      await Promise.all(workers.map((w) => w.until((p) => p.stderr.includes("threads, queue"), "a kcsim worker to start")));
+      await Promise.all(workers.map((w) => w.until((p) => p.stderr.includes(", queue kcsim-hunt on "), "a kcsim worker to start")));
       const link = new RedisLink({ url: server.url, shown: server.url }, (line) => process.stderr.write(`queue-hunt bench: ${line}\n`));
       let queueRunMs = 0;
       const queueHunt = (fromSeed: number, toSeed: number, onResult: (wallMs: number) => void) =>

@@ -59,7 +59,7 @@ export interface QueueHuntOptions {
 /** Jobs added, looked up or removed per round trip. */
 const BATCH = 500;
 /** With seeds outstanding and no event for this long, look the jobs up directly (an event stream trimmed or missed). */
-const SWEEP_AFTER_IDLE_MS = 15_000;
+const SWEEP_AFTER_IDLE_MS = 30_000;
 
 /**
  * Submits (or reattaches to) a hunt on the queue and collects its results
@@ -118,21 +118,33 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
     if (seed !== null) account(seed, answer);
   };
 
-  /** Looks up every outstanding job; takes the finished ones' results. Returns the seeds whose jobs Redis does not have. */
+  /**
+   * Looks up every outstanding job and takes the finished ones' results;
+   * returns the seeds whose jobs Redis does not hold. Reads only a few
+   * small fields of each job (its data holds the whole scenario), and a
+   * finished job's return value.
+   */
   const sweep = async (): Promise<number[]> => {
     lastNews = Date.now();
     const missing: number[] = [];
     const outstanding = [...pending];
     for (let i = 0; i < outstanding.length; i += BATCH) {
       const batch = outstanding.slice(i, i + BATCH);
-      const jobs = await Promise.all(batch.map((seed) => queue.getJob(jobIdOf(hunt.huntId, seed))));
-      jobs.forEach((job, k) => {
-        const seed = batch[k] as number;
-        if (job === undefined) missing.push(seed);
-        else if (job.finishedOn === undefined) return;
-        else if (job.returnvalue === null || job.returnvalue === undefined)
-          account(seed, { failedReason: job.failedReason || "no result" });
-        else account(seed, parseAnswer(job.returnvalue));
+      const key = (seed: number) => queue.toKey(jobIdOf(hunt.huntId, seed));
+      const states = await Promise.all(batch.map((seed) => link.client.hmget(key(seed), "timestamp", "finishedOn", "failedReason")));
+      const finished: number[] = [];
+      batch.forEach((seed, k) => {
+        const [created, finishedOn, failedReason] = states[k] ?? [];
+        if (created === null || created === undefined) missing.push(seed);
+        else if (finishedOn !== null && finishedOn !== undefined) {
+          if (failedReason) account(seed, { failedReason });
+          else finished.push(seed);
+        }
+      });
+      const values = await Promise.all(finished.map((seed) => link.client.hget(key(seed), "returnvalue")));
+      finished.forEach((seed, k) => {
+        const value = values[k];
+        account(seed, value === null || value === undefined ? { failedReason: "finished without a result" } : parseAnswer(value));
       });
     }
     return missing;

@@ -77,7 +77,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
   });
   worker.on("error", (error) => link.bullmqError(error));
   options.say(
-    `worker ${name}: ${options.threads} threads, queue ${QUEUE_NAME} on ${options.address.shown} ` +
+    `worker ${name}: ${options.threads} ${options.threads === 1 ? "thread" : "threads"}, queue ${QUEUE_NAME} on ${options.address.shown} ` +
       `(kcsim ${OWN_VERSIONS.kcsim}, protocol ${OWN_VERSIONS.protocol}, history format ${OWN_VERSIONS.historyFormat})`,
   );
   return {

@@ -48,6 +48,25 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /**
+ * The line to print for an error a BullMQ object reports, or null for a
+ * dropped connection (the link's own client reports outages). A job a worker
+ * finishes after losing it (its lock ran out and another worker took it, or
+ * Redis restarted without it) is said in words: its result is not lost, the
+ * job's current run reports it.
+ */
+export function bullmqErrorLine(error: Error): string | null {
+  if (isConnectionError(error)) return null;
+  const first = error.message.split("\n")[0] ?? "";
+  const gone = /^Missing key for job (\S+)\./.exec(first);
+  if (gone !== null)
+    return `job ${gone[1]}: Redis no longer holds it (it restarted without its data); the hunt adds it again and that run reports it`;
+  const taken = /^(?:Missing lock|Lock mismatch) for job (\S+)\.|^Job (\S+) is not in the active state/.exec(first);
+  if (taken !== null)
+    return `job ${taken[1] ?? taken[2]}: this worker lost its lock on it (it stalled and went to another worker, or Redis restarted); the run that holds it now reports it`;
+  return `queue: ${first}`;
+}
+
+/**
  * A hunt's or a worker's own connection to Redis (for hunt definitions and
  * stop flags), which also watches the link: the first error of an outage
  * prints one line, the reconnection another, and nothing in between (no
@@ -86,16 +105,10 @@ export class RedisLink {
 
   /** For BullMQ objects' "error" events. */
   bullmqError(error: Error): void {
-    if (isConnectionError(error)) return;
-    const first = error.message.split("\n")[0] ?? "";
-    const lostLock = /^Missing lock for job (\S+)\./.exec(first);
-    const line =
-      lostLock === null
-        ? `queue: ${first}`
-        : `job ${lostLock[1]}: this worker lost its lock (Redis restarted, or the job went to another worker after a stall); the run that holds it now reports it`;
+    const line = bullmqErrorLine(error);
     // BullMQ may report one loss from two places (the lock renewal and the completion): one line is enough.
-    if (line !== this.#lastError) this.#say(line);
-    this.#lastError = line;
+    if (line !== null && line !== this.#lastError) this.#say(line);
+    if (line !== null) this.#lastError = line;
   }
 
   #outage(error: Error): void {

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import type { HistoryEvent } from "../src/history/history-event.js";
 import { EMPTY_SIGNATURE, type FailureSignature, signatureOf } from "../src/hunt/failure-signature.js";
 import { formatFindings, groupFindings } from "../src/hunt/findings.js";
 import type { HuntRunResult } from "../src/hunt/hunt-task.js";
+import { expectRecordedHistory } from "./failure-dir-checks.js";
 import { actor, testSpec } from "./helpers.js";
 
 const spec = testSpec({
@@ -135,13 +135,7 @@ describe("findings", () => {
     }
     // --history: each failure directory holds the run's history, whose SHA-256 is the recorded hash; without it, none.
     for (const seed of failed) {
-      const dir = join(out, "json", `seed-${seed}`);
-      const { historyHash } = JSON.parse(readFileSync(join(dir, "hunt.json"), "utf8")) as { historyHash: string };
-      expect(
-        createHash("sha256")
-          .update(readFileSync(join(dir, "history.jsonl")))
-          .digest("hex"),
-      ).toBe(historyHash);
+      expectRecordedHistory(join(out, "json", `seed-${seed}`));
       expect(existsSync(join(out, "text", `seed-${seed}`, "history.jsonl"))).toBe(false);
     }
   }, 120_000);

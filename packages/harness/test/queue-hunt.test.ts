@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { KcsimProcess, kcsimRun, root } from "../src/bench/kcsim-process.js";
 import { freePort, RedisServer } from "../src/bench/redis-server.js";
 import { QUEUE_NAME } from "../src/hunt/queue/queue-job.js";
+import { expectRecordedHistory } from "./failure-dir-checks.js";
 
 /**
  * Hunting on a BullMQ queue, end to end: a real redis-server (Debian's,
@@ -127,16 +127,8 @@ describe("kcsim hunt --queue / kcsim worker (BullMQ on a real redis-server)", ()
     expect(report.runs).toBe(100);
     expect(report.queue?.seeds).toEqual(range(1, 100));
     expect(failingSeeds(report)).toEqual(failingSeeds(local).filter((seed) => seed <= 100));
-    for (const seed of failingSeeds(report)) {
-      const dir = join(out, `seed-${seed}`);
-      const { historyHash } = JSON.parse(readFileSync(join(dir, "hunt.json"), "utf8")) as { historyHash: string };
-      // The history came through Redis (gzipped) and is the run's own: its SHA-256 is the recorded hash.
-      expect(
-        createHash("sha256")
-          .update(readFileSync(join(dir, "history.jsonl")))
-          .digest("hex"),
-      ).toBe(historyHash);
-    }
+    // The histories came through Redis (gzipped), each the run's own.
+    for (const seed of failingSeeds(report)) expectRecordedHistory(join(out, `seed-${seed}`));
     // A finished hunt leaves nothing behind: resuming it again is bad input.
     const again = await kcsimRun("hunt", "--queue", server.url, "--resume", huntId);
     expect(again.code).toBe(2);

@@ -80,6 +80,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
   let simulatedMs = 0;
   let retried = 0;
   let stopping = false;
+  let stopped: Promise<void> = Promise.resolve();
   let lastNews = Date.now();
   let settle: () => void = () => {};
   const allIn = new Promise<void>((resolve) => {
@@ -108,7 +109,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
       simulatedMs += result.virtualMs;
       if (result.failures.length > 0) failures.push(result);
       options.onResult(result, ran.length, workers.size);
-      if (result.failures.length > 0 && hunt.stopOnFailure && !stopping) void stop();
+      if (result.failures.length > 0 && hunt.stopOnFailure && !stopping) stopped = stop();
     }
     if (pending.size === 0) settle();
   };
@@ -180,6 +181,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
 
   /** Makes Redis hold the hunt again (after a restart it may hold nothing): its definition, its stop flag, its missing jobs. */
   const reconcile = async (): Promise<void> => {
+    if (pending.size === 0) return;
     await link.client.set(huntKey(hunt.huntId), JSON.stringify(hunt));
     if (stopping) await link.client.set(stopKey(hunt.huntId), "1");
     const missing = await sweep();
@@ -209,6 +211,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
     else for (const seed of missing) pending.delete(seed);
     if (pending.size === 0) settle();
     await allIn;
+    await stopped;
     await reconciling;
   } finally {
     clearInterval(idle);

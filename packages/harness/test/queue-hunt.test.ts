@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { KcsimProcess, kcsimRun, root } from "../src/bench/kcsim-process.js";
 import { freePort, RedisServer } from "../src/bench/redis-server.js";
@@ -133,6 +134,30 @@ describe("kcsim hunt --queue / kcsim worker (BullMQ on a real redis-server)", ()
     const again = await kcsimRun("hunt", "--queue", server.url, "--resume", huntId);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(new RegExp(`^kcsim: hunt: --resume: no hunt '${huntId}' on ${server.url}`));
+  }, 300_000);
+
+  it("without --keep-going stops at the first failure, and a finished hunt leaves nothing in Redis", async () => {
+    const local = await localHunt("1..200");
+    const server = await redis();
+    await worker(server.url);
+    const out = mkdtempSync(join(tmpdir(), "kcsim-queue-stop-"));
+    const args = [SCENARIO, "--bug", BUG, "--seeds", "1..200", "--out", out, "--queue", server.url, "--json"];
+    const { code, stdout } = await kcsimRun("hunt", ...args);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as HuntJson;
+    // The seeds still waiting were taken off the queue; the runs already taken finished and are reported.
+    expect(report.runs).toBeLessThan(200);
+    expect(failingSeeds(report).length).toBeGreaterThanOrEqual(1);
+    expect(failingSeeds(report)).toEqual(failingSeeds(local).filter((seed) => report.queue?.seeds.includes(seed)));
+    const redisClient = new Redis(server.url);
+    try {
+      expect(await redisClient.keys("kcsim:*")).toEqual([]);
+      expect(await redisClient.keys(`bull:${QUEUE_NAME}:${report.queue?.huntId}-*`)).toEqual([]);
+      expect(await redisClient.zcard(`bull:${QUEUE_NAME}:completed`)).toBe(0);
+      expect(await redisClient.llen(`bull:${QUEUE_NAME}:wait`)).toBe(0);
+    } finally {
+      redisClient.disconnect();
+    }
   }, 300_000);
 
   it("a worker of another kcsim version refuses the job with one line and puts it back in the queue", async () => {

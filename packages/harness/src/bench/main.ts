@@ -8,6 +8,7 @@ import { inlineHostBench } from "./inline-host-bench.js";
 import { lockstepBench } from "./lockstep-bench.js";
 import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
 import { mutationFuzzBench } from "./mutation-fuzz-bench.js";
+import { queueHuntBench } from "./queue-hunt-bench.js";
 import { realtimeCpuBench } from "./realtime-cpu-bench.js";
 import { routerBench } from "./router-bench.js";
 import { routerThroughputBench } from "./router-throughput-bench.js";
@@ -28,6 +29,7 @@ const SUITES: readonly BenchSuite[] = [
   e2eBench,
   huntBench,
   mutationFuzzBench,
+  queueHuntBench,
 ];
 
 /**

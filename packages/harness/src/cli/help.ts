@@ -41,11 +41,18 @@ Commands:
       --workers N             pool size (default: one per core)
       --keep-going            run every seed instead of stopping at the first failure
       --out DIR               where failure directories go (default runs/hunt-<scenario>-A-B)
-      --json                  {"runs","failures":[{"seed","check","replay",...}],"elapsedMs","runsPerSecond",...}
+      --history               also write each failure's history.jsonl into its directory
+      --shard I/N             run only every N-th seed from the I-th (N shards cover the seeds once; for CI matrices)
+      --queue redis://H:P[/DB]  put one job per seed on a BullMQ queue for kcsim workers; report here as a local hunt
+      --resume ID             with --queue: reattach to a hunt whose submitting command stopped (its id is printed at the start)
+      --json                  {"runs","failures":[{"seed","check","replay",...}],"findings":[{"check","events","roles","seeds"}],...}
   shrink <hunt-failure-dir>   reduce a failing run to a smaller scenario failing the same checker; writes shrunk.json
       --check NAME            the checker to keep failing (default: the first that failed)
       --max-trials N          stop after N trial runs
       --json                  print {"check","seed","original","shrunk","trials","file"}
+  worker --queue redis://H:P[/DB]  run the jobs of queued hunts until SIGINT/SIGTERM (any number of machines)
+      --workers N             pool size (default: one per core)
+      --lock-ms MS            a killed worker's jobs go back to the queue after this long (default 30000)
   help, --help                this text
 
 Exit codes: 0 every check passed, 1 a checker found a violation, 2 bad input (one line), 3 kcsim itself failed

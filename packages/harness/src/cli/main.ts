@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import("./commands/report.js")).reportCommand,
   hunt: async () => (await import("./commands/hunt.js")).huntCommand,
   shrink: async () => (await import("./commands/shrink.js")).shrinkCommand,
+  worker: async () => (await import("./commands/worker.js")).workerCommand,
 };
 
 const writeStderr = (text: string) => process.stderr.write(text);

@@ -13,13 +13,15 @@ export interface HuntRecord {
 
 export const SCENARIO_FILE = "scenario.json";
 export const HUNT_FILE = "hunt.json";
+/** Written only when the hunt was asked for histories (--history). */
+export const HISTORY_FILE = "history.jsonl";
 
 /** The directory a hunt writes a failing seed to, inside its output directory. */
 export function failureDirName(seed: number): string {
   return `seed-${seed}`;
 }
 
-/** Writes a failing run's exact scenario and verdict to `<dir>/seed-<seed>` (each file whole or not at all); returns that directory. */
+/** Writes a failing run's exact scenario and verdict to `<dir>/seed-<seed>` (and its history, when it has one; each file whole or not at all); returns that directory. */
 export function writeFailureDir(outDir: string, result: HuntRunResult): string {
   const dir = join(outDir, failureDirName(result.seed));
   mkdirSync(dir, { recursive: true });
@@ -31,5 +33,6 @@ export function writeFailureDir(outDir: string, result: HuntRunResult): string {
     parameters: result.parameters,
   };
   writeAtomic(join(dir, HUNT_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  if (result.history !== undefined) writeAtomic(join(dir, HISTORY_FILE), result.history);
   return dir;
 }

@@ -1,11 +1,10 @@
 import { availableParallelism } from "node:os";
-import { Piscina } from "piscina";
-import { builtModule } from "../kernel/built-module.js";
 import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import { HuntPool } from "./hunt-pool.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
-import { runErrorResult } from "./run-error-result.js";
 import { type SeedRange, seedCount, seedsOf } from "./seed-ranges.js";
+import { type Shard, shardSeeds } from "./seed-shard.js";
 
 export interface HuntOptions {
   readonly base: ScenarioFile | null;
@@ -19,8 +18,14 @@ export interface HuntOptions {
   readonly seeds?: readonly SeedRange[];
   /** Aborting it stops the hunt: no new seed starts and the runs in flight are abandoned (SIGINT, SIGTERM). */
   readonly signal?: AbortSignal;
+  /** Run only this shard's seeds of fromSeed..toSeed. */
+  readonly shard?: Shard;
+  /** Keep each failing run's history in its result. */
+  readonly withHistory?: boolean;
   /** Worker threads (default: all cores). */
   readonly workers?: number;
+  /** Run on this pool (its threads; left running afterwards) instead of starting one (benchmarks: a warm pool). */
+  readonly pool?: HuntPool;
   /** Stop at the first failing seed (runs already in flight finish). */
   readonly stopOnFailure: boolean;
   readonly onResult?: (result: HuntRunResult, done: number) => void;
@@ -28,6 +33,8 @@ export interface HuntOptions {
 
 export interface HuntOutcome {
   readonly runs: number;
+  /** The seeds that ran, ascending. */
+  readonly seeds: readonly number[];
   readonly failures: readonly HuntRunResult[];
   readonly elapsedMs: number;
   readonly simulatedMs: number;
@@ -43,20 +50,17 @@ export interface HuntOutcome {
  */
 export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
   const ranges = options.seeds ?? [{ from: options.fromSeed, to: options.toSeed }];
+  const seeds = options.shard === undefined ? seedsOf(ranges) : shardSeeds(seedsOf(ranges), options.shard);
   // More threads than seeds would only start and stop.
-  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), seedCount(ranges)));
+  const count = options.shard === undefined ? seedCount(ranges) : Math.ceil(seedCount(ranges) / options.shard.count);
+  const pool = options.pool ?? new HuntPool(Math.max(1, Math.min(options.workers ?? availableParallelism(), count)));
+  const workers = pool.threads;
   const signal = options.signal;
-  const pool = new Piscina<HuntTask, HuntRunResult>({
-    filename: builtModule("./hunt-worker.js", import.meta.url),
-    minThreads: workers,
-    maxThreads: workers,
-    execArgv: [],
-  });
   const started = performance.now();
   const failures: HuntRunResult[] = [];
+  const ran: number[] = [];
   let runs = 0;
   let simulatedMs = 0;
-  const seeds = seedsOf(ranges);
   let stop = false;
   try {
     const lane = async (): Promise<void> => {
@@ -70,12 +74,12 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
           asWritten: options.asWritten,
           protocol: options.protocol,
           ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
+          ...(options.withHistory === true ? { withHistory: true } : {}),
         };
-        const result = await pool
-          .run(task, signal === undefined ? {} : { signal })
-          .catch((error: unknown) => (signal?.aborted === true ? null : runErrorResult(task, error)));
+        const result = await pool.run(task, signal);
         if (result === null) return; // abandoned by the interruption: not run
         runs++;
+        ran.push(seed);
         simulatedMs += result.virtualMs;
         if (result.failures.length > 0) {
           failures.push(result);
@@ -86,8 +90,16 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
     };
     await Promise.all(Array.from({ length: workers }, lane));
   } finally {
-    await pool.destroy();
+    if (options.pool === undefined) await pool.destroy();
   }
   failures.sort((a, b) => a.seed - b.seed);
-  return { runs, failures, elapsedMs: performance.now() - started, simulatedMs, workers, interrupted: signal?.aborted === true };
+  return {
+    runs,
+    seeds: ran.sort((a, b) => a - b),
+    failures,
+    elapsedMs: performance.now() - started,
+    simulatedMs,
+    workers,
+    interrupted: signal?.aborted === true,
+  };
 }

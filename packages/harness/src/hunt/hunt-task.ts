@@ -1,6 +1,7 @@
 import type { JsonValue } from "@kcsim/protocol";
 import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import type { FailureSignature } from "./failure-signature.js";
 
 /** One run of a hunt, as sent to a pool worker: plain data. */
 export interface HuntTask {
@@ -13,6 +14,8 @@ export interface HuntTask {
   readonly protocol: GroupProtocol | null;
   /** Planted bugs to enable in every run (written into the run's scenario, so its failure replays on its own). */
   readonly bugs?: readonly string[];
+  /** Keep a failing run's history (history.jsonl) in its result, to write into its failure directory. */
+  readonly withHistory?: boolean;
 }
 
 /** A checker that failed in one run, with its first violation. */
@@ -20,6 +23,8 @@ export interface HuntFailure {
   readonly check: string;
   readonly t: number;
   readonly message: string;
+  /** What kind of failure it is (the events and actor roles of its first violation), to group seeds into findings. */
+  readonly signature: FailureSignature;
 }
 
 export interface HuntRunResult {
@@ -31,4 +36,6 @@ export interface HuntRunResult {
   readonly scenario: ScenarioFile;
   readonly virtualMs: number;
   readonly wallMs: number;
+  /** A failing run's history.jsonl, when the task asked for it (withHistory). */
+  readonly history?: string;
 }

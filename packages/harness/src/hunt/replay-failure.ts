@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runScenario } from "../run/run-scenario.js";
 import { MAX_SEED } from "../scenario/limits.js";
-import { loadScenarioFile, parseJsonText, ScenarioError } from "../scenario/load-scenario.js";
+import { loadScenarioFile, parseJsonText, ScenarioError, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import { failedChecks } from "./failed-checks.js";
 import { HUNT_FILE, type HuntRecord, SCENARIO_FILE } from "./failure-dir.js";
 import type { HuntFailure } from "./hunt-task.js";
 
@@ -53,15 +54,13 @@ export function readHuntRecord(dir: string): HuntRecord {
 export async function replayFailure(dir: string, out?: string, replayCommand?: string): Promise<FailureReplay> {
   const record = readHuntRecord(dir);
   const scenario: ScenarioFile = loadScenarioFile(join(dir, SCENARIO_FILE));
-  const { summary } = await runScenario(scenario, {
+  const { summary, result } = await runScenario(scenario, {
     host: "inline",
     seed: record.seed,
     ...(out !== undefined ? { out } : {}),
     ...(replayCommand !== undefined ? { replayCommand } : {}),
   });
-  const failures = Object.entries(summary.checks)
-    .filter(([, check]) => !check.ok)
-    .map(([check, result]) => ({ check, t: result.violations[0]?.t ?? 0, message: result.violations[0]?.message ?? "" }));
+  const failures = failedChecks(summary.checks, result.events, toSimulationSpec(scenario, { seed: record.seed }));
   const names = (list: readonly HuntFailure[]) => list.map((f) => f.check).join(",");
   return {
     scenario: summary.scenario,

@@ -1,4 +1,5 @@
 import { drawChaosPlan } from "./chaos-generator.js";
+import { EMPTY_SIGNATURE } from "./failure-signature.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 
 /** The checker name a hunt reports when a run itself threw (a harness or scenario error, not a protocol verdict). */
@@ -19,7 +20,7 @@ export function runErrorResult(task: HuntTask, error: unknown): HuntRunResult {
   return {
     seed: task.seed,
     historyHash: "",
-    failures: [{ check: RUN_ERROR_CHECK, t: 0, message: message.split("\n")[0] ?? message }],
+    failures: [{ check: RUN_ERROR_CHECK, t: 0, message: message.split("\n")[0] ?? message, signature: EMPTY_SIGNATURE }],
     parameters: task.protocol === null ? plan.parameters : { ...plan.parameters, protocol: task.protocol },
     scenario,
     virtualMs: 0,

@@ -1,5 +1,8 @@
-import { runScenario } from "../run/run-scenario.js";
+import { runScenario, runSpec } from "../run/run-scenario.js";
+import { toSimulationSpec } from "../scenario/load-scenario.js";
+import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { drawChaosPlan } from "./chaos-generator.js";
+import { failedChecks } from "./failed-checks.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 
 /** Runs one hunt task inline (in a pool worker or in this thread) and reports what failed. */
@@ -13,10 +16,11 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
   const bugs = [...new Set([...(drawn.scenario.bugs ?? []), ...(task.bugs ?? [])])];
   const plan = bugs.length === 0 ? withProtocol : { ...withProtocol, scenario: { ...withProtocol.scenario, bugs } };
   const started = performance.now();
-  const { summary } = await runScenario(plan.scenario, { host: "inline", seed: task.seed });
-  const failures = Object.entries(summary.checks)
-    .filter(([, check]) => !check.ok)
-    .map(([check, result]) => ({ check, t: result.violations[0]?.t ?? 0, message: result.violations[0]?.message ?? "" }));
+  const { summary, result } = await runScenario(plan.scenario, { host: "inline", seed: task.seed });
+  const failures = failedChecks(summary.checks, result.events, toSimulationSpec(plan.scenario, { seed: task.seed }));
+  const wallMs = performance.now() - started;
+  const history =
+    task.withHistory === true && failures.length > 0 ? await historyOf(plan.scenario, task.seed, summary.historyHash) : undefined;
   return {
     seed: task.seed,
     historyHash: summary.historyHash,
@@ -28,6 +32,20 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
     },
     scenario: plan.scenario,
     virtualMs: summary.metrics.virtualMs,
-    wallMs: performance.now() - started,
+    wallMs,
+    ...(history !== undefined ? { history } : {}),
   };
+}
+
+/**
+ * A failing run's history.jsonl, asked for only now that it failed: the
+ * run happens again (same scenario, same seed, so the same history) with
+ * its lines kept, instead of every passing run holding its lines too.
+ */
+async function historyOf(scenario: ScenarioFile, seed: number, expectedHash: string): Promise<string> {
+  const lines: string[] = [];
+  const again = await runSpec(toSimulationSpec(scenario, { seed }), "inline", (line) => lines.push(line));
+  if (again.historyHash !== expectedHash)
+    throw new Error(`seed ${seed}: the run did not repeat itself (history hash ${again.historyHash}, first run ${expectedHash})`);
+  return `${lines.join("\n")}\n`;
 }

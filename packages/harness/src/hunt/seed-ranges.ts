@@ -57,6 +57,17 @@ export function seedsLeft(ranges: readonly SeedRange[], done: ReadonlySet<number
   return left;
 }
 
+/** Ascending seeds as ranges of consecutive seeds. */
+export function rangesOf(seeds: readonly number[]): SeedRange[] {
+  const ranges: SeedRange[] = [];
+  for (const seed of seeds) {
+    const last = ranges[ranges.length - 1];
+    if (last !== undefined && seed === last.to + 1) ranges[ranges.length - 1] = { from: last.from, to: seed };
+    else ranges.push({ from: seed, to: seed });
+  }
+  return ranges;
+}
+
 /** `86,89..3000`: the form parseSeedRanges reads. */
 export function formatSeedRanges(ranges: readonly SeedRange[]): string {
   return ranges.map((r) => (r.from === r.to ? String(r.from) : `${r.from}..${r.to}`)).join(",");

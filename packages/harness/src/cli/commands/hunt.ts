@@ -1,26 +1,20 @@
-import { join, relative } from "node:path";
 import { drawChaosPlan } from "../../hunt/chaos-generator.js";
-import { failureDirName, writeFailureDir } from "../../hunt/failure-dir.js";
-import { HuntProgress } from "../../hunt/hunt-progress.js";
-import { type HuntOutcome, hunt } from "../../hunt/hunt-runner.js";
-import type { HuntRunResult } from "../../hunt/hunt-task.js";
-import { formatSeedRanges, parseSeedRanges, type SeedRange, seedCount, seedsLeft } from "../../hunt/seed-ranges.js";
+import { hunt } from "../../hunt/hunt-runner.js";
+import { formatSeedRanges, parseSeedRanges, rangesOf, type SeedRange, seedCount, seedsLeft, seedsOf } from "../../hunt/seed-ranges.js";
+import { shardSeeds } from "../../hunt/seed-shard.js";
 import { prepareHuntDir } from "../../output/output-dir.js";
 import { MAX_HUNT_WORKERS } from "../../scenario/limits.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
-import { EXIT_OK, EXIT_VIOLATION, signalExitCode } from "../exit-codes.js";
-import { oneLine } from "../fail.js";
+import { signalExitCode } from "../exit-codes.js";
+import { type HuntInterruption, HuntReporter, shownPath } from "../hunt-reporter.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
-import { resolveUserPath, userCwd } from "../paths.js";
+import { resolveUserPath } from "../paths.js";
 import { plantedBugFlag, plantedBugList } from "../planted-bug-flags.js";
+import { queueFlag } from "../queue-flag.js";
+import { resumeQueueHunt, submitQueueHunt } from "../queue-hunt.js";
+import { shardFlag } from "../shard-flag.js";
 import { UsageError } from "../usage-error.js";
-
-/** A path as the user can type it: relative to where they ran kcsim unless that climbs out of it. */
-function shownPath(dir: string): string {
-  const rel = relative(userCwd(), dir);
-  return rel === "" || rel.startsWith("..") ? dir : rel;
-}
 
 /** "A..B" (inclusive), a single seed, or a list of both. */
 function parseSeeds(value: string | undefined): readonly SeedRange[] {
@@ -40,31 +34,21 @@ function resumeCommand(argv: readonly string[], left: readonly SeedRange[], outD
   const kept: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--seeds" || arg === "--out") i++;
-    else if (!arg.startsWith("--seeds=") && !arg.startsWith("--out=")) kept.push(arg);
+    // The seeds left are listed whole (a shard's included), so --seeds, --shard and --out are given anew.
+    if (arg === "--seeds" || arg === "--out" || arg === "--shard") i++;
+    else if (!["--seeds=", "--out=", "--shard="].some((flag) => arg.startsWith(flag))) kept.push(arg);
   }
   return ["pnpm kcsim hunt", ...kept.map(shellWord), "--seeds", formatSeedRanges(left), "--out", shellWord(shownPath(outDir))].join(" ");
 }
 
-function bugReport(result: HuntRunResult, replay: string): string {
-  const lines = [`FAIL seed ${result.seed}`];
-  for (const f of result.failures) lines.push(`  ${f.check}: at ${f.t} us: ${f.message}`);
-  for (const [key, value] of Object.entries(result.parameters)) {
-    if (Array.isArray(value)) {
-      lines.push(`  ${key}:`);
-      for (const item of value) lines.push(`    - ${String(item)}`);
-    } else lines.push(`  ${key}: ${JSON.stringify(value)}`);
-  }
-  lines.push(`  replay: ${replay}`);
-  return `${lines.join("\n")}\n`;
-}
-
 /**
  * `kcsim hunt <scenario | --swarm> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
- *  [--as-written] [--protocol P] [--bug NAME] [--consumer-config NAME=VALUE]...` (or `--list-bugs`): runs every seed with a drawn fault
+ *  [--as-written] [--protocol P] [--bug NAME] [--consumer-config NAME=VALUE]... [--shard I/N] [--history]
+ *  [--queue redis://HOST:PORT[/DB]]` (or `--list-bugs`, or `--queue URL --resume ID`): runs every seed with a drawn fault
  * schedule (and with --swarm a drawn group configuration; with
- * --as-written the scenario's own faults) on all cores, and reports each
- * failing seed with its parameters and the command that replays it.
+ * --as-written the scenario's own faults) on all cores, or with --queue on
+ * the `kcsim worker`s of a BullMQ queue, and reports each failing seed with
+ * its parameters and the command that replays it.
  */
 export async function huntCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags("hunt", argv, {
@@ -79,10 +63,24 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     bug: { type: "string" },
     "list-bugs": { type: "boolean" },
     "consumer-config": { type: "string", multiple: true },
+    shard: { type: "string" },
+    history: { type: "boolean" },
+    queue: { type: "string" },
+    resume: { type: "string" },
   });
   if (values["list-bugs"]) {
     process.stdout.write(plantedBugList());
     return 0;
+  }
+  const queue = queueFlag("hunt", values.queue);
+  if (values.resume !== undefined) {
+    if (queue === null) throw new UsageError("hunt: --resume needs --queue (the Redis the hunt was submitted to)");
+    const extra = Object.keys(values).find((flag) => !["queue", "resume", "out", "json"].includes(flag));
+    if (extra !== undefined || positionals.length > 0)
+      throw new UsageError(
+        `hunt: --resume reattaches to the hunt as submitted: only --out and --json go with it, not ${extra === undefined ? `'${positionals[0]}'` : `--${extra}`}`,
+      );
+    return resumeQueueHunt(queue, values.resume, values.out === undefined ? null : resolveUserPath(values.out), values.json === true);
   }
   const bug = plantedBugFlag("hunt", values.bug);
   const seeds = parseSeeds(values.seeds);
@@ -100,6 +98,12 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   if (values.swarm && Object.keys(consumerConfig).length > 0) throw new UsageError("hunt: --consumer-config needs a scenario, not --swarm");
   const base = values.swarm ? null : withConsumerConfig(loadScenarioFile(resolveUserPath(positionals[0] as string)), consumerConfig);
   const asWritten = values["as-written"] === true;
+  const shard = shardFlag("hunt", values.shard);
+  if (queue !== null && shard !== null)
+    throw new UsageError("hunt: --shard splits a local hunt; a --queue hunt is spread over its workers already");
+  if (queue !== null && workers !== undefined) throw new UsageError("hunt: --workers sizes a local pool; each kcsim worker sizes its own");
+  if (queue !== null && seeds.length > 1) throw new UsageError("hunt: --queue takes one range of seeds (A..B)");
+  const withHistory = values.history === true;
   const first = seeds[0] as SeedRange;
   const last = seeds[seeds.length - 1] as SeedRange;
   const label = base === null ? "swarm" : base.name;
@@ -108,12 +112,14 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   // The output directory and the first plan are checked before any worker starts, so a hunt that cannot run fails fast.
   prepareHuntDir("hunt: --out", outDir);
   drawChaosPlan(first.from, base);
-  const total = seedCount(seeds);
-  const progress = new HuntProgress(total, !values.json && process.stderr.isTTY === true);
-  let failed = 0;
-  let unwritten = 0;
-  const finished = new Set<number>();
-  const replays = new Map<number, string>();
+  const stopOnFailure = values["keep-going"] !== true;
+  const bugs = bug !== null ? [bug] : [];
+  if (queue !== null) {
+    const template = { base, asWritten, protocol, ...(bugs.length > 0 ? { bugs } : {}), ...(withHistory ? { withHistory } : {}) };
+    return submitQueueHunt(queue, { label, fromSeed: first.from, toSeed: first.to, template, stopOnFailure, outDir }, values.json === true);
+  }
+  const total = shard === null ? seedCount(seeds) : Math.ceil(seedCount(seeds) / shard.count);
+  const reporter = new HuntReporter({ label, seeds, shard, total, outDir, json: values.json === true });
   const interruption = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (interruption.signal.aborted) process.exit(signalExitCode(signal)); // a second Ctrl-C does not wait
@@ -121,75 +127,34 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  let outcome: HuntOutcome;
+  let outcome: Awaited<ReturnType<typeof hunt>>;
   try {
     outcome = await hunt({
       base,
       asWritten,
       protocol,
-      ...(bug !== null ? { bugs: [bug] } : {}),
+      ...(bugs.length > 0 ? { bugs } : {}),
       fromSeed: first.from,
       toSeed: last.to,
       seeds,
+      ...(shard !== null ? { shard } : {}),
+      ...(withHistory ? { withHistory } : {}),
       signal: interruption.signal,
-      stopOnFailure: values["keep-going"] !== true,
+      stopOnFailure,
       ...(workers !== undefined ? { workers } : {}),
-      onResult: (result, done) => {
-        finished.add(result.seed);
-        if (result.failures.length > 0) {
-          failed++;
-          // Reported first, then written: a failure found is never lost to a directory that cannot be written.
-          const dir = join(outDir, failureDirName(result.seed));
-          const replay = `pnpm kcsim replay ${shownPath(dir)}`;
-          replays.set(result.seed, replay);
-          if (!values.json) progress.log(bugReport(result, replay));
-          try {
-            writeFailureDir(outDir, result);
-          } catch (error) {
-            unwritten++;
-            process.stderr.write(
-              `kcsim: hunt: could not write ${shownPath(dir)} (${oneLine(error)}); seed ${result.seed} replays from its seed\n`,
-            );
-          }
-        }
-        progress.update(done, failed);
-      },
+      onResult: (result, done) => reporter.onResult(result, done),
     });
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    progress.stop();
+    reporter.stopProgress();
   }
-  const stoppedBy = interruption.signal.aborted ? (interruption.signal.reason as NodeJS.Signals) : null;
-  const left = stoppedBy === null ? [] : seedsLeft(seeds, finished);
-  const resume = left.length === 0 ? null : resumeCommand(argv, left, outDir);
-  const failures = outcome.failures.map((result) => ({ result, replay: replays.get(result.seed) ?? "" }));
-  if (values.json) {
-    const json = {
-      runs: outcome.runs,
-      failures: failures.flatMap(({ result, replay }) =>
-        result.failures.map((f) => ({ seed: result.seed, check: f.check, message: f.message, replay, parameters: result.parameters })),
-      ),
-      elapsedMs: Math.round(outcome.elapsedMs),
-      runsPerSecond: Number((outcome.runs / (outcome.elapsedMs / 1000)).toFixed(2)),
-      simulatedSecondsPerSecond: Number((outcome.simulatedMs / outcome.elapsedMs).toFixed(1)),
-      workers: outcome.workers,
-      ...(stoppedBy !== null ? { interrupted: stoppedBy, seedsLeft: formatSeedRanges(left), resume } : {}),
-    };
-    process.stdout.write(`${JSON.stringify(json)}\n`);
-  } else {
-    process.stdout.write(
-      `hunt ${label}: ${outcome.runs} runs of seeds ${formatSeedRanges(seeds)}, ${outcome.failures.length} failing, ` +
-        `${(outcome.elapsedMs / 1000).toFixed(1)} s on ${outcome.workers} workers (${(outcome.simulatedMs / outcome.elapsedMs).toFixed(0)}x real time)\n`,
-    );
-    if (stoppedBy !== null) {
-      process.stdout.write(
-        `hunt interrupted by ${stoppedBy}: ${outcome.runs} of ${total} runs finished; the seeds left: ${formatSeedRanges(left) || "none"}\n`,
-      );
-      if (resume !== null) process.stdout.write(`resume: ${resume}\n`);
-    }
+  let stopped: HuntInterruption | null = null;
+  if (interruption.signal.aborted) {
+    // A shard resumes its own seeds: the seeds left are those of this shard that did not run.
+    const left =
+      shard === null ? seedsLeft(seeds, reporter.finished) : rangesOf([...shardSeeds(seedsOf(seeds), shard)].filter((seed) => !reporter.finished.has(seed)));
+    stopped = { signal: interruption.signal.reason as NodeJS.Signals, left, resume: left.length === 0 ? null : resumeCommand(argv, left, outDir) };
   }
-  if (unwritten > 0) process.stderr.write(`kcsim: hunt: ${unwritten} failure directories could not be written (see above)\n`);
-  if (stoppedBy !== null) return signalExitCode(stoppedBy);
-  return outcome.failures.length === 0 ? EXIT_OK : EXIT_VIOLATION;
+  return reporter.finish(outcome, {}, stopped);
 }

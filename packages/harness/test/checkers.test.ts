@@ -288,6 +288,22 @@ describe("group checkers catch what they exist to catch", () => {
       expect(judge(...base, clockStep(800_000, -300_000), expire(1_800_000, 500_000)).ok).toBe(true);
     });
 
+    it("after a backward step the poll timer starts from the clock's high-water mark at most (Kafka's Timer never goes back)", () => {
+      // Polled at 0.9 s of virtual time, just after a 0.3 s step back at 0.8 s: its clock read 0.6 s, but its timer may
+      // still hold the 0.8 s it read before the step (anything from 0.6 s to 0.8 s, by when it last read the clock).
+      const stepped = [...base, clockStep(800_000, -300_000), poll(900_000, "a")];
+      expect(judge(...stepped, expire(2_100_000, 800_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(1_900_000, 600_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(2_000_000, 700_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(2_000_000, 900_000)).violations[0]?.message).toMatch(
+        /lastPollUs 900000, but its last poll was at 600000\.\.800000 on its own clock \(virtual 900000\)/,
+      );
+      expect(judge(...stepped, expire(2_000_000, 800_000)).violations[0]?.message).toMatch(/expired 900000 us after its last poll/);
+      // With no expiry, a gap is judged from the latest start: its clock must reach 1.8 s (at 2.1 s) before the next poll.
+      expect(judge(...stepped, poll(2_050_000, "a"), poll(2_500_000, "a")).ok).toBe(true);
+      expect(judge(...stepped, poll(2_200_000, "a"), poll(2_500_000, "a")).violations[0]?.message).toMatch(/expired 0 times/);
+    });
+
     it("lastPollUs is the member's own clock at its last poll", () => {
       const stepped = [...base, clockStep(800_000, 300_000), poll(1_000_000, "a")];
       // Polled at 1.0 s of virtual time, 1.3 s on its clock: due at 2.3 s on its clock, 2.0 s virtual.

@@ -13,14 +13,19 @@ interface Step {
  * `clock-step`, whose detail is the delta in microseconds). The offset
  * outlives a crash: a restarted process keeps its host's clock. Steps are
  * added in history order; a step and an event at the same instant are
- * ordered by their history index.
+ * ordered by their history index. It also keeps the clock's high-water
+ * mark, the most it ever read: a Kafka `Timer` reading the clock never
+ * goes below the largest reading it saw.
  */
 export class MemberClock {
   readonly #steps: Step[] = [];
   #offset: Micros = 0;
   #forwardUs: Micros = 0;
+  /** The most the clock read before its last backward step. */
+  #peak: Micros = Number.NEGATIVE_INFINITY;
 
   step(t: Micros, index: number, deltaUs: Micros): void {
+    this.#peak = Math.max(this.#peak, t + this.#offset);
     this.#offset += deltaUs;
     if (deltaUs > 0) this.#forwardUs += deltaUs;
     this.#steps.push({ t, index, offset: this.#offset });
@@ -34,6 +39,11 @@ export class MemberClock {
   /** The offset now, while the history is read in order. */
   get current(): Micros {
     return this.#offset;
+  }
+
+  /** The most the clock has read up to `t`, while the history is read in order (`t` at or after the last step). */
+  highWaterAt(t: Micros): Micros {
+    return Math.max(this.#peak, t + this.#offset);
   }
 
   /** The sum of the forward steps: no stretch of virtual time can gain more than this on the own clock. */

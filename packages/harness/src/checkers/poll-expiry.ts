@@ -30,7 +30,10 @@ interface MemberTrack {
   pollTimes: Micros[];
   pollIndices: number[];
   pollClocks: Micros[];
-  timeouts: { t: Micros; clock: Micros; lastPollUs: Micros; index: number }[];
+  /** The most its clock had read by each poll: the poll timer's time then may be anything from its clock up to this. */
+  pollHighs: Micros[];
+  /** Each expiry, with the most the member's clock had read by then (what its poll timer's time is at most). */
+  timeouts: { t: Micros; high: Micros; lastPollUs: Micros; index: number }[];
   changes: Change[];
   /** Instants at which the member visibly ran (it observed or sent something); every run ends with a poll-timer check. */
   activations: Micros[];
@@ -161,8 +164,10 @@ function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): M
  * measured on the member's own clock, as Kafka's poll `Timer` reads the
  * wall clock (`Time.SYSTEM.milliseconds()`): a clock stepped forward
  * expires it early, one stepped back late. Every `member.poll-timeout`
- * must carry the member's own clock at its real last poll and come at
- * least the interval after it on that clock. Every gap between polls that
+ * must carry the poll timer's time at its real last poll (the member's
+ * clock then, or, just after a backward step, up to the most the clock had
+ * read: `Timer.update` never goes back) and come at least the interval
+ * after it on that clock. Every gap between polls that
  * reaches the interval on the member's clock must hold exactly one expiry,
  * observed when it is due: when the clock reaches lastPoll + max, or, as
  * in Kafka, as soon as the member is back checking its poll timer (it
@@ -185,6 +190,7 @@ export const pollExpiry: Checker = {
         pollTimes: [],
         pollIndices: [],
         pollClocks: [],
+        pollHighs: [],
         timeouts: [],
         changes: [],
         activations: [],
@@ -228,9 +234,11 @@ export const pollExpiry: Checker = {
         member.pollTimes.push(event.t);
         member.pollIndices.push(index);
         member.pollClocks.push(clock);
+        member.pollHighs.push(member.clock.highWaterAt(event.t));
       }
       const timeout = observationOf(event, "member.poll-timeout");
-      if (timeout !== undefined) member.timeouts.push({ t: event.t, clock, lastPollUs: timeout.lastPollUs, index });
+      if (timeout !== undefined)
+        member.timeouts.push({ t: event.t, high: member.clock.highWaterAt(event.t), lastPollUs: timeout.lastPollUs, index });
       const state = observationOf(event, "member.state");
       if (state !== undefined) member.changes.push({ t: event.t, index, state: state.to });
       const coordinator = observationOf(event, "member.coordinator");
@@ -247,16 +255,18 @@ export const pollExpiry: Checker = {
       for (const timeout of t.timeouts) {
         const k = lastIndexBefore(t.pollTimes, timeout.t);
         const last = t.pollClocks[k];
-        if (last === undefined || last !== timeout.lastPollUs) {
+        const lastHigh = t.pollHighs[k] as Micros;
+        // The poll timer's time at the poll: the member's clock, or more if its clock was stepped back (Timer.update).
+        if (last === undefined || timeout.lastPollUs < last || timeout.lastPollUs > lastHigh) {
           violations.add(
             timeout.t,
-            `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last === undefined ? "never" : `${last} on its own clock${onItsClock(t.pollTimes[k] as Micros, last)}`}`,
+            `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last === undefined ? "never" : `${last}${lastHigh > last ? `..${lastHigh}` : ""} on its own clock${onItsClock(t.pollTimes[k] as Micros, last)}`}`,
             [timeout.index],
           );
-        } else if (timeout.clock - last < max) {
+        } else if (timeout.high - timeout.lastPollUs < max) {
           violations.add(
             timeout.t,
-            `${actor} expired ${timeout.clock - last} us after its last poll${stepped ? " on its own clock" : ""}, before max.poll.interval.ms (${max / 1000} ms)`,
+            `${actor} expired ${timeout.high - timeout.lastPollUs} us after its last poll${stepped ? " on its own clock" : ""}, before max.poll.interval.ms (${max / 1000} ms)`,
             [timeout.index],
           );
         }
@@ -266,11 +276,14 @@ export const pollExpiry: Checker = {
         // A quick pass over short gaps: no stretch of virtual time gains more than the forward steps on the own clock.
         if (next - from + t.clock.forwardUs <= max) return;
         const fromClock = t.pollClocks[i] as Micros;
-        const deadline = fromClock + max;
+        const fromHigh = t.pollHighs[i] as Micros;
+        const inGap = t.timeouts.filter((x) => x.lastPollUs >= fromClock && x.lastPollUs <= fromHigh && x.t > from && x.t <= next);
+        // The deadline is on the poll timer's time: the expiry's lastPollUs says which; without one, judge by the
+        // latest the timer may have started at (a poll just after a backward step starts it at the clock's high-water mark).
+        const deadline = (inGap[0]?.lastPollUs ?? fromHigh) + max;
         const crash = t.down.find((d) => d.from >= from && d.from < next);
         const until = Math.min(next, crash?.from ?? Number.POSITIVE_INFINITY, spec.durationUs);
         const due = earliestExpiry(t, i, deadline, until);
-        const inGap = t.timeouts.filter((x) => x.lastPollUs === fromClock && x.t > from && x.t <= next);
         if (due === null) {
           if (inGap.length > 0)
             violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [

@@ -211,4 +211,131 @@ describe("group checkers catch what they exist to catch", () => {
     const neverFound = [...base, coordinator(1_000_000, null), ...later];
     expect(check("poll-expiry", neverFound, s).ok).toBe(true);
   });
+
+  describe("poll-expiry on the member's own clock (Kafka's poll Timer reads the wall clock)", () => {
+    const expire = (t: number, last: number, who = "a", maxMs = 1000) =>
+      obs(t, who, { type: "member.poll-timeout", groupId: "g", memberId: `${who}-id`, lastPollUs: last, maxPollIntervalMs: maxMs });
+    const coordinator = (t: number, who = "a") =>
+      obs(t, who, { type: "member.coordinator", groupId: "g", memberId: `${who}-id`, coordinator: "coordinator-0" });
+    const clockStep = (t: number, deltaUs: number, who = "a"): HistoryEvent => ({
+      t,
+      ev: "life",
+      actor: who,
+      what: "clock-step",
+      detail: String(deltaUs),
+    });
+    /** A heartbeat the member sends: a visible run, after which it checks its poll timer. */
+    const heartbeat = (t: number, who = "a"): HistoryEvent => ({
+      t,
+      ev: "send",
+      from: who,
+      to: "coordinator-0",
+      type: "ConsumerGroupHeartbeatRequest",
+      bytes: 90,
+      fate: "deliver",
+      at: [t + 1000],
+    });
+    const s = { ...spec, durationUs: 5_000_000 };
+    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0), poll(0, "a"), poll(500_000, "a")];
+    const later = [poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")];
+    const judge = (...events: HistoryEvent[]) => check("poll-expiry", [...events, ...later], s);
+
+    it("a forward step makes an early expiry expected: due when the own clock reaches lastPoll + max", () => {
+      // Polled at 0.5 s; the clock jumps 0.3 s ahead at 0.8 s, so 1.5 s on its clock is 1.2 s of virtual time.
+      const stepped = [...base, clockStep(800_000, 300_000), heartbeat(1_000_000)];
+      expect(judge(...stepped, expire(1_200_000, 500_000)).ok).toBe(true);
+      // Where the unstepped clock would have it: late, since the member ran at 1.0 s and re-armed its timer.
+      expect(judge(...stepped, expire(1_500_000, 500_000)).violations[0]?.message).toMatch(
+        /poll-timeout came at 1500000 us; it was due at 1200000 us/,
+      );
+      expect(judge(...stepped).violations[0]?.message).toMatch(/expired 0 times/);
+    });
+
+    it("a forward step the member has not run since: no earlier than its clock allows, no later than the timer it armed before the step", () => {
+      // Its last run before the due moment was the poll at 0.5 s: that timer rings at 1.5 s of virtual time.
+      const stepped = [...base, clockStep(800_000, 300_000)];
+      expect(judge(...stepped, expire(1_200_000, 500_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(1_350_000, 500_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(1_500_000, 500_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(1_600_000, 500_000)).violations[0]?.message).toMatch(
+        /due between 1200000 and 1500000 us \(its clock was stepped\)/,
+      );
+      // A visible run with the clock past the deadline and the timer checked: the member must expire there.
+      expect(judge(...stepped, heartbeat(1_300_000), expire(1_400_000, 500_000)).violations[0]?.message).toMatch(
+        /due between 1200000 and 1300000 us/,
+      );
+      // A step that jumps past the deadline at once: due at the step, noticed at the next run.
+      const jump = [...base, clockStep(1_000_000, 700_000), heartbeat(1_100_000)];
+      expect(judge(...jump, expire(1_100_000, 500_000)).ok).toBe(true);
+      expect(judge(...jump, expire(1_200_000, 500_000)).violations[0]?.message).toMatch(/due between 1000000 and 1100000 us/);
+    });
+
+    it("an expiry earlier than the member's own clock allows fails", () => {
+      const stepped = [...base, clockStep(800_000, 300_000), heartbeat(1_000_000)];
+      // At 1.1 s the member's clock reads 1.4 s: 0.9 s after its poll.
+      expect(judge(...stepped, expire(1_100_000, 500_000)).violations[0]?.message).toMatch(
+        /a expired 900000 us after its last poll on its own clock, before max.poll.interval.ms \(1000 ms\)/,
+      );
+    });
+
+    it("a backward step makes the expiry late, exactly by the step", () => {
+      const stepped = [...base, clockStep(800_000, -300_000), heartbeat(1_000_000)];
+      expect(judge(...stepped, expire(1_800_000, 500_000)).ok).toBe(true);
+      // At the unstepped deadline the member's clock reads only 1.2 s.
+      expect(judge(...stepped, expire(1_500_000, 500_000)).violations[0]?.message).toMatch(/expired 700000 us after its last poll/);
+      expect(judge(...stepped, expire(1_900_000, 500_000)).violations[0]?.message).toMatch(/it was due at 1800000 us/);
+      // No heartbeat after the step: the timer armed before it rings early, the member re-arms, and still expires at 1.8 s.
+      expect(judge(...base, clockStep(800_000, -300_000), expire(1_800_000, 500_000)).ok).toBe(true);
+    });
+
+    it("after a backward step the poll timer starts from the clock's high-water mark at most (Kafka's Timer never goes back)", () => {
+      // Polled at 0.9 s of virtual time, just after a 0.3 s step back at 0.8 s: its clock read 0.6 s, but its timer may
+      // still hold the 0.8 s it read before the step (anything from 0.6 s to 0.8 s, by when it last read the clock).
+      const stepped = [...base, clockStep(800_000, -300_000), poll(900_000, "a")];
+      expect(judge(...stepped, expire(2_100_000, 800_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(1_900_000, 600_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(2_000_000, 700_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(2_000_000, 900_000)).violations[0]?.message).toMatch(
+        /lastPollUs 900000, but its last poll was at 600000\.\.800000 on its own clock \(virtual 900000\)/,
+      );
+      expect(judge(...stepped, expire(2_000_000, 800_000)).violations[0]?.message).toMatch(/expired 900000 us after its last poll/);
+      // With no expiry, a gap is judged from the latest start: its clock must reach 1.8 s (at 2.1 s) before the next poll.
+      expect(judge(...stepped, poll(2_050_000, "a"), poll(2_500_000, "a")).ok).toBe(true);
+      expect(judge(...stepped, poll(2_200_000, "a"), poll(2_500_000, "a")).violations[0]?.message).toMatch(/expired 0 times/);
+    });
+
+    it("lastPollUs is the member's own clock at its last poll", () => {
+      const stepped = [...base, clockStep(800_000, 300_000), poll(1_000_000, "a")];
+      // Polled at 1.0 s of virtual time, 1.3 s on its clock: due at 2.3 s on its clock, 2.0 s virtual.
+      expect(judge(...stepped, expire(2_000_000, 1_300_000)).ok).toBe(true);
+      expect(judge(...stepped, expire(2_000_000, 1_000_000)).violations[0]?.message).toMatch(
+        /lastPollUs 1000000, but its last poll was at 1300000 on its own clock \(virtual 1000000\)/,
+      );
+    });
+
+    it("swarm seed 48: a member whose clock was stepped long before its last poll expires on that clock (was a false alarm)", () => {
+      // member-1 of the swarm's seed 48: max.poll.interval.ms 30 s, its clock stepped 4.249 s ahead at 41.124 s, its last
+      // poll at 73.551 s of virtual time (77.8 s on its clock), expired at 103.551 s with lastPollUs 77800000.
+      const m1 = member("m1", { "max.poll.interval.ms": 30_000 });
+      const s48 = testSpec({ durationUs: 120_000_000, actors: [actor("coordinator-0", "group-coordinator", {}), m1] });
+      const events = [
+        life(0, "m1", "start"),
+        state(0, "m1", "STABLE"),
+        coordinator(0, "m1"),
+        poll(0, "m1"),
+        poll(20_000_000, "m1"),
+        poll(40_000_000, "m1"),
+        clockStep(41_124_000, 4_249_000, "m1"),
+        poll(60_000_000, "m1"),
+        poll(73_551_000, "m1"),
+        heartbeat(100_000_000, "m1"),
+        expire(103_551_000, 77_800_000, "m1", 30_000),
+        poll(110_000_000, "m1"),
+      ];
+      expect(check("poll-expiry", events, s48)).toEqual({ ok: true, violations: [] });
+      // Still exact: the virtual deadline (the old reading) is 4.249 s late.
+      const late = events.map((e) => (e.ev === "obs" && e.o.type === "member.poll-timeout" ? { ...e, t: 107_800_000 } : e));
+      expect(check("poll-expiry", late, s48).violations[0]?.message).toMatch(/it was due at 103551000 us/);
+    });
+  });
 });

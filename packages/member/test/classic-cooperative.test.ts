@@ -70,6 +70,46 @@ describe("classic COOPERATIVE rebalance (cooperative-sticky, KIP-429)", () => {
     expect(driver.joins()).toHaveLength(4);
   });
 
+  it("a generation reset during the revoke callback: onJoinComplete goes on as ConsumerCoordinator's does, installs the dead generation's assignment and calls onPartitionsAssigned; the next onJoinPrepare gives it up as lost", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: COOPERATIVE, app: { revokeCallbackMs: 8000, assignCallbackMs: 40 } }));
+    driver.joinStableWith({ T1: [0, 1, 2] }, 1);
+    startRebalance(driver);
+    driver.answerJoin({ generation: 2 });
+    driver.runUntil(() => driver.syncs().length === 2);
+    // Generation 2 keeps 0, takes 1 and 2 away and adds 3.
+    driver.answerSync({ assignment: { T1: [0, 3] } });
+    driver.forgetRoutine();
+    driver.runUntil(() => driver.timeline("member.callback").at(-1) === 'onPartitionsRevoked start {"T1":[1,2]}');
+    // While onPartitionsRevoked runs, the heartbeat thread learns the member is gone (the coordinator removed it).
+    const heartbeats = driver.classicHeartbeats().length;
+    driver.runUntil(() => driver.classicHeartbeats().length > heartbeats);
+    driver.answerClassicHeartbeat(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect(driver.generation).toBe(-1);
+    const joins = driver.joins().length;
+    const fetches = driver.sentOf("OffsetFetchRequest").length;
+    const commits = driver.sentOf("OffsetCommitRequest").length;
+    driver.runAnswering(() => driver.joins().length === joins + 1, 60_000);
+    expect(driver.timeline("member.state", "member.owned", "member.callback").slice(-10)).toEqual([
+      "state STABLE->UNJOINED",
+      "owned {} lost",
+      'onPartitionsRevoked end {"T1":[1,2]}',
+      'onPartitionsAssigned start {"T1":[3]}',
+      'onPartitionsAssigned end {"T1":[3]}',
+      // The zombie window: partition 3 of the dead generation 2 is owned until the next onJoinPrepare.
+      'owned {"T1":[3]} assigned',
+      "owned {} lost",
+      'onPartitionsLost start {"T1":[0,3]}',
+      'onPartitionsLost end {"T1":[0,3]}',
+      "state UNJOINED->PREPARING_REBALANCE",
+    ]);
+    const zombie = driver.observations("member.owned").at(-2);
+    expect(zombie).toMatchObject({ memberEpoch: -1, owned: { T1: [3] }, cause: "assigned" });
+    // No positions are fetched for it and nothing is committed under the reset generation.
+    expect(driver.sentOf("OffsetFetchRequest")).toHaveLength(fetches);
+    expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(commits);
+    expect(driver.lastOf("JoinGroupRequest").message.memberId).toBe("");
+  });
+
   it("the second round hands out the freed partitions: onPartitionsAssigned(added) only", () => {
     const driver = new ClassicDriver(classicConfig({ consumer: COOPERATIVE }));
     driver.joinStableWith({ T1: [0] }, 4);

@@ -1,7 +1,7 @@
 import { ErrorCode, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ClassicDriver, classicConfig } from "./classic-test-support.js";
-import { lastWhere } from "./consumer-test-support.js";
+import { lastWhere, pollAcrossBackwardStep, pollTimeouts } from "./consumer-test-support.js";
 
 const MAX_POLL_MS = 20_000;
 
@@ -128,6 +128,19 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
       "state UNJOINED->PREPARING_REBALANCE",
     ]);
     expect(driver.lastOf("JoinGroupRequest").message.memberId).toBe("");
+  });
+
+  it("the heartbeat thread's timers read the member's own clock and never go back (Heartbeat.update): a clock stepped back makes polls until it catches up restart the poll timer from its high-water mark", () => {
+    // Slow processing, one record a poll: a backlog builds, so poll() still returns records after the step.
+    const driver = new ClassicDriver(
+      classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS, "max.poll.records": 1 }, app: { processingMsPerRecord: 100 } }),
+    );
+    driver.joinStableWith({ T1: [0, 1] }, 3);
+    driver.runAnswering(() => driver.observations("member.poll").length > 100);
+    const { highWater, lastPoll } = pollAcrossBackwardStep(driver, 3000, 3, (done) => driver.runAnswering(done));
+    expect(lastPoll).toBeGreaterThan(highWater);
+    driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
+    expect(pollTimeouts(driver)).toEqual([[highWater + ms(MAX_POLL_MS + 3000), highWater]]);
   });
 
   it("a static member just stops heartbeating: no LeaveGroup; it rejoins with its instance id on its next poll", () => {

@@ -271,7 +271,7 @@ export class ClassicDriver extends ConsumerDriver {
   /** Runs until `done` (checked after every timer), answering heartbeats, commits and offset fetches as they go out. */
   runAnswering(done: () => boolean, maxMs = 600_000, leaveHeartbeats = false): void {
     this.answerRoutine(leaveHeartbeats);
-    const until = this.ctx.now() + maxMs * 1000;
+    const until = this.ctx.virtualNow() + maxMs * 1000;
     for (let guard = 0; guard < 1_000_000 && !done(); guard++) {
       const timer = this.ctx.nextTimer(until);
       if (timer === null) {

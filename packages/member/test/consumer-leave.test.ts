@@ -75,6 +75,27 @@ describe("leaving the group", () => {
     });
   });
 
+  it("unsubscribe() with auto-commit on commits nothing: onPartitionsRevoked, then the leave heartbeat (AsyncKafkaConsumer commits on close() only)", () => {
+    const driver = new ConsumerDriver(testConfig({ app: { revokeCallbackMs: 15 } }));
+    driver.joinStable([0, 1], 4);
+    driver.run(2000);
+    // Records were consumed since the last auto-commit: close() would commit them, unsubscribe() must not.
+    expect(driver.observations("member.records").length).toBeGreaterThan(0);
+    const commits = driver.sentOf("OffsetCommitRequest").length;
+    driver.control("unsubscribe");
+    driver.runUntil(() => driver.state === "UNSUBSCRIBED");
+    expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(commits);
+    expect(driver.timeline("member.state", "member.owned", "member.callback", "member.commit").slice(-6)).toEqual([
+      "state STABLE->PREPARE_LEAVING",
+      "owned {} leave",
+      'onPartitionsRevoked start {"T1":[0,1]}',
+      'onPartitionsRevoked end {"T1":[0,1]}',
+      "state PREPARE_LEAVING->LEAVING",
+      "state LEAVING->UNSUBSCRIBED",
+    ]);
+    expect(driver.lastOf("ConsumerGroupHeartbeatRequest").message.memberEpoch).toBe(-1);
+  });
+
   it("leaves without a leave heartbeat when no coordinator is known", () => {
     const driver = new ConsumerDriver(testConfig({ app: { commit: "none" } }));
     driver.joinStable([0]);

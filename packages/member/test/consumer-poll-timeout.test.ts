@@ -1,6 +1,6 @@
 import { ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { ConsumerDriver, lastWhere, testConfig } from "./consumer-test-support.js";
+import { ConsumerDriver, lastWhere, pollAcrossBackwardStep, pollTimeouts, testConfig } from "./consumer-test-support.js";
 
 const MAX_POLL_MS = 20_000;
 
@@ -49,6 +49,37 @@ describe("max.poll.interval.ms (STALE, spec 2.2)", () => {
     driver.control("pause-app");
     driver.runWithCoordinator(2 * MAX_POLL_MS);
     expect(driver.observations("member.poll-timeout")).toHaveLength(2);
+  });
+
+  it("the poll timer reads the member's own clock: a clock stepped forward expires it early, by exactly the step", () => {
+    const driver = new ConsumerDriver(testConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS } }));
+    driver.joinStable([0, 1]);
+    driver.run(1000);
+    driver.control("pause-app");
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    driver.run(2000);
+    driver.ctx.stepClock(ms(5000));
+    driver.runWithCoordinator(2 * MAX_POLL_MS);
+    // Its clock read the poll's virtual time at the poll (no step yet), and reads 5 s ahead from the step on.
+    expect(pollTimeouts(driver)).toEqual([[lastPoll + ms(MAX_POLL_MS - 5000), lastPoll]]);
+  });
+
+  it("a clock stepped back does not move the poll timer back (Kafka's Timer.update keeps the largest reading): polls until it catches up restart the timer from there", () => {
+    // Slow processing, one record a poll: a backlog builds, so poll() still returns records after the step.
+    const driver = new ConsumerDriver(
+      testConfig({
+        consumer: { "max.poll.interval.ms": MAX_POLL_MS, "max.poll.records": 1 },
+        app: { processingMsPerRecord: 100, commit: "none" },
+      }),
+    );
+    driver.joinStable([0, 1]);
+    driver.run(10_000);
+    const { highWater, lastPoll } = pollAcrossBackwardStep(driver, 3000, 3, (done) => driver.runUntil(done));
+    expect(lastPoll).toBeGreaterThan(highWater);
+    driver.runWithCoordinator(2 * MAX_POLL_MS);
+    // Not lastPoll - 3 s (the clock's own reading then), but the timer's time: the high-water mark. It expires when
+    // the clock reads highWater + max.poll.interval.ms, 3 s of virtual time later than that.
+    expect(pollTimeouts(driver)).toEqual([[highWater + ms(MAX_POLL_MS + 3000), highWater]]);
   });
 
   it("a batch that takes longer than max.poll.interval.ms makes the member stale too", () => {

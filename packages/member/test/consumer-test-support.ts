@@ -50,7 +50,8 @@ export interface Seen {
 }
 
 /**
- * A Context for one actor under test: a manual virtual clock, timers fired
+ * A Context for one actor under test: a manual virtual clock (and the
+ * actor's own clock, which a clock step moves away from it), timers fired
  * in (due, arming order), every sent message checked against its wire
  * schema (encode + decode) and recorded, every observation recorded.
  */
@@ -61,6 +62,7 @@ export class FakeContext implements Context {
   readonly logs: { level: string; message: string }[] = [];
   readonly timers = new Map<string, { due: Micros; seq: number }>();
   #now: Micros = 0;
+  #clockOffset: Micros = 0;
   #seq = 0;
   readonly #random: () => number;
   readonly #records: unknown[] = [];
@@ -84,12 +86,23 @@ export class FakeContext implements Context {
     this.log = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
   }
 
+  /** The actor's own clock: virtual time plus the clock steps applied to it. */
   now(): Micros {
+    return this.#now + this.#clockOffset;
+  }
+
+  /** Virtual time, which timers, sends and observations are stamped with. */
+  virtualNow(): Micros {
     return this.#now;
   }
 
   setNow(now: Micros): void {
     this.#now = now;
+  }
+
+  /** Steps the actor's clock (the nemesis `clock-step`): its `now()` moves, its armed timers do not. */
+  stepClock(deltaUs: Micros): void {
+    this.#clockOffset += deltaUs;
   }
 
   send(to: ActorId, message: Message): void {
@@ -183,13 +196,14 @@ export class ConsumerDriver {
     this.actor.start(this.ctx);
   }
 
+  /** Virtual time. */
   get now(): Micros {
-    return this.ctx.now();
+    return this.ctx.virtualNow();
   }
 
   /** Advances virtual time by `durationMs`, firing every timer due on the way. */
   run(durationMs: number): void {
-    this.runUntilTime(this.ctx.now() + ms(durationMs));
+    this.runUntilTime(this.ctx.virtualNow() + ms(durationMs));
   }
 
   runUntilTime(until: Micros): void {
@@ -205,7 +219,7 @@ export class ConsumerDriver {
 
   /** Runs until `done()` holds (checked after every timer), for at most `maxMs`. */
   runUntil(done: () => boolean, maxMs = 600_000): void {
-    const until = this.ctx.now() + ms(maxMs);
+    const until = this.ctx.virtualNow() + ms(maxMs);
     for (let guard = 0; guard < 1_000_000 && !done(); guard++) {
       const timer = this.ctx.nextTimer(until);
       if (timer === null) {
@@ -216,7 +230,7 @@ export class ConsumerDriver {
       this.ctx.timers.delete(timer.name);
       this.actor.fire(timer.name, this.ctx);
     }
-    if (!done()) throw new Error(`condition not reached within ${maxMs} ms (now ${this.ctx.now()}us, state ${this.state})`);
+    if (!done()) throw new Error(`condition not reached within ${maxMs} ms (now ${this.ctx.virtualNow()}us, state ${this.state})`);
   }
 
   control(command: string, fields: Record<string, JsonValue> = {}): void {
@@ -227,7 +241,7 @@ export class ConsumerDriver {
   readonly delivered: { at: Micros; message: Message }[] = [];
 
   deliver(from: ActorId, message: Message): void {
-    this.delivered.push({ at: this.ctx.now(), message });
+    this.delivered.push({ at: this.ctx.virtualNow(), message });
     this.actor.receive(from, message, this.ctx);
   }
 
@@ -337,7 +351,7 @@ export class ConsumerDriver {
    * `assignment`, others keep their epoch.
    */
   runWithCoordinator(durationMs: number, assignment: Readonly<Record<string, readonly number[]>> = { [T1_ID]: [0, 1] }): void {
-    const until = this.ctx.now() + ms(durationMs);
+    const until = this.ctx.virtualNow() + ms(durationMs);
     const answerNew = () => {
       for (const { to, message } of this.heartbeats()) {
         if (this.#answered.has(message.correlationId)) continue;
@@ -421,4 +435,36 @@ export class ConsumerDriver {
     this.answerHeartbeat({ epoch, intervalMs });
     if (partitions.length > 0) this.answerOffsetFetch();
   }
+}
+
+/**
+ * Steps a member's clock back by `stepMs` right after one of its polls
+ * (so that poll's reading is the most its clock has read), lets it poll
+ * `polls` more times before the clock catches up, then pauses its
+ * application thread. `run(done)` advances time as the test's driver does.
+ * Returns the clock's high-water mark and the last poll's virtual time.
+ */
+export function pollAcrossBackwardStep(
+  driver: ConsumerDriver,
+  stepMs: number,
+  polls: number,
+  run: (done: () => boolean) => void,
+): { highWater: Micros; lastPoll: Micros } {
+  const count = () => driver.observations("member.poll").length;
+  const before = count();
+  run(() => count() > before);
+  // The clock's reading at that poll: nothing read it later before the step.
+  const highWater = driver.now;
+  driver.ctx.stepClock(-ms(stepMs));
+  run(() => count() > before + polls);
+  driver.control("pause-app");
+  const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+  return { highWater, lastPoll };
+}
+
+/** The member's poll timeouts so far, as [virtual time, lastPollUs]. */
+export function pollTimeouts(driver: ConsumerDriver): [Micros, number][] {
+  return driver.ctx.seen.flatMap((s): [Micros, number][] =>
+    s.observation.type === "member.poll-timeout" ? [[s.at, (s.observation as { lastPollUs: number }).lastPollUs]] : [],
+  );
 }

@@ -133,7 +133,7 @@ export class FakeKafka {
   /** Runs `durationMs` of virtual time, answering everything the member sends. */
   run(durationMs: number): void {
     const ctx = this.#driver.ctx;
-    const until = ctx.now() + durationMs * 1000;
+    const until = ctx.virtualNow() + durationMs * 1000;
     this.answer();
     for (let guard = 0; guard < 1_000_000; guard++) {
       const timer = ctx.nextTimer(until);
@@ -149,7 +149,7 @@ export class FakeKafka {
   /** Runs until `done` holds (checked after every step), for at most `maxMs`. */
   runUntil(done: () => boolean, maxMs = 60_000): void {
     const ctx = this.#driver.ctx;
-    const until = ctx.now() + maxMs * 1000;
+    const until = ctx.virtualNow() + maxMs * 1000;
     this.answer();
     for (let guard = 0; guard < 1_000_000 && !done(); guard++) {
       const timer = ctx.nextTimer(until);

@@ -1,5 +1,6 @@
 import { getOrCreate, type Micros } from "@kcsim/protocol";
 import { groupTopologies } from "../analysis/group-topology.js";
+import { MemberClock } from "../analysis/member-clock.js";
 import { observationOf } from "../analysis/observations.js";
 import { type Checker, ViolationList } from "./checker.js";
 
@@ -18,22 +19,32 @@ interface Interval {
   readonly to: Micros;
 }
 
-type StateChange =
+/** A change point, in history order: a new client state, whether a coordinator is known, or a step of the member's clock. */
+type Change =
   | { readonly t: Micros; readonly index: number; readonly state: string }
-  | { readonly t: Micros; readonly index: number; readonly known: boolean };
+  | { readonly t: Micros; readonly index: number; readonly known: boolean }
+  | { readonly t: Micros; readonly index: number; readonly offset: Micros };
 
 interface MemberTrack {
-  polls: Micros[];
-  timeouts: { t: Micros; lastPollUs: Micros; index: number }[];
-  /** Change points in history order: a new client state, or whether a coordinator is known. */
-  changes: StateChange[];
+  /** Each poll: when (virtual), its history index, and the member's own clock then. */
+  pollTimes: Micros[];
+  pollIndices: number[];
+  pollClocks: Micros[];
+  /** The most its clock had read by each poll: the poll timer's time then may be anything from its clock up to this. */
+  pollHighs: Micros[];
+  /** Each expiry, with the most the member's clock had read by then (what its poll timer's time is at most). */
+  timeouts: { t: Micros; high: Micros; lastPollUs: Micros; index: number }[];
+  changes: Change[];
+  /** Instants at which the member visibly ran (it observed or sent something); every run ends with a poll-timer check. */
+  activations: Micros[];
+  clock: MemberClock;
   /** Intervals when the process was not running (crashed) or frozen (paused). */
   down: Interval[];
   frozen: Interval[];
 }
 
-/** The last of the ascending times `times` before `t` (a binary search: polls run to tens of thousands). */
-function lastBefore(times: readonly Micros[], t: Micros): Micros | undefined {
+/** The index of the last of the ascending times `times` before `t` (a binary search: polls run to tens of thousands), or -1. */
+function lastIndexBefore(times: readonly Micros[], t: Micros): number {
   let lo = 0;
   let hi = times.length;
   while (lo < hi) {
@@ -41,71 +52,155 @@ function lastBefore(times: readonly Micros[], t: Micros): Micros | undefined {
     if ((times[mid] as Micros) < t) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? undefined : times[lo - 1];
+  return lo - 1;
 }
 
 const overlaps = (intervals: readonly Interval[], from: Micros, to: Micros) => intervals.some((i) => i.from < to && i.to > from);
 const inside = (intervals: readonly Interval[], t: Micros) => intervals.some((i) => i.from <= t && t < i.to);
 
+/** A member's state as its change points replay it. */
+class Replay {
+  #state = "UNSUBSCRIBED";
+  #known = false;
+  offset: Micros = 0;
+
+  apply(change: Change): void {
+    if ("state" in change) this.#state = change.state;
+    else if ("known" in change) this.#known = change.known;
+    else this.offset = change.offset;
+  }
+
+  /** Whether the member checks its poll timer: a checked state and a known coordinator. */
+  get checked(): boolean {
+    return CHECKED_STATES.has(this.#state) && this.#known;
+  }
+}
+
 /**
- * When the expiry of the poll gap starting at `from` is due: the first
- * moment from `from + max` on at which the member checks its poll timer (it
- * is in a checked state and knows its coordinator), before `until`; null
- * when no such moment comes.
+ * The history index of the poll-timeout observed at `t`, if any: what
+ * happened in that instant before the member noticed the expiry counts (a
+ * session check that drops the coordinator comes first, as in Kafka's
+ * heartbeat thread), what the expiry itself causes does not.
  */
-function expiryDue(track: MemberTrack, from: Micros, max: Micros, until: Micros): Micros | null {
-  const deadline = from + max;
-  let state = "UNSUBSCRIBED";
-  let known = false;
-  const apply = (change: StateChange) => {
-    if ("state" in change) state = change.state;
-    else known = change.known;
-  };
-  const checked = () => CHECKED_STATES.has(state) && known;
+function noticedAt(track: MemberTrack, t: Micros): number {
+  return track.timeouts.find((x) => x.t === t)?.index ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The earliest moment the expiry of poll number `poll` may be noticed: the
+ * first moment before `until` at which the member checks its poll timer
+ * and its own clock has reached `deadline` (its clock at the poll plus
+ * max.poll.interval.ms). The own clock is virtual time plus the member's
+ * offset, so a forward step brings the moment earlier, a backward step
+ * later. Null when no such moment comes.
+ */
+function earliestExpiry(track: MemberTrack, poll: number, deadline: Micros, until: Micros): Micros | null {
+  const fromIndex = track.pollIndices[poll] as number;
+  const replay = new Replay();
   const changes = track.changes;
-  // At the deadline itself, what happened in that instant before the member noticed the expiry (a
-  // session check that drops the coordinator comes first, as in Kafka's heartbeat thread), but not what
-  // the expiry itself causes.
-  const noticedAt = track.timeouts.find((x) => x.t === deadline)?.index ?? Number.POSITIVE_INFINITY;
   let i = 0;
-  for (; i < changes.length; i++) {
-    const change = changes[i] as StateChange;
-    if (change.t > deadline || (change.t === deadline && change.index > noticedAt)) break;
-    apply(change);
+  for (; i < changes.length && (changes[i] as Change).index < fromIndex; i++) replay.apply(changes[i] as Change);
+  let at = track.pollTimes[poll] as Micros;
+  for (;;) {
+    const next = changes[i];
+    if (replay.checked) {
+      // Checked from `at` on: due when the own clock reaches the deadline, unless a change comes first
+      // (changes in the very instant are applied first, up to the expiry noticed there).
+      const due = Math.max(at, deadline - replay.offset);
+      if (next === undefined || due < next.t || (due === next.t && next.index > noticedAt(track, due))) return due < until ? due : null;
+    }
+    // Later, change by change in history order: a coordinator found and the expiry it lets the member notice
+    // share one instant, so the state is judged after each change, not after the whole instant.
+    if (next === undefined || next.t >= until) return null;
+    replay.apply(next);
+    at = next.t;
+    i++;
   }
-  if (deadline >= until) return null;
-  if (checked()) return deadline;
-  // Later, change by change in history order: a coordinator found and the expiry it lets the member notice
-  // share one instant, so the state is judged after each change, not after the whole instant.
-  for (; i < changes.length && (changes[i] as StateChange).t < until; i++) {
-    apply(changes[i] as StateChange);
-    if (checked()) return (changes[i] as StateChange).t;
+}
+
+/** Whether the member checks its poll timer at the end of instant `t` (its changes up to an expiry there, if any). */
+function checkedAt(track: MemberTrack, t: Micros): boolean {
+  const replay = new Replay();
+  const notice = noticedAt(track, t);
+  for (const change of track.changes) {
+    if (change.t > t || (change.t === t && change.index > notice)) break;
+    replay.apply(change);
   }
-  return null;
+  return replay.checked;
+}
+
+/**
+ * The latest moment an expiry that may come from `earliest` on may be
+ * noticed. The member checks its poll timer each time it runs, and
+ * between runs it sleeps on a timer armed (in virtual time, like the
+ * monotonic wait of Kafka's network thread) for its own-clock deadline.
+ * So it notices at the first of:
+ * - that timer, armed at its last run before `earliest`; a clock step
+ *   since then moved the deadline but not the timer, so the timer rings
+ *   at `deadline` minus the offset of that run (the smallest offset since
+ *   the last visible run bounds it);
+ * - its first visible run from `earliest` on while it checks the timer.
+ * Runs that leave no trace in the history can only make it earlier, never
+ * earlier than `earliest`. Without a clock step this is `earliest` itself.
+ */
+function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): Micros {
+  const activations = track.activations;
+  const lastRun = lastIndexBefore(activations, earliest);
+  const armedAt = activations[lastRun] ?? earliest;
+  let latest = deadline - track.clock.minOffsetBetween(armedAt, earliest);
+  for (let k = lastRun + 1; k < activations.length && (activations[k] as Micros) < latest; k++) {
+    const run = activations[k] as Micros;
+    if (checkedAt(track, run)) {
+      latest = run;
+      break;
+    }
+  }
+  return Math.max(earliest, latest);
 }
 
 /**
  * DESIGN.md rule 8: a member is expelled for poll inactivity exactly when
- * its poll gap exceeds max.poll.interval.ms, never otherwise. Every
- * `member.poll-timeout` must follow the member's real last poll by at least
- * the interval. Every gap between polls longer than the interval must hold
- * exactly one expiry, observed when it is due: at lastPoll + max, or, as in
- * Kafka, as soon as the member is back checking its poll timer (it knows
- * its coordinator and is heartbeating) if it was not at that moment. A
- * whole-process pause over the due time excuses lateness, and the race at
- * its end (the resumed application may poll before the expiry is noticed);
- * a crash ends the gap.
+ * its poll gap exceeds max.poll.interval.ms, never otherwise. The gap is
+ * measured on the member's own clock, as Kafka's poll `Timer` reads the
+ * wall clock (`Time.SYSTEM.milliseconds()`): a clock stepped forward
+ * expires it early, one stepped back late. Every `member.poll-timeout`
+ * must carry the poll timer's time at its real last poll (the member's
+ * clock then, or, just after a backward step, up to the most the clock had
+ * read: `Timer.update` never goes back) and come at least the interval
+ * after it on that clock. Every gap between polls that
+ * reaches the interval on the member's clock must hold exactly one expiry,
+ * observed when it is due: when the clock reaches lastPoll + max, or, as
+ * in Kafka, as soon as the member is back checking its poll timer (it
+ * knows its coordinator and is heartbeating) if it was not at that moment;
+ * after a clock step, no later than the member's first chance to notice
+ * (see `latestExpiry`). A whole-process pause over the due time excuses
+ * lateness, and the race at its end (the resumed application may poll
+ * before the expiry is noticed); a crash ends the gap.
  */
 export const pollExpiry: Checker = {
   name: "poll-expiry",
-  description: "a member is expelled for poll inactivity exactly when its poll gap exceeds max.poll.interval.ms",
+  description: "a member is expelled for poll inactivity exactly when its poll gap, on its own clock, exceeds max.poll.interval.ms",
   check(events, spec) {
     const violations = new ViolationList();
     const maxPoll = new Map<string, number>();
     for (const group of groupTopologies(spec)) for (const [member, value] of group.maxPollIntervalMs) maxPoll.set(member, value * 1000);
     const tracks = new Map<string, MemberTrack>();
     const track = (actor: string): MemberTrack =>
-      getOrCreate(tracks, actor, () => ({ polls: [], timeouts: [], changes: [], down: [], frozen: [] }));
+      getOrCreate(tracks, actor, () => ({
+        pollTimes: [],
+        pollIndices: [],
+        pollClocks: [],
+        pollHighs: [],
+        timeouts: [],
+        changes: [],
+        activations: [],
+        clock: new MemberClock(),
+        down: [],
+        frozen: [],
+      }));
+    const ran = (member: MemberTrack, t: Micros) => {
+      if (member.activations[member.activations.length - 1] !== t) member.activations.push(t);
+    };
     const openSince = new Map<string, Micros>();
     const close = (actor: string, what: "down" | "frozen", t: Micros) => {
       const since = openSince.get(`${actor}/${what}`);
@@ -114,25 +209,40 @@ export const pollExpiry: Checker = {
       openSince.delete(`${actor}/${what}`);
     };
     events.forEach((event, index) => {
+      if (event.ev === "send" && maxPoll.has(event.from)) ran(track(event.from), event.t);
       if (event.ev === "life" && maxPoll.has(event.actor)) {
+        const member = track(event.actor);
         if (event.what === "crash" || event.what === "stop") {
           openSince.set(`${event.actor}/down`, event.t);
-          // A new process starts with no coordinator and no state.
-          track(event.actor).changes.push({ t: event.t, index, known: false }, { t: event.t, index, state: "UNSUBSCRIBED" });
+          // A new process starts with no coordinator and no state (but its host's clock keeps its offset).
+          member.changes.push({ t: event.t, index, known: false }, { t: event.t, index, state: "UNSUBSCRIBED" });
         }
         if (event.what === "restart") close(event.actor, "down", event.t);
         if (event.what === "pause") openSince.set(`${event.actor}/frozen`, event.t);
         if (event.what === "resume") close(event.actor, "frozen", event.t);
+        if (event.what === "clock-step") {
+          member.clock.step(event.t, index, Number(event.detail ?? 0));
+          member.changes.push({ t: event.t, index, offset: member.clock.current });
+        }
         return;
       }
       if (event.ev !== "obs" || !maxPoll.has(event.actor)) return;
-      if (observationOf(event, "member.poll") !== undefined) track(event.actor).polls.push(event.t);
+      const member = track(event.actor);
+      ran(member, event.t);
+      const clock = event.t + member.clock.current;
+      if (observationOf(event, "member.poll") !== undefined) {
+        member.pollTimes.push(event.t);
+        member.pollIndices.push(index);
+        member.pollClocks.push(clock);
+        member.pollHighs.push(member.clock.highWaterAt(event.t));
+      }
       const timeout = observationOf(event, "member.poll-timeout");
-      if (timeout !== undefined) track(event.actor).timeouts.push({ t: event.t, lastPollUs: timeout.lastPollUs, index });
+      if (timeout !== undefined)
+        member.timeouts.push({ t: event.t, high: member.clock.highWaterAt(event.t), lastPollUs: timeout.lastPollUs, index });
       const state = observationOf(event, "member.state");
-      if (state !== undefined) track(event.actor).changes.push({ t: event.t, index, state: state.to });
+      if (state !== undefined) member.changes.push({ t: event.t, index, state: state.to });
       const coordinator = observationOf(event, "member.coordinator");
-      if (coordinator !== undefined) track(event.actor).changes.push({ t: event.t, index, known: coordinator.coordinator !== null });
+      if (coordinator !== undefined) member.changes.push({ t: event.t, index, known: coordinator.coordinator !== null });
     });
     for (const [key, from] of openSince) {
       const [actor, what] = key.split("/") as [string, "down" | "frozen"];
@@ -140,29 +250,40 @@ export const pollExpiry: Checker = {
     }
     for (const [actor, t] of tracks) {
       const max = maxPoll.get(actor) as number;
+      const stepped = t.clock.stepped;
+      const onItsClock = (virtual: Micros, clock: Micros) => (clock === virtual ? "" : ` (virtual ${virtual})`);
       for (const timeout of t.timeouts) {
-        const last = lastBefore(t.polls, timeout.t);
-        if (last === undefined || last !== timeout.lastPollUs) {
+        const k = lastIndexBefore(t.pollTimes, timeout.t);
+        const last = t.pollClocks[k];
+        const lastHigh = t.pollHighs[k] as Micros;
+        // The poll timer's time at the poll: the member's clock, or more if its clock was stepped back (Timer.update).
+        if (last === undefined || timeout.lastPollUs < last || timeout.lastPollUs > lastHigh) {
           violations.add(
             timeout.t,
-            `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last ?? "never"}`,
+            `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last === undefined ? "never" : `${last}${lastHigh > last ? `..${lastHigh}` : ""} on its own clock${onItsClock(t.pollTimes[k] as Micros, last)}`}`,
             [timeout.index],
           );
-        } else if (timeout.t - last < max) {
+        } else if (timeout.high - timeout.lastPollUs < max) {
           violations.add(
             timeout.t,
-            `${actor} expired ${timeout.t - last} us after its last poll, before max.poll.interval.ms (${max / 1000} ms)`,
+            `${actor} expired ${timeout.high - timeout.lastPollUs} us after its last poll${stepped ? " on its own clock" : ""}, before max.poll.interval.ms (${max / 1000} ms)`,
             [timeout.index],
           );
         }
       }
-      t.polls.forEach((from, i) => {
-        const next = t.polls[i + 1] ?? spec.durationUs + 1;
-        if (next - from <= max) return;
+      t.pollTimes.forEach((from, i) => {
+        const next = t.pollTimes[i + 1] ?? spec.durationUs + 1;
+        // A quick pass over short gaps: no stretch of virtual time gains more than the forward steps on the own clock.
+        if (next - from + t.clock.forwardUs <= max) return;
+        const fromClock = t.pollClocks[i] as Micros;
+        const fromHigh = t.pollHighs[i] as Micros;
+        const inGap = t.timeouts.filter((x) => x.lastPollUs >= fromClock && x.lastPollUs <= fromHigh && x.t > from && x.t <= next);
+        // The deadline is on the poll timer's time: the expiry's lastPollUs says which; without one, judge by the
+        // latest the timer may have started at (a poll just after a backward step starts it at the clock's high-water mark).
+        const deadline = (inGap[0]?.lastPollUs ?? fromHigh) + max;
         const crash = t.down.find((d) => d.from >= from && d.from < next);
         const until = Math.min(next, crash?.from ?? Number.POSITIVE_INFINITY, spec.durationUs);
-        const due = expiryDue(t, from, max, until);
-        const inGap = t.timeouts.filter((x) => x.lastPollUs === from && x.t > from && x.t <= next);
+        const due = earliestExpiry(t, i, deadline, until);
         if (due === null) {
           if (inGap.length > 0)
             violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [
@@ -170,8 +291,9 @@ export const pollExpiry: Checker = {
             ]);
           return;
         }
-        if (due + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
-        const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, due + TOLERANCE_US);
+        const latest = stepped ? latestExpiry(t, due, deadline) : due;
+        if (latest + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
+        const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, latest + TOLERANCE_US);
         if (inGap.length > 1 || (inGap.length === 0 && !frozenAtDue)) {
           violations.add(
             due,
@@ -180,8 +302,9 @@ export const pollExpiry: Checker = {
           return;
         }
         const expiry = inGap[0];
-        if (expiry !== undefined && !frozenAtDue && (expiry.t < due || expiry.t > due + TOLERANCE_US)) {
-          violations.add(expiry.t, `${actor}'s poll-timeout came at ${expiry.t} us; it was due at ${due} us`, [expiry.index]);
+        if (expiry !== undefined && !frozenAtDue && (expiry.t < due || expiry.t > latest + TOLERANCE_US)) {
+          const when = latest === due ? `at ${due} us` : `between ${due} and ${latest} us (its clock was stepped)`;
+          violations.add(expiry.t, `${actor}'s poll-timeout came at ${expiry.t} us; it was due ${when}`, [expiry.index]);
         }
       });
     }

@@ -1,4 +1,5 @@
 import { type ExponentialBackoff, type Micros, ms } from "@kcsim/protocol";
+import { TimerClock } from "../consumer/timer-clock.js";
 
 export interface HeartbeatSettings {
   readonly heartbeatIntervalMs: number;
@@ -14,13 +15,17 @@ export interface HeartbeatSettings {
  * and when max.poll.interval.ms runs out without a poll(). A failed
  * heartbeat is followed by the next after the backoff, which doubles with
  * each failure in a row (`retryBackoff.backoff(heartbeatAttempts++)`) until
- * a heartbeat is answered. Deadlines are virtual microseconds.
+ * a heartbeat is answered. Deadlines are on the member's own clock, which
+ * all three timers read through one `TimerClock` (Kafka's `Heartbeat.update`
+ * updates the three `Timer`s together): a clock stepped back does not move
+ * them back.
  */
 export class HeartbeatTimers {
   readonly #intervalUs: Micros;
   readonly #sessionUs: Micros;
   readonly #maxPollUs: Micros;
   readonly #retryBackoff: ExponentialBackoff;
+  readonly #clock: TimerClock;
   #failedAttempts = 0;
   heartbeatDueAt: Micros;
   sessionEndsAt: Micros;
@@ -32,6 +37,7 @@ export class HeartbeatTimers {
     this.#sessionUs = ms(settings.sessionTimeoutMs);
     this.#maxPollUs = ms(settings.maxPollIntervalMs);
     this.#retryBackoff = settings.retryBackoff;
+    this.#clock = new TimerClock(now);
     this.heartbeatDueAt = now + this.#intervalUs;
     this.sessionEndsAt = now + this.#sessionUs;
     this.pollTimerEndsAt = now + this.#maxPollUs;
@@ -40,27 +46,32 @@ export class HeartbeatTimers {
 
   /** `poll`: the application called poll(). */
   poll(now: Micros): void {
-    this.lastPollAt = now;
-    this.pollTimerEndsAt = now + this.#maxPollUs;
+    const at = this.#clock.update(now);
+    this.lastPollAt = at;
+    this.pollTimerEndsAt = at + this.#maxPollUs;
   }
 
   sentHeartbeat(now: Micros): void {
-    this.heartbeatDueAt = now + this.#intervalUs;
+    const at = this.#clock.update(now);
+    this.heartbeatDueAt = at + this.#intervalUs;
   }
 
   /** A heartbeat failed: the next one goes after the backoff (retry.backoff.ms, doubled per failure in a row). */
   failHeartbeat(now: Micros): void {
-    this.heartbeatDueAt = now + this.#retryBackoff.backoff(this.#failedAttempts++);
+    const at = this.#clock.update(now);
+    this.heartbeatDueAt = at + this.#retryBackoff.backoff(this.#failedAttempts++);
   }
 
   /** A heartbeat was answered: the session goes on, and the backoff starts over. */
   receiveHeartbeat(now: Micros): void {
+    const at = this.#clock.update(now);
     this.#failedAttempts = 0;
-    this.sessionEndsAt = now + this.#sessionUs;
+    this.sessionEndsAt = at + this.#sessionUs;
   }
 
   resetSessionTimeout(now: Micros): void {
-    this.sessionEndsAt = now + this.#sessionUs;
+    const at = this.#clock.update(now);
+    this.sessionEndsAt = at + this.#sessionUs;
   }
 
   /**
@@ -70,19 +81,23 @@ export class HeartbeatTimers {
    * the last poll().
    */
   resetTimeouts(now: Micros): void {
-    this.sessionEndsAt = now + this.#sessionUs;
-    this.heartbeatDueAt = now + this.#intervalUs;
+    const at = this.#clock.update(now);
+    this.sessionEndsAt = at + this.#sessionUs;
+    this.heartbeatDueAt = at + this.#intervalUs;
   }
 
   shouldHeartbeat(now: Micros): boolean {
-    return now >= this.heartbeatDueAt;
+    const at = this.#clock.update(now);
+    return at >= this.heartbeatDueAt;
   }
 
   sessionTimeoutExpired(now: Micros): boolean {
-    return now >= this.sessionEndsAt;
+    const at = this.#clock.update(now);
+    return at >= this.sessionEndsAt;
   }
 
   pollTimeoutExpired(now: Micros): boolean {
-    return now >= this.pollTimerEndsAt;
+    const at = this.#clock.update(now);
+    return at >= this.pollTimerEndsAt;
   }
 }

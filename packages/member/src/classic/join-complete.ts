@@ -33,9 +33,15 @@ export class UnreadableAssignmentError extends Error {
  * what was added (everything under EAGER, where nothing is owned by now),
  * after which those partitions are owned and get positions.
  *
- * Kafka goes on installing even if the heartbeat thread reset the
- * generation meanwhile; here the run stops instead (the partitions were
- * lost at the reset, and must not become owned again under a dead generation).
+ * A generation reset by the heartbeat thread while a callback runs does
+ * not stop the run, as in Kafka: `joinGroupIfNeeded` checks the generation
+ * only before calling onJoinComplete, which then installs the assignment
+ * and calls onPartitionsAssigned whatever happened meanwhile. The member
+ * owns the installed partitions under a dead generation until the next
+ * `onJoinPrepare` (the join loop goes on, since the reset asked for a
+ * rejoin) gives them up as lost. Positions are not initialized for them:
+ * Kafka's poll() updates fetch positions only once the join loop is done.
+ * Only leaving (close/unsubscribe) or a fatal error drops the rest of the run.
  */
 export class JoinComplete {
   readonly #deps: JoinCompleteDependencies;
@@ -97,7 +103,7 @@ export class JoinComplete {
     }
     assigned.markPendingRevocation(revoked, ctx);
     this.#deps.listener.invoke("onPartitionsRevoked", revoked, ctx, (ctx) => {
-      if (this.#stopped(ctx)) return;
+      if (this.#stopped()) return;
       membership.requestRejoin("need to revoke partitions and re-join", ctx);
       install(ctx);
     });
@@ -109,19 +115,20 @@ export class JoinComplete {
     commits.resetAutoCommitTimer(ctx.now());
     assigned.install(assignment, added, ctx);
     listener.invoke("onPartitionsAssigned", added, ctx, (ctx) => {
-      if (this.#stopped(ctx)) return;
+      if (this.#stopped()) return;
       const enabled = assigned.enableAwaitingCallback(ctx);
-      positions.request(enabled, ctx);
+      if (sameGeneration(this.#deps.membership.generation, this.#generation)) positions.request(enabled, ctx);
+      else
+        ctx.log.info("assignment installed after the generation was reset; the next onJoinPrepare gives it up as lost", {
+          generation: this.#generation.generationId,
+        });
       this.#finish();
     });
   }
 
-  /** Left, failed, or reset since the join: the rest of the run is dropped. */
-  #stopped(ctx: Context): boolean {
-    const { membership } = this.#deps;
-    if (!this.#abandoned && !membership.isFatal && sameGeneration(membership.generation, this.#generation)) return false;
-    if (!this.#abandoned)
-      ctx.log.info("assignment of a generation no longer current dropped", { generation: this.#generation.generationId });
+  /** Left or failed since the join: the rest of the run is dropped. */
+  #stopped(): boolean {
+    if (!this.#abandoned && !this.#deps.membership.isFatal) return false;
     this.#finish();
     return true;
   }

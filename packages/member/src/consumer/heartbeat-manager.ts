@@ -6,6 +6,7 @@ import type { MemberObserver } from "./member-observer.js";
 import { isLeavingGroup, shouldHeartbeatNow, shouldSkipHeartbeat } from "./member-state.js";
 import type { MembershipManager } from "./membership-manager.js";
 import type { RequestChannel } from "./request-channel.js";
+import { TimerClock } from "./timer-clock.js";
 
 /**
  * Sends ConsumerGroupHeartbeat (spec 2.3, 1.7; `AbstractHeartbeatRequestManager`):
@@ -35,6 +36,8 @@ export class HeartbeatManager {
   readonly #state: HeartbeatRequestState;
   readonly #bugs: PlantedBugs;
   #inFlight: number | null = null;
+  /** The poll timer's own time: Kafka's `Timer` never goes back when the wall clock is stepped back. */
+  readonly #pollClock: TimerClock;
   #lastPollAt: Micros;
   #pollTimerEndsAt: Micros;
 
@@ -57,6 +60,7 @@ export class HeartbeatManager {
     this.#observer = observer;
     this.#maxPollIntervalMs = maxPollIntervalMs;
     this.#state = new HeartbeatRequestState(backoff, now);
+    this.#pollClock = new TimerClock(now);
     this.#lastPollAt = now;
     this.#pollTimerEndsAt = now + ms(maxPollIntervalMs);
   }
@@ -79,7 +83,7 @@ export class HeartbeatManager {
    * last `member.poll`. A STALE member rejoins (once its lost callback ran).
    */
   resetPollTimer(ctx: Context): void {
-    const now = ctx.now();
+    const now = this.#pollClock.update(ctx.now());
     if (now >= this.#pollTimerEndsAt) {
       ctx.log.warn("poll() came after max.poll.interval.ms; the member rejoins", { lateByUs: now - this.#pollTimerEndsAt });
       this.#membership.maybeRejoinStaleMember(ctx);
@@ -94,19 +98,21 @@ export class HeartbeatManager {
    * member rejoin (and not expire again inside the very poll that rejoins).
    */
   resetPollTimerIfExpired(ctx: Context): void {
-    if (ctx.now() >= this.#pollTimerEndsAt) this.resetPollTimer(ctx);
+    if (this.#pollClock.update(ctx.now()) >= this.#pollTimerEndsAt) this.resetPollTimer(ctx);
   }
 
   /** Sends a heartbeat if one is due. */
   poll(ctx: Context): void {
     const membership = this.#membership;
     const coordinator = this.#coordinator.coordinator;
+    // Read on every run of the background thread, as `maximumTimeToWait` does in each network-thread loop.
+    const pollTimerNow = this.#pollClock.update(ctx.now());
     if (coordinator === null || shouldSkipHeartbeat(membership.state)) {
       membership.onHeartbeatRequestSkipped(ctx);
       return;
     }
     const now = ctx.now();
-    if (now >= this.#pollTimerEndsAt && !isLeavingGroup(membership.state) && !this.#ignoresPollTimer()) {
+    if (pollTimerNow >= this.#pollTimerEndsAt && !isLeavingGroup(membership.state) && !this.#ignoresPollTimer()) {
       ctx.log.warn("max.poll.interval.ms expired without a poll(); leaving the group");
       this.#observer.pollTimeout(ctx, this.#lastPollAt, this.#maxPollIntervalMs);
       membership.transitionToSendingLeaveGroup(true, ctx);

@@ -282,9 +282,10 @@ export class MembershipManager implements MemberIdentity {
   // ---- leaving and the poll timeout --------------------------------------
 
   /**
-   * unsubscribe() or close(): give up the assignment (commit if auto-commit,
-   * then onPartitionsRevoked, or onPartitionsLost if the member has no
-   * epoch), then send the leave heartbeat. `onDone` runs when the leave is over.
+   * unsubscribe() or close(): give up the assignment (close() with
+   * auto-commit commits first; unsubscribe() never commits), then
+   * onPartitionsRevoked, or onPartitionsLost if the member has no epoch,
+   * then send the leave heartbeat. `onDone` runs when the leave is over.
    */
   leaveGroup(reason: LeaveReason, ctx: Context, onDone: Continuation): void {
     if (isNotInGroup(this.#state)) {
@@ -317,13 +318,13 @@ export class MembershipManager implements MemberIdentity {
         this.#signalPartitionsLost(dropped, ctx, (ctx) => this.#afterLeaveRelease(leave, ctx));
       }
     };
+    // Only close() commits (`AsyncKafkaConsumer.releaseAssignmentAndLeaveGroup`); unsubscribe() goes
+    // straight to the callbacks: `leaveGroup` -> `revokePartitions` commits nothing.
     const commits = this.#deps.commits;
-    if (!commits.autoCommitEnabled || this.#epoch <= 0 || this.#deps.assigned.size === 0) {
-      release(ctx);
-    } else if (reason === "close") {
+    if (reason === "close" && commits.autoCommitEnabled && this.#epoch > 0 && this.#deps.assigned.size > 0) {
       commits.autoCommitOnClose(CLOSE_TIMEOUT_MS, ctx, (ctx) => release(ctx));
     } else {
-      commits.autoCommitBeforeRevocation("revocation", ctx.now() + ms(this.#rebalanceTimeoutMs), ctx, (ctx) => release(ctx));
+      release(ctx);
     }
   }
 

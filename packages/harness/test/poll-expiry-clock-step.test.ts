@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { observationOf } from "../src/analysis/observations.js";
+import { runScenario } from "../src/run/run-scenario.js";
+import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
+
+/**
+ * A real member whose application stops polling at 10 s (its last poll is
+ * at 9.9 s) while its heartbeats go on, and whose clock is stepped at
+ * `stepAtMs`. Kafka's poll timer reads the wall clock, so the expiry comes
+ * when the member's own clock reads 9.9 s + max.poll.interval.ms (20 s): a
+ * forward step brings it earlier, a backward one later, by exactly the step.
+ */
+function scenario(stepMs: number, stepAtMs = 15_000): ScenarioFile {
+  return {
+    name: "poll-expiry-clock-step",
+    seed: 1,
+    durationMs: 70_000,
+    cluster: { coordinators: 1, topics: [{ name: "T1", partitions: 4 }] },
+    groups: [
+      {
+        groupId: "g1",
+        protocol: "consumer",
+        members: 2,
+        subscription: ["T1"],
+        consumer: { "max.poll.interval.ms": 20_000 },
+        source: { kind: "synthetic", recordsPerSecondPerPartition: 10 },
+      },
+    ],
+    nemesis: [
+      { atMs: 10_000, actor: "member-1", action: "command", command: { command: "pause-app" } },
+      { atMs: stepAtMs, actor: "member-1", action: "clock-step", deltaMs: stepMs },
+      { atMs: 60_000, actor: "member-1", action: "command", command: { command: "resume-app" } },
+    ],
+  };
+}
+
+async function pollTimeouts(stepMs: number, stepAtMs?: number) {
+  const { summary, result } = await runScenario(scenario(stepMs, stepAtMs), { host: "inline" });
+  const timeouts = result.events.flatMap((event) => {
+    const timeout = event.ev === "obs" && event.actor === "member-1" ? observationOf(event, "member.poll-timeout") : undefined;
+    return timeout === undefined ? [] : [{ t: event.t, lastPollUs: timeout.lastPollUs }];
+  });
+  return { checks: summary.checks, timeouts };
+}
+
+describe("poll-expiry with a member whose clock is stepped (scenario level)", () => {
+  it("a forward step of 5 s expires the member 5 s early, and poll-expiry expects exactly that", async () => {
+    const { checks, timeouts } = await pollTimeouts(5_000);
+    // Last poll at 9.9 s virtual (its clock read 9.9 s then); its clock reads 29.9 s at 24.9 s virtual.
+    expect(timeouts).toEqual([{ t: 24_900_000, lastPollUs: 9_900_000 }]);
+    expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
+  });
+
+  it("a backward step of 5 s expires it 5 s late", async () => {
+    const { checks, timeouts } = await pollTimeouts(-5_000);
+    expect(timeouts).toEqual([{ t: 34_900_000, lastPollUs: 9_900_000 }]);
+    expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
+  });
+
+  it("a backward step just after its last poll: the expiry comes when its clock reads that poll's time + max.poll.interval.ms again", async () => {
+    // Stepped back 5 s at 9.5 s, just after its poll at 9.4 s: the poll() it is in waits (the synthetic source
+    // produces on the member's clock, and poll(Duration) times out on it too), so the pause at 10 s finds no later
+    // poll. Its clock reads 29.4 s at 34.4 s of virtual time.
+    const { checks, timeouts } = await pollTimeouts(-5_000, 9_500);
+    expect(timeouts).toEqual([{ t: 34_400_000, lastPollUs: 9_400_000 }]);
+    expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
+  });
+});

@@ -87,7 +87,9 @@ export class HuntReporter {
         writeFailureDir(this.#options.outDir, result);
       } catch (error) {
         this.#unwritten++;
-        process.stderr.write(`kcsim: hunt: could not write ${shownPath(dir)} (${oneLine(error)}); seed ${result.seed} replays from its seed\n`);
+        process.stderr.write(
+          `kcsim: hunt: could not write ${shownPath(dir)} (${oneLine(error)}); seed ${result.seed} replays from its seed\n`,
+        );
       }
     }
     this.#progress.update(done, this.#failed, workersSeen);

@@ -92,6 +92,7 @@ export class InlineHost {
       virtualEndUs: core.now,
       wallMs,
       router: core.router.stats,
+      choices: core.router.fired,
       actors,
     };
   }

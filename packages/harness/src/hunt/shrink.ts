@@ -4,6 +4,8 @@ import type { ScenarioFile } from "../scenario/scenario-schema.js";
 
 /** How big a scenario is, for reporting what shrinking achieved. */
 export interface ScenarioSize {
+  /** Pinned fault choices (the random fault decisions that fire), once the run's choices are pinned. */
+  readonly choices: number;
   readonly faults: number;
   readonly partitions: number;
   readonly nemesisSteps: number;
@@ -14,6 +16,7 @@ export interface ScenarioSize {
 
 export function sizeOf(scenario: ScenarioFile): ScenarioSize {
   return {
+    choices: scenario.choices?.length ?? 0,
     faults: scenario.faults?.length ?? 0,
     partitions: scenario.partitions?.length ?? 0,
     nemesisSteps: scenario.nemesis?.length ?? 0,
@@ -39,14 +42,22 @@ export interface ShrinkResult {
   readonly trials: number;
 }
 
-type Lists = "faults" | "partitions" | "nemesis";
+type Lists = "choices" | "faults" | "partitions" | "nemesis";
 
 /**
  * Reduces a failing run to a smaller one that still fails the same checker
- * with the same seed (after rerunning the original, which must fail it): delta debugging (ddmin) over its faults, partitions
- * and nemesis steps, then fewer members, fewer partitions and a shorter
- * duration, keeping each reduction only if the checker still fails (and,
- * for a scenario with planted bugs, passes without them).
+ * with the same seed, keeping its schedule:
+ * 1. It reruns the original (which must fail the checker) and pins the
+ *    run's random fault decisions (its choice list: which message on which
+ *    link each fault broke, dropped, corrupted, duplicated or reordered), so
+ *    that every later trial makes exactly those decisions and no others.
+ * 2. Delta debugging (ddmin) over the choices: each reduction neutralises
+ *    some while every other choice, and every latency, stays identical.
+ * 3. ddmin over the nemesis steps, the faults and the partitions.
+ * 4. Fewer members, fewer topic partitions, a shorter duration.
+ * A reduction is kept only if the checker still fails (and, for a scenario
+ * with planted bugs, passes without them). The result carries its choices
+ * pinned, so it reproduces without the seed's fault draws.
  */
 export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Promise<ShrinkResult> {
   // Shrinking keeps a failure: first see it, on the original run, or claim nothing.
@@ -61,7 +72,10 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     throw new ScenarioError(`shrink: ${options.check} passes on the original run with seed ${options.seed}: nothing to shrink`);
   const maxTrials = options.maxTrials ?? 80;
   let trials = 0;
-  let current = scenario;
+  // The same run with its own choices pinned: identical, event for event.
+  const pinned: ScenarioFile = { ...scenario, choices: [...original.result.choices] };
+  let current = pinned;
+  const violationAtUs = verdict.violations[0]?.t;
   const fails = async (candidate: ScenarioFile): Promise<boolean> => {
     if (trials >= maxTrials) return false;
     trials++;
@@ -85,14 +99,14 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     return failed;
   };
 
-  for (const list of ["nemesis", "faults", "partitions"] as const satisfies readonly Lists[]) {
+  for (const list of ["choices", "nemesis", "faults", "partitions"] as const satisfies readonly Lists[]) {
     let items = [...(current[list] ?? [])] as unknown[];
     let chunk = Math.max(1, Math.floor(items.length / 2));
     while (items.length > 0 && chunk >= 1 && trials < maxTrials) {
       let removedSome = false;
       for (let start = 0; start < items.length && trials < maxTrials; ) {
         const candidateItems = [...items.slice(0, start), ...items.slice(start + chunk)];
-        const candidate = { ...current, [list]: candidateItems } as ScenarioFile;
+        const candidate = withoutDanglingChoices({ ...current, [list]: candidateItems } as ScenarioFile);
         if (await fails(candidate)) {
           current = candidate;
           items = candidateItems;
@@ -105,15 +119,25 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     }
   }
 
+  // Fewer members: half as many, else one fewer, while the checker still fails.
   const groups = current.groups ?? [];
   for (let g = 0; g < groups.length; g++) {
     for (;;) {
       const group = current.groups?.[g];
       if (group === undefined || group.members <= 1 || trials >= maxTrials) break;
-      const fewer = { ...group, members: Math.max(1, Math.floor(group.members / 2)) };
-      const candidate = { ...current, groups: (current.groups ?? []).map((x, i) => (i === g ? fewer : x)) };
-      if (!(await fails(candidate))) break;
-      current = candidate;
+      let reduced = false;
+      for (const members of new Set([Math.max(1, Math.floor(group.members / 2)), group.members - 1])) {
+        const candidate = withoutMissingActors({
+          ...current,
+          groups: (current.groups ?? []).map((x, i) => (i === g ? { ...group, members } : x)),
+        });
+        if (await fails(candidate)) {
+          current = candidate;
+          reduced = true;
+          break;
+        }
+      }
+      if (!reduced) break;
     }
   }
   const topics = current.cluster?.topics ?? [];
@@ -122,10 +146,27 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
       const cluster = current.cluster;
       const topic = cluster?.topics[t];
       if (cluster === undefined || topic === undefined || topic.partitions <= 1 || trials >= maxTrials) break;
-      const smaller = { ...topic, partitions: Math.max(1, Math.floor(topic.partitions / 2)) };
-      const candidate = { ...current, cluster: { ...cluster, topics: cluster.topics.map((x, i) => (i === t ? smaller : x)) } };
-      if (!(await fails(candidate))) break;
-      current = candidate;
+      let reduced = false;
+      for (const partitions of new Set([Math.max(1, Math.floor(topic.partitions / 2)), topic.partitions - 1])) {
+        const candidate = {
+          ...current,
+          cluster: { ...cluster, topics: cluster.topics.map((x, i) => (i === t ? { ...topic, partitions } : x)) },
+        };
+        if (await fails(candidate)) {
+          current = candidate;
+          reduced = true;
+          break;
+        }
+      }
+      if (!reduced) break;
+    }
+  }
+  // A shorter run: first just past the original violation, then by quarters.
+  if (violationAtUs !== undefined && trials < maxTrials) {
+    const justPast = Math.max(10_000, Math.ceil(violationAtUs / 1_000_000) * 1000 + 1000);
+    if (justPast < current.durationMs) {
+      const candidate = { ...current, durationMs: justPast };
+      if (await fails(candidate)) current = candidate;
     }
   }
   for (;;) {
@@ -135,5 +176,49 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     if (!(await fails(candidate))) break;
     current = candidate;
   }
-  return { scenario: current, original: sizeOf(scenario), shrunk: sizeOf(current), trials };
+  return { scenario: current, original: sizeOf(pinned), shrunk: sizeOf(current), trials };
+}
+
+/** A scenario whose pinned choices name only faults it still has. */
+function withoutDanglingChoices(scenario: ScenarioFile): ScenarioFile {
+  if (scenario.choices === undefined) return scenario;
+  const faults = new Set((scenario.faults ?? []).map((fault) => fault.name));
+  return { ...scenario, choices: scenario.choices.filter((choice) => faults.has(choice.fault)) };
+}
+
+/**
+ * A scenario with fewer members whose faults, partitions and nemesis steps
+ * no longer name the members that are gone (a scope that names only them
+ * goes with them).
+ */
+function withoutMissingActors(scenario: ScenarioFile): ScenarioFile {
+  const present = new Set<string>();
+  const prefixes = new Set<string>();
+  for (const group of scenario.groups ?? []) {
+    const prefix = group.idPrefix ?? "member-";
+    prefixes.add(prefix);
+    const total = group.members + (group.joins ?? []).reduce((n, j) => n + j.count, 0);
+    for (let i = 1; i <= total; i++) present.add(`${prefix}${i}`);
+  }
+  const isGone = (name: string) =>
+    !present.has(name) && [...prefixes].some((prefix) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)));
+  const keep = (names: readonly string[] | undefined) => names?.filter((name) => !isGone(name));
+  const faults = (scenario.faults ?? []).flatMap((fault) => {
+    const from = keep(fault.from);
+    const to = keep(fault.to);
+    if ((from !== undefined && from.length === 0) || (to !== undefined && to.length === 0)) return [];
+    return [{ ...fault, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) }];
+  });
+  const partitions = (scenario.partitions ?? []).flatMap((partition) => {
+    const a = keep(partition.a) ?? [];
+    const b = keep(partition.b) ?? [];
+    return a.length === 0 || b.length === 0 ? [] : [{ ...partition, a, b }];
+  });
+  const nemesis = (scenario.nemesis ?? []).filter((step) => !isGone(step.actor));
+  return withoutDanglingChoices({
+    ...scenario,
+    ...(scenario.faults !== undefined ? { faults } : {}),
+    ...(scenario.partitions !== undefined ? { partitions } : {}),
+    ...(scenario.nemesis !== undefined ? { nemesis } : {}),
+  });
 }

@@ -16,11 +16,11 @@ import {
   RandomStream,
   streamFor,
 } from "@kcsim/protocol";
+import type { NetworkMode } from "../router/fault-plan.js";
 import type { CellCarry, CellState } from "./cell-carry.js";
 import { ConnectionEndpoint, type ConnectionEvent, type ConnectionWireId } from "./connection-endpoint.js";
 import type { CpuBurner } from "./cpu-burn.js";
 import type { MemoryDurableLog } from "./durable-log.js";
-import type { NetworkMode } from "../router/fault-plan.js";
 import type { ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from "./event.js";
 
 /**
@@ -30,7 +30,16 @@ import type { ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from 
  * one event arrive in the order the actor produced them.
  */
 export interface CellSink {
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: ConnectionWireId): void;
+  send(
+    from: ActorId,
+    to: ActorId,
+    seq: number,
+    now: Micros,
+    msgType: string,
+    payload: Payload,
+    bytes: number,
+    conn: ConnectionWireId,
+  ): void;
   /** Something happened to one of the actor's client connections (the history's "conn" lines). */
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void;
   observe(actor: ActorId, now: Micros, observation: Observation): void;
@@ -390,21 +399,20 @@ export class ActorCell {
 
   /** What the connection endpoint may do through this cell. */
   #connectionPort(): ConstructorParameters<typeof ConnectionEndpoint>[0] {
-    const cell = this;
     const options = this.#options;
     return {
-      now: () => cell.#now,
-      route: (to, message, wireId) => cell.#send(to, message, wireId),
+      now: () => this.#now,
+      route: (to, message, wireId) => this.#send(to, message, wireId),
       snapshot: (message) => (options.useCodec ? decode(encode(message)) : message),
-      dispatch: (from, message) => cell.#deliverToActor(from, message),
-      armTimer: (name, afterUs) => cell.#armTimer(name, afterUs),
+      dispatch: (from, message) => this.#deliverToActor(from, message),
+      armTimer: (name, afterUs) => this.#armTimer(name, afterUs),
       cancelTimer: (name) => {
-        cell.#timers.delete(name);
+        this.#timers.delete(name);
       },
-      record: (event) => cell.#sink.connection(cell.id, cell.#now, event),
-      lost: (from, msgType, why) => cell.#sink.lost(cell.id, cell.#now, from, msgType, why),
-      nextGen: () => ++cell.#seq,
-      random: cell.#netRng.next,
+      record: (event) => this.#sink.connection(this.id, this.#now, event),
+      lost: (from, msgType, why) => this.#sink.lost(this.id, this.#now, from, msgType, why),
+      nextGen: () => ++this.#seq,
+      random: this.#netRng.next,
     };
   }
 

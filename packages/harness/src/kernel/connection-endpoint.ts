@@ -128,7 +128,11 @@ const nodeKey = (peer: ActorId, connection: string) => `${peer}\0${connection}`;
 export class ConnectionEndpoint {
   readonly #port: ConnectionPort;
   #settings: ConnectionSettings = DEFAULT_CONNECTION_SETTINGS;
-  #reconnectBackoff = new ExponentialBackoff(DEFAULT_CONNECTION_SETTINGS.reconnectBackoffMs, DEFAULT_CONNECTION_SETTINGS.reconnectBackoffMaxMs, 0.2);
+  #reconnectBackoff = new ExponentialBackoff(
+    DEFAULT_CONNECTION_SETTINGS.reconnectBackoffMs,
+    DEFAULT_CONNECTION_SETTINGS.reconnectBackoffMaxMs,
+    0.2,
+  );
   #setupTimeout = new ExponentialBackoff(
     DEFAULT_CONNECTION_SETTINGS.connectionSetupTimeoutMs,
     DEFAULT_CONNECTION_SETTINGS.connectionSetupTimeoutMaxMs,
@@ -277,7 +281,8 @@ export class ConnectionEndpoint {
       this.#port.dispatch(from, { type: "SimDisconnect", reason: message.reason, connection: conn.connection });
       return;
     }
-    if (conn.state !== "ready") throw new Error(`connection invariant: ${message.type} from ${from} on connection ${gen} before it was accepted`);
+    if (conn.state !== "ready")
+      throw new Error(`connection invariant: ${message.type} from ${from} on connection ${gen} before it was accepted`);
     if (isResponse(message)) {
       const oldest = conn.inFlight[0];
       if (oldest !== message.correlationId)

@@ -1,5 +1,6 @@
 import type { ActorId, JsonValue, Micros } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
+import type { FaultChoice } from "../router/fault-plan.js";
 import type { RouterStats } from "../router/router.js";
 
 /** What a host returns at the end of a run. */
@@ -16,6 +17,8 @@ export interface RunResult {
   readonly interruptedAtUs?: Micros;
   readonly wallMs: number;
   readonly router: RouterStats;
+  /** Every random fault decision that fired (the run's choice list: what `kcsim shrink` reduces, and pins). */
+  readonly choices: readonly FaultChoice[];
   /** Each actor's final process state and snapshot. */
   readonly actors: Readonly<Record<ActorId, { readonly state: string; readonly snapshot: JsonValue }>>;
 }

@@ -69,11 +69,24 @@ export class SimulationCore implements CellSink {
 
   /** The next event due no later than `until`, or undefined. */
   popDue(until: Micros): SimEvent | undefined {
-    const next = this.queue.peek();
-    if (next === undefined || next.due > until) return undefined;
-    this.now = next.due;
-    this.eventsProcessed++;
-    return this.queue.pop();
+    for (;;) {
+      const next = this.queue.peek();
+      if (next === undefined || next.due > until) return undefined;
+      this.now = next.due;
+      this.eventsProcessed++;
+      const event = this.queue.pop() as SimEvent;
+      if (event.kind === "deliver" && event.conn !== 0 && this.#lostWithBreak(event)) continue;
+      return event;
+    }
+  }
+
+  /** A delivery in flight on a connection that broke before it arrived: lost (the break notices themselves excepted). */
+  #lostWithBreak(event: DeliveryEvent): boolean {
+    if (event.sub > 0 && event.msgType === "SimDisconnect") return false; // the router's notice of the break
+    const client = event.conn > 0 ? event.from : event.to;
+    if (!this.router.lostWithBreak(client, Math.abs(event.conn), event.due)) return false;
+    this.history.record({ t: event.due, ev: "lost", actor: event.to, from: event.from, type: event.msgType, why: "its connection broke" });
+    return true;
   }
 
   /** Puts a raw frame on the wire to `to` at `at` (tests: malformed frames). */
@@ -101,7 +114,9 @@ export class SimulationCore implements CellSink {
     const client = conn >= 0 ? from : to;
     const gen = Math.abs(conn);
     const decision =
-      conn === 0 ? this.router.route(now, from, to, msgType, bytes) : this.router.routeOnConnection(now, from, to, msgType, bytes, client, gen);
+      conn === 0
+        ? this.router.route(now, from, to, msgType, bytes)
+        : this.router.routeOnConnection(now, from, to, msgType, bytes, client, gen);
     this.onRoute?.(from, to, seq, now, msgType, bytes, decision);
     // Optional fields are added in their fixed order (the line's key order) without spreading temporaries.
     const record: Mutable<SendRecord> = { t: now, ev: "send", from, to, type: msgType, bytes, fate: decision.fate, at: decision.at };
@@ -135,8 +150,27 @@ export class SimulationCore implements CellSink {
    * from the other when it notices. The notices are keyed after the message
    * that broke it (sub-indexes 1 and 2), so every host orders them alike.
    */
-  #noticeBreak(now: Micros, origin: ActorId, seq: number, client: ActorId, server: ActorId, gen: number, fault: string | null, at: readonly [Micros, Micros]): void {
-    const record: ConnectionRecord = { t: now, ev: "conn", actor: client, peer: server, gen, what: "break", connection: "", reason: fault, at };
+  #noticeBreak(
+    now: Micros,
+    origin: ActorId,
+    seq: number,
+    client: ActorId,
+    server: ActorId,
+    gen: number,
+    fault: string | null,
+    at: readonly [Micros, Micros],
+  ): void {
+    const record: ConnectionRecord = {
+      t: now,
+      ev: "conn",
+      actor: client,
+      peer: server,
+      gen,
+      what: "break",
+      connection: "",
+      reason: fault,
+      at,
+    };
     this.history.record(record);
     const notice: Message = { type: "SimDisconnect", reason: "broken", connection: "" };
     const payload: Payload = this.spec.useCodec ? encode(notice) : notice;

@@ -88,8 +88,29 @@ export const DEFAULT_NETWORK: NetworkSpec = {
   breakDetection: { dist: "uniform", minMs: 1, maxMs: 1000 },
 };
 
+/** The probabilistic effects of a message fault: what a choice decides. */
+export type ChoiceKind = "drop" | "corrupt" | "duplicate" | "reorder";
+
+/**
+ * One random fault decision that fired: fault `fault`'s `kind` on the
+ * `n`-th message (from 0) routed on link `link` ("sender>receiver").
+ */
+export interface FaultChoice {
+  readonly link: string;
+  readonly n: number;
+  readonly fault: string;
+  readonly kind: ChoiceKind;
+}
+
 export interface FaultPlan {
   readonly network: NetworkSpec;
   readonly messageFaults: readonly MessageFault[];
   readonly partitions: readonly PartitionFault[];
+  /**
+   * Pinned choices (what `kcsim shrink` writes): when present, a fault's
+   * random decisions fire exactly on these messages and nowhere else, in
+   * place of the seed's draws. Latencies and delay amounts still come from
+   * the seed.
+   */
+  readonly choices?: readonly FaultChoice[];
 }

@@ -1,6 +1,6 @@
 import type { ActorId, Micros } from "@kcsim/protocol";
 import { sampleDelay } from "./delay.js";
-import type { DelaySpec, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
+import type { ChoiceKind, DelaySpec, FaultChoice, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
 import { type LinkState, LinkTable } from "./link-state.js";
 import { NameMatcher } from "./selector.js";
 
@@ -100,12 +100,17 @@ export class Router {
   readonly #faults: CompiledFault[];
   readonly #partitions: CompiledPartition[];
   readonly #links: LinkTable;
-  /** Connection mode: the connections that broke, by `${client}\0${gen}`. */
-  readonly #brokenConnections = new Set<string>();
+  /** Connection mode: when each connection that broke did, by `${client}\0${gen}`. */
+  readonly #brokenConnections = new Map<string, Micros>();
+  /** The plan's pinned choices by `${link}#${n}#${fault}#${kind}`, or null: the seed decides. */
+  readonly #pinned: ReadonlySet<string> | null;
+  /** Every random fault decision that fired, in routing order (the run's choice list: what a shrinker reduces). */
+  readonly fired: FaultChoice[] = [];
 
   constructor(plan: FaultPlan, seed: number) {
     this.#plan = plan;
     this.#links = new LinkTable(seed);
+    this.#pinned = plan.choices === undefined ? null : new Set(plan.choices.map(choiceKey));
     this.lookaheadUs = Math.max(1, msToUs(plan.network.minLatencyMs));
     this.#faults = plan.messageFaults.map((spec, index) => ({
       index,
@@ -157,6 +162,7 @@ export class Router {
     this.#count(msgType, bytes);
     const stats = this.stats;
     const link = this.#links.get(from, to);
+    const n = link.next();
     let latency = Math.max(this.lookaheadUs, this.#delay(this.#plan.network.latency, link));
     const partition = this.blockedBy(now, from, to);
     if (partition !== null) {
@@ -173,12 +179,12 @@ export class Router {
     for (const f of this.#faults) {
       if (now < f.startUs || now >= f.endUs || !f.from.matches(from) || !f.to.matches(to) || !f.types.matches(msgType)) continue;
       const spec = f.spec;
-      if (spec.drop !== undefined && this.#drops(f, link)) {
+      if (spec.drop !== undefined && this.#decide(f, link, n, "drop", this.#drops(f, link))) {
         stats.dropped++;
         this.#countFault(spec.name);
         return { fate: "drop", at: [], fault: spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
       }
-      if (spec.corrupt !== undefined && link.random() < spec.corrupt.probability) {
+      if (spec.corrupt !== undefined && this.#decide(f, link, n, "corrupt", link.random() < spec.corrupt.probability)) {
         corrupt = spec.corrupt.mode;
         fault = spec.name;
       }
@@ -190,11 +196,11 @@ export class Router {
         sendAt = this.#transmit(f, link, sendAt, bytes);
         fault = spec.name;
       }
-      if (spec.duplicate !== undefined && link.random() < spec.duplicate.probability) {
+      if (spec.duplicate !== undefined && this.#decide(f, link, n, "duplicate", link.random() < spec.duplicate.probability)) {
         duplicateAfter = spec.duplicate.delay === undefined ? 0 : this.#delay(spec.duplicate.delay, link);
         fault = spec.name;
       }
-      if (spec.reorder !== undefined && link.random() < spec.reorder.probability) {
+      if (spec.reorder !== undefined && this.#decide(f, link, n, "reorder", link.random() < spec.reorder.probability)) {
         latency += this.#delay(spec.reorder.delay, link);
         reordered = true;
         fault = spec.name;
@@ -239,6 +245,7 @@ export class Router {
       return { fate: "broken", at: [], fault: null, corrupt: null, reordered: false, held: false, breakAt: null };
     }
     const link = this.#links.get(from, to);
+    const n = link.next();
     let latency = Math.max(this.lookaheadUs, this.#delay(this.#plan.network.latency, link));
     let sendAt = now;
     let fault: string | null = null;
@@ -262,8 +269,8 @@ export class Router {
     for (const f of this.#faults) {
       if (now < f.startUs || now >= f.endUs || !f.from.matches(from) || !f.to.matches(to) || !f.types.matches(msgType)) continue;
       const spec = f.spec;
-      if (!segment && spec.drop !== undefined && this.#drops(f, link)) {
-        this.#brokenConnections.add(key);
+      if (!segment && spec.drop !== undefined && this.#decide(f, link, n, "drop", this.#drops(f, link))) {
+        this.#brokenConnections.set(key, now);
         stats.breaks++;
         stats.broken++;
         this.#countFault(spec.name);
@@ -274,8 +281,10 @@ export class Router {
         return { fate: "broken", at: [], fault: spec.name, corrupt: null, reordered: false, held: false, breakAt };
       }
       if (spec.duplicate !== undefined || spec.reorder !== undefined)
-        throw new Error(`fault ${spec.name}: duplicate and reorder need the datagram network (a connection delivers each byte once, in order)`);
-      if (!segment && spec.corrupt !== undefined && link.random() < spec.corrupt.probability) {
+        throw new Error(
+          `fault ${spec.name}: duplicate and reorder need the datagram network (a connection delivers each byte once, in order)`,
+        );
+      if (!segment && spec.corrupt !== undefined && this.#decide(f, link, n, "corrupt", link.random() < spec.corrupt.probability)) {
         corrupt = spec.corrupt.mode;
         fault = spec.name;
       }
@@ -294,6 +303,30 @@ export class Router {
     if (fault !== null) this.#countFault(fault);
     stats.delivered++;
     return { fate: "deliver", at: [due], fault, corrupt, reordered: false, held, breakAt: null };
+  }
+
+  /**
+   * A random fault decision for message `n` of `link`: what the seed drew
+   * (`drawn`, already drawn, so the message's later draws stay where they
+   * are whatever is decided), or, with pinned choices, whether this one is
+   * pinned. Records it when it fires.
+   */
+  #decide(f: CompiledFault, link: LinkState, n: number, kind: ChoiceKind, drawn: boolean): boolean {
+    const choice: FaultChoice = { link: link.name, n, fault: f.spec.name, kind };
+    const fires = this.#pinned === null ? drawn : this.#pinned.has(choiceKey(choice));
+    if (fires) this.fired.push(choice);
+    return fires;
+  }
+
+  /**
+   * Whether a delivery on connection (client, gen) due at `due` is lost with
+   * it: bytes still in flight when a connection breaks never arrive once the
+   * break has propagated (one lookahead after it, so every host learns of the
+   * break before such a delivery is handed out).
+   */
+  lostWithBreak(client: ActorId, gen: number, due: Micros): boolean {
+    const brokeAt = this.#brokenConnections.get(`${client}\0${gen}`);
+    return brokeAt !== undefined && due >= brokeAt + this.lookaheadUs;
   }
 
   #count(msgType: string, bytes: number): void {
@@ -335,6 +368,10 @@ export class Router {
   #countFault(name: string): void {
     this.stats.byFault[name] = (this.stats.byFault[name] ?? 0) + 1;
   }
+}
+
+function choiceKey(choice: FaultChoice): string {
+  return `${choice.link}#${choice.n}#${choice.fault}#${choice.kind}`;
 }
 
 /** TCP's first retransmission of bytes sent at `sentAt` at or after `healAt`: RTO 200 ms, doubling, at most 120 s. */

@@ -147,6 +147,13 @@ function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, s
       if (missing !== undefined) throw new ScenarioError(`${source}: faults[${i}].${key}: no actor '${missing}'`);
     }
   });
+  const faults = new Map((scenario.faults ?? []).map((fault) => [fault.name, fault]));
+  (scenario.choices ?? []).forEach((choice, i) => {
+    const fault = faults.get(choice.fault);
+    if (fault === undefined) throw new ScenarioError(`${source}: choices[${i}].fault: no fault '${choice.fault}'`);
+    if (fault[choice.kind] === undefined)
+      throw new ScenarioError(`${source}: choices[${i}].kind: fault '${choice.fault}' has no ${choice.kind}`);
+  });
   (scenario.partitions ?? []).forEach((partition, i) => {
     for (const key of ["a", "b"] as const) {
       const missing = unknownActor(partition[key]);
@@ -274,6 +281,7 @@ export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverride
     network: networkOf(scenario),
     messageFaults: scenario.faults ?? [],
     partitions: scenario.partitions ?? [],
+    ...(scenario.choices !== undefined ? { choices: scenario.choices } : {}),
   };
   const policy = scenario.restartPolicy ?? { mode: "restart", delayMs: 1000 };
   return {

@@ -262,6 +262,25 @@ export const ScenarioSchema = Type.Object(
     producers: Type.Optional(Type.Array(ProducerGroupSchema)),
     actors: Type.Optional(Type.Array(ActorSchema)),
     faults: Type.Optional(Type.Array(MessageFaultSchema)),
+    /**
+     * Pinned fault choices (what `kcsim shrink` writes): the faults' random
+     * decisions fire on exactly these messages — fault `fault`'s `kind` on
+     * the `n`-th message (from 0) of link "sender>receiver" — instead of the
+     * seed's draws. Latencies and delay amounts still come from the seed.
+     */
+    choices: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            link: Type.String({ minLength: 3, pattern: "^[^>]+>[^>]+$" }),
+            n: Type.Integer({ minimum: 0, maximum: MAX_SEED }),
+            fault: Type.String({ minLength: 1 }),
+            kind: Type.Union([Type.Literal("drop"), Type.Literal("corrupt"), Type.Literal("duplicate"), Type.Literal("reorder")]),
+          },
+          Closed,
+        ),
+      ),
+    ),
     partitions: Type.Optional(Type.Array(PartitionSchema)),
     nemesis: Type.Optional(Type.Array(NemesisStepSchema)),
     /** The checkers that judge the run (default: the ones that fit its actors); at least one. */

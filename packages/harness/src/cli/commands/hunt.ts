@@ -153,8 +153,14 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   if (interruption.signal.aborted) {
     // A shard resumes its own seeds: the seeds left are those of this shard that did not run.
     const left =
-      shard === null ? seedsLeft(seeds, reporter.finished) : rangesOf([...shardSeeds(seedsOf(seeds), shard)].filter((seed) => !reporter.finished.has(seed)));
-    stopped = { signal: interruption.signal.reason as NodeJS.Signals, left, resume: left.length === 0 ? null : resumeCommand(argv, left, outDir) };
+      shard === null
+        ? seedsLeft(seeds, reporter.finished)
+        : rangesOf([...shardSeeds(seedsOf(seeds), shard)].filter((seed) => !reporter.finished.has(seed)));
+    stopped = {
+      signal: interruption.signal.reason as NodeJS.Signals,
+      left,
+      resume: left.length === 0 ? null : resumeCommand(argv, left, outDir),
+    };
   }
   return reporter.finish(outcome, {}, stopped);
 }

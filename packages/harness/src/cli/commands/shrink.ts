@@ -11,7 +11,7 @@ import { resolveUserPath, userCwd } from "../paths.js";
 import { UsageError } from "../usage-error.js";
 
 const describe = (s: ScenarioSize) =>
-  `${s.faults} faults, ${s.partitions} partitions, ${s.nemesisSteps} nemesis steps, ${s.members} members, ${s.topicPartitions} topic partitions, ${s.durationMs / 1000} s`;
+  `${s.choices} fault choices, ${s.faults} faults, ${s.partitions} partitions, ${s.nemesisSteps} nemesis steps, ${s.members} members, ${s.topicPartitions} topic partitions, ${s.durationMs / 1000} s`;
 
 /**
  * `kcsim shrink <failure-dir> [--check NAME] [--max-trials N] [--json]`:

@@ -516,6 +516,7 @@ export class LockstepHost {
       virtualEndUs: core.now,
       wallMs,
       router: core.router.stats,
+      choices: core.router.fired,
       actors,
     };
   }

@@ -233,5 +233,16 @@ function replayRun(entry: RunEntry, cell: ActorCell, tally: Tally, sink: ReplayS
       else tally.differ(`at ${entry.t} us its ${e.type} #${e.seq} from ${e.origin} differs from the recorded message`);
     }
   }
-  cell.handle({ kind: "deliver", due: entry.t, origin: e.origin, seq: e.seq, sub: e.sub, to, from: e.from, msgType: type, payload, conn: e.conn ?? 0 });
+  cell.handle({
+    kind: "deliver",
+    due: entry.t,
+    origin: e.origin,
+    seq: e.seq,
+    sub: e.sub,
+    to,
+    from: e.from,
+    msgType: type,
+    payload,
+    conn: e.conn ?? 0,
+  });
 }

@@ -45,6 +45,8 @@ Commands:
       --check NAME            the checker to keep failing (default: the first that failed)
       --max-trials N          stop after N trial runs
       --json                  print {"check","seed","original","shrunk","trials","file"}
+  schema                      print the JSON Schema of scenario files (editor completion; schema/scenario.schema.json)
+      --out FILE              write it to FILE instead
   help, --help                this text
 
 Exit codes: 0 ok, 1 a checker found a violation, 2 bad input.

@@ -5,7 +5,7 @@ import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { InlineHost } from "./inline-host.js";
 import { LockstepHost } from "./lockstep/lockstep-host.js";
 import { RealtimeHost } from "./realtime/realtime-host.js";
-import { ActorLogs, type LogSpec, logFileOf, SILENT_LOGS } from "./worker/actor-logs.js";
+import { ActorLogs, type LogSpec, SILENT_LOGS } from "./worker/actor-logs.js";
 import type { ActorsPerWorker } from "./worker/shard-plan.js";
 
 export const HOST_NAMES = ["inline", "lockstep", "realtime"] as const;
@@ -54,7 +54,7 @@ export async function runInHost(
     return { result, recording: realtime.recordingText() };
   }
   let inline: InlineHost | null = null;
-  const actorLogs = await ActorLogs.open(logs.level, logFileOf(logs, "inline"), () => inline?.core.now ?? 0, false);
+  const actorLogs = await ActorLogs.open(logs.level, logs.dir, () => inline?.core.now ?? 0, false);
   inline = new InlineHost(spec, DEFAULT_REGISTRY, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
   try {
     return { result: inline.run(), recording: null };

@@ -1,14 +1,24 @@
 import { SingleBar } from "cli-progress";
 
-/** Progress of a hunt: a bar on a terminal, a plain line every few seconds otherwise. */
+/**
+ * Progress of a hunt: a bar on a terminal; otherwise a plain line every few
+ * seconds and a last one when the hunt ends, so a log never ends on a
+ * count that was already stale (a hunt that stops at its first failure
+ * ends before its last seed).
+ */
 export class HuntProgress {
   readonly #bar: SingleBar | null;
   readonly #total: number;
+  readonly #write: (line: string) => void;
   readonly #started = performance.now();
   #lastLine = 0;
+  /** What the last plain line said, and what the hunt has done since. */
+  #printed = "";
+  #current = "";
 
-  constructor(total: number, interactive: boolean) {
+  constructor(total: number, interactive: boolean, write: (line: string) => void = (line) => process.stderr.write(line)) {
     this.#total = total;
+    this.#write = write;
     this.#bar = interactive
       ? new SingleBar({ format: "hunt [{bar}] {value}/{total} runs | {rate} runs/s | {failures} failures", hideCursor: true }, undefined)
       : null;
@@ -20,10 +30,10 @@ export class HuntProgress {
     const rate = (done / Math.max(seconds, 1e-3)).toFixed(1);
     if (this.#bar !== null) {
       this.#bar.update(done, { rate, failures });
-    } else if (performance.now() - this.#lastLine > 5000 || done === this.#total) {
-      this.#lastLine = performance.now();
-      process.stderr.write(`hunt: ${done}/${this.#total} runs, ${rate} runs/s, ${failures} failures\n`);
+      return;
     }
+    this.#current = `hunt: ${done}/${this.#total} runs, ${rate} runs/s, ${failures} failures\n`;
+    if (performance.now() - this.#lastLine > 5000 || done === this.#total) this.#flush();
   }
 
   /** Prints a finding to stdout without tearing the bar (it redraws on the next update). */
@@ -34,5 +44,12 @@ export class HuntProgress {
 
   stop(): void {
     this.#bar?.stop();
+    if (this.#current !== this.#printed) this.#flush();
+  }
+
+  #flush(): void {
+    this.#lastLine = performance.now();
+    this.#printed = this.#current;
+    this.#write(this.#current);
   }
 }

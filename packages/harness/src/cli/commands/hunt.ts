@@ -1,4 +1,3 @@
-import { relative } from "node:path";
 import { drawChaosPlan } from "../../hunt/chaos-generator.js";
 import { writeFailureDir } from "../../hunt/failure-dir.js";
 import { HuntProgress } from "../../hunt/hunt-progress.js";
@@ -7,15 +6,9 @@ import type { HuntRunResult } from "../../hunt/hunt-task.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
-import { resolveUserPath, userCwd } from "../paths.js";
+import { resolveUserPath, shownPath } from "../paths.js";
 import { plantedBugFlag, plantedBugList } from "../planted-bug-flags.js";
 import { UsageError } from "../usage-error.js";
-
-/** A path as the user can type it: relative to where they ran kcsim unless that climbs out of it. */
-function shownPath(dir: string): string {
-  const rel = relative(userCwd(), dir);
-  return rel === "" || rel.startsWith("..") ? dir : rel;
-}
 
 /** "A..B" (inclusive) or a single seed. */
 function parseSeeds(value: string | undefined): { from: number; to: number } {

@@ -3,12 +3,13 @@ import { CHECKERS } from "../../checkers/registry.js";
 import { HOST_NAMES } from "../../hosts/run-host.js";
 import { LOG_LEVELS } from "../../hosts/worker/actor-logs.js";
 import { parseActorsPerWorker } from "../../hosts/worker/shard-plan.js";
+import { REPORT_FILE } from "../../report/write-report.js";
 import { runScenario } from "../../run/run-scenario.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
 import { formatSummary } from "../format-summary.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
-import { DEFAULT_SCENARIO, repoRoot, resolveUserPath, userCwd } from "../paths.js";
+import { DEFAULT_SCENARIO, repoRoot, resolveUserPath, shownPath, userCwd } from "../paths.js";
 import { UsageError } from "../usage-error.js";
 
 /**
@@ -47,11 +48,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const consumerConfig = consumerConfigFlag("run", values["consumer-config"]);
   const scenario = withConsumerConfig(loadScenarioFile(path), consumerConfig);
   const consumerConfigArgs = (values["consumer-config"] ?? []).map((flag) => ` --consumer-config ${flag}`).join("");
-  const shownPath = relative(userCwd(), path) || path;
+  const scenarioShown = relative(userCwd(), path) || path;
   // A realtime run is not a function of its seed: it replays from the recording in its run directory.
   const replayCommand =
     host !== "realtime"
-      ? `pnpm kcsim run ${shownPath} --seed ${seed ?? scenario.seed ?? 1} --host ${host}${protocol === undefined ? "" : ` --protocol ${protocol}`}${consumerConfigArgs}`
+      ? `pnpm kcsim run ${scenarioShown} --seed ${seed ?? scenario.seed ?? 1} --host ${host}${protocol === undefined ? "" : ` --protocol ${protocol}`}${consumerConfigArgs}`
       : out !== undefined
         ? `pnpm kcsim replay ${relative(userCwd(), out) || out}`
         : "(a realtime run replays from its recording: run it with --out DIR, then kcsim replay DIR)";
@@ -72,7 +73,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } else {
     const descriptions = new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]));
-    process.stdout.write(formatSummary(summary, descriptions));
+    const written = out === undefined ? null : { dir: shownPath(out), report: shownPath(join(out, REPORT_FILE)) };
+    process.stdout.write(formatSummary(summary, descriptions, written));
   }
   return Object.values(summary.checks).every((check) => check.ok) ? 0 : 1;
 }

@@ -417,7 +417,9 @@ export class LockstepHost {
    */
   #runLocal(standIns: ShardRuntime, event: SimEvent, groups: EffectGroup[]): void {
     if (standIns.cell(event.to) !== undefined) {
-      for (const group of standIns.runWindow(event.due, [event]).groups) groups.push(group);
+      const outcome = standIns.runWindow(event.due, [event]);
+      for (const group of outcome.groups) groups.push(group);
+      this.#timersRun += outcome.timersRun;
     } else if (event.kind === "deliver") {
       groups.push([
         event.due,

@@ -1,6 +1,6 @@
 import type { ActorId, ActorLogger, Micros } from "@kcsim/protocol";
 import type { HistoryOptions } from "../history/history.js";
-import { ActorCell } from "../kernel/actor-cell.js";
+import { ActorCell, type CellSink } from "../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../kernel/actor-registry.js";
 import { MemoryDurableLog } from "../kernel/durable-log.js";
 import type { RunResult } from "../kernel/run-result.js";
@@ -11,6 +11,8 @@ import type { SimulationSpec } from "../kernel/simulation-spec.js";
 export interface InlineHostOptions {
   readonly history?: HistoryOptions;
   readonly loggerFor?: (actor: ActorId) => ActorLogger;
+  /** What the cells report to (default: the core itself); a wrapper sees every effect first (the report's re-run does). */
+  readonly sink?: (core: SimulationCore) => CellSink;
 }
 
 /**
@@ -26,6 +28,7 @@ export class InlineHost {
 
   constructor(spec: SimulationSpec, registry: ActorRegistry, options: InlineHostOptions = {}) {
     this.core = new SimulationCore(spec, options.history);
+    const sink = options.sink?.(this.core) ?? this.core;
     for (const actor of spec.actors) {
       if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
       const storage = new MemoryDurableLog();
@@ -42,7 +45,7 @@ export class InlineHost {
           restartPolicy: spec.restartPolicy,
           logger: options.loggerFor?.(actor.id) ?? silentLogger,
         },
-        this.core,
+        sink,
       );
       this.#cells.set(actor.id, cell);
     }

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { CheckResult } from "../checkers/checker.js";
 import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
 import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js";
@@ -83,7 +84,11 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     if (result.recordingText !== undefined) writeFileSync(join(options.out, "recording.jsonl"), result.recordingText);
     // The resolved spec: fault windows and group topology for the report (kcsim report DIR reads it too).
     writeFileSync(join(options.out, "spec.json"), `${JSON.stringify(spec)}\n`);
-    writeRunReport(options.out, { header: { scenario: spec.scenario, seed: spec.seed }, spec, summary }, result.events);
+    writeRunReport(
+      options.out,
+      { header: { scenario: spec.scenario, seed: spec.seed }, spec, summary, rerunWith: DEFAULT_REGISTRY },
+      result.events,
+    );
   }
   return { summary, result };
 }

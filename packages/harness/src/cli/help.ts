@@ -13,6 +13,7 @@ Commands:
       --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
       --protocol P            run every group under eager|cooperative|consumer, whatever the scenario says
       --consumer-config K=V   a consumer setting for every member, over the scenario's (repeatable)
+      --actors MODULE         a built module exporting \`registry\` (a Map of actor kinds): custom actors on every host
       --out DIR               write history.jsonl, summary.json, command.txt and report.html to DIR
       --json                  print one JSON object: seed, host, historyHash, checks, metrics
       --no-codec              pass message objects instead of msgpack frames (benchmarks only)

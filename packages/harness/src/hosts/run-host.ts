@@ -5,7 +5,10 @@ import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { InlineHost } from "./inline-host.js";
 import { LockstepHost } from "./lockstep/lockstep-host.js";
 import { RealtimeHost } from "./realtime/realtime-host.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
+import { ScenarioError } from "../scenario/load-scenario.js";
 import { ActorLogs, type LogSpec, SILENT_LOGS } from "./worker/actor-logs.js";
+import { loadRegistry, withDefaultActors } from "./worker/load-registry.js";
 import type { ActorsPerWorker } from "./worker/shard-plan.js";
 
 export const HOST_NAMES = ["inline", "lockstep", "realtime"] as const;
@@ -19,8 +22,13 @@ export interface HostOptions {
   readonly timeScale?: number;
   /** pino logs of the actors (default silent). */
   readonly logs?: LogSpec;
-  /** A built module exporting the actor `registry`; default: the default registry (inline ignores it). */
+  /**
+   * A built module exporting `registry` (a Map of actor kinds): custom actors on every host (the worker
+   * hosts import it in each worker; inline imports it here). Default: kcsim's own kinds.
+   */
   readonly registryModule?: string | null;
+  /** Actor kinds in this process (tests, the library): the inline host only, since workers cannot share functions. */
+  readonly registry?: ActorRegistry;
 }
 
 export interface HostRun {
@@ -38,6 +46,8 @@ export async function runInHost(
 ): Promise<HostRun> {
   const logs = options.logs ?? SILENT_LOGS;
   const registryModule = options.registryModule ?? null;
+  if (options.registry !== undefined && host !== "inline")
+    throw new ScenarioError(`custom actors given as a registry run inline only; the ${host} host needs them as a module path (registryModule)`);
   if (host === "lockstep") {
     const lockstep = new LockstepHost(spec, { history, logs, registryModule, actorsPerWorker: options.actorsPerWorker ?? 1 });
     return { result: await lockstep.run(), recording: null };
@@ -55,7 +65,13 @@ export async function runInHost(
   }
   let inline: InlineHost | null = null;
   const actorLogs = await ActorLogs.open(logs.level, logs.dir, () => inline?.core.now ?? 0, false);
-  inline = new InlineHost(spec, DEFAULT_REGISTRY, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
+  const registry =
+    options.registry !== undefined
+      ? withDefaultActors(options.registry)
+      : registryModule === null
+        ? DEFAULT_REGISTRY
+        : await loadRegistry(registryModule);
+  inline = new InlineHost(spec, registry, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
   try {
     return { result: inline.run(), recording: null };
   } finally {

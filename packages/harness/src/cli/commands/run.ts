@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CHECKERS } from "../../checkers/registry.js";
 import { HOST_NAMES } from "../../hosts/run-host.js";
@@ -14,7 +15,7 @@ import { UsageError } from "../usage-error.js";
 
 /**
  * `kcsim run [scenario] [--seed N] [--host inline|lockstep|realtime] [--actors-per-worker N|auto]
- * [--time-scale X] [--log-level L] [--protocol P] [--consumer-config NAME=VALUE]... [--out DIR] [--json] [--no-codec]`
+ * [--time-scale X] [--log-level L] [--protocol P] [--consumer-config NAME=VALUE]... [--actors MODULE] [--out DIR] [--json] [--no-codec]`
  */
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags("run", argv, {
@@ -28,6 +29,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     "log-level": { type: "string" },
     protocol: { type: "string" },
     "consumer-config": { type: "string", multiple: true },
+    actors: { type: "string" },
   });
   if (positionals.length > 1) throw new UsageError(`run: expected at most one scenario file, got ${positionals.length}`);
   const path = positionals[0] === undefined ? resolveUserPath(`${repoRoot()}/${DEFAULT_SCENARIO}`) : resolveUserPath(positionals[0]);
@@ -45,9 +47,13 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (timeScale !== undefined && !(timeScale > 0 && Number.isFinite(timeScale)))
     throw new UsageError(`run: --time-scale must be a positive number, got '${values["time-scale"]}'`);
   const out = values.out === undefined ? undefined : resolveUserPath(values.out);
+  const actorsModule = values.actors === undefined ? undefined : resolveUserPath(values.actors);
+  if (actorsModule !== undefined && !existsSync(actorsModule)) throw new UsageError(`run: --actors ${values.actors}: no such file`);
   const consumerConfig = consumerConfigFlag("run", values["consumer-config"]);
   const scenario = withConsumerConfig(loadScenarioFile(path), consumerConfig);
-  const consumerConfigArgs = (values["consumer-config"] ?? []).map((flag) => ` --consumer-config ${flag}`).join("");
+  const consumerConfigArgs =
+    (values["consumer-config"] ?? []).map((flag) => ` --consumer-config ${flag}`).join("") +
+    (values.actors === undefined ? "" : ` --actors ${values.actors}`);
   const scenarioShown = relative(userCwd(), path) || path;
   // A realtime run is not a function of its seed: it replays from the recording in its run directory.
   const replayCommand =
@@ -63,6 +69,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       logs: { level: logLevel, dir: out === undefined ? null : join(out, "logs") },
       ...(actorsPerWorker !== undefined ? { actorsPerWorker } : {}),
       ...(timeScale !== undefined ? { timeScale } : {}),
+      ...(actorsModule !== undefined ? { registryModule: actorsModule } : {}),
     },
     ...(seed !== undefined ? { seed } : {}),
     ...(protocol !== undefined ? { protocol } : {}),

@@ -1,12 +1,12 @@
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { HistoryOptions } from "../history/history.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { ScenarioError } from "../scenario/load-scenario.js";
 import { InlineHost } from "./inline-host.js";
 import { LockstepHost } from "./lockstep/lockstep-host.js";
 import { RealtimeHost } from "./realtime/realtime-host.js";
-import type { ActorRegistry } from "../kernel/actor-registry.js";
-import { ScenarioError } from "../scenario/load-scenario.js";
 import { ActorLogs, type LogSpec, SILENT_LOGS } from "./worker/actor-logs.js";
 import { loadRegistry, withDefaultActors } from "./worker/load-registry.js";
 import type { ActorsPerWorker } from "./worker/shard-plan.js";
@@ -47,7 +47,9 @@ export async function runInHost(
   const logs = options.logs ?? SILENT_LOGS;
   const registryModule = options.registryModule ?? null;
   if (options.registry !== undefined && host !== "inline")
-    throw new ScenarioError(`custom actors given as a registry run inline only; the ${host} host needs them as a module path (registryModule)`);
+    throw new ScenarioError(
+      `custom actors given as a registry run inline only; the ${host} host needs them as a module path (registryModule)`,
+    );
   if (host === "lockstep") {
     const lockstep = new LockstepHost(spec, { history, logs, registryModule, actorsPerWorker: options.actorsPerWorker ?? 1 });
     return { result: await lockstep.run(), recording: null };

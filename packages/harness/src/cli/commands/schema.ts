@@ -11,6 +11,10 @@ export function schemaCommand(argv: readonly string[]): number {
   if (positionals.length > 0) throw new UsageError(`schema: expected no arguments, got '${positionals[0]}'`);
   const text = scenarioJsonSchemaText();
   if (values.out === undefined) {
+    // `kcsim schema | head` closes the pipe early: that ends the output, it is no error.
+    process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+    });
     process.stdout.write(text);
     return 0;
   }

@@ -15,6 +15,7 @@ Commands:
       --consumer-config K=V   a consumer setting for every member, over the scenario's (repeatable)
       --actors MODULE         a built module exporting \`registry\` (a Map of actor kinds): custom actors on every host
       --out DIR               write history.jsonl, summary.json, command.txt and report.html to DIR
+      --junit FILE            write the verdict as JUnit XML, one test case per checker (CI systems show it natively)
       --json                  print one JSON object: seed, host, historyHash, checks, metrics
       --no-codec              pass message objects instead of msgpack frames (benchmarks only)
   partition-for <groupId>     the __consumer_offsets partition of a group (Kafka's Utils.abs(hashCode) % n)
@@ -41,6 +42,7 @@ Commands:
       --workers N             pool size (default: one per core)
       --keep-going            run every seed instead of stopping at the first failure
       --out DIR               where failure directories go (default runs/hunt-<scenario>-A-B)
+      --junit FILE            write the verdicts as JUnit XML, one test case per seed
       --json                  {"runs","failures":[{"seed","check","replay",...}],"elapsedMs","runsPerSecond",...}
   shrink <hunt-failure-dir>   reduce a failing run to a smaller scenario failing the same checker; writes shrunk.json
       --check NAME            the checker to keep failing (default: the first that failed)

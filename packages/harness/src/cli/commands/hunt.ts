@@ -1,8 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { drawChaosPlan } from "../../hunt/chaos-generator.js";
 import { writeFailureDir } from "../../hunt/failure-dir.js";
 import { HuntProgress } from "../../hunt/hunt-progress.js";
 import { hunt } from "../../hunt/hunt-runner.js";
 import type { HuntRunResult } from "../../hunt/hunt-task.js";
+import { huntJunitXml } from "../../run/junit.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
@@ -54,6 +56,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     bug: { type: "string" },
     "list-bugs": { type: "boolean" },
     "consumer-config": { type: "string", multiple: true },
+    junit: { type: "string" },
   });
   if (values["list-bugs"]) {
     process.stdout.write(plantedBugList());
@@ -76,12 +79,16 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const label = base === null ? "swarm" : base.name;
   const suffix = `${protocol === null ? "" : `-${protocol}`}${bug === null ? "" : `-${bug}`}`;
   const outDir = resolveUserPath(values.out ?? `runs/hunt-${label}${suffix}-${seeds.from}-${seeds.to}`);
-  // Validate the first plan before spinning up workers, so a scenario that cannot be hunted fails fast.
-  drawChaosPlan(seeds.from, base);
+  // Validate the first plan before spinning up workers, so a scenario that cannot be hunted fails fast
+  // (with --as-written no plan is drawn: the scenario itself was validated when it was loaded).
+  if (!asWritten) drawChaosPlan(seeds.from, base);
   const total = seeds.to - seeds.from + 1;
   const progress = new HuntProgress(total, !values.json && process.stderr.isTTY === true);
   let failed = 0;
   const replays = new Map<number, string>();
+  const junit = values.junit === undefined ? null : resolveUserPath(values.junit);
+  // Every seed's verdict, for --junit (without the scenarios the runs carry: a hunt may run thousands).
+  const verdicts: HuntRunResult[] = [];
   const outcome = await hunt({
     base,
     asWritten,
@@ -92,6 +99,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     stopOnFailure: values["keep-going"] !== true,
     ...(workers !== undefined ? { workers } : {}),
     onResult: (result, done) => {
+      if (junit !== null) verdicts.push({ ...result, scenario: { name: result.scenario.name, durationMs: result.scenario.durationMs } });
       if (result.failures.length > 0) {
         failed++;
         // Written (and, without --json, reported) as soon as it is found: a long hunt stopped early keeps what it found.
@@ -104,6 +112,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     },
   });
   progress.stop();
+  if (junit !== null) writeFileSync(junit, huntJunitXml(label, verdicts, replays, outcome.elapsedMs));
   const failures = outcome.failures.map((result) => ({ result, replay: replays.get(result.seed) ?? "" }));
   if (values.json) {
     const json = {

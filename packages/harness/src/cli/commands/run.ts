@@ -1,10 +1,11 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CHECKERS } from "../../checkers/registry.js";
 import { HOST_NAMES } from "../../hosts/run-host.js";
 import { LOG_LEVELS } from "../../hosts/worker/actor-logs.js";
 import { parseActorsPerWorker } from "../../hosts/worker/shard-plan.js";
 import { REPORT_FILE } from "../../report/write-report.js";
+import { runJunitXml } from "../../run/junit.js";
 import { runScenario } from "../../run/run-scenario.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
@@ -15,7 +16,7 @@ import { UsageError } from "../usage-error.js";
 
 /**
  * `kcsim run [scenario] [--seed N] [--host inline|lockstep|realtime] [--actors-per-worker N|auto]
- * [--time-scale X] [--log-level L] [--protocol P] [--consumer-config NAME=VALUE]... [--actors MODULE] [--out DIR] [--json] [--no-codec]`
+ * [--time-scale X] [--log-level L] [--protocol P] [--consumer-config NAME=VALUE]... [--actors MODULE] [--out DIR] [--junit FILE] [--json] [--no-codec]`
  */
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags("run", argv, {
@@ -30,6 +31,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     protocol: { type: "string" },
     "consumer-config": { type: "string", multiple: true },
     actors: { type: "string" },
+    junit: { type: "string" },
   });
   if (positionals.length > 1) throw new UsageError(`run: expected at most one scenario file, got ${positionals.length}`);
   const path = positionals[0] === undefined ? resolveUserPath(`${repoRoot()}/${DEFAULT_SCENARIO}`) : resolveUserPath(positionals[0]);
@@ -76,10 +78,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     ...(out !== undefined ? { out } : {}),
     ...(values["no-codec"] ? { useCodec: false } : {}),
   });
+  const descriptions = new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]));
+  if (values.junit !== undefined) writeFileSync(resolveUserPath(values.junit), runJunitXml(summary, descriptions));
   if (values.json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } else {
-    const descriptions = new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]));
     const written = out === undefined ? null : { dir: shownPath(out), report: shownPath(join(out, REPORT_FILE)) };
     process.stdout.write(formatSummary(summary, descriptions, written));
   }

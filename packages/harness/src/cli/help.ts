@@ -9,7 +9,7 @@ Commands:
       --host inline|lockstep  where actors run (default inline; lockstep = one worker thread per actor)
       --host realtime         worker threads on the real clock; writes recording.jsonl to --out (see replay)
       --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto = one worker per core)
-      --time-scale X          realtime: real seconds per virtual second (0.01: a 45 s timeout takes 450 ms)
+      --time-scale X          realtime: real seconds per virtual second (0.1: a 45 s timeout takes 4.5 s; below that, a loaded machine's delays rival the protocol's timers)
       --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
       --protocol P            run every group under eager|cooperative|consumer, whatever the scenario says
       --consumer-config K=V   a consumer setting for every member, over the scenario's (repeatable)

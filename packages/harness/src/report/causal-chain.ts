@@ -119,8 +119,9 @@ export class CausalChains {
         }
         const involved = members.filter((m) => named.has(m.actor));
         const partitions = [...words].filter((w) => partitionKeys.has(w));
-        let fromUs = involved.length === 0 ? v.tUs - DEFAULT_LOOKBACK_US : v.tUs;
-        for (const member of involved) fromUs = Math.min(fromUs, troubleStart(member, v.tUs));
+        // From where the members' trouble began; a violation whose members were settled all along looks back a little.
+        const starts = involved.map((member) => troubleStart(member, v.tUs)).filter((t): t is Micros => t !== null);
+        let fromUs = starts.length === 0 ? v.tUs - DEFAULT_LOOKBACK_US : Math.min(v.tUs, ...starts);
         fromUs = Math.max(0, fromUs, v.tUs - MAX_LOOKBACK_US);
         const span = Math.max(v.tUs - fromUs, 1000);
         const pad = Math.max(span * 0.05, 200_000);
@@ -261,15 +262,16 @@ export interface ChainEnrichment {
 /**
  * Where a member's trouble began before `tUs`: the start of the unbroken run
  * of unsettled client states (anything but STABLE) it was in at `tUs`, or,
- * if it was STABLE then, of the last such run before it.
+ * if it was STABLE then, of the last such run before it; null when it was
+ * never unsettled.
  */
-export function troubleStart(member: MemberTimeline, tUs: Micros): Micros {
+export function troubleStart(member: MemberTimeline, tUs: Micros): Micros | null {
   const states = member.states;
   let i = states.length - 1;
   while (i >= 0 && (states[i] as MemberTimeline["states"][number]).fromUs > tUs) i--;
   // Skip the settled stretch the member is in, back to the unsettled one before it.
   while (i >= 0 && (states[i] as MemberTimeline["states"][number]).state === "STABLE") i--;
-  if (i < 0) return tUs - DEFAULT_LOOKBACK_US;
+  if (i < 0) return null;
   let from = (states[i] as MemberTimeline["states"][number]).fromUs;
   while (i > 0 && (states[i - 1] as MemberTimeline["states"][number]).state !== "STABLE") {
     i--;

@@ -10,15 +10,24 @@ export class HuntProgress {
   readonly #bar: SingleBar | null;
   readonly #total: number;
   readonly #write: (line: string) => void;
-  readonly #started = performance.now();
-  #lastLine = 0;
+  readonly #now: () => number;
+  readonly #started: number;
+  /** When the last plain line went out (the first update prints at once). */
+  #lastLine = Number.NEGATIVE_INFINITY;
   /** What the last plain line said, and what the hunt has done since. */
   #printed = "";
   #current = "";
 
-  constructor(total: number, interactive: boolean, write: (line: string) => void = (line) => process.stderr.write(line)) {
+  constructor(
+    total: number,
+    interactive: boolean,
+    write: (line: string) => void = (line) => process.stderr.write(line),
+    now: () => number = () => performance.now(),
+  ) {
     this.#total = total;
     this.#write = write;
+    this.#now = now;
+    this.#started = now();
     this.#bar = interactive
       ? new SingleBar({ format: "hunt [{bar}] {value}/{total} runs | {rate} runs/s | {failures} failures", hideCursor: true }, undefined)
       : null;
@@ -26,14 +35,14 @@ export class HuntProgress {
   }
 
   update(done: number, failures: number): void {
-    const seconds = (performance.now() - this.#started) / 1000;
+    const seconds = (this.#now() - this.#started) / 1000;
     const rate = (done / Math.max(seconds, 1e-3)).toFixed(1);
     if (this.#bar !== null) {
       this.#bar.update(done, { rate, failures });
       return;
     }
     this.#current = `hunt: ${done}/${this.#total} runs, ${rate} runs/s, ${failures} failures\n`;
-    if (performance.now() - this.#lastLine > 5000 || done === this.#total) this.#flush();
+    if (this.#now() - this.#lastLine > 5000 || done === this.#total) this.#flush();
   }
 
   /** Prints a finding to stdout without tearing the bar (it redraws on the next update). */
@@ -48,7 +57,7 @@ export class HuntProgress {
   }
 
   #flush(): void {
-    this.#lastLine = performance.now();
+    this.#lastLine = this.#now();
     this.#printed = this.#current;
     this.#write(this.#current);
   }

@@ -388,6 +388,10 @@ describe("report data: the causal chain behind a violation", () => {
     // No spec re-run was asked for: the panel says why it has no payloads.
     expect(x?.events.every((e) => e.payload === null)).toBe(true);
     expect(x?.enrichment).toMatch(/^no re-run/);
+    // A spec whose actor kinds this process cannot build: the chain stands, and says why it has no payloads.
+    const blind = extractReport(events, { ...inputs(groupSpec(), { ...summary, host: "inline" }), rerunWith: new Map() });
+    expect(blind.explanations[0]?.events).toHaveLength(9);
+    expect(blind.explanations[0]?.enrichment).toMatch(/^no re-run: unknown actor kind 'group-coordinator'/);
   });
 
   it("counts each group's records per second and its lag against the synthetic log end", () => {

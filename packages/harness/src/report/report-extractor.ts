@@ -5,7 +5,7 @@ import { CHECKERS } from "../checkers/registry.js";
 import type { HistoryEvent, HistoryHeader } from "../history/history-event.js";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
-import { CausalChains } from "./causal-chain.js";
+import { CausalChains, type ChainEnrichment } from "./causal-chain.js";
 import { replayChains } from "./chain-replay.js";
 import { ConsumerProgress } from "./consumer-progress.js";
 import { FaultBands } from "./fault-bands.js";
@@ -162,10 +162,22 @@ export function withExplanations(data: ReportData, extractor: ReportExtractor, i
   if (!chains.planned) return data;
   const host = data.run.host;
   const registry = inputs.rerunWith ?? null;
-  const rerun =
-    inputs.spec !== null && registry !== null && (host === "inline" || host === "lockstep")
-      ? replayChains({ spec: inputs.spec, registry, horizonUs: chains.horizonUs, sends: chains.sends(), logWindows: chains.logWindows() })
-      : null;
+  let rerun: ChainEnrichment | null = null;
+  if (inputs.spec !== null && registry !== null && (host === "inline" || host === "lockstep")) {
+    try {
+      rerun = replayChains({
+        spec: inputs.spec,
+        registry,
+        horizonUs: chains.horizonUs,
+        sends: chains.sends(),
+        logWindows: chains.logWindows(),
+      });
+    } catch (error) {
+      // A spec this process cannot run again (actor kinds of a module it was not given): the chains stand without payloads.
+      const reason = error instanceof Error ? error.message : String(error);
+      rerun = { payloads: new Map(), logs: [], note: `no re-run: ${reason}` };
+    }
+  }
   return { ...data, explanations: chains.finish(rerun) };
 }
 

@@ -1,7 +1,28 @@
 /**
- * @kcsim/harness: hosts (inline, lockstep), the fault-injecting router,
- * history, scenarios, checkers, metrics and the kcsim CLI.
+ * @kcsim/harness: hosts (inline, lockstep, realtime), the fault-injecting
+ * router, history, scenarios, checkers, metrics, hunting and shrinking, the
+ * HTML report and the kcsim CLI.
+ *
+ * The entry points for using kcsim from your own tests come first (README,
+ * "Use it from your tests"): build a scenario in code, run it with checkers
+ * and actors of your own, hunt seeds, shrink and replay a failure, write a
+ * report. The rest is the machinery they are made of.
  */
+
+// What an actor of your own is made of (a kind in an actor registry: (id, config) => Actor).
+export type { Actor, ActorFactory, ActorId, ActorLogger, Context, JsonValue, Message, Micros, Observation } from "@kcsim/protocol";
+// Entry points.
+export { defineScenario } from "./api/define-scenario.js";
+export { type HuntedFailure, type HuntSeedsOptions, huntSeeds } from "./api/hunt-seeds.js";
+export { type SimulateOptions, type Simulation, simulate } from "./api/simulate.js";
+export { loadRegistry, withDefaultActors } from "./hosts/worker/load-registry.js";
+export { writeFailureDir } from "./hunt/failure-dir.js";
+export { type FailureReplay, isFailureDir, readHuntRecord, replayFailure } from "./hunt/replay-failure.js";
+export { type ScenarioSize, type ShrinkOptions, type ShrinkResult, shrink, sizeOf } from "./hunt/shrink.js";
+export { REPORT_FILE, reportRunDirectory, type WrittenReport, writeRunReport } from "./report/write-report.js";
+export { SCENARIO_SCHEMA_PATH, scenarioJsonSchema } from "./scenario/scenario-json-schema.js";
+
+// The machinery.
 
 export { Pinger, type PingerConfig, Ponger } from "./actors/ping-pong.js";
 export { DEFAULT_REGISTRY } from "./actors/registry.js";
@@ -41,6 +62,6 @@ export { meanDelayMs, sampleDelay } from "./router/delay.js";
 export * from "./router/fault-plan.js";
 export { corruptFrame, type Fate, type RouteDecision, Router, type RouterStats } from "./router/router.js";
 export { globToRegExp, NameMatcher } from "./router/selector.js";
-export { type HostName, judge, type RunOptions, type RunSummary, runScenario, runSpec } from "./run/run-scenario.js";
+export { checkersWith, type HostName, judge, type RunOptions, type RunSummary, runScenario, runSpec } from "./run/run-scenario.js";
 export { loadScenarioFile, ScenarioError, type SpecOverrides, toSimulationSpec, validateScenario } from "./scenario/load-scenario.js";
 export { type ScenarioFile, ScenarioSchema } from "./scenario/scenario-schema.js";

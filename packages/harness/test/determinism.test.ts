@@ -44,6 +44,7 @@ describe("determinism", () => {
       expect(inline.events.some((e) => e.ev === "life" && e.what === "pause")).toBe(true);
       expect(lockstep.events.map((e) => JSON.stringify(e))).toEqual(inline.events.map((e) => JSON.stringify(e)));
       expect(lockstep.historyHash).toBe(inline.historyHash);
+      expect(lockstep.eventsProcessed).toBe(inline.eventsProcessed);
     }
   });
 

@@ -25,6 +25,8 @@ async function compare(name: string, seed: number, durationUs: number): Promise<
   const lockstep = await host.run();
   expect(lines(lockstep), `${name} seed ${seed}`).toEqual(lines(inline));
   expect(lockstep.historyHash).toBe(inline.historyHash);
+  // The same events handled (messages, live timers, process events): what `kcsim run` prints as "events".
+  expect(lockstep.eventsProcessed).toBe(inline.eventsProcessed);
   return inline;
 }
 

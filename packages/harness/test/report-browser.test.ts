@@ -1,30 +1,18 @@
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type BrowserContext, chromium } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../src/run/run-scenario.js";
 import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import { openReportBrowser } from "./browser.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-/** Debian's chromium package (CI installs it): playwright-core downloads no browser. */
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 describe("the HTML report in headless Chromium", () => {
   it("renders the m10-join report without console errors and shows the ownership Gantt chart", async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium`).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), "kcsim-report-browser-"));
     const out = join(dir, "run");
     const { summary } = await runScenario(loadScenarioFile(join(root, "scenarios/m10-join.json")), {
@@ -37,32 +25,20 @@ describe("the HTML report in headless Chromium", () => {
 
     let context: BrowserContext | undefined;
     try {
-      context = await chromium.launchPersistentContext(join(dir, "profile"), {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: CHROMIUM_ARGS,
-        viewport: { width: 1500, height: 1300 },
-      });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on("console", (message) => {
-        if (message.type() === "error" || message.type() === "warning") problems.push(`console ${message.type()}: ${message.text()}`);
-      });
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("request", (request) => {
-        if (!request.url().startsWith("file:")) problems.push(`request to ${request.url()}`);
-      });
+      const browser = await openReportBrowser(dir, { width: 1500, height: 1300 });
+      context = browser.context;
+      const { page, problems } = browser;
       await page.goto(pathToFileURL(report).href, { waitUntil: "load" });
 
       // The Gantt chart: one row per partition of T1, every one owned at some point, bars of all ten members.
-      expect(await page.locator("#tl-plot g.prow").count()).toBe(90);
-      expect(await page.locator("#tl-plot g.prow:has(rect.own)").count()).toBe(90);
-      expect(await page.locator("#tl-plot g.prow[data-partition='T1-89']").count()).toBe(1);
+      expect(await page.locator("#tl-plot .ts g.prow").count()).toBe(90);
+      expect(await page.locator("#tl-plot .ts g.prow:has(rect.own)").count()).toBe(90);
+      expect(await page.locator("#tl-plot .ts g.prow[data-partition='T1-89']").count()).toBe(1);
       for (let member = 0; member < 10; member++)
         expect(await page.locator(`#tl-plot rect.own.m${member}`).count(), `member ${member + 1}`).toBeGreaterThan(0);
       // The tenth member joins at 60 s and takes nine partitions.
       expect(await page.locator("#tl-plot rect.own.m9").count()).toBe(9);
-      expect(await page.locator("#tl-plot g.mrow").count()).toBe(10);
+      expect(await page.locator("#tl-plot .ts g.mrow").count()).toBe(10);
       expect((await page.locator("#tl-plot").boundingBox())?.width).toBeGreaterThan(1000);
       // The page script ran: it drew the time axis.
       expect(await page.locator("#tl-ticks g.tick").count()).toBeGreaterThan(5);

@@ -337,3 +337,93 @@ describe("report data: violations", () => {
     ]);
   });
 });
+
+describe("report data: the causal chain behind a violation", () => {
+  it("spans from where the named members' trouble began, with their events, their coordinator's and the messages between them", () => {
+    const events = [
+      ...start,
+      memberState(0, "m1", "id1", "UNSUBSCRIBED", "STABLE", 1),
+      owned(0, "m1", "id1", 1, { T: [0] }),
+      gcGroup(0, 1, 1, "STABLE", 1),
+      memberState(1 * S, "m2", "id2", "UNSUBSCRIBED", "JOINING", 0),
+      send(1 * S, "m2", "coordinator-0", "deliver"),
+      gcGroup(1 * S + 1000, 2, 2, "RECONCILING", 2),
+      gcMember(1 * S + 1000, "id2", 2, { T: [0] }),
+      send(1 * S + 1000, "coordinator-0", "m2", "drop", "loss"),
+      send(2 * S, "m1", "coordinator-0", "deliver"), // m1's own heartbeat: m1 is named, so it belongs
+      memberState(3 * S, "m2", "id2", "JOINING", "RECONCILING", 2),
+      owned(4 * S, "m2", "id2", 2, { T: [0] }),
+      memberState(4 * S, "m2", "id2", "RECONCILING", "STABLE", 2),
+      gcMember(9 * S, "id1", 3, {}), // after the window
+    ];
+    const summary = {
+      checks: { "single-owner": { ok: false, violations: [{ t: 4 * S, message: "T-0 owned by m1 and m2 at once", events: [14] }] } },
+    };
+    const data = extractReport(events, inputs(groupSpec(), summary));
+    expect(data.explanations).toHaveLength(1);
+    const x = data.explanations[0];
+    expect(x).toMatchObject({
+      number: 1,
+      check: "single-owner",
+      members: ["m1", "m2"],
+      partitions: ["T-0"],
+      actors: ["m1", "m2", "coordinator-0"],
+    });
+    // m2's trouble began when it started joining at 1 s; the window adds a margin each side.
+    expect(x?.fromUs).toBe(1 * S - 200_000);
+    expect(x?.toUs).toBe(4 * S + 200_000);
+    const rows = (x?.events ?? []).map((e) => `${e.tUs / S} ${e.actor} ${e.label}`);
+    expect(rows).toEqual([
+      "1 m2 member.state",
+      "1 m2 ConsumerGroupHeartbeatRequest m2 → coordinator-0: delivered",
+      "1.001 coordinator-0 gc.group",
+      "1.001 coordinator-0 gc.member",
+      "1.001 coordinator-0 ConsumerGroupHeartbeatRequest coordinator-0 → m2: dropped by loss",
+      "2 m1 ConsumerGroupHeartbeatRequest m1 → coordinator-0: delivered",
+      "3 m2 member.state",
+      "4 m2 member.owned",
+      "4 m2 member.state",
+    ]);
+    expect(x?.events.find((e) => e.fate === "drop")).toMatchObject({ to: "m2", arrivals: [] });
+    // No spec re-run was asked for: the panel says why it has no payloads.
+    expect(x?.events.every((e) => e.payload === null)).toBe(true);
+    expect(x?.enrichment).toMatch(/^no re-run/);
+    // A spec whose actor kinds this process cannot build: the chain stands, and says why it has no payloads.
+    const blind = extractReport(events, { ...inputs(groupSpec(), { ...summary, host: "inline" }), rerunWith: new Map() });
+    expect(blind.explanations[0]?.events).toHaveLength(9);
+    expect(blind.explanations[0]?.enrichment).toMatch(/^no re-run: unknown actor kind 'group-coordinator'/);
+  });
+
+  it("counts each group's records per second and its lag against the synthetic log end", () => {
+    const records = (t: number, who: string, partition: number, first: number, last: number): HistoryEvent => ({
+      t,
+      ev: "obs",
+      actor: who,
+      o: {
+        type: "member.records",
+        memberId: `id-${who}`,
+        topic: "T",
+        partition,
+        firstOffset: first,
+        lastOffset: last,
+        count: last - first + 1,
+      },
+    });
+    const spec = groupSpec();
+    const data = extractReport(
+      [
+        ...start,
+        memberState(0, "m1", "id-m1", "UNSUBSCRIBED", "STABLE", 1),
+        records(500_000, "m1", 0, 0, 4),
+        records(1_500_000, "m1", 1, 0, 9),
+      ],
+      inputs(spec),
+    );
+    const progress = data.progress[0];
+    expect(progress?.groupId).toBe("g");
+    expect(progress?.logEnd).toBe("synthetic");
+    // One-second buckets (the least); at 1 s the three partitions hold 11 records each (10/s from offset 0 at 0 s).
+    expect(progress?.samples[0]).toEqual({ tUs: 1 * S, recordsPerSecond: 5, lag: 3 * 11 - 5 });
+    expect(progress?.samples[1]).toEqual({ tUs: 2 * S, recordsPerSecond: 10, lag: 3 * 21 - 5 - 10 });
+  });
+});

@@ -121,9 +121,14 @@ describe("failures inside a consumer group's workers", () => {
   }, 180_000);
 
   it("realtime: the same three failures on the real clock are recorded, judged, and the recording still replays", async () => {
-    // 60 s of virtual time in 6 s: slow enough that a stall of the loaded machine (a second or two) stays well
-    // inside the members' 45 s session (4.5 s real), so the group checkers judge the failures, not the load.
-    const spec = groupSpec(60_000);
+    // Time scale 0.1: a stall of the loaded machine (a second or two of real time) stays well inside the
+    // members' 45 s session (4.5 s real), so the group checkers judge the failures, not the load. The run is
+    // as long as the protocol needs after the last failure, whatever the load: the killed member-3's old
+    // member id (it restarts under a new one) holds its partitions until its session expires, 45 s after its
+    // last heartbeat before the kill at 20 s (which a loaded machine reaches a few seconds late), so the group
+    // converges near 75 s; a 60 s run converged only if the group had settled before member-1 threw at 10 s
+    // (1 s of real time after the start), which a loaded machine misses. 120 s of virtual time take 12 s.
+    const spec = groupSpec(120_000);
     const host = new RealtimeHost(spec, { timeScale: 0.1, actorsPerWorker: 1, registryModule: FIXTURE_REGISTRY_MODULE });
     closers.push(host);
     plant(host.core);

@@ -2,8 +2,12 @@ import type { RunSummary } from "../run/run-scenario.js";
 
 const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length));
 
-/** The human-readable report of one run. */
-export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<string, string>): string {
+/** The human-readable report of one run; `written`: where --out put the run directory and its report, as the user types it. */
+export function formatSummary(
+  summary: RunSummary,
+  descriptions: ReadonlyMap<string, string>,
+  written: { readonly dir: string; readonly report: string } | null = null,
+): string {
   const m = summary.metrics;
   const lines = [
     `kcsim run ${summary.scenario}  seed ${summary.seed}  host ${summary.host}  network ${m.network}`,
@@ -25,13 +29,16 @@ export function formatSummary(summary: RunSummary, descriptions: ReadonlyMap<str
     );
   }
   lines.push("  checks");
+  // The rule column starts after the longest checker name, so it stays aligned whatever the names.
+  const width = Math.max(22, ...Object.keys(summary.checks).map((name) => name.length));
   for (const [name, check] of Object.entries(summary.checks)) {
     lines.push(
-      `    ${check.notJudged !== undefined ? "n/a " : check.ok ? "ok  " : "FAIL"}  ${pad(name, 22)} ${descriptions.get(name) ?? ""}`,
+      `    ${check.notJudged !== undefined ? "n/a " : check.ok ? "ok  " : "FAIL"}  ${pad(name, width)} ${descriptions.get(name) ?? ""}`,
     );
     if (check.notJudged !== undefined) lines.push(`          not judged: ${check.notJudged}`);
     for (const v of check.violations.slice(0, 5)) lines.push(`          at ${v.t} us: ${v.message}`);
   }
   if (summary.replay !== "") lines.push(`  replay: ${summary.replay}`);
+  if (written !== null) lines.push(`  run directory: ${written.dir} (history.jsonl, summary.json, spec.json); report: ${written.report}`);
   return `${lines.join("\n")}\n`;
 }

@@ -9,11 +9,13 @@ Commands:
       --host inline|lockstep  where actors run (default inline; lockstep = one worker thread per actor)
       --host realtime         worker threads on the real clock; writes recording.jsonl to --out (see replay)
       --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto = one worker per core)
-      --time-scale X          realtime: real seconds per virtual second (0.01: a 45 s timeout takes 450 ms)
+      --time-scale X          realtime: real seconds per virtual second (0.1: a 45 s timeout takes 4.5 s; below that, a loaded machine's delays rival the protocol's timers)
       --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
       --protocol P            run every group under eager|cooperative|consumer, whatever the scenario says
       --consumer-config K=V   a consumer setting for every member, over the scenario's (repeatable)
+      --actors MODULE         a built module exporting \`registry\` (a Map of actor kinds): custom actors on every host
       --out DIR               write history.jsonl, summary.json, command.txt and report.html to DIR
+      --junit FILE            write the verdict as JUnit XML, one test case per checker (CI systems show it natively)
       --json                  print one JSON object: seed, host, historyHash, checks, metrics
       --no-codec              pass message objects instead of msgpack frames (benchmarks only)
   partition-for <groupId>     the __consumer_offsets partition of a group (Kafka's Utils.abs(hashCode) % n)
@@ -45,6 +47,7 @@ Commands:
       --shard I/N             run only every N-th seed from the I-th (N shards cover the seeds once; for CI matrices)
       --queue redis://H:P[/DB]  put one job per seed on a BullMQ queue for kcsim workers; report here as a local hunt
       --resume ID             with --queue: reattach to a hunt whose submitting command stopped (its id is printed at the start)
+      --junit FILE            write the verdicts as JUnit XML, one test case per seed
       --json                  {"runs","failures":[{"seed","check","replay",...}],"findings":[{"check","events","roles","seeds"}],...}
   shrink <hunt-failure-dir>   reduce a failing run to a smaller scenario failing the same checker; writes shrunk.json
       --check NAME            the checker to keep failing (default: the first that failed)
@@ -53,6 +56,8 @@ Commands:
   worker --queue redis://H:P[/DB]  run the jobs of queued hunts until SIGINT/SIGTERM (any number of machines)
       --workers N             pool size (default: one per core)
       --lock-ms MS            a killed worker's jobs go back to the queue after this long (default 30000)
+  schema                      print the JSON Schema of scenario files (editor completion; schema/scenario.schema.json)
+      --out FILE              write it to FILE instead
   help, --help                this text
 
 Exit codes: 0 every check passed, 1 a checker found a violation, 2 bad input (one line), 3 kcsim itself failed

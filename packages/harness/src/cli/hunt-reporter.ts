@@ -1,4 +1,4 @@
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { failureDirName, writeFailureDir } from "../hunt/failure-dir.js";
 import { formatFindings, groupFindings } from "../hunt/findings.js";
 import { HuntProgress } from "../hunt/hunt-progress.js";
@@ -8,13 +8,7 @@ import { formatSeedRanges, type SeedRange } from "../hunt/seed-ranges.js";
 import type { Shard } from "../hunt/seed-shard.js";
 import { EXIT_OK, EXIT_VIOLATION, signalExitCode } from "./exit-codes.js";
 import { oneLine } from "./fail.js";
-import { userCwd } from "./paths.js";
-
-/** A path as the user can type it: relative to where they ran kcsim unless that climbs out of it. */
-export function shownPath(dir: string): string {
-  const rel = relative(userCwd(), dir);
-  return rel === "" || rel.startsWith("..") ? dir : rel;
-}
+import { shownPath } from "./paths.js";
 
 function bugReport(result: HuntRunResult, replay: string): string {
   const lines = [`FAIL seed ${result.seed}`];
@@ -60,7 +54,8 @@ export interface HuntInterruption {
 export class HuntReporter {
   readonly #options: HuntReporterOptions;
   readonly #progress: HuntProgress;
-  readonly #replays = new Map<number, string>();
+  /** The replay command of each failing seed. */
+  readonly replays = new Map<number, string>();
   /** Seeds whose result came back (an interrupted hunt resumes with the others). */
   readonly finished = new Set<number>();
   #failed = 0;
@@ -69,7 +64,7 @@ export class HuntReporter {
   constructor(options: HuntReporterOptions) {
     this.#options = options;
     const since = options.startedAt === undefined ? performance.now() : performance.now() - (Date.now() - options.startedAt);
-    this.#progress = new HuntProgress(options.total, !options.json && process.stderr.isTTY === true, since);
+    this.#progress = new HuntProgress(options.total, !options.json && process.stderr.isTTY === true, undefined, undefined, since);
   }
 
   /** One finished run; `workersSeen` is shown in the progress of a queue hunt. */
@@ -81,7 +76,7 @@ export class HuntReporter {
       // written, and a long hunt stopped early keeps what it found.
       const dir = join(this.#options.outDir, failureDirName(result.seed));
       const replay = `pnpm kcsim replay ${shownPath(dir)}`;
-      this.#replays.set(result.seed, replay);
+      this.replays.set(result.seed, replay);
       if (!this.#options.json) this.#progress.log(bugReport(result, replay));
       try {
         writeFailureDir(this.#options.outDir, result);
@@ -104,7 +99,7 @@ export class HuntReporter {
   finish(outcome: HuntOutcome, extra: Readonly<Record<string, unknown>> = {}, interruption: HuntInterruption | null = null): number {
     this.#progress.stop();
     const { label, seeds, shard } = this.#options;
-    const replayOf = (seed: number) => this.#replays.get(seed) ?? "";
+    const replayOf = (seed: number) => this.replays.get(seed) ?? "";
     const findings = groupFindings(outcome.failures);
     if (this.#options.json) {
       const json = {

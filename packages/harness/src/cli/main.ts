@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   hunt: async () => (await import("./commands/hunt.js")).huntCommand,
   shrink: async () => (await import("./commands/shrink.js")).shrinkCommand,
   worker: async () => (await import("./commands/worker.js")).workerCommand,
+  schema: async () => (await import("./commands/schema.js")).schemaCommand,
 };
 
 const writeStderr = (text: string) => process.stderr.write(text);

@@ -1,6 +1,6 @@
 import type { ActorId, ActorLogger, Micros } from "@kcsim/protocol";
 import type { HistoryOptions } from "../history/history.js";
-import { ActorCell } from "../kernel/actor-cell.js";
+import { ActorCell, type CellSink } from "../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../kernel/actor-registry.js";
 import { MemoryDurableLog } from "../kernel/durable-log.js";
 import type { RunResult } from "../kernel/run-result.js";
@@ -12,6 +12,8 @@ import { HeapGuard } from "../run/heap-guard.js";
 export interface InlineHostOptions {
   readonly history?: HistoryOptions;
   readonly loggerFor?: (actor: ActorId) => ActorLogger;
+  /** What the cells report to (default: the core itself); a wrapper sees every effect first (the report's re-run does). */
+  readonly sink?: (core: SimulationCore) => CellSink;
 }
 
 /**
@@ -23,9 +25,11 @@ export class InlineHost {
   readonly core: SimulationCore;
   readonly #cells = new Map<ActorId, ActorCell>();
   readonly #logs = new Map<ActorId, MemoryDurableLog>();
+  #staleTimers = 0;
 
   constructor(spec: SimulationSpec, registry: ActorRegistry, options: InlineHostOptions = {}) {
     this.core = new SimulationCore(spec, options.history);
+    const sink = options.sink?.(this.core) ?? this.core;
     for (const actor of spec.actors) {
       if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
       const storage = new MemoryDurableLog();
@@ -43,7 +47,7 @@ export class InlineHost {
           restartPolicy: spec.restartPolicy,
           logger: options.loggerFor?.(actor.id) ?? silentLogger,
         },
-        this.core,
+        sink,
       );
       this.#cells.set(actor.id, cell);
     }
@@ -58,7 +62,12 @@ export class InlineHost {
       heap.tick();
       const cell = this.#cells.get(event.to);
       if (cell === undefined) core.undeliverable(event);
-      else cell.handle(event);
+      else {
+        // A replaced or cancelled timer is popped here but is no event: the lockstep host drops it in its
+        // shard without counting it, and both hosts report the same count for the same history.
+        if (event.kind === "timer" && !cell.isArmed(event.name, event.seq)) this.#staleTimers++;
+        cell.handle(event);
+      }
     }
     core.now = Math.max(core.now, until);
   }
@@ -88,7 +97,7 @@ export class InlineHost {
       seed: core.spec.seed,
       historyHash: core.history.finish(),
       events: core.history.events,
-      eventsProcessed: core.eventsProcessed,
+      eventsProcessed: core.eventsProcessed - this.#staleTimers,
       virtualEndUs: core.now,
       wallMs,
       router: core.router.stats,

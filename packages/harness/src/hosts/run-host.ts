@@ -1,5 +1,6 @@
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { HistoryOptions } from "../history/history.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { MAX_WORKERS } from "../scenario/limits.js";
@@ -7,7 +8,8 @@ import { ScenarioError } from "../scenario/scenario-error.js";
 import { InlineHost } from "./inline-host.js";
 import { LockstepHost } from "./lockstep/lockstep-host.js";
 import { RealtimeHost } from "./realtime/realtime-host.js";
-import { ActorLogs, type LogSpec, logFileOf, SILENT_LOGS } from "./worker/actor-logs.js";
+import { ActorLogs, type LogSpec, SILENT_LOGS } from "./worker/actor-logs.js";
+import { loadRegistry, withDefaultActors } from "./worker/load-registry.js";
 import { type ActorsPerWorker, planShards } from "./worker/shard-plan.js";
 
 export const HOST_NAMES = ["inline", "lockstep", "realtime"] as const;
@@ -21,12 +23,17 @@ export interface HostOptions {
   readonly timeScale?: number;
   /** pino logs of the actors (default silent). */
   readonly logs?: LogSpec;
-  /** A built module exporting the actor `registry`; default: the default registry (inline ignores it). */
+  /**
+   * A built module exporting `registry` (a Map of actor kinds): custom actors on every host (the worker
+   * hosts import it in each worker; inline imports it here). Default: kcsim's own kinds.
+   */
   readonly registryModule?: string | null;
   /** Realtime: stream the recording to this file (recording.jsonl) as the run goes. */
   readonly recordingFile?: string | null;
   /** Realtime: aborting it ends the run cleanly at the current instant. */
   readonly signal?: AbortSignal;
+  /** Actor kinds in this process (tests, the library): the inline host only, since workers cannot share functions. */
+  readonly registry?: ActorRegistry;
 }
 
 export interface HostRun {
@@ -58,6 +65,10 @@ export async function runInHost(
   if (host !== "inline") checkWorkerCount(spec, host, options.actorsPerWorker ?? 1);
   const logs = options.logs ?? SILENT_LOGS;
   const registryModule = options.registryModule ?? null;
+  if (options.registry !== undefined && host !== "inline")
+    throw new ScenarioError(
+      `custom actors given as a registry run inline only; the ${host} host needs them as a module path (registryModule)`,
+    );
   if (host === "lockstep") {
     const lockstep = new LockstepHost(spec, { history, logs, registryModule, actorsPerWorker: options.actorsPerWorker ?? 1 });
     return { result: await lockstep.run(), recording: null };
@@ -76,8 +87,14 @@ export async function runInHost(
     return { result, recording: options.recordingFile != null ? null : realtime.recordingText() };
   }
   let inline: InlineHost | null = null;
-  const actorLogs = await ActorLogs.open(logs.level, logFileOf(logs, "inline"), () => inline?.core.now ?? 0, false);
-  inline = new InlineHost(spec, DEFAULT_REGISTRY, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
+  const actorLogs = await ActorLogs.open(logs.level, logs.dir, () => inline?.core.now ?? 0, false);
+  const registry =
+    options.registry !== undefined
+      ? withDefaultActors(options.registry)
+      : registryModule === null
+        ? DEFAULT_REGISTRY
+        : await loadRegistry(registryModule);
+  inline = new InlineHost(spec, registry, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
   try {
     return { result: inline.run(), recording: null };
   } finally {

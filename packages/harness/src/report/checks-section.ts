@@ -20,7 +20,7 @@ export function renderChecksSection(checks: readonly CheckView[] | null): string
     return `<section id="checks"><h2>Checks</h2><p class="muted">This run directory has no summary.json: no checker verdicts.</p></section>`;
   const rows = checks.map((c) => {
     const count = c.violations.length;
-    return `<tr class="check ${c.ok ? "ok" : "fail"}" data-check="${escapeXml(c.name)}"><td><span class="badge ${c.ok ? "ok" : "fail"}">${c.ok ? "ok" : "FAIL"}</span></td><td><code>${escapeXml(c.name)}</code></td><td>${escapeXml(c.description)}</td><td class="num">${count === 0 ? "" : c.violations.map((v) => `<a href="#v-${v.number}" class="flagnum">${v.number}</a>`).join(" ")}</td></tr>`;
+    return `<tr class="check ${c.ok ? "ok" : "fail"}" data-check="${escapeXml(c.name)}"><td><span class="badge ${c.ok ? "ok" : "fail"}">${c.ok ? "ok" : "FAIL"}</span></td><td><code>${escapeXml(c.name)}</code></td><td>${escapeXml(c.description)}</td><td class="num">${count === 0 ? "" : c.violations.map((v) => `<a href="#v-${v.number}" class="flagnum" data-explain="${v.number}" title="why it happened">${v.number}</a>`).join(" ")}</td></tr>`;
   });
   const violations = checks.flatMap((c) =>
     c.violations.map((v) => {
@@ -30,7 +30,7 @@ export function renderChecksSection(checks: readonly CheckView[] | null): string
       );
       return [
         `<article class="violation" id="v-${v.number}">`,
-        `<h3><span class="flagnum">${v.number}</span> <code>${escapeXml(c.name)}</code> at ${formatSeconds(v.tUs)} <button type="button" data-goto="${num(v.tUs / 1000)}">show on timeline</button></h3>`,
+        `<h3><span class="flagnum">${v.number}</span> <code>${escapeXml(c.name)}</code> at ${formatSeconds(v.tUs)} <button type="button" data-goto="${num(v.tUs / 1000)}">show on timeline</button><button type="button" data-explain="${v.number}">why it happened</button></h3>`,
         `<p>${escapeXml(v.message)}</p>`,
         events.length === 0
           ? ""

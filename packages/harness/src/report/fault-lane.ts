@@ -77,24 +77,30 @@ export function drawProcess(canvas: TimelineCanvas, process: ProcessTimeline, y:
 export function drawFaultLane(canvas: TimelineCanvas, faults: readonly FaultBand[], processes: readonly ProcessTimeline[]): void {
   canvas.section("Faults", "message faults, network partitions and process faults; their windows are shaded across every chart");
   if (faults.length === 0 && processes.length === 0) {
-    canvas.rowLabel("none", canvas.y, FAULT_ROW, { cls: "rl muted" });
-    canvas.y += FAULT_ROW;
+    canvas.row("frow", {}, () => {
+      canvas.rowLabel("none", canvas.y, FAULT_ROW, { cls: "rl muted" });
+      canvas.y += FAULT_ROW;
+    });
   }
   for (const fault of faults) {
-    const y = canvas.y;
-    const kind = fault.kind === "partition" ? "partition" : "message fault";
-    const tip = `${fault.name} (${kind}${fault.declared ? "" : ", window inferred"}): ${fault.detail} · ${formatSpan(fault.fromUs, fault.toUs)} · ${affectedText(fault.affected)}`;
-    canvas.rowLabel(fault.name, y, FAULT_ROW, { swatch: fault.kind === "partition" ? "fault-partition" : "fault-message" });
-    canvas.rect(fault.fromUs, fault.toUs, y + 3, FAULT_ROW - 6, `fault fault-${fault.kind}${fault.declared ? "" : " inferred"}`, tip);
-    // The row holds nothing else: the label may run on past the window's end.
-    canvas.text(fault.fromUs, canvas.durationUs, y + 12.5, `${fault.detail} · ${affectedText(fault.affected)}`, "lbl flbl");
-    canvas.y += FAULT_ROW;
+    canvas.row("frow", { "data-fault": fault.name }, () => {
+      const y = canvas.y;
+      const kind = fault.kind === "partition" ? "partition" : "message fault";
+      const tip = `${fault.name} (${kind}${fault.declared ? "" : ", window inferred"}): ${fault.detail} · ${formatSpan(fault.fromUs, fault.toUs)} · ${affectedText(fault.affected)}`;
+      canvas.rowLabel(fault.name, y, FAULT_ROW, { swatch: fault.kind === "partition" ? "fault-partition" : "fault-message" });
+      canvas.rect(fault.fromUs, fault.toUs, y + 3, FAULT_ROW - 6, `fault fault-${fault.kind}${fault.declared ? "" : " inferred"}`, tip);
+      // The row holds nothing else: the label may run on past the window's end.
+      canvas.text(fault.fromUs, canvas.durationUs, y + 12.5, `${fault.detail} · ${affectedText(fault.affected)}`, "lbl flbl");
+      canvas.y += FAULT_ROW;
+    });
   }
   for (const process of processes) {
-    const y = canvas.y;
-    canvas.rowLabel(process.actor, y, FAULT_ROW, { cls: "rl" });
-    drawProcess(canvas, process, y + 2, FAULT_ROW - 4, y + FAULT_ROW / 2);
-    canvas.y += FAULT_ROW;
+    canvas.row("frow", { "data-process": process.actor }, () => {
+      const y = canvas.y;
+      canvas.rowLabel(process.actor, y, FAULT_ROW, { cls: "rl" });
+      drawProcess(canvas, process, y + 2, FAULT_ROW - 4, y + FAULT_ROW / 2);
+      canvas.y += FAULT_ROW;
+    });
   }
   const describe = (list: readonly FaultBand[]) => list.map((f) => f.name).join(", ");
   const messageFaults = faults.filter((f) => f.kind === "message");

@@ -1,5 +1,5 @@
 import type { Micros } from "@kcsim/protocol";
-import type { GroupTimeline } from "./report-data.js";
+import type { GroupProgress, GroupTimeline, ProgressSample } from "./report-data.js";
 import { stateClass } from "./report-palette.js";
 import { formatSeconds, formatSpan } from "./time-format.js";
 import type { TimelineCanvas } from "./timeline-canvas.js";
@@ -7,21 +7,32 @@ import type { TimelineCanvas } from "./timeline-canvas.js";
 const STATE_ROW = 20;
 const EPOCH_CHART = 48;
 const UNOWNED_CHART = 42;
+const PROGRESS_CHART = 40;
 
 /**
  * A group's lane: the coordinator's group state as a strip (with group
  * epoch, assignment epoch and member count), both epochs as step lines
  * with the new target assignments marked, and the partitions without a
- * live owner as an area.
+ * live owner as an area; then the records its members consumed per second
+ * and its consumer lag.
  */
-export function drawGroupLane(canvas: TimelineCanvas, group: GroupTimeline): void {
-  const end = canvas.durationUs;
+export function drawGroupLane(canvas: TimelineCanvas, group: GroupTimeline, progress: GroupProgress | null): void {
   canvas.section(
     `Group ${group.groupId}`,
     `coordinator's view (gc.group)${group.protocol === null ? "" : ` · ${group.protocol} protocol`} · ${group.partitions} partitions`,
   );
+  const attributes = { "data-group": group.groupId };
+  canvas.row("grow", { ...attributes, "data-chart": "state" }, () => drawGroupState(canvas, group));
+  canvas.row("grow", { ...attributes, "data-chart": "epochs" }, () => drawEpochs(canvas, group));
+  canvas.row("grow", { ...attributes, "data-chart": "unowned" }, () => drawUnowned(canvas, group));
+  if (progress !== null && progress.samples.length > 0) {
+    canvas.row("grow", { ...attributes, "data-chart": "throughput" }, () => drawThroughput(canvas, progress));
+    canvas.row("grow", { ...attributes, "data-chart": "lag" }, () => drawLag(canvas, progress));
+  }
+}
 
-  let y = canvas.y;
+function drawGroupState(canvas: TimelineCanvas, group: GroupTimeline): void {
+  const y = canvas.y;
   canvas.rowLabel("group state", y, STATE_ROW, { sub: "state · epochs · members" });
   for (const s of group.segments) {
     const tip = `${s.state} · group epoch ${s.groupEpoch} · assignment epoch ${s.assignmentEpoch} · ${s.members} members · ${formatSpan(s.fromUs, s.toUs)}`;
@@ -29,8 +40,11 @@ export function drawGroupLane(canvas: TimelineCanvas, group: GroupTimeline): voi
     canvas.text(s.fromUs, s.toUs, y + 14.5, `${s.state} ${s.groupEpoch}/${s.assignmentEpoch} · ${s.members}m`);
   }
   canvas.y += STATE_ROW + 2;
+}
 
-  y = canvas.y;
+function drawEpochs(canvas: TimelineCanvas, group: GroupTimeline): void {
+  const end = canvas.durationUs;
+  const y = canvas.y;
   const maxEpoch = Math.max(1, ...group.segments.map((s) => Math.max(s.groupEpoch, s.assignmentEpoch)));
   const top = y + 8;
   const bottom = y + EPOCH_CHART - 4;
@@ -66,8 +80,11 @@ export function drawGroupLane(canvas: TimelineCanvas, group: GroupTimeline): voi
       `${formatSeconds(t.tUs)} · new target assignment, epoch ${t.assignmentEpoch} (${t.assignor}): ${t.moved} partitions move`,
     );
   canvas.y += EPOCH_CHART;
+}
 
-  y = canvas.y;
+function drawUnowned(canvas: TimelineCanvas, group: GroupTimeline): void {
+  const end = canvas.durationUs;
+  const y = canvas.y;
   const peak = Math.max(0, ...group.unowned.map((s) => s.count));
   canvas.rowLabel("unowned partitions", y, UNOWNED_CHART, {
     swatch: "sw-unowned",
@@ -85,4 +102,66 @@ export function drawGroupLane(canvas: TimelineCanvas, group: GroupTimeline): voi
   canvas.hline(0, end, floor + 0.5, "axisline");
   canvas.polyline(points, "unowned", true);
   canvas.y += UNOWNED_CHART + 4;
+}
+
+/** A step chart of one value of the samples (each holds over the bucket that ends at its time), as an area or a line. */
+function sampleChart(
+  canvas: TimelineCanvas,
+  samples: readonly ProgressSample[],
+  value: (s: ProgressSample) => number | null,
+  label: string,
+  sub: (peak: number) => string,
+  cls: string,
+  swatch: string,
+): void {
+  const y = canvas.y;
+  const values = samples.map(value);
+  const peak = Math.max(0, ...values.map((v) => v ?? 0));
+  canvas.rowLabel(label, y, PROGRESS_CHART, { swatch, sub: sub(peak) });
+  const floor = y + PROGRESS_CHART - 4;
+  const at = (v: number) => floor - (peak === 0 ? 0 : (v / peak) * (PROGRESS_CHART - 10));
+  const points: (readonly [Micros, number])[] = [[0, floor]];
+  let from: Micros = 0;
+  samples.forEach((sample, i) => {
+    const v = values[i] ?? null;
+    if (v !== null) points.push([from, at(v)], [sample.tUs, at(v)]);
+    from = sample.tUs;
+  });
+  points.push([from, floor]);
+  canvas.hline(0, canvas.durationUs, floor + 0.5, "axisline");
+  canvas.polyline(points, cls, true);
+  // Tooltips: one invisible bar per sample.
+  from = 0;
+  samples.forEach((sample, i) => {
+    const v = values[i];
+    if (v !== null && v !== undefined)
+      canvas.rect(from, sample.tUs, y, PROGRESS_CHART, "hit", `${label} ${formatSpan(from, sample.tUs)}: ${Math.round(v * 10) / 10}`);
+    from = sample.tUs;
+  });
+  canvas.y += PROGRESS_CHART + 2;
+}
+
+function drawThroughput(canvas: TimelineCanvas, progress: GroupProgress): void {
+  sampleChart(
+    canvas,
+    progress.samples,
+    (s) => s.recordsPerSecond,
+    "records/s",
+    (peak) => `consumed · max ${Math.round(peak)}/s`,
+    "rps",
+    "sw-rps",
+  );
+}
+
+function drawLag(canvas: TimelineCanvas, progress: GroupProgress): void {
+  const end = progress.logEnd === "synthetic" ? "log end" : "high watermark";
+  sampleChart(
+    canvas,
+    progress.samples,
+    (s) => s.lag,
+    "consumer lag",
+    (peak) => `${end} − position · max ${Math.round(peak)}`,
+    "lag",
+    "sw-lag",
+  );
 }

@@ -16,7 +16,8 @@ const SERVER_HEIGHT = 12;
 export interface EventMark {
   readonly tUs: Micros;
   readonly tip: string;
-  readonly href: string;
+  /** The violation it belongs to (clicking it opens that violation's explanation). */
+  readonly violation: number;
 }
 
 export interface MemberLaneInput {
@@ -51,7 +52,8 @@ export function drawMemberLane(canvas: TimelineCanvas, input: MemberLaneInput): 
   for (const timer of input.timers)
     if (timer.actor !== null) timersByActor.set(timer.actor, [...(timersByActor.get(timer.actor) ?? []), timer]);
   input.members.forEach((member, i) => {
-    canvas.group("mrow", { "data-member": member.actor }, () => drawMember(canvas, input, member, i, timersByActor));
+    const colour = input.colourOf.get(member.actor) ?? "m0";
+    canvas.row("mrow", { "data-member": member.actor, "data-colour": colour }, () => drawMember(canvas, input, member, i, timersByActor));
   });
 }
 
@@ -103,6 +105,6 @@ function drawMember(
   }
 
   for (const mark of input.eventMarks.get(member.actor) ?? [])
-    canvas.glyph(mark.tUs, y + MEMBER_ROW / 2, "ring", "evmark", mark.tip, ` data-href="${mark.href}"`);
+    canvas.glyph(mark.tUs, y + MEMBER_ROW / 2, "ring", "evmark", mark.tip, ` data-explain="${mark.violation}"`);
   canvas.y += MEMBER_ROW;
 }

@@ -23,6 +23,78 @@ export interface ReportData {
   readonly metrics: unknown;
   /** Caveats the reader should know (e.g. fault windows inferred from the history). */
   readonly notes: readonly string[];
+  /** Consumer lag and records consumed per second, per group, over time. */
+  readonly progress: readonly GroupProgress[];
+  /** The causal chain behind each violation, in violation order. */
+  readonly explanations: readonly Explanation[];
+}
+
+/** One sample of a group's consumption: over [tUs - bucket, tUs). */
+export interface ProgressSample {
+  readonly tUs: Micros;
+  /** Records handed to the group's applications per second of virtual time. */
+  readonly recordsPerSecond: number;
+  /** Records available but not yet consumed, summed over the group's partitions, at tUs (null: unknown). */
+  readonly lag: number | null;
+}
+
+export interface GroupProgress {
+  readonly groupId: string;
+  /** How the log end was known: the synthetic sources' arrival rate, or the brokers' high watermarks. */
+  readonly logEnd: "synthetic" | "high-watermark";
+  readonly samples: readonly ProgressSample[];
+}
+
+/** One event of a causal chain, as the explanation panel lists and draws it. */
+export interface ChainEvent {
+  /** Index among the history's events, as checkers count (history.jsonl line index + 2). */
+  readonly index: number;
+  readonly tUs: Micros;
+  /** The actor it belongs to (a send: its sender). */
+  readonly actor: string;
+  readonly kind: "send" | "obs" | "life" | "error" | "reject" | "lost";
+  readonly label: string;
+  /** The event's fields (JSON), cut short. */
+  readonly detail: string;
+  /** Sends: the receiver, the fate and the arrival times (none when dropped or blocked). */
+  readonly to?: string;
+  readonly fate?: string;
+  readonly arrivals?: readonly Micros[];
+  readonly msgType?: string;
+  /** Sends: the message itself (decoded frame, JSON), when a re-run fetched it. */
+  readonly payload: string | null;
+}
+
+/** A log line of an involved member in a chain's window (from a re-run). */
+export interface ChainLogLine {
+  readonly tUs: Micros;
+  readonly actor: string;
+  readonly level: string;
+  readonly message: string;
+  readonly fields: string;
+}
+
+/** The causal chain behind one violation: what the explanation panel shows. */
+export interface Explanation {
+  readonly number: number;
+  readonly check: string;
+  readonly tUs: Micros;
+  readonly message: string;
+  /** The window shown: from where the involved members' trouble began to just after the violation. */
+  readonly fromUs: Micros;
+  readonly toUs: Micros;
+  /** The member actors the violation names (e.g. both owners of a partition). */
+  readonly members: readonly string[];
+  /** The partitions it names (`topic-partition`). */
+  readonly partitions: readonly string[];
+  /** Every actor with an event in the chain: the members, then their coordinator. */
+  readonly actors: readonly string[];
+  readonly events: readonly ChainEvent[];
+  /** Events of the window left out (the chain keeps the latest ones). */
+  readonly earlierEventsLeftOut: number;
+  readonly logs: readonly ChainLogLine[];
+  /** How payloads and log lines were fetched, or why not. */
+  readonly enrichment: string;
 }
 
 export interface RunFacts {

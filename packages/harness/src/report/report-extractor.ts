@@ -3,7 +3,11 @@ import { groupTopologies } from "../analysis/group-topology.js";
 import type { CheckResult } from "../checkers/checker.js";
 import { CHECKERS } from "../checkers/registry.js";
 import type { HistoryEvent, HistoryHeader } from "../history/history-event.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { CausalChains, type ChainEnrichment } from "./causal-chain.js";
+import { replayChains } from "./chain-replay.js";
+import { ConsumerProgress } from "./consumer-progress.js";
 import { FaultBands } from "./fault-bands.js";
 import { GroupTimelines } from "./group-timelines.js";
 import { MemberDirectory } from "./member-directory.js";
@@ -31,6 +35,13 @@ export interface ReportInputs {
   readonly summary: ReportSummary | null;
   /** The command that replays the run (command.txt), when the summary has none. */
   readonly replay?: string | null;
+  /** Descriptions of checkers the run registered besides kcsim's own. */
+  readonly descriptions?: ReadonlyMap<string, string>;
+  /**
+   * The actor registry to re-run the spec with, for the payloads and log lines of the violations' causal
+   * chains; null: no re-run (a realtime run, or a registry this process cannot load).
+   */
+  readonly rerunWith?: ActorRegistry | null;
 }
 
 const byName = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
@@ -50,16 +61,22 @@ export class ReportExtractor {
   readonly #faults = new FaultBands();
   readonly #timers = new TimerExpiries();
   readonly #violations: ViolationViews;
+  readonly #progress: ConsumerProgress;
+  /** The causal chains of the violations: planned by finish(), collected in a second pass (see explainViolations). */
+  readonly chains = new CausalChains();
   #count = 0;
   #lastUs: Micros = 0;
 
   constructor(inputs: ReportInputs) {
     this.#inputs = inputs;
     this.#violations = new ViolationViews(inputs.summary?.checks ?? null);
+    this.#progress = new ConsumerProgress(this.#directory, inputs.spec, inputs.spec === null ? [] : groupTopologies(inputs.spec));
   }
 
   accept(event: HistoryEvent): void {
     this.#directory.accept(event);
+    this.#progress.accept(event);
+    this.chains.observe(event);
     this.#ownership.accept(event);
     this.#members.accept(event);
     this.#groups.accept(event);
@@ -95,6 +112,10 @@ export class ReportExtractor {
         "This run directory has no spec.json: fault windows are inferred from the first and last message each fault touched, and partitions that nobody was ever assigned have no row.",
       );
     if (summary === null) notes.push("This run directory has no summary.json: no checker verdicts and no metrics.");
+    const descriptions = new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]));
+    for (const [name, description] of this.#inputs.descriptions ?? []) descriptions.set(name, description);
+    const checks = this.#violations.finish(descriptions);
+    this.chains.plan(checks, memberTimelines, ownership, this.#directory, endUs);
     return {
       run: {
         scenario: header.scenario,
@@ -116,9 +137,11 @@ export class ReportExtractor {
       faults: this.#faults.finish(endUs, spec?.plan ?? null),
       timers: this.#timers.finish(this.#directory),
       ownership,
-      checks: this.#violations.finish(new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]))),
+      checks,
       metrics: summary?.metrics ?? null,
       notes,
+      progress: this.#progress.finish(endUs),
+      explanations: [],
     };
   }
 }
@@ -128,9 +151,44 @@ function virtualMsOf(metrics: unknown): number | null {
   return typeof metrics.virtualMs === "number" ? metrics.virtualMs : null;
 }
 
-/** Extracts the report's data from events already in memory (a run that just finished). */
-export function extractReport(events: Iterable<HistoryEvent>, inputs: ReportInputs): ReportData {
+/**
+ * Finishes the violations' causal chains once their events were collected
+ * (`extractor.chains.collect`, a second pass over the history), with
+ * payloads and log lines from a re-run of the spec when the inputs allow
+ * one: a spec, a registry, and a run from a deterministic host.
+ */
+export function withExplanations(data: ReportData, extractor: ReportExtractor, inputs: ReportInputs): ReportData {
+  const chains = extractor.chains;
+  if (!chains.planned) return data;
+  const host = data.run.host;
+  const registry = inputs.rerunWith ?? null;
+  let rerun: ChainEnrichment | null = null;
+  if (inputs.spec !== null && registry !== null && (host === "inline" || host === "lockstep")) {
+    try {
+      rerun = replayChains({
+        spec: inputs.spec,
+        registry,
+        horizonUs: chains.horizonUs,
+        sends: chains.sends(),
+        logWindows: chains.logWindows(),
+      });
+    } catch (error) {
+      // A spec this process cannot run again (actor kinds of a module it was not given): the chains stand without payloads.
+      const reason = error instanceof Error ? error.message : String(error);
+      rerun = { payloads: new Map(), logs: [], note: `no re-run: ${reason}` };
+    }
+  }
+  return { ...data, explanations: chains.finish(rerun) };
+}
+
+/** Extracts the report's data from events already in memory (a run that just finished): two passes. */
+export function extractReport(events: readonly HistoryEvent[], inputs: ReportInputs): ReportData {
   const extractor = new ReportExtractor(inputs);
   for (const event of events) extractor.accept(event);
-  return extractor.finish();
+  const data = extractor.finish();
+  if (extractor.chains.planned)
+    events.forEach((event, index) => {
+      extractor.chains.collect(event, index);
+    });
+  return withExplanations(data, extractor, inputs);
 }

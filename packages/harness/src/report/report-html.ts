@@ -1,4 +1,5 @@
 import { renderChecksSection, verdictLine } from "./checks-section.js";
+import { renderExplanationPanel } from "./explanation-panel.js";
 import { renderFaultTables, renderMetricsSection } from "./metrics-section.js";
 import type { ReportData } from "./report-data.js";
 import { paletteCss } from "./report-palette.js";
@@ -49,6 +50,7 @@ export function renderReportHtml(data: ReportData): string {
     data.notes.length === 0 ? "" : `<div class="notes">${data.notes.map((n) => `<div>${escapeXml(n)}</div>`).join("")}</div>`,
     "</header><main>",
     renderTimelineSection(data),
+    renderExplanationPanel(data.explanations, { members: data.members, ownership: data.ownership, colourOf: memberColours(data) }),
     renderChecksSection(data.checks),
     renderFaultTables(data.faults, data.timers),
     renderMetricsSection(data.metrics),

@@ -1,35 +1,66 @@
 /**
- * The report's colours. Members get distinct hues (no pure red: red means
- * trouble here: violations, conflicts, timeouts); states get colours that
- * read as "settled" (green), "moving" (oranges), "out" (greys, purples)
- * and "broken" (reds).
+ * The report's colours. Members get colours of their own, never repeated,
+ * however many there are: hues spread by the golden angle in CIE LCh
+ * (perceptually even, so no two neighbours look alike), three lightness
+ * levels in turn, and no hue near red (red means trouble here: violations,
+ * conflicts, timeouts). States get colours that read as "settled" (green),
+ * "moving" (oranges), "out" (greys, purples) and "broken" (reds).
  */
-const MEMBER_COLOURS = [
-  "#1f77b4",
-  "#ff7f0e",
-  "#2ca02c",
-  "#9467bd",
-  "#8c564b",
-  "#e377c2",
-  "#17becf",
-  "#bcbd22",
-  "#7f7f7f",
-  "#393b79",
-  "#aec7e8",
-  "#ffbb78",
-  "#98df8a",
-  "#c5b0d5",
-  "#c49c94",
-  "#f7b6d2",
-  "#9edae5",
-  "#dbdb8d",
-  "#637939",
-  "#6b6ecf",
-];
+const GOLDEN_ANGLE = 137.50776405003785;
+/** LCh hues of red (about 20-50 degrees) that members never get. */
+const RED_FROM = 10;
+const RED_TO = 55;
+const LIGHTNESS = [58, 44, 72] as const;
+const CHROMA = [52, 44, 40] as const;
 
-/** The colour of the i-th member: the table first, then hues spread by the golden angle. */
-export function memberColour(i: number): string {
-  return MEMBER_COLOURS[i] ?? `hsl(${Math.round((i * 137.508) % 360)} 55% ${i % 2 === 0 ? 45 : 62}%)`;
+/** CIE LCh(ab) (D65) to sRGB hex, reducing chroma until the colour fits sRGB. */
+export function lchToHex(l: number, c: number, h: number): string {
+  for (let chroma = c; chroma >= 0; chroma -= 2) {
+    const rgb = lchToSrgb(l, chroma, h);
+    if (rgb.every((v) => v >= -1e-9 && v <= 1 + 1e-9))
+      return `#${rgb
+        .map((v) =>
+          Math.round(Math.min(1, Math.max(0, v)) * 255)
+            .toString(16)
+            .padStart(2, "0"),
+        )
+        .join("")}`;
+  }
+  return "#808080";
+}
+
+function lchToSrgb(l: number, c: number, h: number): [number, number, number] {
+  const a = c * Math.cos((h * Math.PI) / 180);
+  const b = c * Math.sin((h * Math.PI) / 180);
+  const fy = (l + 16) / 116;
+  const fx = fy + a / 500;
+  const fz = fy - b / 200;
+  const inv = (t: number) => (t ** 3 > 216 / 24389 ? t ** 3 : (116 * t - 16) / (24389 / 27));
+  const [x, y, z] = [0.95047 * inv(fx), 1 * inv(fy), 1.08883 * inv(fz)];
+  const linear = [
+    3.2404542 * x - 1.5371385 * y - 0.4985314 * z,
+    -0.969266 * x + 1.8760108 * y + 0.041556 * z,
+    0.0556434 * x - 0.2040259 * y + 1.0572252 * z,
+  ];
+  return linear.map((v) => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055)) as [number, number, number];
+}
+
+/** The colours of `count` members, in order: all different (a colour that rounds to one already given is nudged lighter). */
+export function memberPalette(count: number): string[] {
+  const usable = 360 - (RED_TO - RED_FROM);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    // Hues over the circle without the red band, by the golden angle: never the same hue twice.
+    const along = (200 + i * GOLDEN_ANGLE) % usable;
+    const hue = along < RED_FROM ? along : along + (RED_TO - RED_FROM);
+    const level = i % 3;
+    let colour = lchToHex(LIGHTNESS[level] as number, CHROMA[level] as number, hue);
+    for (let nudge = 1; seen.has(colour); nudge++) colour = lchToHex((LIGHTNESS[level] as number) + nudge, CHROMA[level] as number, hue);
+    seen.add(colour);
+    out.push(colour);
+  }
+  return out;
 }
 
 /** Client states (member.state) and group states (gc.group) share one palette: the same name means the same thing. */
@@ -72,9 +103,7 @@ export function stateClass(state: string, server = false): string {
 
 /** CSS for the member colour classes (`m0`, `m1`, ...) and the state classes. */
 export function paletteCss(memberCount: number): string {
-  const rules: string[] = [];
-  for (let i = 0; i < memberCount; i++)
-    rules.push(`.m${i}{fill:${memberColour(i)};stroke:${memberColour(i)};background:${memberColour(i)}}`);
+  const rules = memberPalette(memberCount).map((colour, i) => `.m${i}{fill:${colour};stroke:${colour};background:${colour}}`);
   for (const [state, colour] of Object.entries(STATE_COLOURS)) rules.push(`.s-${token(state)}{fill:${colour};background:${colour}}`);
   for (const [state, colour] of Object.entries(SERVER_STATE_COLOURS))
     rules.push(`.ss-${token(state)}{fill:${colour};background:${colour}}`);

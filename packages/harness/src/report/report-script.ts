@@ -2,9 +2,13 @@
  * The report page's only script (inline; no libraries): zooms and pans the
  * timeline. Shapes along time sit in one group scaled by the zoom; the
  * script re-places text and glyphs from their data-t / data-a / data-b
- * times, hides labels that no longer fit, and draws the time axis and grid
- * for the visible span. It also links violations to the timeline and picks
- * out a member's partitions when its legend key is hovered.
+ * times, hides labels that no longer fit, keeps bars shorter than a few
+ * pixels at a minimum width, and draws the time axis and grid for the
+ * visible span. It filters rows by member and topic (hiding rows and moving
+ * the ones below up), opens a violation's explanation panel, picks out a
+ * member's partitions when its legend key or row is hovered, and keeps the
+ * view (time window, zoom, filters, open violation) in the address bar's
+ * fragment, so a link opens the same view.
  * Plain ES2017 in a string: it runs in the browser, not in Node.
  */
 export const REPORT_SCRIPT = String.raw`
@@ -26,6 +30,10 @@ export const REPORT_SCRIPT = String.raw`
   var durationMs = Number(plot.getAttribute("data-duration-ms"));
   var points = Array.prototype.slice.call(document.querySelectorAll("#tl-plot .pt, #tl-axis .pt"));
   var texts = Array.prototype.slice.call(plot.querySelectorAll("text[data-a]"));
+  var shorts = Array.prototype.slice.call(plot.querySelectorAll("rect.short"));
+  var MIN_DRAWN_PX = 3;
+  var labelSvg = scroller.querySelector("svg.tl-labels");
+  var fullHeight = Number(plot.getAttribute("height"));
   var k = Number(plot.getAttribute("data-px-per-ms"));
   var MAX_PX_PER_MS = 40;
   var fitted = true;
@@ -87,6 +95,10 @@ export const REPORT_SCRIPT = String.raw`
       var p = points[i];
       p.setAttribute("transform", "translate(" + (Number(p.getAttribute("data-t")) * k).toFixed(1) + " " + p.getAttribute("data-y") + ")");
     }
+    for (var m = 0; m < shorts.length; m++) {
+      var r = shorts[m];
+      r.setAttribute("width", String(Math.max(Number(r.getAttribute("data-w")), MIN_DRAWN_PX / k)));
+    }
     for (var j = 0; j < texts.length; j++) {
       var l = texts[j];
       var a = Number(l.getAttribute("data-a"));
@@ -109,6 +121,7 @@ export const REPORT_SCRIPT = String.raw`
     layout();
     scroller.scrollLeft = t * k - anchor;
     drawAxis();
+    saveState();
   }
 
   function showSpan(fromMs, toMs) {
@@ -117,6 +130,7 @@ export const REPORT_SCRIPT = String.raw`
     layout();
     scroller.scrollLeft = fromMs * k;
     drawAxis();
+    saveState();
   }
 
   document.querySelectorAll("[data-zoom]").forEach(function (button) {
@@ -138,7 +152,7 @@ export const REPORT_SCRIPT = String.raw`
   scroller.addEventListener("scroll", function () {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(function () { pending = false; drawAxis(); });
+    requestAnimationFrame(function () { pending = false; drawAxis(); saveState(); });
   });
 
   plot.addEventListener("mousemove", function (event) {
@@ -152,10 +166,7 @@ export const REPORT_SCRIPT = String.raw`
     cursor.style.display = "none";
     timeReadout.textContent = "";
   });
-  plot.addEventListener("click", function (event) {
-    var mark = event.target.closest ? event.target.closest("[data-href]") : null;
-    if (mark) location.hash = mark.getAttribute("data-href");
-  });
+
 
   var dragFrom = null;
   function axisX(event) { return event.clientX - axis.getBoundingClientRect().left; }
@@ -191,18 +202,133 @@ export const REPORT_SCRIPT = String.raw`
     });
   });
 
-  document.querySelectorAll("[data-member]").forEach(function (key) {
-    var swatch = key.querySelector("i");
-    var cls = swatch ? swatch.className : "";
-    key.addEventListener("mouseenter", function () {
-      plot.classList.add("pick");
-      plot.querySelectorAll(".own." + cls).forEach(function (r) { r.classList.add("on"); });
-    });
-    key.addEventListener("mouseleave", function () {
-      plot.classList.remove("pick");
-      plot.querySelectorAll(".own.on").forEach(function (r) { r.classList.remove("on"); });
-    });
+  // A member's legend key or its row picks out its partitions (its colour class, e.g. "m3").
+  function pick(colour) {
+    if (!/^m\d+$/.test(colour || "")) return;
+    plot.classList.add("pick");
+    plot.querySelectorAll(".own." + colour).forEach(function (r) { r.classList.add("on"); });
+  }
+  function unpick() {
+    plot.classList.remove("pick");
+    plot.querySelectorAll(".own.on").forEach(function (r) { r.classList.remove("on"); });
+  }
+  document.querySelectorAll(".key[data-colour], #tl-plot g.mrow[data-colour]").forEach(function (el) {
+    el.addEventListener("mouseenter", function () { pick(el.getAttribute("data-colour")); });
+    el.addEventListener("mouseleave", unpick);
   });
+
+  // Filters: hide rows, move the rows below up (in the label column, the bars and the marks alike).
+  var memberFilter = document.getElementById("f-member");
+  var topicFilter = document.getElementById("f-topic");
+  var rowLayers = [labelSvg, plot.querySelector(".ts"), plot.querySelector(".marks")];
+  function rowsOf(layer) { return layer ? Array.prototype.slice.call(layer.querySelectorAll("g.row")) : []; }
+  var layers = rowLayers.map(rowsOf);
+  function shown(row) {
+    var member = memberFilter ? memberFilter.value : "";
+    var topic = topicFilter ? topicFilter.value : "";
+    if (row.classList.contains("mrow")) return !member || row.getAttribute("data-member") === member;
+    if (row.classList.contains("trow")) return !topic || row.getAttribute("data-topic") === topic;
+    if (row.classList.contains("prow")) {
+      if (topic && row.getAttribute("data-topic") !== topic) return false;
+      return !member || (" " + row.getAttribute("data-owners") + " ").indexOf(" " + member + " ") >= 0;
+    }
+    return true;
+  }
+  function applyFilters() {
+    var rows = layers[1];
+    var hidden = 0;
+    for (var i = 0; i < rows.length; i++) {
+      var visible = shown(rows[i]);
+      for (var l = 0; l < layers.length; l++) {
+        var el = layers[l][i];
+        if (!el) continue;
+        if (visible) {
+          el.removeAttribute("display");
+          el.setAttribute("transform", "translate(0 " + (-hidden) + ")");
+        } else el.setAttribute("display", "none");
+      }
+      if (!visible) hidden += Number(rows[i].getAttribute("data-h"));
+    }
+    var height = String(Math.max(20, fullHeight - hidden));
+    plot.setAttribute("height", height);
+    if (labelSvg) labelSvg.setAttribute("height", height);
+    grid.querySelectorAll("line").forEach(function (line) { line.setAttribute("y2", height); });
+    saveState();
+  }
+  if (memberFilter) memberFilter.addEventListener("change", applyFilters);
+  if (topicFilter) topicFilter.addEventListener("change", applyFilters);
+
+  // The explanation panel: one section per violation, opened from its flag, its ringed events and the checks.
+  var panel = document.getElementById("xpanel");
+  var openViolation = "";
+  function explain(number) {
+    if (!panel) return;
+    var found = false;
+    panel.querySelectorAll("section.explain").forEach(function (section) {
+      var match = section.getAttribute("data-v") === String(number);
+      section.hidden = !match;
+      found = found || match;
+    });
+    panel.hidden = !found;
+    openViolation = found ? String(number) : "";
+    saveState();
+  }
+  document.addEventListener("click", function (event) {
+    var target = event.target && event.target.closest ? event.target : null;
+    if (!target) return;
+    var trigger = target.closest("[data-explain]");
+    if (trigger) {
+      event.preventDefault();
+      explain(trigger.getAttribute("data-explain"));
+      return;
+    }
+    var span = target.closest("[data-span]");
+    if (span) {
+      var bounds = span.getAttribute("data-span").split(",");
+      document.getElementById("timeline").scrollIntoView();
+      showSpan(Number(bounds[0]), Number(bounds[1]));
+      return;
+    }
+    var mark = target.closest(".xsvg [data-row]");
+    if (mark && panel) {
+      var section = mark.closest("section.explain");
+      section.querySelectorAll("tr.xhl").forEach(function (tr) { tr.classList.remove("xhl"); });
+      var row = section.querySelector('tr[data-row="' + mark.getAttribute("data-row") + '"]');
+      if (row) { row.classList.add("xhl"); row.scrollIntoView({ block: "nearest" }); }
+    }
+  });
+  var closer = document.getElementById("xclose");
+  if (closer) closer.addEventListener("click", function () { explain(""); });
+  document.addEventListener("keydown", function (event) { if (event.key === "Escape" && panel && !panel.hidden) explain(""); });
+
+  // The view in the address bar: #from=S&to=S&zoom=X&member=M&topic=T&v=N (times in seconds of virtual time).
+  var restoring = true;
+  function saveState() {
+    if (restoring) return;
+    var fromMs = scroller.scrollLeft / k;
+    var toMs = Math.min(durationMs, (scroller.scrollLeft + viewWidth()) / k);
+    var parts = fitted ? [] : ["from=" + (fromMs / 1000).toFixed(3), "to=" + (toMs / 1000).toFixed(3), "zoom=" + (k / fitK()).toFixed(1)];
+    if (memberFilter && memberFilter.value) parts.push("member=" + encodeURIComponent(memberFilter.value));
+    if (topicFilter && topicFilter.value) parts.push("topic=" + encodeURIComponent(topicFilter.value));
+    if (openViolation) parts.push("v=" + openViolation);
+    var hash = parts.length ? "#" + parts.join("&") : "";
+    if (hash === location.hash || (!hash && !location.hash)) return;
+    try { history.replaceState(null, "", hash || location.pathname + location.search); } catch (e) { location.hash = hash; }
+  }
+  function restoreState() {
+    var params = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
+      var at = pair.indexOf("=");
+      if (at > 0) params[pair.slice(0, at)] = decodeURIComponent(pair.slice(at + 1));
+    });
+    if (memberFilter && params.member) memberFilter.value = params.member;
+    if (topicFilter && params.topic) topicFilter.value = params.topic;
+    if (params.member || params.topic) applyFilters();
+    var from = Number(params.from), to = Number(params.to), zoom = Number(params.zoom);
+    if (params.from !== undefined && params.to !== undefined && to > from) showSpan(from * 1000, to * 1000);
+    else if (zoom > 1) { zoomTo(fitK() * zoom, 0); scroller.scrollLeft = (Number(params.from) || 0) * 1000 * k; }
+    if (params.v) explain(params.v);
+  }
 
   window.addEventListener("resize", function () {
     if (fitted) { k = fitK(); layout(); } else drawAxis();
@@ -210,5 +336,8 @@ export const REPORT_SCRIPT = String.raw`
 
   k = fitK();
   layout();
+  restoreState();
+  restoring = false;
+  window.addEventListener("hashchange", function () { restoring = true; restoreState(); restoring = false; });
 })();
 `;

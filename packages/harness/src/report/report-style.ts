@@ -36,7 +36,7 @@ nav a{margin-right:16px;text-decoration:none;font-weight:550}
 .key[data-member]{cursor:default}
 .key svg{overflow:visible}
 .tl-scroll{overflow:auto;max-height:calc(100vh - 24px);border:1px solid var(--line);border-radius:6px;margin-top:8px;overscroll-behavior:contain}
-.tl-grid{display:grid}
+.tl-grid{display:grid;width:max-content}
 .tl-corner{position:sticky;left:0;top:0;z-index:4;background:#fff;border-bottom:1px solid var(--line);border-right:1px solid var(--line);font-size:11px;color:var(--muted);padding:10px 8px}
 .tl-axis{position:sticky;top:0;z-index:3;background:#fff;border-bottom:1px solid var(--line);display:block;cursor:crosshair}
 .tl-labels{position:sticky;left:0;z-index:2;background:#fff;border-right:1px solid var(--line);display:block}
@@ -93,6 +93,7 @@ svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Deja
 .target{fill:#57606a}
 .evmark use{stroke:#cf222e}
 .evmark{cursor:pointer}
+.flag{cursor:pointer}
 .flag circle{fill:#cf222e;stroke:#fff;stroke-width:1}
 .flag text{fill:#fff;font-size:10px;font-weight:700;text-anchor:middle}
 #tl-cursor{stroke:rgba(31,35,40,.4);stroke-width:1;pointer-events:none;display:none}
@@ -124,4 +125,38 @@ code.event{white-space:pre-wrap;word-break:break-all}
 .card{border:1px solid var(--line);border-radius:6px;padding:7px 10px;background:var(--panel)}
 .cv{font-size:16px;font-weight:650;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .ck{color:var(--muted);font-size:11.5px}
+.filter{font-size:12px;color:var(--muted);margin-left:8px}
+.filter select{font:inherit;color:var(--fg);margin-left:3px;max-width:160px}
+.rps{fill:rgba(26,127,55,.22);stroke:#1a7f37;stroke-width:1;vector-effect:non-scaling-stroke}
+.lag{fill:rgba(130,80,223,.18);stroke:#8250df;stroke-width:1;vector-effect:non-scaling-stroke}
+.sw-rps{fill:rgba(26,127,55,.5)}
+.sw-lag{fill:rgba(130,80,223,.5)}
+.hit{fill:transparent}
+.xpanel{position:fixed;top:0;right:0;bottom:0;width:min(1060px,97vw);overflow:auto;background:#fff;border-left:3px solid var(--red);box-shadow:-6px 0 24px rgba(31,35,40,.18);z-index:20;padding:0 16px 24px}
+.xbar{position:sticky;top:0;background:#fff;display:flex;gap:12px;align-items:center;padding:10px 0 8px;border-bottom:1px solid var(--line);z-index:1}
+.xbar button{margin-left:auto;font:inherit;font-size:18px;line-height:1;padding:2px 10px;border:1px solid var(--line);background:#fff;border-radius:6px;cursor:pointer}
+.explain h3{margin:12px 0 4px}
+.explain button{font:inherit;font-size:12px;padding:0 8px;border:1px solid var(--line);background:#fff;border-radius:6px;cursor:pointer}
+.xsvg{display:block;margin:6px 0;overflow:visible}
+.xgrid{stroke:rgba(140,149,159,.25)}
+.xtick{font-size:10px;fill:#57606a;text-anchor:middle}
+.xlane{stroke:#eaeef2}
+.xlabel{font-size:11px;fill:var(--fg);font-weight:600}
+.xstate{font-size:9px;fill:#1f2328;pointer-events:none}
+.xconflict{fill:rgba(207,34,46,.16)}
+.xmsg line{stroke:#57606a;stroke-width:1}
+.xmsg.odd line{stroke:#e8890c;stroke-dasharray:3 2}
+.xmsg.lost line,.xmsg.lost path{stroke:#cf222e;stroke-width:1.4;fill:none}
+.xmsg:hover line{stroke-width:2.5}
+.xev{fill:#0969da;stroke:#fff;stroke-width:.8;cursor:pointer}
+.xev-life{fill:#24292f}
+.xev-error,.xev-reject,.xev-lost{fill:#cf222e}
+.xlog{fill:#8250df}
+.xviolation{stroke:#cf222e;stroke-width:1.6;stroke-dasharray:6 3}
+.xtable{max-height:50vh;overflow:auto;border:1px solid var(--line);border-radius:6px}
+.xtable td{font-size:12px}
+tr.xk-log td{color:#6639ba}
+tr.xk-send td:nth-child(3){color:#24292f}
+tr.xnow td{background:#fff0ee}
+tr.xhl td{background:#fff8c5}
 `;

@@ -2,9 +2,10 @@ import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { HistoryEvent } from "../history/history-event.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import type { ReportData } from "./report-data.js";
-import { ReportExtractor, type ReportSummary } from "./report-extractor.js";
+import { ReportExtractor, type ReportInputs, type ReportSummary, withExplanations } from "./report-extractor.js";
 
 /** A run directory the report cannot read: one line for the user. */
 export class RunDirectoryError extends Error {
@@ -118,7 +119,7 @@ function readSpec(dir: string): SimulationSpec | null {
  * history line by line: a 10-minute chaos run's history is tens of
  * megabytes and is never held whole.
  */
-export async function readRunDirectory(dir: string): Promise<ReportData> {
+export async function readRunDirectory(dir: string, registry: ActorRegistry | null = null): Promise<ReportData> {
   if (!existsSync(dir)) throw new RunDirectoryError(`${dir}: no such directory`);
   if (!statSync(dir).isDirectory()) throw new RunDirectoryError(`${dir}: not a directory (give the run directory that --out wrote)`);
   const historyFile = join(dir, "history.jsonl");
@@ -131,8 +132,9 @@ export async function readRunDirectory(dir: string): Promise<ReportData> {
   const replay = existsSync(commandFile) ? (readFileSync(commandFile, "utf8").split("\n")[0]?.trim() ?? "") : "";
 
   let extractor: ReportExtractor | null = null;
+  let inputs: ReportInputs | null = null;
   let lineNumber = 0;
-  const lines = createInterface({ input: createReadStream(historyFile, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = historyLines(historyFile);
   for await (const line of lines) {
     lineNumber++;
     let value: unknown;
@@ -149,7 +151,8 @@ export async function readRunDirectory(dir: string): Promise<ReportData> {
         lines.close();
         throw new RunDirectoryError(`${historyFile}:1: not a kcsim history (the first line must be its header)`);
       }
-      extractor = new ReportExtractor({ header: { scenario: value.scenario, seed: value.seed }, spec, summary, replay: replay || null });
+      inputs = { header: { scenario: value.scenario, seed: value.seed }, spec, summary, replay: replay || null, rerunWith: registry };
+      extractor = new ReportExtractor(inputs);
       continue;
     }
     const problem = historyLineProblem(value);
@@ -167,12 +170,26 @@ export async function readRunDirectory(dir: string): Promise<ReportData> {
       );
     }
   }
-  if (extractor === null) throw new RunDirectoryError(`${historyFile}: empty (no header line)`);
+  if (extractor === null || inputs === null) throw new RunDirectoryError(`${historyFile}: empty (no header line)`);
+  let data: ReturnType<typeof extractor.finish>;
   try {
-    return extractor.finish();
+    data = extractor.finish();
   } catch (error) {
     throw new RunDirectoryError(
       `${historyFile}: the report cannot be built from this history (${error instanceof Error ? error.message : String(error)})`,
     );
   }
+  if (extractor.chains.planned) {
+    // The second pass: the events in the violations' windows (the first pass checked every line).
+    let index = -1;
+    for await (const line of historyLines(historyFile)) {
+      if (index >= 0) extractor.chains.collect(JSON.parse(line) as HistoryEvent, index);
+      index++;
+    }
+  }
+  return withExplanations(data, extractor, inputs);
+}
+
+function historyLines(file: string) {
+  return createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
 }

@@ -7,6 +7,10 @@ export const LABEL_WIDTH = 210;
 export const AXIS_HEIGHT = 34;
 /** Plot width the page starts with before the script fits it to the window, px. */
 export const INITIAL_PLOT_WIDTH = 1240;
+/** The narrowest a bar is drawn, px (at any zoom): intervals shorter than a pixel stay visible. */
+export const MIN_DRAWN_PX = 3;
+/** Bars shorter than the run / this may fall under MIN_DRAWN_PX at some zoom (the page can fit the run in 200 px). */
+const SHORT_FRACTION = 200 / MIN_DRAWN_PX;
 /** Average advance of a character of the 10 px labels, px: decides whether a label fits its segment. */
 const CHAR_WIDTH = 5.9;
 
@@ -56,22 +60,54 @@ export class TimelineCanvas {
   readonly #axis: string[] = [];
   readonly #bands: FullHeight[] = [];
   readonly #lines: FullHeight[] = [];
+  #rows = 0;
+  /** Rects shorter than this (ms) carry their true width, so the page can draw them at least MIN_DRAWN_PX wide. */
+  readonly #shortMs: number;
 
   constructor(durationUs: Micros, widthPx = INITIAL_PLOT_WIDTH) {
     this.durationUs = Math.max(durationUs, 1);
     this.pxPerMs = widthPx / (this.durationUs / 1000);
+    this.#shortMs = this.durationUs / 1000 / SHORT_FRACTION;
   }
 
   #x(us: Micros): string {
     return num((us / 1000) * this.pxPerMs, 1);
   }
 
-  /** A bar along time (scaled with the zoom). */
+  /**
+   * A bar along time (scaled with the zoom). A bar too short to see at some zoom (an 80 ms overlap in a
+   * 10-minute run is 0.2 px wide) is marked `short` with its true width: the page draws it at least
+   * MIN_DRAWN_PX wide whatever the zoom, and its tooltip keeps the true span.
+   */
   rect(fromUs: Micros, toUs: Micros, y: number, height: number, cls: string, tip?: string): void {
     const body = tip === undefined ? "/>" : `>${title(tip)}</rect>`;
+    const widthMs = Math.max(toUs - fromUs, 0) / 1000;
+    const short = widthMs < this.#shortMs && widthMs > 0;
+    const drawn = short ? Math.max(widthMs, MIN_DRAWN_PX / this.pxPerMs) : widthMs;
     this.#scaled.push(
-      `<rect x="${ms(fromUs)}" y="${num(y, 1)}" width="${ms(Math.max(toUs - fromUs, 0))}" height="${num(height, 1)}" class="${cls}"${body}`,
+      `<rect x="${ms(fromUs)}" y="${num(y, 1)}" width="${num(drawn)}" height="${num(height, 1)}" class="${cls}${short ? " short" : ""}"${short ? ` data-w="${num(widthMs)}"` : ""}${body}`,
     );
+  }
+
+  /**
+   * A row: everything `draw` puts on every layer (labels, bars, marks) goes into one group per layer
+   * carrying `attributes` and the row's extent, so the page can hide a row (the member and topic
+   * filters) and move the rows below it up.
+   */
+  row(cls: string, attributes: Readonly<Record<string, string>>, draw: () => void): void {
+    const r = this.#rows++;
+    const top = this.y;
+    const attrs = Object.entries(attributes)
+      .map(([name, value]) => ` ${name}="${escapeXml(value)}"`)
+      .join("");
+    const layers = [this.#labels, this.#scaled, this.#marks];
+    const opened = layers.map((layer) => layer.push("") - 1);
+    draw();
+    const open = `<g class="row ${cls}" data-r="${r}" data-y0="${num(top, 1)}" data-h="${num(this.y - top, 1)}"${attrs}>`;
+    layers.forEach((layer, i) => {
+      layer[opened[i] as number] = open;
+      layer.push("</g>");
+    });
   }
 
   /** A polyline along time: points as (time, y). */
@@ -84,16 +120,6 @@ export class TimelineCanvas {
   hline(fromUs: Micros, toUs: Micros, y: number, cls: string, tip?: string): void {
     const body = tip === undefined ? "/>" : `>${title(tip)}</line>`;
     this.#scaled.push(`<line x1="${ms(fromUs)}" x2="${ms(toUs)}" y1="${num(y, 1)}" y2="${num(y, 1)}" class="${cls}"${body}`);
-  }
-
-  /** Wraps what `draw` puts on the scaled layer in a group (a row the page and its tests can find). */
-  group(cls: string, attributes: Readonly<Record<string, string>>, draw: () => void): void {
-    const attrs = Object.entries(attributes)
-      .map(([name, value]) => ` ${name}="${escapeXml(value)}"`)
-      .join("");
-    this.#scaled.push(`<g class="${cls}"${attrs}>`);
-    draw();
-    this.#scaled.push("</g>");
   }
 
   /** A band across every lane (fault windows): drawn behind everything. */
@@ -122,10 +148,10 @@ export class TimelineCanvas {
     );
   }
 
-  /** A numbered flag on the time axis (a violation), linking to `href`. */
-  axisFlag(tUs: Micros, label: string, tip: string, href: string): void {
+  /** A numbered flag on the time axis (a violation): clicking it opens that violation's explanation. */
+  axisFlag(tUs: Micros, label: string, tip: string, violation: number): void {
     this.#axis.push(
-      `<a href="${escapeXml(href)}" class="pt flag" data-t="${ms(tUs)}" data-y="22" transform="translate(${this.#x(tUs)} 22)">${title(tip)}<circle r="8"/><text y="3.5">${escapeXml(label)}</text></a>`,
+      `<g class="pt flag" data-explain="${violation}" data-t="${ms(tUs)}" data-y="22" transform="translate(${this.#x(tUs)} 22)">${title(tip)}<circle r="8"/><text y="3.5">${escapeXml(label)}</text></g>`,
     );
   }
 
@@ -155,12 +181,14 @@ export class TimelineCanvas {
 
   /** A lane's heading: a title in the label column and a rule across the plot. */
   section(heading: string, note?: string): void {
-    const y = this.y;
-    this.#labels.push(`<text x="8" y="${y + 16}" class="sh">${escapeXml(heading)}</text>`);
-    this.#labels.push(`<line x1="0" x2="${LABEL_WIDTH}" y1="${y + 0.5}" y2="${y + 0.5}" class="rule"/>`);
-    this.hline(0, this.durationUs, y + 0.5, "rule");
-    if (note !== undefined) this.text(0, this.durationUs, y + 15, note, "note");
-    this.y += 22;
+    this.row("srow", {}, () => {
+      const y = this.y;
+      this.#labels.push(`<text x="8" y="${y + 16}" class="sh">${escapeXml(heading)}</text>`);
+      this.#labels.push(`<line x1="0" x2="${LABEL_WIDTH}" y1="${y + 0.5}" y2="${y + 0.5}" class="rule"/>`);
+      this.hline(0, this.durationUs, y + 0.5, "rule");
+      if (note !== undefined) this.text(0, this.durationUs, y + 15, note, "note");
+      this.y += 22;
+    });
   }
 
   get height(): number {

@@ -34,7 +34,9 @@ function legend(data: ReportData, colours: ReadonlyMap<string, string>): string 
     ...Object.keys(SERVER_STATE_COLOURS).filter((s) => serverSeen.has(s)),
     ...[...serverSeen].filter((s) => !(s in SERVER_STATE_COLOURS)),
   ];
-  const members = [...colours].map(([actor, cls]) => swatch(cls, actor, ` data-member="${escapeXml(actor)}"`)).join("");
+  const members = [...colours]
+    .map(([actor, cls]) => swatch(cls, actor, ` data-member="${escapeXml(actor)}" data-colour="${cls}"`))
+    .join("");
   return [
     `<div class="legend"><b>Members</b> <span class="hint">(hover to pick out a member's partitions)</span> ${members}</div>`,
     `<div class="legend"><b>States</b> ${states.map((s) => swatch(stateClass(s), s)).join("")}`,
@@ -55,6 +57,16 @@ function legend(data: ReportData, colours: ReadonlyMap<string, string>): string 
   ].join("");
 }
 
+/** The member and topic filters: a member shows its row and the partitions it ever owned; a topic its partitions. */
+function filters(data: ReportData, colours: ReadonlyMap<string, string>): string {
+  const option = (value: string) => `<option value="${escapeXml(value)}">${escapeXml(value)}</option>`;
+  const topics = [...new Set(data.ownership.map((r) => r.topic))];
+  return [
+    `<label class="filter">member <select id="f-member"><option value="">all</option>${[...colours.keys()].map(option).join("")}</select></label>`,
+    `<label class="filter">topic <select id="f-topic"><option value="">all</option>${topics.map(option).join("")}</select></label>`,
+  ].join("");
+}
+
 /**
  * The timeline section: every lane drawn on one time axis (faults, groups,
  * members, ownership), violations as numbered red lines, the legend, and
@@ -64,17 +76,17 @@ export function renderTimelineSection(data: ReportData): string {
   const canvas = new TimelineCanvas(data.run.durationUs);
   const colours = memberColours(data);
   drawFaultLane(canvas, data.faults, data.processes);
-  for (const group of data.groups) drawGroupLane(canvas, group);
+  for (const group of data.groups) drawGroupLane(canvas, group, data.progress.find((p) => p.groupId === group.groupId) ?? null);
   const eventMarks = new Map<string, EventMark[]>();
   for (const check of data.checks ?? []) {
     for (const v of check.violations) {
       const tip = `violation #${v.number} (${check.name}) at ${formatSeconds(v.tUs)}: ${v.message}`;
       canvas.vline(v.tUs, "vline", tip);
-      canvas.axisFlag(v.tUs, String(v.number), tip, `#v-${v.number}`);
+      canvas.axisFlag(v.tUs, String(v.number), `${tip} (click: why it happened)`, v.number);
       for (const event of v.events) {
         if (event.actor === null || event.tUs === null) continue;
         const list = eventMarks.get(event.actor) ?? [];
-        list.push({ tUs: event.tUs, tip: `violation #${v.number} (${check.name}): history line ${event.line}`, href: `#v-${v.number}` });
+        list.push({ tUs: event.tUs, tip: `violation #${v.number} (${check.name}): history line ${event.line}`, violation: v.number });
         eventMarks.set(event.actor, list);
       }
     }
@@ -85,7 +97,8 @@ export function renderTimelineSection(data: ReportData): string {
     `<section id="timeline"><h2>Timeline</h2>`,
     `<div class="toolbar"><button type="button" data-zoom="fit" title="fit the whole run">Fit</button><button type="button" data-zoom="out" title="zoom out">&minus;</button><button type="button" data-zoom="in" title="zoom in">+</button>`,
     `<span id="tl-zoom" class="readout">1&times;</span><span id="tl-time" class="readout"></span>`,
-    `<span class="hint">drag on the time axis to zoom into a span · Ctrl+wheel zooms · scroll to pan · hover any shape for details</span></div>`,
+    filters(data, colours),
+    `<span class="hint">drag on the time axis to zoom into a span · Ctrl+wheel zooms · scroll to pan · hover any shape for details · the address bar keeps the view</span></div>`,
     legend(data, colours),
     `<div class="tl-scroll" id="tl-scroll"><div class="tl-grid" style="grid-template-columns:${LABEL_WIDTH}px max-content">`,
     `<div class="tl-corner" style="height:${AXIS_HEIGHT}px">virtual time</div>`,

@@ -1,5 +1,7 @@
 import { join } from "node:path";
+import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { HistoryEvent } from "../history/history-event.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
 import { writeAtomic } from "../output/atomic-write.js";
 import type { ReportData } from "./report-data.js";
 import { extractReport, type ReportInputs } from "./report-extractor.js";
@@ -23,11 +25,11 @@ function write(dir: string, data: ReportData): WrittenReport {
 }
 
 /** Writes report.html into a run directory from a run that just finished (its events still in memory). */
-export function writeRunReport(dir: string, inputs: ReportInputs, events: Iterable<HistoryEvent>): WrittenReport {
+export function writeRunReport(dir: string, inputs: ReportInputs, events: readonly HistoryEvent[]): WrittenReport {
   return write(dir, extractReport(events, inputs));
 }
 
 /** Writes report.html into an existing run directory, from the files in it (`kcsim report DIR`). */
-export async function reportRunDirectory(dir: string): Promise<WrittenReport> {
-  return write(dir, await readRunDirectory(dir));
+export async function reportRunDirectory(dir: string, registry: ActorRegistry | null = DEFAULT_REGISTRY): Promise<WrittenReport> {
+  return write(dir, await readRunDirectory(dir, registry));
 }

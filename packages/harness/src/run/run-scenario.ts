@@ -1,7 +1,10 @@
 import { join } from "node:path";
-import type { CheckResult } from "../checkers/checker.js";
+import { DEFAULT_REGISTRY } from "../actors/registry.js";
+import type { Checker, CheckResult } from "../checkers/checker.js";
 import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
 import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js";
+import { loadRegistry, withDefaultActors } from "../hosts/worker/load-registry.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type RunMetrics, runMetrics } from "../metrics/run-metrics.js";
@@ -20,8 +23,10 @@ export interface RunOptions extends SpecOverrides {
   readonly out?: string;
   /** The command that replays this run, recorded with it. */
   readonly replayCommand?: string;
-  /** Worker hosts: actors per worker, time scale, logs. */
+  /** Worker hosts: actors per worker, time scale, logs; custom actors (a registry inline, a module path on every host). */
   readonly hostOptions?: HostOptions;
+  /** Checkers of the caller's own, registered for this run: they judge it besides the scenario's (or the default) ones. */
+  readonly checkers?: readonly Checker[];
 }
 
 /** What `kcsim run --json` prints: later issues add fields, never rename these. */
@@ -37,14 +42,29 @@ export interface RunSummary {
   readonly interruptedAtMs?: number;
 }
 
-export function judge(result: RunResult, spec: SimulationSpec, names: readonly string[]): Record<string, CheckResult> {
+export function judge(
+  result: Pick<RunResult, "events">,
+  spec: SimulationSpec,
+  names: readonly string[],
+  checkers: ReadonlyMap<string, Checker> = CHECKERS,
+): Record<string, CheckResult> {
   const checks: Record<string, CheckResult> = {};
   for (const name of names) {
-    const checker = CHECKERS.get(name);
-    if (checker === undefined) throw new ScenarioError(`unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
+    const checker = checkers.get(name);
+    if (checker === undefined) throw new ScenarioError(`unknown checker '${name}' (known: ${[...checkers.keys()].join(", ")})`);
     checks[name] = checker.check(result.events, spec);
   }
   return checks;
+}
+
+/** kcsim's checkers and the caller's, by name; a caller's checker may not take a name kcsim uses. */
+export function checkersWith(custom: readonly Checker[] = []): ReadonlyMap<string, Checker> {
+  const all = new Map(CHECKERS);
+  for (const checker of custom) {
+    if (all.has(checker.name)) throw new ScenarioError(`checker '${checker.name}' is registered twice (kcsim has one of that name)`);
+    all.set(checker.name, checker);
+  }
+  return all;
 }
 
 export async function runSpec(
@@ -61,12 +81,14 @@ export async function runSpec(
 /** Runs a validated scenario in a host, judges it, and writes the run directory when asked. */
 export async function runScenario(scenario: ScenarioFile, options: RunOptions): Promise<{ summary: RunSummary; result: RunResult }> {
   const spec = toSimulationSpec(scenario, options);
-  const checkerNames =
+  const checkers = checkersWith(options.checkers);
+  const listed =
     scenario.checkers ??
     (scenario.groups === undefined ? DEFAULT_CHECKERS : [...GROUP_CHECKERS, ...(scenario.producers === undefined ? [] : DATA_CHECKERS)]);
+  const checkerNames = [...listed, ...(options.checkers ?? []).map((c) => c.name).filter((name) => !listed.includes(name))];
   for (const name of checkerNames)
-    if (!CHECKERS.has(name))
-      throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
+    if (!checkers.has(name))
+      throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...checkers.keys()].join(", ")})`);
   // Created, writable and cleared of an earlier run's files before the run, so nothing is lost after it.
   if (options.out !== undefined) prepareRunDir("--out", options.out);
   const lines: string[] = [];
@@ -85,7 +107,7 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     seed: spec.seed,
     host: options.host,
     historyHash: result.historyHash,
-    checks: judge(result, judged, checkerNames),
+    checks: judge(result, judged, checkerNames, checkers),
     metrics: runMetrics(result, judged),
     replay: options.replayCommand ?? "",
     ...(result.interruptedAtUs !== undefined ? { interruptedAtMs: result.interruptedAtUs / 1000 } : {}),
@@ -98,7 +120,23 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     if (result.recordingText !== undefined) writeAtomic(join(options.out, "recording.jsonl"), result.recordingText);
     // The resolved spec: fault windows and group topology for the report (kcsim report DIR reads it too).
     writeAtomic(join(options.out, "spec.json"), `${JSON.stringify(spec)}\n`);
-    writeRunReport(options.out, { header: { scenario: spec.scenario, seed: spec.seed }, spec, summary }, result.events);
+    writeRunReport(
+      options.out,
+      {
+        header: { scenario: spec.scenario, seed: spec.seed },
+        spec,
+        summary,
+        rerunWith: await registryOf(options.hostOptions ?? {}),
+        descriptions: new Map((options.checkers ?? []).map((c) => [c.name, c.description])),
+      },
+      result.events,
+    );
   }
   return { summary, result };
+}
+
+/** The actor kinds a run used, as this thread can build them (the report re-runs the spec with them). */
+async function registryOf(options: HostOptions): Promise<ActorRegistry> {
+  if (options.registry !== undefined) return withDefaultActors(options.registry);
+  return options.registryModule === undefined || options.registryModule === null ? DEFAULT_REGISTRY : loadRegistry(options.registryModule);
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { KAFKA_SETTINGS_KEYWORD, type KafkaSettingsKind } from "./kafka-settings-schema.js";
 import {
   MAX_DURATION_MS,
   MAX_MEMBERS,
@@ -14,283 +15,540 @@ import {
  * The scenario file format (JSON). Times are milliseconds of virtual time.
  * Every object is closed (unknown keys are errors), so a typo in a fault or
  * a setting is reported instead of silently ignored.
+ *
+ * This TypeBox schema is also the source of the JSON Schema shipped at
+ * schema/scenario.schema.json (`kcsim schema` writes it): every field
+ * carries a description, and every settings object names the ConfigDef its
+ * settings follow, which the JSON Schema expands into one property per
+ * Kafka setting with its default and bounds.
  */
 const Closed = { additionalProperties: false } as const;
-const Ms = Type.Number({ minimum: 0, maximum: MAX_TIME_MS });
-/** A time that must be above zero (a scale). */
-const PositiveMs = Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIME_MS });
-const Probability = Type.Number({ minimum: 0, maximum: 1 });
-const Names = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
+const Ms = (description: string) =>
+  Type.Number({ minimum: 0, maximum: MAX_TIME_MS, description: `${description} Milliseconds of virtual time, 0 to ${MAX_TIME_MS}.` });
+const Probability = (description: string) => Type.Number({ minimum: 0, maximum: 1, description: `${description} 0 to 1.` });
+const Names = (description: string) =>
+  Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: `${description} Actor ids or globs with *.` });
+const Protocol = (description: string) =>
+  Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")], {
+    description: `${description} "consumer": KIP-848 (Kafka's group.protocol=consumer); "eager" / "cooperative": the classic protocol (group.protocol=classic) with the range / cooperative-sticky assignor.`,
+  });
+/** A settings object whose keys are Kafka's setting names, resolved by the ConfigDef `kind`. */
+const KafkaSettings = (kind: KafkaSettingsKind, description: string) =>
+  Type.Record(Type.String(), Type.Unknown(), { description, [KAFKA_SETTINGS_KEYWORD]: kind });
+/** A settings object of kcsim's own (application, record source, workload): described in words. */
+const Settings = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
-export const DelaySchema = Type.Union([
-  Type.Object({ dist: Type.Literal("fixed"), ms: Ms }, Closed),
-  Type.Object({ dist: Type.Literal("uniform"), minMs: Ms, maxMs: Ms }, Closed),
-  Type.Object({ dist: Type.Literal("normal"), meanMs: Ms, stddevMs: Ms }, Closed),
-  Type.Object({ dist: Type.Literal("exponential"), meanMs: Ms }, Closed),
-  Type.Object({ dist: Type.Literal("pareto"), scaleMs: PositiveMs, shape: Type.Number({ minimum: 0.01, maximum: 1000 }) }, Closed),
-]);
+const delayOf = (what: string) =>
+  Type.Union(
+    [
+      Type.Object(
+        { dist: Type.Literal("fixed", { description: "Always the same delay." }), ms: Ms("The delay.") },
+        { ...Closed, description: "A fixed delay." },
+      ),
+      Type.Object(
+        {
+          dist: Type.Literal("uniform", { description: "Uniform between minMs and maxMs." }),
+          minMs: Ms("The shortest delay."),
+          maxMs: Ms("The longest delay."),
+        },
+        { ...Closed, description: "A uniform delay." },
+      ),
+      Type.Object(
+        {
+          dist: Type.Literal("normal", { description: "Normal (Gaussian), cut at 0." }),
+          meanMs: Ms("The mean."),
+          stddevMs: Ms("The standard deviation."),
+        },
+        { ...Closed, description: "A normally distributed delay." },
+      ),
+      Type.Object(
+        { dist: Type.Literal("exponential", { description: "Exponential (memoryless)." }), meanMs: Ms("The mean.") },
+        { ...Closed, description: "An exponentially distributed delay." },
+      ),
+      Type.Object(
+        {
+          dist: Type.Literal("pareto", { description: "Pareto: a heavy tail (rare, very long delays)." }),
+          scaleMs: Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIME_MS, description: "The scale (the smallest delay), ms > 0." }),
+          shape: Type.Number({ minimum: 0.01, maximum: 1000, description: "The shape (smaller: heavier tail), 0.01 to 1000." }),
+        },
+        { ...Closed, description: "A Pareto-distributed delay." },
+      ),
+    ],
+    { description: what },
+  );
 
-const NetworkModeSchema = Type.Union([Type.Literal("connection"), Type.Literal("datagram")]);
+export const DelaySchema = delayOf("A delay distribution.");
+
+const NetworkModeSchema = Type.Union([Type.Literal("connection"), Type.Literal("datagram")], {
+  description: '"connection" (TCP-like connections, the default) or "datagram" (each message on its own).',
+});
 
 export const MessageFaultSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1 }),
-    from: Type.Optional(Names),
-    to: Type.Optional(Names),
-    types: Type.Optional(Names),
-    startMs: Type.Optional(Ms),
-    endMs: Type.Optional(Ms),
-    drop: Type.Optional(
-      Type.Union([
-        Type.Object({ probability: Probability }, Closed),
-        Type.Object(
-          {
-            gilbertElliott: Type.Object(
-              { pGoodToBad: Probability, pBadToGood: Probability, lossInGood: Probability, lossInBad: Probability },
-              Closed,
-            ),
-          },
-          Closed,
-        ),
-      ]),
+    name: Type.String({ minLength: 1, description: "The fault's name: the history's send records name the fault that touched them." }),
+    from: Type.Optional(Names("Senders it applies to (default: any).")),
+    to: Type.Optional(Names("Receivers it applies to (default: any).")),
+    types: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: "Message types it applies to, e.g. ConsumerGroupHeartbeatResponse, or globs with * (default: any).",
+      }),
     ),
-    delay: Type.Optional(DelaySchema),
-    duplicate: Type.Optional(Type.Object({ probability: Probability, delay: Type.Optional(DelaySchema) }, Closed)),
-    reorder: Type.Optional(Type.Object({ probability: Probability, delay: DelaySchema }, Closed)),
-    bandwidth: Type.Optional(Type.Object({ bytesPerSecond: Type.Number({ minimum: 1, maximum: 1e12 }) }, Closed)),
+    startMs: Type.Optional(Ms("Sends at or after this time are affected (default 0).")),
+    endMs: Type.Optional(Ms("Sends before this time are affected (default: to the end of the run; a fault without an end never heals).")),
+    drop: Type.Optional(
+      Type.Union(
+        [
+          Type.Object({ probability: Probability("The chance that a message is lost.") }, { ...Closed, description: "Independent loss." }),
+          Type.Object(
+            {
+              gilbertElliott: Type.Object(
+                {
+                  pGoodToBad: Probability("Per message, the chance the link turns bad."),
+                  pBadToGood: Probability("Per message, the chance a bad link recovers."),
+                  lossInGood: Probability("Loss while the link is good."),
+                  lossInBad: Probability("Loss while the link is bad."),
+                },
+                { ...Closed, description: "A two-state Markov chain per link, advanced once per message." },
+              ),
+            },
+            { ...Closed, description: "Burst loss (Gilbert-Elliott)." },
+          ),
+        ],
+        {
+          description:
+            "Lose messages. On connections (the default network) a loss breaks the connection the message rides: it and everything after it on that connection are lost, and both ends notice after a drawn delay.",
+        },
+      ),
+    ),
+    delay: Type.Optional(delayOf("Add this delay to every matching message (on a connection it holds back everything behind it).")),
+    duplicate: Type.Optional(
+      Type.Object(
+        {
+          probability: Probability("The chance that a message is delivered twice."),
+          delay: Type.Optional(delayOf("How much later the copy arrives (default: with the original).")),
+        },
+        { ...Closed, description: "Deliver messages twice (datagram network only)." },
+      ),
+    ),
+    reorder: Type.Optional(
+      Type.Object(
+        {
+          probability: Probability("The chance that a message is held back."),
+          delay: delayOf("How long it is held back: it may overtake or be overtaken."),
+        },
+        { ...Closed, description: "Hold messages back so that they leave FIFO order (datagram network only)." },
+      ),
+    ),
+    bandwidth: Type.Optional(
+      Type.Object(
+        {
+          bytesPerSecond: Type.Number({
+            minimum: 1,
+            maximum: 1e12,
+            description: "Encoded frame bytes per second on each link, 1 to 1e12.",
+          }),
+        },
+        { ...Closed, description: "Serialise matching messages on each link at this rate." },
+      ),
+    ),
     corrupt: Type.Optional(
-      Type.Object({ probability: Probability, mode: Type.Union([Type.Literal("truncate"), Type.Literal("garbage")]) }, Closed),
+      Type.Object(
+        {
+          probability: Probability("The chance that a frame is damaged."),
+          mode: Type.Union([Type.Literal("truncate"), Type.Literal("garbage")], {
+            description: '"truncate": cut the frame short; "garbage": replace it with bytes that are not msgpack.',
+          }),
+        },
+        { ...Closed, description: "Damage frames in flight: the receiver counts and drops them." },
+      ),
     ),
   },
-  Closed,
+  {
+    ...Closed,
+    description: "A message fault: applies to a message whose sender, receiver, type and send time all match.",
+  },
 );
 
 export const PartitionSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1 }),
-    a: Names,
-    b: Names,
-    direction: Type.Union([Type.Literal("two-way"), Type.Literal("a-to-b"), Type.Literal("b-to-a")]),
-    startMs: Ms,
-    endMs: Ms,
+    name: Type.String({ minLength: 1, description: "The partition's name: blocked sends name it." }),
+    a: Names("One side."),
+    b: Names("The other side."),
+    direction: Type.Union([Type.Literal("two-way"), Type.Literal("a-to-b"), Type.Literal("b-to-a")], {
+      description: '"two-way" blocks both directions; "a-to-b" only messages from a to b; "b-to-a" the reverse.',
+    }),
+    startMs: Ms("When it starts."),
+    endMs: Ms("When it heals."),
   },
-  Closed,
+  { ...Closed, description: "A network partition between two sets of actors." },
 );
 
 export const NemesisStepSchema = Type.Object(
   {
-    atMs: Ms,
-    actor: Type.String({ minLength: 1 }),
-    action: Type.Union([
-      Type.Literal("crash"),
-      Type.Literal("restart"),
-      Type.Literal("pause"),
-      Type.Literal("resume"),
-      Type.Literal("clock-step"),
-      Type.Literal("command"),
-    ]),
-    deltaMs: Type.Optional(Type.Number({ minimum: -MAX_TIME_MS, maximum: MAX_TIME_MS })),
-    command: Type.Optional(Type.Object({ command: Type.String({ minLength: 1 }) }, { additionalProperties: true })),
+    atMs: Ms("When the step happens."),
+    actor: Type.String({ minLength: 1, description: "The actor it happens to (its id)." }),
+    action: Type.Union(
+      [
+        Type.Literal("crash"),
+        Type.Literal("restart"),
+        Type.Literal("pause"),
+        Type.Literal("resume"),
+        Type.Literal("clock-step"),
+        Type.Literal("command"),
+      ],
+      {
+        description:
+          '"crash": the process dies (volatile state lost, the durable log kept); "restart": it starts again; "pause" / "resume": the whole process stops and goes on (no heartbeats); "clock-step": its clock jumps by deltaMs; "command": tell the actor something, e.g. {"command": "pause-app"} pauses a member\'s application thread (heartbeats go on), {"command": "close"} closes a consumer.',
+      },
+    ),
+    deltaMs: Type.Optional(
+      Type.Number({
+        minimum: -MAX_TIME_MS,
+        maximum: MAX_TIME_MS,
+        description: "clock-step: how far the clock jumps, ms (negative: back). Required for clock-step.",
+      }),
+    ),
+    command: Type.Optional(
+      Type.Object(
+        { command: Type.String({ minLength: 1, description: "The command's name, e.g. pause-app, resume-app, close." }) },
+        {
+          additionalProperties: true,
+          description: "command: what to tell the actor, with the command's own fields. Required for command.",
+        },
+      ),
+    ),
   },
-  Closed,
+  { ...Closed, description: "A process fault or command at a time (the nemesis)." },
 );
 
 /** Actor ids name log files and appear in commands: letters, digits and . _ : - only. */
 const ACTOR_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
-const ActorIdPrefix = Type.String({ minLength: 1, maxLength: 200, pattern: ACTOR_ID_PATTERN });
 
 export const ActorSchema = Type.Object(
   {
-    id: Type.String({ minLength: 1, maxLength: 200, pattern: ACTOR_ID_PATTERN }),
-    kind: Type.String({ minLength: 1 }),
-    config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    startAtMs: Type.Optional(Ms),
+    id: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: ACTOR_ID_PATTERN,
+      description: "The actor's id: letters, digits, '.', '_', ':' and '-', starting with a letter or digit.",
+    }),
+    kind: Type.String({
+      minLength: 1,
+      description:
+        "The actor kind: one of kcsim's (pinger, ponger, consumer, classic-consumer, group-coordinator, broker, controller, producer, transaction-coordinator) or a custom kind of the actor registry the run is given.",
+    }),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The kind's JSON config (default {})." })),
+    startAtMs: Type.Optional(Ms("When it starts (default 0).")),
   },
-  Closed,
+  { ...Closed, description: "One actor, built from its kind with a JSON config." },
 );
-
-const Settings = Type.Record(Type.String(), Type.Unknown());
 
 /** The Kafka cluster of a scenario: coordinators (and, with the data path, brokers) and topics. */
 export const ClusterSchema = Type.Object(
   {
-    /** Group coordinator actors: coordinator-0 .. coordinator-(n-1); a group lives on partitionFor(group) mod n. */
-    coordinators: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
-    /** Data brokers broker-0 .. broker-(n-1) and one controller: the data path (partition leaders, replication). 0 = none. */
-    brokers: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-    /**
-     * Transaction coordinators txn-coordinator-0 .. txn-coordinator-(n-1) (needs brokers): transactional
-     * producers and consume-process-produce groups with a transactional output. 0 = none.
-     */
-    transactionCoordinators: Type.Optional(Type.Integer({ minimum: 0, maximum: 50 })),
+    coordinators: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 50,
+        description:
+          "Group coordinator actors coordinator-0 .. coordinator-(n-1); a group lives on coordinator partitionFor(group.id) mod n (Kafka: the leader of its __consumer_offsets partition). Default 1; 1 to 50.",
+      }),
+    ),
+    brokers: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 100,
+        description:
+          "Data brokers broker-0 .. broker-(n-1) and one controller: the data path (partition leaders, replication, fetch sessions). Default 0 (none: groups read synthetic records); 0 to 100.",
+      }),
+    ),
+    transactionCoordinators: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 50,
+        description:
+          "Transaction coordinators txn-coordinator-0 .. txn-coordinator-(n-1) (needs brokers): transactional producers and consume-process-produce groups with a transactional output. Default 0; 0 to 50.",
+      }),
+    ),
     topics: Type.Array(
       Type.Object(
         {
-          /** Kafka's legal topic names: up to 249 of [a-zA-Z0-9._-], not "." or "..". */
-          name: Type.String({ minLength: 1, maxLength: 249, pattern: "^[a-zA-Z0-9._-]+$" }),
-          partitions: Type.Integer({ minimum: 1, maximum: MAX_PARTITIONS }),
-          id: Type.Optional(Type.String({ minLength: 1 })),
-          /** Replicas per partition (default min(3, brokers)). */
-          replicationFactor: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          name: Type.String({
+            minLength: 1,
+            maxLength: 249,
+            pattern: "^[a-zA-Z0-9._-]+$",
+            description: "The topic's name: Kafka's legal names, up to 249 of [a-zA-Z0-9._-], not '.' or '..'.",
+          }),
+          partitions: Type.Integer({
+            minimum: 1,
+            maximum: MAX_PARTITIONS,
+            description: `Its partition count (Kafka's num.partitions for this topic), 1 to ${MAX_PARTITIONS}.`,
+          }),
+          id: Type.Optional(Type.String({ minLength: 1, description: "Its topic id (default: derived from the name)." })),
+          replicationFactor: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 100,
+              description: "Replicas per partition (Kafka's replication.factor); default min(3, brokers); at most brokers.",
+            }),
+          ),
         },
-        Closed,
+        { ...Closed, description: "A topic." },
+      ),
+      { description: "The cluster's topics." },
+    ),
+    broker: Type.Optional(
+      KafkaSettings(
+        "broker",
+        "Broker settings, by Kafka's names (e.g. \"group.consumer.session.timeout.ms\"), for the coordinators, brokers and transaction coordinators. Default {} (Kafka's defaults).",
       ),
     ),
-    /** Broker settings (Kafka names), e.g. "group.consumer.session.timeout.ms". */
-    broker: Type.Optional(Settings),
   },
-  Closed,
+  { ...Closed, description: "The Kafka cluster: group coordinators, optional data brokers and transaction coordinators, and topics." },
 );
 
 /** A consumer group, expanded into member actors `<idPrefix>1 .. <idPrefix>N`. */
 export const GroupSchema = Type.Object(
   {
-    groupId: Type.String({ minLength: 1 }),
-    /** "consumer" = KIP-848; "eager" / "cooperative" = the classic protocol with range / cooperative-sticky. */
-    protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
-    members: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }),
-    idPrefix: Type.Optional(ActorIdPrefix),
-    /** Give every member a group.instance.id (its actor id): static membership. */
-    static: Type.Optional(Type.Boolean()),
-    subscription: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-    /** Consumer settings (Kafka names) for every member. */
-    consumer: Type.Optional(Settings),
-    /**
-     * The application: processing time per record, callback durations, commit mode, and what it does with each
-     * batch: mode ("poll" | "consume-process-produce"), output ({topic, transactional, producer}), sink
-     * ("append" | "upsert"). See the member's ApplicationConfig.
-     */
-    app: Type.Optional(Settings),
-    /** Where records come from: {"kind": "synthetic", ...} or the data path. */
-    source: Type.Optional(Settings),
-    startAtMs: Type.Optional(Ms),
-    /** Start members this far apart (member i at startAtMs + (i-1) * staggerMs). */
-    staggerMs: Type.Optional(Ms),
-    /** Members that join later: `count` more members at `atMs`. */
-    joins: Type.Optional(Type.Array(Type.Object({ atMs: Ms, count: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }) }, Closed))),
-    /**
-     * Rolling replacements: at `atMs` member N closes (leaves the group) and a
-     * new process `<id>-r` joins under `protocol` (a rolling upgrade from the
-     * classic protocol to the consumer protocol, or back).
-     */
+    groupId: Type.String({ minLength: 1, description: "The group's id (Kafka's group.id)." }),
+    protocol: Type.Optional(Protocol('The rebalance protocol (default "consumer").')),
+    members: Type.Integer({
+      minimum: 1,
+      maximum: MAX_MEMBERS,
+      description: `How many members start: actors <idPrefix>1 .. <idPrefix>N. 1 to ${MAX_MEMBERS}.`,
+    }),
+    idPrefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: ACTOR_ID_PATTERN,
+        description: 'The members\' actor id prefix (default "member-").',
+      }),
+    ),
+    static: Type.Optional(
+      Type.Boolean({
+        description: "Give every member a group.instance.id (its actor id): static membership (KIP-345). Default false.",
+      }),
+    ),
+    subscription: Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 1,
+      description: "The topics every member subscribes to (topics of the cluster).",
+    }),
+    consumer: Type.Optional(
+      KafkaSettings(
+        "consumer",
+        "Consumer settings for every member, by Kafka's names (group.id, client.id, group.protocol and group.instance.id are set from the group). Default {} (Kafka's defaults).",
+      ),
+    ),
+    app: Type.Optional(
+      Settings(
+        'The application around each consumer: processingMsPerRecord (default 1), pollTimeoutMs (default 1000, > 0), revokeCallbackMs / assignCallbackMs / lostCallbackMs (time spent in the rebalance listener, default 0), commit ("auto" = enable.auto.commit, "sync-after-batch", "none"), mode ("poll", or "consume-process-produce" with output {topic, transactional, producer} and sink "append" | "upsert").',
+      ),
+    ),
+    source: Type.Optional(
+      Settings(
+        'Where records come from: {"kind": "synthetic", "recordsPerSecondPerPartition": 10, "recordBytes": 100} (default: an in-memory log per partition that grows at that rate) or {"kind": "fetch"} (the data brokers through the real fetcher; needs cluster.brokers).',
+      ),
+    ),
+    startAtMs: Type.Optional(Ms("When the first member starts (default 0).")),
+    staggerMs: Type.Optional(Ms("Start members this far apart: member i at startAtMs + (i-1) * staggerMs (default 0).")),
+    joins: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            atMs: Ms("When they join."),
+            count: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS, description: "How many members join, >= 1." }),
+          },
+          { ...Closed, description: "count more members start at atMs." },
+        ),
+        { description: "Members that join later, numbered after the first ones." },
+      ),
+    ),
     replacements: Type.Optional(
       Type.Array(
         Type.Object(
           {
-            member: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }),
-            atMs: Ms,
-            protocol: Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")]),
+            member: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS, description: "The member number (1-based) that is replaced." }),
+            atMs: Ms("When the member closes; its replacement starts half a second later."),
+            protocol: Protocol("The protocol the replacement process speaks."),
           },
-          Closed,
+          { ...Closed, description: "A rolling replacement: member N closes (leaves the group) and a new process <id>-r joins." },
         ),
+        { description: "Rolling replacements, e.g. a rolling upgrade from the classic protocol to the consumer protocol." },
       ),
     ),
-    /** Per-member overrides by member number (1-based): consumer settings and app. */
     overrides: Type.Optional(
       Type.Array(
         Type.Object(
-          { member: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }), consumer: Type.Optional(Settings), app: Type.Optional(Settings) },
-          Closed,
+          {
+            member: Type.Integer({ minimum: 1, maximum: MAX_MEMBERS, description: "The member number (1-based)." }),
+            consumer: Type.Optional(KafkaSettings("consumer", "Consumer settings of this member, over the group's.")),
+            app: Type.Optional(Settings("Application settings of this member, over the group's (see the group's app).")),
+          },
+          { ...Closed, description: "Settings of one member." },
         ),
+        { description: "Per-member overrides by member number." },
       ),
     ),
   },
-  Closed,
+  { ...Closed, description: "A consumer group, expanded into member actors <idPrefix>1 .. <idPrefix>N." },
 );
 
 /** Producers `<idPrefix>1 .. <idPrefix>N` writing a workload to the brokers. */
 export const ProducerGroupSchema = Type.Object(
   {
-    count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PRODUCERS })),
-    idPrefix: Type.Optional(ActorIdPrefix),
-    /** Producer settings (Kafka names), e.g. "acks", "linger.ms". */
-    producer: Type.Optional(Settings),
-    /** {topic, recordsPerSecond, keys, valueBytes, bursts, stopAtMs}: see the producer actor. */
-    workload: Settings,
-    /**
-     * Transactions ({recordsPerTransaction, transactionMs, abortRatio}: see the producer actor): each producer gets
-     * transactional.id = its actor id (or producer["transactional.id"] + "-" + its number) and the cluster's
-     * transaction coordinators.
-     */
-    transaction: Type.Optional(Settings),
-    startAtMs: Type.Optional(Ms),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PRODUCERS, description: "How many producers (default 1)." })),
+    idPrefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: ACTOR_ID_PATTERN,
+        description: 'The producers\' actor id prefix (default "producer-").',
+      }),
+    ),
+    producer: Type.Optional(KafkaSettings("producer", 'Producer settings, by Kafka\'s names (e.g. "acks", "linger.ms"). Default {}.')),
+    workload: Settings(
+      'What each producer sends: {"topic", "recordsPerSecond", "keys": {"count", "dist": "uniform" | "zipf", "exponent"} | null, "valueBytes": {"dist": "fixed", "bytes"} (or uniform, normal, exponential, pareto in bytes), "bursts": [{"atMs", "durationMs", "recordsPerSecond"}], "stopAtMs"}.',
+    ),
+    transaction: Type.Optional(
+      Settings(
+        'Run the workload in transactions: {"recordsPerTransaction" (default 100), "transactionMs", "abortRatio" (0 to 1, default 0)}; each producer gets transactional.id = its actor id (or producer["transactional.id"] + "-" + its number). Needs cluster.transactionCoordinators.',
+      ),
+    ),
+    startAtMs: Type.Optional(Ms("When they start (default 0).")),
   },
-  Closed,
+  { ...Closed, description: "Producers <idPrefix>1 .. <idPrefix>N writing a workload to the data brokers." },
 );
 
 export const ScenarioSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1 }),
-    description: Type.Optional(Type.String()),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SEED })),
-    durationMs: Type.Number({ exclusiveMinimum: 0, maximum: MAX_DURATION_MS }),
-    codec: Type.Optional(Type.Boolean()),
-    /**
-     * How messages travel. "connection" (the default): TCP-like connections
-     * with Kafka's semantics (in order, at most once, one request served at a
-     * time per connection); "datagram": each message dropped, duplicated,
-     * reordered or delayed on its own (stress beyond what TCP allows). The
-     * object form also sets the latency and how long a broken connection
-     * takes to notice.
-     */
+    $schema: Type.Optional(
+      Type.String({
+        description: "The JSON Schema this file follows (for editors), e.g. ../schema/scenario.schema.json. Ignored by kcsim.",
+      }),
+    ),
+    name: Type.String({ minLength: 1, description: "The scenario's name: in every history, summary and report." }),
+    description: Type.Optional(Type.String({ description: "What the scenario shows, in a sentence or two." })),
+    seed: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SEED,
+        description: "The run seed when none is given (--seed wins). Default 1; a safe integer >= 0.",
+      }),
+    ),
+    durationMs: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: MAX_DURATION_MS,
+      description: `How long the run lasts, ms of virtual time, > 0 and at most ${MAX_DURATION_MS}.`,
+    }),
+    codec: Type.Optional(
+      Type.Boolean({ description: "Pass messages through the msgpack codec (copy semantics). Default true; false only for benchmarks." }),
+    ),
     network: Type.Optional(
-      Type.Union([
-        NetworkModeSchema,
-        Type.Object(
-          {
-            mode: Type.Optional(NetworkModeSchema),
-            minLatencyMs: Type.Optional(Type.Number({ minimum: MIN_LATENCY_MS, maximum: MAX_TIME_MS })),
-            latency: Type.Optional(DelaySchema),
-            breakDetection: Type.Optional(DelaySchema),
-          },
-          Closed,
-        ),
-      ]),
+      Type.Union(
+        [
+          NetworkModeSchema,
+          Type.Object(
+            {
+              mode: Type.Optional(NetworkModeSchema),
+              minLatencyMs: Type.Optional(
+                Type.Number({
+                  minimum: MIN_LATENCY_MS,
+                  maximum: MAX_TIME_MS,
+                  description:
+                    "No message arrives sooner than this (the lookahead the lockstep host runs in parallel within), ms. Default 0.5.",
+                }),
+              ),
+              latency: Type.Optional(delayOf("The base latency of every message. Default uniform 0.5 to 1.5 ms.")),
+              breakDetection: Type.Optional(
+                delayOf("How long each end of a broken connection takes to notice the break. Default uniform 1 to 1000 ms."),
+              ),
+            },
+            { ...Closed, description: "The network, with its latencies." },
+          ),
+        ],
+        {
+          description:
+            'How messages travel. "connection" (the default): each client talks to a server over a connection with TCP\'s and Kafka\'s semantics (in order, at most once, one request served at a time; a loss breaks it, a partition holds its bytes back). "datagram": each message is dropped, duplicated, reordered or delayed on its own (stress beyond what TCP allows). The object form also sets the latencies.',
+        },
+      ),
     ),
     restartPolicy: Type.Optional(
-      Type.Union([
-        Type.Object({ mode: Type.Literal("stop") }, Closed),
-        Type.Object({ mode: Type.Literal("ignore") }, Closed),
-        Type.Object(
-          { mode: Type.Literal("restart"), delayMs: Type.Number({ minimum: MIN_RESTART_DELAY_MS, maximum: MAX_TIME_MS }) },
-          Closed,
-        ),
-      ]),
+      Type.Union(
+        [
+          Type.Object(
+            { mode: Type.Literal("stop", { description: "An actor that throws stays down." }) },
+            { ...Closed, description: "Stop." },
+          ),
+          Type.Object(
+            { mode: Type.Literal("ignore", { description: "An actor that throws goes on as if nothing happened." }) },
+            { ...Closed, description: "Ignore." },
+          ),
+          Type.Object(
+            {
+              mode: Type.Literal("restart", { description: "An actor that throws crashes and restarts." }),
+              delayMs: Type.Number({
+                minimum: MIN_RESTART_DELAY_MS,
+                maximum: MAX_TIME_MS,
+                description: `How long after the crash it restarts, ms, at least ${MIN_RESTART_DELAY_MS}.`,
+              }),
+            },
+            { ...Closed, description: "Restart." },
+          ),
+        ],
+        { description: 'What happens to an actor whose code throws. Default {"mode": "restart", "delayMs": 1000}.' },
+      ),
     ),
     cluster: Type.Optional(ClusterSchema),
-    groups: Type.Optional(Type.Array(GroupSchema)),
-    producers: Type.Optional(Type.Array(ProducerGroupSchema)),
-    actors: Type.Optional(Type.Array(ActorSchema)),
-    faults: Type.Optional(Type.Array(MessageFaultSchema)),
-    /**
-     * Pinned fault choices (what `kcsim shrink` writes): the faults' random
-     * decisions fire on exactly these messages — fault `fault`'s `kind` on
-     * the `n`-th message (from 0) of link "sender>receiver" — instead of the
-     * seed's draws. Latencies and delay amounts still come from the seed.
-     */
+    groups: Type.Optional(Type.Array(GroupSchema, { description: "Consumer groups (need a cluster)." })),
+    producers: Type.Optional(Type.Array(ProducerGroupSchema, { description: "Producers (need cluster.brokers > 0)." })),
+    actors: Type.Optional(
+      Type.Array(ActorSchema, { description: "Actors besides the cluster's and the groups' (e.g. ping-pong pairs, custom actors)." }),
+    ),
+    faults: Type.Optional(Type.Array(MessageFaultSchema, { description: "Message faults, scoped by sender, receiver, type and time." })),
+    partitions: Type.Optional(Type.Array(PartitionSchema, { description: "Network partitions." })),
     choices: Type.Optional(
       Type.Array(
         Type.Object(
           {
-            link: Type.String({ minLength: 3, pattern: "^[^>]+>[^>]+$" }),
-            n: Type.Integer({ minimum: 0, maximum: MAX_SEED }),
-            fault: Type.String({ minLength: 1 }),
-            kind: Type.Union([Type.Literal("drop"), Type.Literal("corrupt"), Type.Literal("duplicate"), Type.Literal("reorder")]),
+            link: Type.String({ minLength: 3, pattern: "^[^>]+>[^>]+$", description: 'The link: "sender>receiver".' }),
+            n: Type.Integer({ minimum: 0, maximum: MAX_SEED, description: "The message's number on the link, from 0." }),
+            fault: Type.String({ minLength: 1, description: "The fault (by name) whose decision fires." }),
+            kind: Type.Union([Type.Literal("drop"), Type.Literal("corrupt"), Type.Literal("duplicate"), Type.Literal("reorder")], {
+              description: "Which of its random effects fires.",
+            }),
           },
-          Closed,
+          { ...Closed, description: "One pinned fault decision." },
         ),
+        {
+          description:
+            "Pinned fault choices (what kcsim shrink writes): the faults' random decisions fire on exactly these messages instead of the seed's draws. Latencies and delay amounts still come from the seed.",
+        },
       ),
     ),
-    partitions: Type.Optional(Type.Array(PartitionSchema)),
-    nemesis: Type.Optional(Type.Array(NemesisStepSchema)),
-    /** The checkers that judge the run (default: the ones that fit its actors); at least one. */
-    checkers: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
-    /** Run every group under this protocol, whatever the groups say (what `run --protocol` and `hunt --protocol` record). */
-    protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
-    /** Planted bugs to enable (names from @kcsim/protocol's PLANTED_BUGS; what `hunt --bug` records). */
-    bugs: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    nemesis: Type.Optional(Type.Array(NemesisStepSchema, { description: "Process faults and commands at given times." })),
+    checkers: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description:
+          "The checkers that judge the run, by name (default: the group checkers for a scenario with groups, plus no-loss with producers; actor-exceptions otherwise).",
+      }),
+    ),
+    protocol: Type.Optional(
+      Protocol("Run every group under this protocol, whatever the groups say (what run --protocol and hunt --protocol record)."),
+    ),
+    bugs: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: "Planted bugs to enable, by name (kcsim hunt --list-bugs; what hunt --bug records). Default none.",
+      }),
+    ),
   },
-  Closed,
+  {
+    ...Closed,
+    title: "kcsim scenario",
+    description: "A kcsim scenario: a Kafka cluster, consumer groups, producers, faults and checkers.",
+  },
 );
 
 export type ScenarioFile = Static<typeof ScenarioSchema>;

@@ -1,15 +1,18 @@
+import { writeFileSync } from "node:fs";
 import { drawChaosPlan } from "../../hunt/chaos-generator.js";
 import { hunt } from "../../hunt/hunt-runner.js";
+import type { HuntRunResult } from "../../hunt/hunt-task.js";
 import { formatSeedRanges, parseSeedRanges, rangesOf, type SeedRange, seedCount, seedsLeft, seedsOf } from "../../hunt/seed-ranges.js";
 import { shardSeeds } from "../../hunt/seed-shard.js";
 import { prepareHuntDir } from "../../output/output-dir.js";
+import { huntJunitXml } from "../../run/junit.js";
 import { MAX_HUNT_WORKERS } from "../../scenario/limits.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { consumerConfigFlag, withConsumerConfig } from "../consumer-config-flag.js";
 import { signalExitCode } from "../exit-codes.js";
-import { type HuntInterruption, HuntReporter, shownPath } from "../hunt-reporter.js";
+import { type HuntInterruption, HuntReporter } from "../hunt-reporter.js";
 import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
-import { resolveUserPath } from "../paths.js";
+import { resolveUserPath, shownPath } from "../paths.js";
 import { plantedBugFlag, plantedBugList } from "../planted-bug-flags.js";
 import { queueFlag } from "../queue-flag.js";
 import { resumeQueueHunt, submitQueueHunt } from "../queue-hunt.js";
@@ -67,6 +70,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     history: { type: "boolean" },
     queue: { type: "string" },
     resume: { type: "string" },
+    junit: { type: "string" },
   });
   if (values["list-bugs"]) {
     process.stdout.write(plantedBugList());
@@ -103,6 +107,8 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError("hunt: --shard splits a local hunt; a --queue hunt is spread over its workers already");
   if (queue !== null && workers !== undefined) throw new UsageError("hunt: --workers sizes a local pool; each kcsim worker sizes its own");
   if (queue !== null && seeds.length > 1) throw new UsageError("hunt: --queue takes one range of seeds (A..B)");
+  if (queue !== null && values.junit !== undefined)
+    throw new UsageError("hunt: --junit goes with a local hunt (a --queue hunt prints --json)");
   const withHistory = values.history === true;
   const first = seeds[0] as SeedRange;
   const last = seeds[seeds.length - 1] as SeedRange;
@@ -120,6 +126,9 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   }
   const total = shard === null ? seedCount(seeds) : Math.ceil(seedCount(seeds) / shard.count);
   const reporter = new HuntReporter({ label, seeds, shard, total, outDir, json: values.json === true });
+  const junit = values.junit === undefined ? null : resolveUserPath(values.junit);
+  // Every seed's verdict, for --junit (without the scenarios the runs carry: a hunt may run thousands).
+  const verdicts: HuntRunResult[] = [];
   const interruption = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (interruption.signal.aborted) process.exit(signalExitCode(signal)); // a second Ctrl-C does not wait
@@ -142,7 +151,10 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
       signal: interruption.signal,
       stopOnFailure,
       ...(workers !== undefined ? { workers } : {}),
-      onResult: (result, done) => reporter.onResult(result, done),
+      onResult: (result, done) => {
+        if (junit !== null) verdicts.push({ ...result, scenario: { name: result.scenario.name, durationMs: result.scenario.durationMs } });
+        reporter.onResult(result, done);
+      },
     });
   } finally {
     process.off("SIGINT", onSignal);
@@ -162,5 +174,6 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
       resume: left.length === 0 ? null : resumeCommand(argv, left, outDir),
     };
   }
+  if (junit !== null) writeFileSync(junit, huntJunitXml(label, verdicts, reporter.replays, outcome.elapsedMs));
   return reporter.finish(outcome, {}, stopped);
 }

@@ -8,7 +8,7 @@ import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
-import { type LogSpec, logFileOf, SILENT_LOGS } from "../worker/actor-logs.js";
+import { type LogSpec, SILENT_LOGS } from "../worker/actor-logs.js";
 import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
 import { boundedAll } from "../worker/bounded-all.js";
@@ -336,7 +336,6 @@ export class LockstepHost {
     } else {
       handle = this.#spawnWorker();
     }
-    const name = `${handle.name}-${actors[0]?.id ?? "empty"}`;
     const shard = new Shard(
       handle,
       actors.map((a) => a.id),
@@ -351,7 +350,7 @@ export class LockstepHost {
           actors,
           registryModule: this.#options.registryModule ?? null,
           logLevel: logs.level,
-          logFile: logFileOf(logs, name),
+          logDir: logs.dir,
           burnCpu: this.#options.burnCpu ?? true,
         }),
       START_TIMEOUT_MS,
@@ -417,7 +416,9 @@ export class LockstepHost {
    */
   #runLocal(standIns: ShardRuntime, event: SimEvent, groups: EffectGroup[]): void {
     if (standIns.cell(event.to) !== undefined) {
-      for (const group of standIns.runWindow(event.due, [event]).groups) groups.push(group);
+      const outcome = standIns.runWindow(event.due, [event]);
+      for (const group of outcome.groups) groups.push(group);
+      this.#timersRun += outcome.timersRun;
     } else if (event.kind === "deliver") {
       groups.push([
         event.due,

@@ -45,8 +45,8 @@ export interface ShardInit extends ShardSettings {
   /** A built module exporting the actor `registry`; null = the default registry. */
   readonly registryModule: string | null;
   readonly logLevel: LogLevel;
-  /** The worker's own log file; null = stderr. */
-  readonly logFile: string | null;
+  /** One log file per actor in this directory (null: stderr). */
+  readonly logDir: string | null;
   /** Burn real CPU for ctx.burnCpu (the worker hosts do; off only for tests that want speed). */
   readonly burnCpu: boolean;
 }

@@ -24,7 +24,7 @@ const control: LockstepShardControl = {
   ping: () => true,
   async init(init) {
     const registry = await loadRegistry(init.registryModule);
-    const shardLogs = await ActorLogs.open(init.logLevel, init.logFile, () => runtime?.now ?? 0, false);
+    const shardLogs = await ActorLogs.open(init.logLevel, init.logDir, () => runtime?.now ?? 0, false);
     logs = shardLogs;
     runtime = new ShardRuntime(init, init.actors, registry, {
       loggerFor: (actor) => shardLogs.loggerFor(actor),

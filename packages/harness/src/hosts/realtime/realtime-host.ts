@@ -16,7 +16,7 @@ import {
   type ShardActorInit,
   shardSettingsOf,
 } from "../lockstep/shard-protocol.js";
-import { type LogSpec, logFileOf, SILENT_LOGS } from "../worker/actor-logs.js";
+import { type LogSpec, SILENT_LOGS } from "../worker/actor-logs.js";
 import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
 import { boundedAll } from "../worker/bounded-all.js";
@@ -380,7 +380,7 @@ export class RealtimeHost {
         actors,
         registryModule: this.#options.registryModule ?? null,
         logLevel: logs.level,
-        logFile: logFileOf(logs, `${handle.name}-${moving ?? actors[0]?.id ?? "empty"}`),
+        logDir: logs.dir,
         timeScale: this.#timeScale,
         epochMs: this.#clock?.epochMs ?? null,
       }),

@@ -15,7 +15,8 @@ export interface RealtimeShardInit extends ShardSettings {
   readonly actors: readonly ShardActorInit[];
   readonly registryModule: string | null;
   readonly logLevel: LogLevel;
-  readonly logFile: string | null;
+  /** One log file per actor in this directory (null: stderr). */
+  readonly logDir: string | null;
   readonly timeScale: number;
   /** Wall-clock ms (performance.timeOrigin + performance.now()) of virtual time 0; null until the run begins. */
   readonly epochMs: number | null;

@@ -27,7 +27,7 @@ const control: RealtimeShardControl = {
   async init(init) {
     const registry = await loadRegistry(init.registryModule);
     timeScale = init.timeScale;
-    const shardLogs = await ActorLogs.open(init.logLevel, init.logFile, () => shard?.now ?? 0, true);
+    const shardLogs = await ActorLogs.open(init.logLevel, init.logDir, () => shard?.now ?? 0, true);
     logs = shardLogs;
     shard = new RealtimeShard(
       init,

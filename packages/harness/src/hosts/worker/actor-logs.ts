@@ -1,3 +1,4 @@
+import { mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { ActorId, ActorLogger, JsonValue, Micros } from "@kcsim/protocol";
 import type { DestinationStream, Logger } from "pino";
@@ -6,7 +7,7 @@ import { silentLogger } from "../../kernel/silent-logger.js";
 export const LOG_LEVELS = ["silent", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Where a host's actors log: a level, and a directory for one file per worker (null = stderr). */
+/** Where a host's actors log: a level, and a directory for one file per actor (null = stderr). */
 export interface LogSpec {
   readonly level: LogLevel;
   readonly dir: string | null;
@@ -14,45 +15,55 @@ export interface LogSpec {
 
 export const SILENT_LOGS: LogSpec = { level: "silent", dir: null };
 
-/** The log file of one worker (or of the main thread), when logs go to a directory. */
-export function logFileOf(spec: LogSpec, name: string): string | null {
-  return spec.dir === null ? null : join(spec.dir, `${name}.log`);
+/** The log file of one actor, when logs go to a directory: `<dir>/<actor>.log`. */
+export function actorLogFile(dir: string, actor: ActorId): string {
+  return join(dir, `${actor}.log`);
+}
+
+type Destination = DestinationStream & { flushSync(): void };
+type Pino = typeof import("pino").pino;
+
+interface Root {
+  readonly logger: Logger;
+  readonly destination: Destination;
 }
 
 /**
- * The pino loggers of one thread: one root with an explicit destination
- * (a file of its own, or stderr) and one child per actor carrying the
- * actor id. Every line carries the virtual time `t`; the deterministic
- * hosts write nothing else that varies between runs (`base: undefined`, no
- * wall clock), the realtime host adds the wall-clock `time`. `flush()` must
- * run before the thread exits: the destination is asynchronous.
+ * The pino loggers of one thread: one child per actor carrying the actor
+ * id, each writing to a file of its own (`<dir>/<actor>.log`, appended to,
+ * so an actor restarted in another worker goes on in the same file) or,
+ * without a directory, all to stderr. Every line carries the virtual time
+ * `t`; the deterministic hosts write nothing else that varies between runs
+ * (`base: null`, no wall clock), the realtime host adds the wall-clock
+ * `time`. `flush()` must run before the thread exits: destinations are
+ * asynchronous.
  */
 export class ActorLogs {
-  readonly #root: Logger | null;
-  readonly #destination: (DestinationStream & { flushSync(): void }) | null;
+  readonly #pino: Pino | null;
+  readonly #level: LogLevel;
+  readonly #dir: string | null;
+  readonly #timestamp: () => string;
+  readonly #roots = new Map<string, Root>();
 
-  private constructor(root: Logger | null, destination: (DestinationStream & { flushSync(): void }) | null) {
-    this.#root = root;
-    this.#destination = destination;
+  private constructor(pino: Pino | null, level: LogLevel, dir: string | null, timestamp: () => string) {
+    this.#pino = pino;
+    this.#level = level;
+    this.#dir = dir;
+    this.#timestamp = timestamp;
   }
 
   /** Silent logs load nothing: pino is imported only when something will be written (worker start time). */
-  static async open(level: LogLevel, file: string | null, clock: () => Micros, wallClock: boolean): Promise<ActorLogs> {
-    if (level === "silent") return new ActorLogs(null, null);
+  static async open(level: LogLevel, dir: string | null, clock: () => Micros, wallClock: boolean): Promise<ActorLogs> {
+    const timestamp = wallClock ? () => `,"time":${Date.now()},"t":${clock()}` : () => `,"t":${clock()}`;
+    if (level === "silent") return new ActorLogs(null, level, dir, timestamp);
     const { pino } = await import("pino");
-    const destination = pino.destination({ dest: file ?? 2, sync: false, mkdir: true });
-    // base: null drops pid and hostname (pino's typings spell "no base" as null, not undefined).
-    const root = pino(
-      { level, base: null, timestamp: wallClock ? () => `,"time":${Date.now()},"t":${clock()}` : () => `,"t":${clock()}` },
-      destination,
-    );
-    return new ActorLogs(root, destination);
+    return new ActorLogs(pino, level, dir, timestamp);
   }
 
   loggerFor(actor: ActorId): ActorLogger {
-    const root = this.#root;
+    const root = this.#rootFor(actor);
     if (root === null) return silentLogger;
-    const child = root.child({ actor });
+    const child = root.logger.child({ actor });
     return {
       debug: (message: string, fields?: Record<string, JsonValue>) => child.debug(fields ?? {}, message),
       info: (message: string, fields?: Record<string, JsonValue>) => child.info(fields ?? {}, message),
@@ -63,11 +74,34 @@ export class ActorLogs {
 
   /** Writes out whatever is buffered (call before the thread exits or reports done). */
   flush(): void {
-    if (this.#destination === null) return;
-    try {
-      this.#destination.flushSync();
-    } catch {
-      // Nothing buffered yet (the stream is still opening): nothing to lose.
+    for (const { destination } of this.#roots.values()) {
+      try {
+        destination.flushSync();
+      } catch {
+        // Nothing buffered yet (the stream is still opening): nothing to lose.
+      }
     }
+  }
+
+  /** The root an actor's logger hangs off: a file of its own, or the thread's stderr root. */
+  #rootFor(actor: ActorId): Root | null {
+    const pino = this.#pino;
+    if (pino === null) return null;
+    const key = this.#dir === null ? "" : actor;
+    let root = this.#roots.get(key);
+    if (root === undefined) {
+      // The file is opened here, synchronously: a lockstep worker blocks in Atomics.wait between windows, so
+      // an asynchronous open could still be pending when the host flushes and terminates it.
+      let dest = 2;
+      if (this.#dir !== null) {
+        mkdirSync(this.#dir, { recursive: true });
+        dest = openSync(actorLogFile(this.#dir, actor), "a");
+      }
+      const destination = pino.destination({ dest, sync: false });
+      // base: null drops pid and hostname (pino's typings spell "no base" as null, not undefined).
+      root = { logger: pino({ level: this.#level, base: null, timestamp: this.#timestamp }, destination), destination };
+      this.#roots.set(key, root);
+    }
+    return root;
   }
 }

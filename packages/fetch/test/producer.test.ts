@@ -138,6 +138,8 @@ describe("producer", () => {
           producerEpoch: -1,
           baseSequence: -1,
           transactionalId: null,
+          // acks=0: no broker answered it.
+          leader: null,
         },
       ],
     ]);

@@ -48,7 +48,11 @@ describe("bad frames", () => {
     const s = spec();
     const corrupting: SimulationSpec = {
       ...s,
-      plan: { ...s.plan, network: { ...s.plan.network, mode: "datagram" }, messageFaults: [{ name: "bitrot", to: ["ponger"], corrupt: { probability: 0.3, mode: "truncate" } }] },
+      plan: {
+        ...s.plan,
+        network: { ...s.plan.network, mode: "datagram" },
+        messageFaults: [{ name: "bitrot", to: ["ponger"], corrupt: { probability: 0.3, mode: "truncate" } }],
+      },
     };
     const result = new InlineHost(corrupting, DEFAULT_REGISTRY).run();
     const corrupted = result.events.filter((e) => e.ev === "send" && e.corrupt === "truncate").length;
@@ -62,7 +66,11 @@ describe("bad frames", () => {
     const s = spec();
     const corrupting: SimulationSpec = {
       ...s,
-      plan: { ...s.plan, network: { ...s.plan.network, mode: "datagram" }, messageFaults: [{ name: "bitrot", corrupt: { probability: 0.2, mode: "garbage" } }] },
+      plan: {
+        ...s.plan,
+        network: { ...s.plan.network, mode: "datagram" },
+        messageFaults: [{ name: "bitrot", corrupt: { probability: 0.2, mode: "garbage" } }],
+      },
     };
     const inline = new InlineHost(corrupting, DEFAULT_REGISTRY).run();
     const lockstep = await new LockstepHost(corrupting).run();

@@ -13,8 +13,9 @@ import { bullmqErrorLine, isConnectionError } from "../src/hunt/queue/redis-link
 describe("queue jobs", () => {
   it("accepts a job only from the same kcsim, wire protocol and history format", () => {
     expect(versionMismatch(OWN_VERSIONS)).toBeNull();
-    expect(versionMismatch({ ...OWN_VERSIONS, historyFormat: 2 })).toBe(
-      `it was submitted by kcsim ${OWN_VERSIONS.kcsim}, protocol ${OWN_VERSIONS.protocol}, history format 2; this worker is kcsim ${OWN_VERSIONS.kcsim}, protocol ${OWN_VERSIONS.protocol}, history format 1`,
+    const other = OWN_VERSIONS.historyFormat + 1;
+    expect(versionMismatch({ ...OWN_VERSIONS, historyFormat: other })).toBe(
+      `it was submitted by kcsim ${OWN_VERSIONS.kcsim}, protocol ${OWN_VERSIONS.protocol}, history format ${other}; this worker is kcsim ${OWN_VERSIONS.kcsim}, protocol ${OWN_VERSIONS.protocol}, history format ${OWN_VERSIONS.historyFormat}`,
     );
     expect(versionMismatch({ ...OWN_VERSIONS, protocol: "0" })).toMatch(/by kcsim [^,]+, protocol 0, /);
     expect(versionMismatch({ ...OWN_VERSIONS, kcsim: "0.0.9" }, "this kcsim")).toMatch(

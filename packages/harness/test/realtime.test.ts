@@ -65,7 +65,9 @@ describe("realtime host", () => {
 
     // A forged frame in the recording is caught (the replayed sender never sent it)...
     const forged = encode({ type: "SimPong", seq: 1, payload: "forged" });
-    const at = result.recording.entries.findIndex((e) => e.r === "run" && e.e.k === "deliver" && e.e.from === "ponger-2");
+    const at = result.recording.entries.findIndex(
+      (e) => e.r === "run" && e.e.k === "deliver" && e.e.from === "ponger-2" && e.e.type === "SimPong",
+    );
     const entries = result.recording.entries.map((e, i) =>
       i === at && e.r === "run" && e.e.k === "deliver" ? { ...e, e: { ...e.e, frame: Buffer.from(forged).toString("base64") } } : e,
     );

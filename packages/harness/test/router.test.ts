@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_NETWORK, type DelaySpec, type FaultPlan, type MessageFault, meanDelayMs, type PartitionFault, Router } from "../src/index.js";
+import {
+  DEFAULT_NETWORK,
+  type DelaySpec,
+  type FaultPlan,
+  type MessageFault,
+  meanDelayMs,
+  type PartitionFault,
+  Router,
+} from "../src/index.js";
 
 const N = 10_000;
 /** These tests route datagrams one by one (Router.route); connections have their own tests (connections.test.ts). */

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { kcsimRun } from "../src/bench/kcsim-process.js";
+import { seedsOf } from "../src/hunt/seed-ranges.js";
 import { shardSeeds } from "../src/hunt/seed-shard.js";
+
+/** The seeds of from..to in shard I/N (all of them with no shard). */
+const shardOf = (from: number, to: number, shard: { index: number; count: number } | null): number[] =>
+  shard === null ? [...seedsOf([{ from, to }])] : [...shardSeeds(seedsOf([{ from, to }]), shard)];
 
 describe("hunt --shard I/N", () => {
   it("splits a seed range into N disjoint shards that cover it whole", () => {
@@ -13,16 +18,26 @@ describe("hunt --shard I/N", () => {
       [5, 21],
     ] as const) {
       for (const count of [1, 2, 3, 7, 40]) {
-        const shards = Array.from({ length: count }, (_, i) => shardSeeds(from, to, { index: i + 1, count }));
+        const shards = Array.from({ length: count }, (_, i) => shardOf(from, to, { index: i + 1, count }));
         const all = shards.flat().sort((a, b) => a - b);
-        expect(all).toEqual(shardSeeds(from, to, null));
+        expect(all).toEqual(shardOf(from, to, null));
         expect(new Set(all).size).toBe(all.length);
         // Even shares: no shard has more than one seed more than another.
         const sizes = shards.map((s) => s.length);
         expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
       }
     }
-    expect(shardSeeds(1, 10, { index: 2, count: 3 })).toEqual([2, 5, 8]);
+    expect(shardOf(1, 10, { index: 2, count: 3 })).toEqual([2, 5, 8]);
+    // A list of ranges (what a resumed hunt runs) is sharded by position, the same way.
+    expect([
+      ...shardSeeds(
+        seedsOf([
+          { from: 1, to: 3 },
+          { from: 10, to: 12 },
+        ]),
+        { index: 1, count: 2 },
+      ),
+    ]).toEqual([1, 3, 11]);
   });
 
   it("1/3, 2/3 and 3/3 run every seed once between them, and find the failures of the whole hunt", async () => {

@@ -198,7 +198,7 @@ describe("RealtimeShard (the realtime worker half)", () => {
     shard.control(control(0, "a", "start"));
     time.advance(3_000);
     // Delivered early (due 4 ms, the clock says 3 ms): handled at its due time.
-    shard.deliver([[0, 4_000, "x", 1, 0, "a", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 0]]);
+    shard.deliver([[0, 4_000, "x", 1, 0, "a", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 0, 0]]);
     time.advance(10_400); // the tick's real timer fires a little late: handled at 10.4 ms
     expect(batches.map((b) => b[2].map((run) => [run[0], run[1], run[2]]))).toEqual([[["a", 0, 1]], [["a", 4_000, 0]], [["a", 10_400, 2]]]);
     // The answer needs a connection of its own (the ping came with none): it is opened first (a "conn" line, then the SYN).
@@ -213,7 +213,7 @@ describe("RealtimeShard (the realtime worker half)", () => {
     const batches: EffectBatch[] = [];
     const shard = new RealtimeShard(settings, [], registry, time.driver, (batch) => batches.push(batch));
     shard.begin(time);
-    shard.deliver([[0, 0, "x", 1, 0, "late", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 1]]);
+    shard.deliver([[0, 0, "x", 1, 0, "late", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 1, 0]]);
     expect(batches).toHaveLength(0);
     shard.adopt(ticker("late"));
     // Not started yet: the ping is lost (and the dead process resets the connection).

@@ -1,5 +1,5 @@
-import { type Micros, ms } from "./time.js";
 import type { UniformSource } from "./random.js";
+import { type Micros, ms } from "./time.js";
 
 /**
  * Kafka's `ExponentialBackoff(initial, 2, max, jitter)`: the wait after n

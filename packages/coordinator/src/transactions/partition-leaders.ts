@@ -61,13 +61,17 @@ export class PartitionLeaders {
     const correlationId = this.nextCorrelationId();
     this.#inFlight = { correlationId, broker };
     this.#lastAttemptAt = ctx.now();
-    ctx.send(broker, {
-      type: "MetadataRequest",
-      correlationId,
-      apiVersion: METADATA_API_VERSION,
-      clientId: ctx.self,
-      topics: [...this.#wanted].sort().map((name) => ({ topicId: null, name })),
-    }, this.connection);
+    ctx.send(
+      broker,
+      {
+        type: "MetadataRequest",
+        correlationId,
+        apiVersion: METADATA_API_VERSION,
+        clientId: ctx.self,
+        topics: [...this.#wanted].sort().map((name) => ({ topicId: null, name })),
+      },
+      this.connection,
+    );
     ctx.setTimer(METADATA_TIMEOUT_TIMER, this.requestTimeout);
   }
 

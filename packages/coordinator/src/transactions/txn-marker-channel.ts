@@ -10,7 +10,6 @@ import {
 } from "@kcsim/protocol";
 import { METADATA_TIMEOUT_TIMER, PartitionLeaders } from "./partition-leaders.js";
 
-
 /** The marker channel's connections to brokers and group coordinators (Kafka: TransactionMarkerChannelManager's own NetworkClient). */
 export const TXN_MARKER_CONNECTION = "txn-markers";
 /** The timer that sends markers waiting for a retry (or for leaders). */
@@ -93,7 +92,13 @@ export class TxnMarkerChannel {
 
   constructor(readonly config: TxnMarkerChannelConfig) {
     this.#correlation = config.correlationIdBase;
-    this.#leaders = new PartitionLeaders(config.brokers, config.requestTimeout, config.retryBackoff, () => ++this.#correlation, TXN_MARKER_CONNECTION);
+    this.#leaders = new PartitionLeaders(
+      config.brokers,
+      config.requestTimeout,
+      config.retryBackoff,
+      () => ++this.#correlation,
+      TXN_MARKER_CONNECTION,
+    );
   }
 
   /** Starts writing a transaction's markers (Kafka's `addTxnMarkersToSend`). */
@@ -280,13 +285,17 @@ export class TxnMarkerChannel {
       });
     }
     this.#inFlight.set(correlationId, { destination, entries });
-    ctx.send(destination, {
-      type: "WriteTxnMarkersRequest",
-      correlationId,
-      apiVersion: WRITE_TXN_MARKERS_API_VERSION,
-      clientId: ctx.self,
-      markers,
-    }, TXN_MARKER_CONNECTION);
+    ctx.send(
+      destination,
+      {
+        type: "WriteTxnMarkersRequest",
+        correlationId,
+        apiVersion: WRITE_TXN_MARKERS_API_VERSION,
+        clientId: ctx.self,
+        markers,
+      },
+      TXN_MARKER_CONNECTION,
+    );
     ctx.setTimer(MARKER_REQUEST_TIMEOUT_PREFIX + correlationId, this.config.requestTimeout);
   }
 

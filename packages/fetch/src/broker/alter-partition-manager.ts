@@ -10,7 +10,6 @@ import {
 } from "@kcsim/protocol";
 import type { AlterPartitionOutcome, IsrProposal, Partition } from "./partition.js";
 
-
 /** The AlterPartition channel to the controller (Kafka: its own NodeToControllerChannelManager). */
 export const ALTER_PARTITION_CONNECTION = "alter-partition";
 /** Kafka's AlterPartitionManager waits this long before sending again after a failure. */
@@ -91,15 +90,19 @@ export class AlterPartitionManager {
     }
     const correlationId = this.#host.nextCorrelationId();
     this.#inFlight = { correlationId, items, sentAt: now };
-    ctx.send(this.#host.controller, {
-      type: "AlterPartitionRequest",
-      correlationId,
-      apiVersion: 2,
-      clientId: `broker-${this.#host.brokerId}-alter-partition`,
-      brokerId: this.#host.brokerId,
-      brokerEpoch: this.#host.brokerEpoch(),
-      topics: [...byTopic].map(([topicId, partitions]) => ({ topicId, partitions })),
-    }, ALTER_PARTITION_CONNECTION);
+    ctx.send(
+      this.#host.controller,
+      {
+        type: "AlterPartitionRequest",
+        correlationId,
+        apiVersion: 2,
+        clientId: `broker-${this.#host.brokerId}-alter-partition`,
+        brokerId: this.#host.brokerId,
+        brokerEpoch: this.#host.brokerEpoch(),
+        topics: [...byTopic].map(([topicId, partitions]) => ({ topicId, partitions })),
+      },
+      ALTER_PARTITION_CONNECTION,
+    );
     ctx.setTimer(ALTER_PARTITION_TIMER, this.#host.requestTimeout);
   }
 

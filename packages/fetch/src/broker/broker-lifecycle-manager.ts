@@ -9,7 +9,6 @@ import {
 } from "@kcsim/protocol";
 import { BROKER_PORT } from "../cluster/cluster-layout.js";
 
-
 /** Registration and heartbeats to the controller (Kafka: the lifecycle manager's own channel). */
 export const LIFECYCLE_CONNECTION = "lifecycle";
 /** The lifecycle timer: the next registration attempt or heartbeat. */
@@ -85,18 +84,22 @@ export class BrokerLifecycleManager {
     this.#brokerEpoch = -1;
     this.#fenced = true;
     this.#pendingRegistration = this.#nextCorrelationId();
-    ctx.send(this.#controller, {
-      type: "BrokerRegistrationRequest",
-      correlationId: this.#pendingRegistration,
-      apiVersion: 3,
-      clientId: `broker-${this.#brokerId}`,
-      brokerId: this.#brokerId,
-      clusterId: CLUSTER_ID,
-      incarnationId: this.#incarnationId,
-      listeners: [{ name: "PLAINTEXT", host: this.#host, port: BROKER_PORT, securityProtocol: 0 }],
-      rack: null,
-      previousBrokerEpoch: this.#previousBrokerEpoch,
-    }, LIFECYCLE_CONNECTION);
+    ctx.send(
+      this.#controller,
+      {
+        type: "BrokerRegistrationRequest",
+        correlationId: this.#pendingRegistration,
+        apiVersion: 3,
+        clientId: `broker-${this.#brokerId}`,
+        brokerId: this.#brokerId,
+        clusterId: CLUSTER_ID,
+        incarnationId: this.#incarnationId,
+        listeners: [{ name: "PLAINTEXT", host: this.#host, port: BROKER_PORT, securityProtocol: 0 }],
+        rack: null,
+        previousBrokerEpoch: this.#previousBrokerEpoch,
+      },
+      LIFECYCLE_CONNECTION,
+    );
     ctx.setTimer(LIFECYCLE_TIMER, this.#interval);
   }
 
@@ -105,17 +108,21 @@ export class BrokerLifecycleManager {
       this.#register(ctx);
       return;
     }
-    ctx.send(this.#controller, {
-      type: "BrokerHeartbeatRequest",
-      correlationId: this.#nextCorrelationId(),
-      apiVersion: 1,
-      clientId: `broker-${this.#brokerId}`,
-      brokerId: this.#brokerId,
-      brokerEpoch: this.#brokerEpoch,
-      currentMetadataOffset: this.#metadataOffset(),
-      wantFence: false,
-      wantShutDown: false,
-    }, LIFECYCLE_CONNECTION);
+    ctx.send(
+      this.#controller,
+      {
+        type: "BrokerHeartbeatRequest",
+        correlationId: this.#nextCorrelationId(),
+        apiVersion: 1,
+        clientId: `broker-${this.#brokerId}`,
+        brokerId: this.#brokerId,
+        brokerEpoch: this.#brokerEpoch,
+        currentMetadataOffset: this.#metadataOffset(),
+        wantFence: false,
+        wantShutDown: false,
+      },
+      LIFECYCLE_CONNECTION,
+    );
     ctx.setTimer(LIFECYCLE_TIMER, this.#interval);
   }
 

@@ -19,7 +19,6 @@ import { FetchSessionHandler } from "../session/fetch-session-handler.js";
 import type { Partition } from "./partition.js";
 import { lastOffsetOf } from "./partition-log.js";
 
-
 /** A replica fetcher's connections to its leader (Kafka: each fetcher thread has its own NetworkClient). */
 export const REPLICA_FETCHER_CONNECTION = "replica-fetcher";
 /**
@@ -226,14 +225,18 @@ export class ReplicaFetcher {
       byTopic.set(f.partition.topic, list);
     }
     this.#inFlight = { kind: "epochs", correlationId, sentAt: ctx.now(), keys };
-    ctx.send(this.leaderHost, {
-      type: "OffsetForLeaderEpochRequest",
-      correlationId,
-      apiVersion: 4,
-      clientId: clientIdOf(this.#host.brokerId, this.leaderId),
-      replicaId: this.#host.brokerId,
-      topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-    }, REPLICA_FETCHER_CONNECTION);
+    ctx.send(
+      this.leaderHost,
+      {
+        type: "OffsetForLeaderEpochRequest",
+        correlationId,
+        apiVersion: 4,
+        clientId: clientIdOf(this.#host.brokerId, this.leaderId),
+        replicaId: this.#host.brokerId,
+        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+      },
+      REPLICA_FETCHER_CONNECTION,
+    );
   }
 
   #sendListOffsets(which: "latest" | "earliest", keys: string[], ctx: Context): void {
@@ -247,15 +250,19 @@ export class ReplicaFetcher {
       byTopic.set(f.partition.topic, list);
     }
     this.#inFlight = { kind: which, correlationId, sentAt: ctx.now(), keys };
-    ctx.send(this.leaderHost, {
-      type: "ListOffsetsRequest",
-      correlationId,
-      apiVersion: 8,
-      clientId: clientIdOf(this.#host.brokerId, this.leaderId),
-      replicaId: this.#host.brokerId,
-      isolationLevel: 0,
-      topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
-    }, REPLICA_FETCHER_CONNECTION);
+    ctx.send(
+      this.leaderHost,
+      {
+        type: "ListOffsetsRequest",
+        correlationId,
+        apiVersion: 8,
+        clientId: clientIdOf(this.#host.brokerId, this.leaderId),
+        replicaId: this.#host.brokerId,
+        isolationLevel: 0,
+        topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+      },
+      REPLICA_FETCHER_CONNECTION,
+    );
   }
 
   #sendFetch(keys: string[], ctx: Context): void {

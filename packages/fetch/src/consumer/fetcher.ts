@@ -1,4 +1,13 @@
-import { type ActorId, type ConsumerConfig, type Context, disconnects, type Message, type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
+import {
+  type ActorId,
+  type ConsumerConfig,
+  type Context,
+  disconnects,
+  type Message,
+  type Micros,
+  type TopicPartition,
+  tpKey,
+} from "@kcsim/protocol";
 import { BrokerConnections } from "./broker-connections.js";
 import { ClusterMetadata, type FetcherTopic } from "./cluster-metadata.js";
 import { FetchBuffer } from "./fetch-buffer.js";

@@ -7,5 +7,6 @@ import type { ScenarioFile } from "../scenario/scenario-schema.js";
  * ScenarioError naming the field instead of failing later in a run.
  */
 export function defineScenario(scenario: ScenarioFile): ScenarioFile {
-  return validateScenario(scenario, scenario.name === undefined || scenario.name === "" ? "scenario" : scenario.name);
+  // The actor kinds of your own are known only when simulate() is given them: checked there.
+  return validateScenario(scenario, scenario.name === undefined || scenario.name === "" ? "scenario" : scenario.name, null);
 }

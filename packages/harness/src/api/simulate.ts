@@ -1,9 +1,11 @@
 import { join } from "node:path";
 import type { ConfigValue } from "@kcsim/protocol";
+import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { Checker, Violation } from "../checkers/checker.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { HostName } from "../hosts/run-host.js";
 import type { LogLevel } from "../hosts/worker/actor-logs.js";
+import { loadRegistry, withDefaultActors } from "../hosts/worker/load-registry.js";
 import type { ActorsPerWorker } from "../hosts/worker/shard-plan.js";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import { REPORT_FILE } from "../report/write-report.js";
@@ -68,7 +70,13 @@ function withConsumerConfig(scenario: ScenarioFile, config: Readonly<Record<stri
  * what and where.
  */
 export async function simulate(scenario: ScenarioFile, options: SimulateOptions = {}): Promise<Simulation> {
-  const valid = validateScenario(withConsumerConfig(scenario, options.consumerConfig), scenario.name);
+  const registry =
+    options.actors !== undefined
+      ? withDefaultActors(options.actors)
+      : options.actorsModule !== undefined
+        ? await loadRegistry(options.actorsModule)
+        : DEFAULT_REGISTRY;
+  const valid = validateScenario(withConsumerConfig(scenario, options.consumerConfig), scenario.name, registry);
   const { summary, result } = await runScenario(valid, {
     host: options.host ?? "inline",
     ...(options.seed !== undefined ? { seed: options.seed } : {}),

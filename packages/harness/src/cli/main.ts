@@ -45,6 +45,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (load === undefined) throw new UsageError(`unknown command '${command}' (try --help)`);
     return await (await load())(rest);
   } catch (error) {
+    stopHeapWatch(); // the command failed: whatever heap it leaves is not a second failure to report
     return fail(error, argv);
   }
 }
@@ -62,11 +63,16 @@ process.on("uncaughtException", (error) => void failOutside(error));
  * instead of a V8 abort. The inline host, which never yields, checks
  * inside its loop (run/heap-guard.ts).
  */
-const heapWatch = setInterval(() => {
+let heapWatch: NodeJS.Timeout | null = null;
+function stopHeapWatch(): void {
+  if (heapWatch !== null) clearInterval(heapWatch);
+  heapWatch = null;
+}
+heapWatch = setInterval(() => {
   try {
     checkHeap("while waiting on workers");
   } catch (error) {
-    clearInterval(heapWatch);
+    stopHeapWatch();
     void failOutside(error);
   }
 }, 250);
@@ -74,4 +80,5 @@ heapWatch.unref();
 process.on("unhandledRejection", (reason) => void failOutside(reason));
 
 const code = await main(process.argv.slice(2));
+stopHeapWatch();
 process.exitCode = code;

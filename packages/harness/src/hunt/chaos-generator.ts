@@ -67,9 +67,13 @@ const FAULT_KINDS = {
 
 export function drawFaults(r: Draw, cast: Cast, healAtMs: number, mode: NetworkMode = "connection"): DrawnFaults {
   const summary: string[] = [];
+  // A short run gets proportionally shorter warm-up, margins and faults, so every window lies inside [0, healAtMs].
+  const warmup = Math.min(WARMUP_MS, Math.round(healAtMs * 0.2));
+  const margin = Math.min(5_000, Math.round(healAtMs * 0.2));
+  const shortest = Math.min(2_000, Math.round(healAtMs * 0.1));
   const window = () => {
-    const start = between(r, WARMUP_MS, healAtMs - 5_000);
-    return { startMs: start, endMs: between(r, start + 2_000, healAtMs) };
+    const start = between(r, warmup, healAtMs - margin);
+    return { startMs: start, endMs: between(r, start + shortest, healAtMs) };
   };
   const faults: NonNullable<ScenarioFile["faults"]> = [];
   const nFaults = randomInt(r, 0, 4);

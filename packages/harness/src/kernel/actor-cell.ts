@@ -248,6 +248,10 @@ export class ActorCell {
   }
 
   #handleDelivery(event: DeliveryEvent): void {
+    if (event.lostWithBreak === true) {
+      this.#sink.lost(this.id, this.#now, event.from, event.msgType, "its connection broke");
+      return;
+    }
     if (this.#state !== "running") {
       this.#sink.lost(this.id, this.#now, event.from, event.msgType, this.#state);
       // The dead process's host resets the connection (never in answer to a reset).

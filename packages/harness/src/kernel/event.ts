@@ -39,6 +39,14 @@ export interface DeliveryEvent extends EventKey {
    * (client, gen) to its server, -gen from the server back to the client.
    */
   readonly conn: number;
+  /**
+   * Set by the core when it hands the delivery out: its connection broke
+   * before it arrived (the bytes were in flight past the break), so the
+   * receiving cell only records it as lost. Decided in the main thread, in
+   * the total order; recorded by the cell, so the line lands where every
+   * host puts it.
+   */
+  readonly lostWithBreak?: true;
 }
 
 export interface TimerEvent extends EventKey {

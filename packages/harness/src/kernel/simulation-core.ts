@@ -75,18 +75,16 @@ export class SimulationCore implements CellSink {
       this.now = next.due;
       this.eventsProcessed++;
       const event = this.queue.pop() as SimEvent;
-      if (event.kind === "deliver" && event.conn !== 0 && this.#lostWithBreak(event)) continue;
+      if (event.kind === "deliver" && event.conn !== 0 && this.#lostWithBreak(event)) return { ...event, lostWithBreak: true };
       return event;
     }
   }
 
-  /** A delivery in flight on a connection that broke before it arrived: lost (the break notices themselves excepted). */
+  /** Whether a delivery was in flight on a connection that broke before it arrived (the break notices themselves excepted). */
   #lostWithBreak(event: DeliveryEvent): boolean {
     if (event.sub > 0 && event.msgType === "SimDisconnect") return false; // the router's notice of the break
     const client = event.conn > 0 ? event.from : event.to;
-    if (!this.router.lostWithBreak(client, Math.abs(event.conn), event.due)) return false;
-    this.history.record({ t: event.due, ev: "lost", actor: event.to, from: event.from, type: event.msgType, why: "its connection broke" });
-    return true;
+    return this.router.lostWithBreak(client, Math.abs(event.conn), event.due);
   }
 
   /** Puts a raw frame on the wire to `to` at `at` (tests: malformed frames). */

@@ -33,6 +33,8 @@ export function historyLineProblem(value: unknown): string | null {
     case "reject":
     case "lost":
       return isString(value.actor) ? null : `an ${String(value.ev)} event needs actor`;
+    case "conn":
+      return isString(value.actor) && isString(value.peer) && isString(value.what) ? null : "a connection event needs actor, peer and what";
     default:
       return `unknown ev ${JSON.stringify(value.ev)}`;
   }

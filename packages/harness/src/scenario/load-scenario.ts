@@ -3,6 +3,7 @@ import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/pr
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import { CHECKERS } from "../checkers/registry.js";
+import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { ControlAction } from "../kernel/event.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fault-plan.js";
@@ -44,7 +45,15 @@ export function parseJsonText(text: string, source: string, errorOf: (message: s
 }
 
 /** Validates a parsed scenario against the schema and its cross-references. */
-export function validateScenario(value: unknown, source: string): ScenarioFile {
+/**
+ * Validates a parsed scenario against the schema and its cross-references.
+ * `registry` is the actor registry the run will build its actors from:
+ * every actor kind must be in it, and every actor is built once from its
+ * config to check it. Null while the registry is not known yet (a scenario
+ * defined in code before `simulate` is given its actors): then kinds that
+ * are not kcsim's own are left for the run to check.
+ */
+export function validateScenario(value: unknown, source: string, registry: ActorRegistry | null = DEFAULT_REGISTRY): ScenarioFile {
   if (!check.Check(value)) {
     const error = deepestError(check.Errors(value));
     throw new ScenarioError(`${source}: ${readablePath(error?.path ?? "")}: ${error?.message ?? "does not match the scenario format"}`);
@@ -90,12 +99,14 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
   if (ids.size === 0) throw new ScenarioError(`${source}: the scenario has no actors (give actors, or a cluster and groups)`);
   if (ids.size > MAX_ACTORS)
     throw new ScenarioError(`${source}: ${ids.size} actors: more than the limit of ${MAX_ACTORS} actors a run can hold`);
-  (scenario.actors ?? []).forEach((actor, i) => {
-    if (!DEFAULT_REGISTRY.has(actor.kind))
-      throw new ScenarioError(
-        `${source}: actors[${i}].kind: unknown actor kind '${actor.kind}' (known: ${[...DEFAULT_REGISTRY.keys()].join(", ")})`,
-      );
-  });
+  if (registry !== null) {
+    (scenario.actors ?? []).forEach((actor, i) => {
+      if (!registry.has(actor.kind))
+        throw new ScenarioError(
+          `${source}: actors[${i}].kind: unknown actor kind '${actor.kind}' (known: ${[...registry.keys()].join(", ")})`,
+        );
+    });
+  }
   (scenario.checkers ?? []).forEach((name, i) => {
     if (!CHECKERS.has(name))
       throw new ScenarioError(`${source}: checkers[${i}]: unknown checker '${name}' (known: ${[...CHECKERS.keys()].join(", ")})`);
@@ -118,7 +129,9 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
       }
     });
   }
-  const problem = actorConfigProblem(scenario, toSimulationSpec(scenario).actors, DEFAULT_REGISTRY);
+  // Without the run's registry yet, only the actors of kcsim's own kinds are built (the others are checked by the run).
+  const actors = toSimulationSpec(scenario).actors.filter((actor) => registry !== null || DEFAULT_REGISTRY.has(actor.kind));
+  const problem = actorConfigProblem(scenario, actors, registry ?? DEFAULT_REGISTRY);
   if (problem !== null) throw new ScenarioError(`${source}: ${problem.where}: ${problem.message}`);
   return scenario;
 }
@@ -233,7 +246,7 @@ function validateTransactions(scenario: ScenarioFile, source: string): void {
   });
 }
 
-export function loadScenarioFile(path: string): ScenarioFile {
+export function loadScenarioFile(path: string, registry: ActorRegistry = DEFAULT_REGISTRY): ScenarioFile {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -241,7 +254,7 @@ export function loadScenarioFile(path: string): ScenarioFile {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ScenarioError(`${path}: cannot read scenario file (${code === "ENOENT" ? "no such file" : (code ?? String(error))})`);
   }
-  return validateScenario(parseJsonText(text, path), path);
+  return validateScenario(parseJsonText(text, path), path, registry);
 }
 
 function controlOf(step: NonNullable<ScenarioFile["nemesis"]>[number]): ControlAction {

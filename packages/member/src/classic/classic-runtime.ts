@@ -1,5 +1,13 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
-import { type ActorId, type Context, type ControlCommand, ExponentialBackoff, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
+import {
+  type ActorId,
+  type Context,
+  type ControlCommand,
+  ExponentialBackoff,
+  type JsonValue,
+  type Message,
+  partitionsByTopic,
+} from "@kcsim/protocol";
 import { type ApplicationHooks, ApplicationThread } from "../consumer/application-thread.js";
 import { AssignedPartitions } from "../consumer/assigned-partitions.js";
 import { clientIdOf } from "../consumer/client-id.js";

@@ -1,5 +1,15 @@
 import type { RecordSource } from "@kcsim/fetch";
-import { type Context, ErrorCode, errorName, type ExponentialBackoff, type Micros, ms, NO_PARTITION_LEADER_EPOCH, type OffsetCommitResponse, type TopicPartition } from "@kcsim/protocol";
+import {
+  type Context,
+  ErrorCode,
+  type ExponentialBackoff,
+  errorName,
+  type Micros,
+  ms,
+  NO_PARTITION_LEADER_EPOCH,
+  type OffsetCommitResponse,
+  type TopicPartition,
+} from "@kcsim/protocol";
 import type { AssignedPartitions } from "./assigned-partitions.js";
 import { AutoCommitTimer } from "./auto-commit-timer.js";
 import { type CommitIdentity, type CommitProtocol, type CommitRefusal, isRefusal } from "./commit-protocol.js";

@@ -1,5 +1,13 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
-import { type ActorId, type Context, type ControlCommand, ExponentialBackoff, type JsonValue, type Message, partitionsByTopic } from "@kcsim/protocol";
+import {
+  type ActorId,
+  type Context,
+  type ControlCommand,
+  ExponentialBackoff,
+  type JsonValue,
+  type Message,
+  partitionsByTopic,
+} from "@kcsim/protocol";
 import type { BatchProcessor } from "../processing/batch-processor.js";
 import { batchProcessorFor } from "../processing/batch-processor-for.js";
 import { type ApplicationHooks, ApplicationThread } from "./application-thread.js";

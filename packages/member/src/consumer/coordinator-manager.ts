@@ -1,4 +1,14 @@
-import { type ActorId, type Context, CoordinatorKeyType, ErrorCode, errorName, type ExponentialBackoff, type FindCoordinatorResponse, type Micros, randomInt } from "@kcsim/protocol";
+import {
+  type ActorId,
+  type Context,
+  CoordinatorKeyType,
+  ErrorCode,
+  type ExponentialBackoff,
+  errorName,
+  type FindCoordinatorResponse,
+  type Micros,
+  randomInt,
+} from "@kcsim/protocol";
 import type { MemberObserver } from "./member-observer.js";
 import type { RequestChannel } from "./request-channel.js";
 import { RequestState } from "./request-state.js";

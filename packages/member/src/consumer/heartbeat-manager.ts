@@ -1,4 +1,13 @@
-import { type ConsumerGroupHeartbeatResponse, type Context, ErrorCode, errorName, type ExponentialBackoff, type Micros, ms, PlantedBugs } from "@kcsim/protocol";
+import {
+  type ConsumerGroupHeartbeatResponse,
+  type Context,
+  ErrorCode,
+  type ExponentialBackoff,
+  errorName,
+  type Micros,
+  ms,
+  PlantedBugs,
+} from "@kcsim/protocol";
 import type { CoordinatorManager } from "./coordinator-manager.js";
 import type { HeartbeatFields } from "./heartbeat-fields.js";
 import { HeartbeatRequestState } from "./heartbeat-request-state.js";

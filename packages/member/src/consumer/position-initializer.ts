@@ -1,5 +1,14 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
-import { type Context, ErrorCode, errorName, type ExponentialBackoff, type Micros, type OffsetFetchResponse, type TopicPartition, tpKey } from "@kcsim/protocol";
+import {
+  type Context,
+  ErrorCode,
+  type ExponentialBackoff,
+  errorName,
+  type Micros,
+  type OffsetFetchResponse,
+  type TopicPartition,
+  tpKey,
+} from "@kcsim/protocol";
 import type { AssignedPartitions } from "./assigned-partitions.js";
 import type { CoordinatorManager } from "./coordinator-manager.js";
 import { epochForOffsetRequests, type MemberIdentity } from "./member-identity.js";

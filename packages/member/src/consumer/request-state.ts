@@ -1,4 +1,4 @@
-import { type ExponentialBackoff, type Micros } from "@kcsim/protocol";
+import type { ExponentialBackoff, Micros } from "@kcsim/protocol";
 
 /**
  * The retry bookkeeping of one kind of request (Kafka's `RequestState`):

@@ -117,7 +117,8 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const outDir = resolveUserPath(values.out ?? `runs/hunt-${label}${suffix}-${first.from}-${last.to}`);
   // The output directory and the first plan are checked before any worker starts, so a hunt that cannot run fails fast.
   prepareHuntDir("hunt: --out", outDir);
-  drawChaosPlan(first.from, base);
+  // With --as-written no plan is drawn (the scenario itself was validated when it was loaded).
+  if (!asWritten) drawChaosPlan(first.from, base);
   const stopOnFailure = values["keep-going"] !== true;
   const bugs = bug !== null ? [bug] : [];
   if (queue !== null) {

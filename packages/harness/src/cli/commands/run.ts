@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { CHECKERS } from "../../checkers/registry.js";
 import { HOST_NAMES } from "../../hosts/run-host.js";
 import { LOG_LEVELS } from "../../hosts/worker/actor-logs.js";
+import { loadRegistry } from "../../hosts/worker/load-registry.js";
 import { parseActorsPerWorker } from "../../hosts/worker/shard-plan.js";
 import { REPORT_FILE } from "../../report/write-report.js";
 import { runJunitXml } from "../../run/junit.js";
@@ -56,7 +57,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const actorsModule = values.actors === undefined ? undefined : resolveUserPath(values.actors);
   if (actorsModule !== undefined && !existsSync(actorsModule)) throw new UsageError(`run: --actors ${values.actors}: no such file`);
   const consumerConfig = consumerConfigFlag("run", values["consumer-config"]);
-  const scenario = withConsumerConfig(loadScenarioFile(path), consumerConfig);
+  const scenario = withConsumerConfig(loadScenarioFile(path, await loadRegistry(actorsModule ?? null)), consumerConfig);
   const consumerConfigArgs =
     (values["consumer-config"] ?? []).map((flag) => ` --consumer-config ${flag}`).join("") +
     (values.actors === undefined ? "" : ` --actors ${values.actors}`);

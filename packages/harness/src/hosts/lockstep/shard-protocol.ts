@@ -51,8 +51,8 @@ export interface ShardInit extends ShardSettings {
   readonly burnCpu: boolean;
 }
 
-/** An event on its way to a shard: [0 = deliver, due, origin, seq, sub, to, from, msgType, payload, conn]. */
-export type DeliveryTuple = readonly [0, Micros, string, number, number, ActorId, ActorId, string, Uint8Array | JsonValue, number];
+/** An event on its way to a shard: [0 = deliver, due, origin, seq, sub, to, from, msgType, payload, conn, lostWithBreak (1) or 0]. */
+export type DeliveryTuple = readonly [0, Micros, string, number, number, ActorId, ActorId, string, Uint8Array | JsonValue, number, 0 | 1];
 /** [1 = control, due, origin, seq, sub, to, action]. */
 export type ControlTuple = readonly [1, Micros, string, number, number, ActorId, ControlAction];
 export type EventTuple = DeliveryTuple | ControlTuple;

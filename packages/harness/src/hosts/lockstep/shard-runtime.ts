@@ -25,8 +25,9 @@ export interface WindowOutcome {
 /** A window's event tuple as the SimEvent a cell handles. */
 export function eventOf(tuple: EventTuple): SimEvent {
   if (tuple[0] === 0) {
-    const [, due, origin, seq, sub, to, from, msgType, payload, conn] = tuple;
-    return { kind: "deliver", due, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn };
+    const [, due, origin, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
+    const event = { kind: "deliver", due, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
+    return lost === 1 ? { ...event, lostWithBreak: true } : event;
   }
   const [, due, origin, seq, sub, to, control] = tuple;
   return { kind: "control", due, origin, seq, sub, to, control };
@@ -35,7 +36,19 @@ export function eventOf(tuple: EventTuple): SimEvent {
 /** A queued event as the tuple a window carries (timers never travel: they live in their shard). */
 export function tupleOf(event: SimEvent): EventTuple {
   if (event.kind === "deliver")
-    return [0, event.due, event.origin, event.seq, event.sub, event.to, event.from, event.msgType, event.payload as Uint8Array, event.conn];
+    return [
+      0,
+      event.due,
+      event.origin,
+      event.seq,
+      event.sub,
+      event.to,
+      event.from,
+      event.msgType,
+      event.payload as Uint8Array,
+      event.conn,
+      event.lostWithBreak === true ? 1 : 0,
+    ];
   if (event.kind === "control") return [1, event.due, event.origin, event.seq, event.sub, event.to, event.control];
   throw new Error(`timer ${event.name} of ${event.to} cannot leave its shard`);
 }

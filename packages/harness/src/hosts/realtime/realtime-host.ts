@@ -139,7 +139,7 @@ export class RealtimeHost {
   /** Deliveries handed to a worker, until the worker reports it ran them (the recording needs their frames). */
   readonly #dispatched = new Map<
     string,
-    { readonly from: ActorId; readonly type: string; readonly payload: Payload; readonly conn: number }
+    { readonly from: ActorId; readonly type: string; readonly payload: Payload; readonly conn: number; readonly lost: boolean }
   >();
   readonly #exits: Promise<WorkerExit>[] = [];
   readonly #handles = new Set<WorkerHandle<RealtimeShardControl>>();
@@ -430,9 +430,16 @@ export class RealtimeHost {
           event.msgType,
           event.payload as Uint8Array,
           event.conn,
+          event.lostWithBreak === true ? 1 : 0,
         ];
         const shard = this.#shardOf.get(event.to);
-        const dispatched = { from: event.from, type: event.msgType, payload: event.payload, conn: event.conn };
+        const dispatched = {
+          from: event.from,
+          type: event.msgType,
+          payload: event.payload,
+          conn: event.conn,
+          lost: event.lostWithBreak === true,
+        };
         if (shard !== undefined) {
           this.#dispatched.set(deliveryKey(event.to, event.origin, event.seq, event.sub), dispatched);
           shard.batch.push(tuple);
@@ -588,6 +595,7 @@ export class RealtimeHost {
         from: dispatched?.from ?? origin,
         type: dispatched?.type ?? "?",
         ...(dispatched !== undefined && dispatched.conn !== 0 ? { conn: dispatched.conn } : {}),
+        ...(dispatched?.lost === true ? { lostWithBreak: true as const } : {}),
         ...(payload instanceof Uint8Array ? { frame: frameToText(payload) } : { message: (payload ?? null) as JsonValue }),
       };
     } else if (run[2] === 1) {

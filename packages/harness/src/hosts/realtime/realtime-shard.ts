@@ -137,7 +137,7 @@ export class RealtimeShard implements CellSink {
   deliver(batch: DeliveryBatch): void {
     if (this.#stopped) return;
     for (const tuple of batch) {
-      const [, due, origin, seq, sub, to, from, msgType, payload, conn] = tuple;
+      const [, due, origin, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
       const cell = this.#cells.get(to);
       if (cell === undefined) {
         const early = this.#early.get(to);
@@ -146,7 +146,8 @@ export class RealtimeShard implements CellSink {
         continue;
       }
       const t = this.#tick(due);
-      cell.handle({ kind: "deliver", due: t, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn });
+      const event = { kind: "deliver", due: t, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
+      cell.handle(lost === 1 ? { ...event, lostWithBreak: true } : event);
       this.#runs.push([to, t, 0, origin, seq, sub]);
       this.#ran.add(cell);
     }

@@ -68,6 +68,8 @@ export type RunEvent =
       readonly message?: JsonValue;
       /** The connection it rode (see DeliveryEvent.conn); absent = none. */
       readonly conn?: number;
+      /** Its connection had broken before it arrived: the actor only recorded it as lost. */
+      readonly lostWithBreak?: true;
     }
   | { readonly k: "timer"; readonly name: string; readonly seq: number; readonly due: Micros }
   | { readonly k: "control"; readonly origin: string; readonly seq: number; readonly sub: number; readonly control: ControlAction };

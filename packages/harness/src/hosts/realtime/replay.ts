@@ -244,5 +244,6 @@ function replayRun(entry: RunEntry, cell: ActorCell, tally: Tally, sink: ReplayS
     msgType: type,
     payload,
     conn: e.conn ?? 0,
+    ...(e.lostWithBreak === true ? { lostWithBreak: true as const } : {}),
   });
 }

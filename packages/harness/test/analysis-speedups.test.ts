@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { streamFor } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { analyseConsumption } from "../src/analysis/consumption.js";
 import { OwnershipTimeline } from "../src/analysis/ownership-timeline.js";

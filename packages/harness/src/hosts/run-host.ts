@@ -1,7 +1,8 @@
-import { DEFAULT_REGISTRY } from "../actors/registry.js";
+import { ASYNC_ACTOR_KINDS, DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { HistoryOptions } from "../history/history.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { ScenarioError } from "../scenario/load-scenario.js";
 import { InlineHost } from "./inline-host.js";
 import { LockstepHost } from "./lockstep/lockstep-host.js";
 import { RealtimeHost } from "./realtime/realtime-host.js";
@@ -38,6 +39,11 @@ export async function runInHost(
 ): Promise<HostRun> {
   const logs = options.logs ?? SILENT_LOGS;
   const registryModule = options.registryModule ?? null;
+  const asyncActor = host === "inline" ? undefined : spec.actors.find((a) => ASYNC_ACTOR_KINDS.has(a.kind));
+  if (asyncActor !== undefined)
+    throw new ScenarioError(
+      `${spec.scenario}: actor ${asyncActor.id} (${asyncActor.kind}) runs async client code, which only the inline host runs`,
+    );
   if (host === "lockstep") {
     const lockstep = new LockstepHost(spec, { history, logs, registryModule, actorsPerWorker: options.actorsPerWorker ?? 1 });
     return { result: await lockstep.run(), recording: null };
@@ -57,7 +63,7 @@ export async function runInHost(
   const actorLogs = await ActorLogs.open(logs.level, logFileOf(logs, "inline"), () => inline?.core.now ?? 0, false);
   inline = new InlineHost(spec, DEFAULT_REGISTRY, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
   try {
-    return { result: inline.run(), recording: null };
+    return { result: await inline.runAsync(), recording: null };
   } finally {
     actorLogs.flush();
   }

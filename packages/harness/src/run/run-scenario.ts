@@ -1,14 +1,12 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { CheckResult } from "../checkers/checker.js";
 import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
 import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type RunMetrics, runMetrics } from "../metrics/run-metrics.js";
-import { writeRunReport } from "../report/write-report.js";
 import { ScenarioError, type SpecOverrides, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import { writeRunDirectory } from "./write-run-directory.js";
 
 export type { HostName, HostOptions } from "../hosts/run-host.js";
 
@@ -74,16 +72,6 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     metrics: runMetrics(result, spec),
     replay: options.replayCommand ?? "",
   };
-  if (options.out !== undefined) {
-    mkdirSync(options.out, { recursive: true });
-    writeFileSync(join(options.out, "history.jsonl"), `${lines.join("\n")}\n`);
-    writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-    writeFileSync(join(options.out, "command.txt"), `${summary.replay}\n`);
-    // A realtime run is replayed from its recording (kcsim replay DIR), not from its seed.
-    if (result.recordingText !== undefined) writeFileSync(join(options.out, "recording.jsonl"), result.recordingText);
-    // The resolved spec: fault windows and group topology for the report (kcsim report DIR reads it too).
-    writeFileSync(join(options.out, "spec.json"), `${JSON.stringify(spec)}\n`);
-    writeRunReport(options.out, { header: { scenario: spec.scenario, seed: spec.seed }, spec, summary }, result.events);
-  }
+  if (options.out !== undefined) writeRunDirectory(options.out, lines, summary, spec, result);
   return { summary, result };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/protocol";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { KafkaJSAppSchema, KafkaJSConsumerOptionsSchema } from "../kafkajs/kafkajs-consumer-config.js";
 import type { ControlAction } from "../kernel/event.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fault-plan.js";
@@ -14,6 +15,8 @@ export class ScenarioError extends Error {
 }
 
 const check = TypeCompiler.Compile(ScenarioSchema);
+const checkKafkaJSOptions = TypeCompiler.Compile(KafkaJSConsumerOptionsSchema);
+const checkKafkaJSApp = TypeCompiler.Compile(KafkaJSAppSchema);
 
 /** "/faults/0/drop/probability" -> "faults[0].drop.probability". */
 function readablePath(pointer: string): string {
@@ -68,6 +71,7 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
     }
   });
   validateTransactions(scenario, source);
+  validateKafkaJSGroups(scenario, source);
   const topics = new Set((scenario.cluster?.topics ?? []).map((t) => t.name));
   (scenario.groups ?? []).forEach((group, i) => {
     const missing = group.subscription.find((topic) => !topics.has(topic));
@@ -133,6 +137,36 @@ function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, s
     for (const key of ["a", "b"] as const) {
       const missing = unknownActor(partition[key]);
       if (missing !== undefined) throw new ScenarioError(`${source}: partitions[${i}].${key}: no actor '${missing}'`);
+    }
+  });
+}
+
+/** A KafkaJS group: a classic eager group of real KafkaJS consumers over the brokers, with KafkaJS's own options. */
+function validateKafkaJSGroups(scenario: ScenarioFile, source: string): void {
+  (scenario.groups ?? []).forEach((group, i) => {
+    if (group.client !== "kafkajs") return;
+    const where = `${source}: groups[${i}]`;
+    if ((scenario.cluster?.brokers ?? 0) === 0)
+      throw new ScenarioError(`${where}.client: KafkaJS consumers reach the brokers: needs cluster.brokers > 0`);
+    const protocol = group.protocol ?? scenario.protocol;
+    if (protocol !== undefined && protocol !== "eager")
+      throw new ScenarioError(`${where}.protocol: KafkaJS 2.2.4 runs the classic eager protocol only, got '${protocol}'`);
+    for (const key of ["static", "replacements", "overrides", "source", "joins"] as const) {
+      if (group[key] !== undefined) throw new ScenarioError(`${where}.${key}: not supported for KafkaJS groups`);
+    }
+    for (const [key, compiled] of [
+      ["consumer", checkKafkaJSOptions],
+      ["app", checkKafkaJSApp],
+    ] as const) {
+      const value = group[key] ?? {};
+      if (!compiled.Check(value)) {
+        const error = deepestError(compiled.Errors(value));
+        throw new ScenarioError(
+          `${where}.${key}${readablePath(error?.path ?? "")
+            .replace(/^\(top level\)$/, "")
+            .replace(/^(?=\w)/, ".")}: ${error?.message ?? "not valid"} (KafkaJS's consumer options)`,
+        );
+      }
     }
   });
 }
@@ -209,6 +243,8 @@ export interface SpecOverrides {
 
 /** Resolves a validated scenario into the host-independent SimulationSpec. */
 export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverrides = {}): SimulationSpec {
+  if (overrides.protocol !== undefined && overrides.protocol !== "eager" && (scenario.groups ?? []).some((g) => g.client === "kafkajs"))
+    throw new ScenarioError(`${scenario.name}: --protocol ${overrides.protocol}: its KafkaJS groups run the classic eager protocol only`);
   const plan: FaultPlan = {
     network: networkOf(scenario),
     messageFaults: scenario.faults ?? [],

@@ -134,6 +134,12 @@ export const GroupSchema = Type.Object(
     groupId: Type.String({ minLength: 1 }),
     /** "consumer" = KIP-848; "eager" / "cooperative" = the classic protocol with range / cooperative-sticky. */
     protocol: Type.Optional(Type.Union([Type.Literal("consumer"), Type.Literal("eager"), Type.Literal("cooperative")])),
+    /**
+     * Which client the members run: kcsim's model of Kafka's Java consumer ("kcsim", the default), or
+     * KafkaJS 2.2.4's real code in virtual time ("kafkajs": a classic eager group; `consumer` holds KafkaJS's
+     * consumer options by their KafkaJS names, `app` {handler, processingMsPerRecord}; the inline host only).
+     */
+    client: Type.Optional(Type.Union([Type.Literal("kcsim"), Type.Literal("kafkajs")])),
     members: Type.Integer({ minimum: 1 }),
     idPrefix: Type.Optional(Type.String({ minLength: 1 })),
     /** Give every member a group.instance.id (its actor id): static membership. */

@@ -1,7 +1,7 @@
 import type { ActorId, JsonValue, Micros } from "@kcsim/protocol";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import type { ControlAction } from "../../kernel/event.js";
-import type { SimulationSpec } from "../../kernel/simulation-spec.js";
+import type { ActorSpec, SimulationSpec } from "../../kernel/simulation-spec.js";
 import type { RouteDecision } from "../../router/router.js";
 
 /**
@@ -102,9 +102,16 @@ export class RecordingError extends Error {
 export class RecordingWriter {
   readonly header: RecordingHeader;
   readonly entries: RecordingEntry[] = [];
+  readonly #actors: ActorSpec[];
 
   constructor(header: RecordingHeader) {
-    this.header = header;
+    this.#actors = [...header.spec.actors];
+    this.header = { ...header, spec: { ...header.spec, actors: this.#actors } };
+  }
+
+  /** An actor the run added after it began (a real client kcsim serve accepted): the header's spec lists it. */
+  addActor(actor: ActorSpec): void {
+    this.#actors.push(actor);
   }
 
   add(entry: RecordingEntry): void {

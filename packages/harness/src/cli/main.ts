@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import("./commands/report.js")).reportCommand,
   hunt: async () => (await import("./commands/hunt.js")).huntCommand,
   shrink: async () => (await import("./commands/shrink.js")).shrinkCommand,
+  serve: async () => (await import("./commands/serve.js")).serveCommand,
 };
 
 /** Errors that mean bad input (a flag, a scenario, a config, a frame): one line, exit code 2. */

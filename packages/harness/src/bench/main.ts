@@ -5,11 +5,13 @@ import { fetchBytesBench } from "./fetch-bytes-bench.js";
 import { groupJoinBench } from "./group-join-bench.js";
 import { huntBench } from "./hunt-bench.js";
 import { inlineHostBench } from "./inline-host-bench.js";
+import { kafkajsHuntBench } from "./kafkajs-hunt-bench.js";
 import { lockstepBench } from "./lockstep-bench.js";
 import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
 import { realtimeCpuBench } from "./realtime-cpu-bench.js";
 import { routerBench } from "./router-bench.js";
 import { routerThroughputBench } from "./router-throughput-bench.js";
+import { serveBench } from "./serve-bench.js";
 import { workerCostBench } from "./worker-cost-bench.js";
 
 /** Every benchmark suite; `pnpm bench [suite ...]` runs the named ones (default: all but the on-demand ones). */
@@ -26,14 +28,17 @@ const SUITES: readonly BenchSuite[] = [
   fetchBytesBench,
   e2eBench,
   huntBench,
+  serveBench,
+  kafkajsHuntBench,
 ];
 
 /**
  * Suites that take too long for the default run (the determinism sweep: an
  * hour or more; group-join: 1,000 members x 10,000 partitions, over a
- * minute); run them by name.
+ * minute; kafkajs-hunt: 100 seeds of KafkaJS in virtual time and their
+ * replays, about a quarter of an hour); run them by name.
  */
-const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench]);
+const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench, kafkajsHuntBench]);
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !SUITES.some((suite) => suite.name === name));

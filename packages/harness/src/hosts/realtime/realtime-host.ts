@@ -9,13 +9,7 @@ import { type ControlAction, HOST_ORIGIN, type Payload, type SimEvent } from "..
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { ActorSpec, SimulationSpec } from "../../kernel/simulation-spec.js";
-import {
-  type ActorReport,
-  type ControlTuple,
-  type DeliveryTuple,
-  type ShardActorInit,
-  shardSettingsOf,
-} from "../lockstep/shard-protocol.js";
+import { type ActorReport, type ControlTuple, type DeliveryTuple, type ShardActorInit, shardSettingsOf } from "../lockstep/shard-protocol.js";
 import { type LogSpec, logFileOf, SILENT_LOGS } from "../worker/actor-logs.js";
 import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
@@ -141,10 +135,7 @@ export class RealtimeHost {
   readonly #shardOf = new Map<ActorId, RealtimeShardHandle>();
   readonly #mirrors = new Map<ActorId, ActorMirror>();
   /** Deliveries handed to a worker, until the worker reports it ran them (the recording needs their frames). */
-  readonly #dispatched = new Map<
-    string,
-    { readonly from: ActorId; readonly type: string; readonly payload: Payload; readonly conn: number }
-  >();
+  readonly #dispatched = new Map<string, { readonly from: ActorId; readonly type: string; readonly payload: Payload; readonly conn: number }>();
   readonly #exits: Promise<WorkerExit>[] = [];
   readonly #handles = new Set<WorkerHandle<RealtimeShardControl>>();
   readonly #startMs: number[] = [];

@@ -5,6 +5,7 @@ import { KafkaJSAppSchema, KafkaJSConsumerOptionsSchema } from "../kafkajs/kafka
 import type { ControlAction } from "../kernel/event.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fault-plan.js";
+import { CLIENT_ACTOR_PREFIX } from "../serve/client-identity.js";
 import { expandGroups, type GroupProtocol, groupNemesis } from "./expand-groups.js";
 import { unknownPlantedBug, withPlantedBugs } from "./planted-bugs-config.js";
 import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
@@ -112,13 +113,15 @@ export function validateScenario(value: unknown, source: string): ScenarioFile {
 /**
  * Faults must mean something in the scenario's network: duplicate and
  * reorder exist only for datagrams (a connection delivers each byte once,
- * in order), and a fault or partition that names an actor (not a glob) the
- * run does not have is a mistake, not a fault that never fires.
+ * in order), and a fault or partition that names an actor (not a glob, not
+ * a real client's `client:` name) the run does not have is a mistake, not a
+ * fault that never fires.
  */
 function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, source: string): void {
   const mode = networkOf(scenario).mode;
+  // "client:<client.id>" names a real client of kcsim serve, which joins the run when it connects.
   const unknownActor = (names: readonly string[] | undefined): string | undefined =>
-    names?.find((name) => !name.includes("*") && !ids.has(name));
+    names?.find((name) => !name.includes("*") && !name.startsWith(CLIENT_ACTOR_PREFIX) && !ids.has(name));
   (scenario.faults ?? []).forEach((fault, i) => {
     if (mode === "connection") {
       for (const key of ["duplicate", "reorder"] as const) {

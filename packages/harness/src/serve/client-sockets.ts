@@ -1,11 +1,13 @@
 import type { Socket } from "node:net";
 import type { ActorId } from "@kcsim/protocol";
+import { ProducedBatches } from "../wire-clients/produced-batches.js";
 import type { ClientSockets } from "../wire-clients/wire-client-actor.js";
 import type { SocketSink } from "../wire-clients/wire-client-gateway.js";
 
-/** The TCP connections kcsim serve accepted, by client actor and socket number. */
+/** The TCP connections kcsim serve accepted, by client actor and socket number, and what their clients produced. */
 export class ClientSocketTable implements ClientSockets {
   readonly #byActor = new Map<ActorId, Map<number, Socket>>();
+  readonly batches = new ProducedBatches();
 
   add(actor: ActorId, id: number, socket: Socket): void {
     let sockets = this.#byActor.get(actor);

@@ -1,4 +1,5 @@
 import type { Actor, ActorId, Context, ControlCommand, JsonValue, Message } from "@kcsim/protocol";
+import type { ProducedBatches } from "./produced-batches.js";
 import { parseWireClientConfig, type WireClientConfig } from "./wire-client-config.js";
 import { type SocketSink, WireClientGateway } from "./wire-client-gateway.js";
 
@@ -10,6 +11,8 @@ export interface ClientSockets {
   sinkOf(actor: ActorId, socket: number): SocketSink | undefined;
   /** A new incarnation of `actor` knows none of the sockets the old one had: they are reset. */
   resetAll(actor: ActorId, reason: string): void;
+  /** The batches real clients produced, served back as they were written. */
+  readonly batches: ProducedBatches;
 }
 
 /** Writes nowhere: a client actor replayed from a recording, whose real sockets are gone. */
@@ -40,7 +43,7 @@ export class WireClientActor implements Actor {
 
   start(ctx: Context): void {
     this.#ctx = ctx;
-    this.#gateway = new WireClientGateway(this.#config, () => this.#ctx as Context, this.#config.records);
+    this.#gateway = new WireClientGateway(this.#config, () => this.#ctx as Context, this.#config.records, this.#sockets?.batches ?? null);
     this.#sockets?.resetAll(this.#id, "the client's simulated process restarted");
   }
 

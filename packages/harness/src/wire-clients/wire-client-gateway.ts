@@ -49,6 +49,7 @@ import {
   WireServerConnection,
 } from "@kcsim/wire";
 import { ClientMembership, type RecordsSource } from "./client-membership.js";
+import type { ProducedBatches } from "./produced-batches.js";
 import type { WireClientConfig, WireClientNode } from "./wire-client-config.js";
 
 /** Where a socket's bytes go: the real TCP socket (kcsim serve) or KafkaJS's in-simulation socket. */
@@ -123,11 +124,14 @@ export class WireClientGateway {
   /** Topics whose auto-creation was asked and not answered yet. */
   readonly #creating = new Set<string>();
   readonly #mapping: WireMappingContext;
+  readonly #batches: ProducedBatches | null;
   #correlationId = 0;
 
-  constructor(config: WireClientConfig, context: () => Context, records: RecordsSource) {
+  /** `batches`: where real clients' produced batch bytes are kept, to serve them back as written (kcsim serve). */
+  constructor(config: WireClientConfig, context: () => Context, records: RecordsSource, batches: ProducedBatches | null = null) {
     this.#config = config;
     this.#context = context;
+    this.#batches = batches;
     for (const topic of config.topics) this.#learnTopic(topic.name, topic.id);
     this.membership = new ClientMembership({ observe: (o) => context().observe(o), now: () => context().now() }, records);
     const nodes = new Map(config.nodes.map((n) => [n.nodeId, n]));
@@ -404,7 +408,22 @@ export class WireClientGateway {
       this.#answerNow(socket, request, produceToWire(undefined, mapped.rejected));
       return;
     }
-    this.#forward(socket, request, socket.node.broker, mapped.request, (r) => produceToWire(expect(r, "ProduceResponse"), mapped.rejected));
+    const kcsim = mapped.request;
+    this.#forward(socket, request, socket.node.broker, kcsim, (r) => {
+      const response = expect(r, "ProduceResponse");
+      const batches = this.#batches;
+      if (batches !== null) {
+        for (const topic of response.responses) {
+          for (const p of topic.partitionResponses) {
+            if (p.errorCode !== ErrorCode.NONE || p.baseOffset < 0) continue;
+            const bytes = mapped.batchBytes.get(`${topic.name}-${p.index}`);
+            const batch = kcsim.topicData.find((t) => t.name === topic.name)?.partitionData.find((x) => x.index === p.index)?.records;
+            if (bytes !== undefined && batch !== undefined) batches.put(topic.name, p.index, p.baseOffset, batch, bytes);
+          }
+        }
+      }
+      return produceToWire(response, mapped.rejected);
+    });
   }
 
   #fetch(socket: GatewaySocket, request: WireRequest & { api: "Fetch" }): void {
@@ -430,7 +449,9 @@ export class WireClientGateway {
       return;
     }
     this.#forward(socket, request, socket.node.broker, kcsim, (r) => {
-      const wire = fetchToWire(expect(r, "FetchResponse"), this.#mapping);
+      const batches = this.#batches;
+      const stored = batches === null ? undefined : batches.bytesOf.bind(batches);
+      const wire = fetchToWire(expect(r, "FetchResponse"), this.#mapping, stored);
       return { ...wire, responses: [...wire.responses, ...unknown()] };
     });
   }

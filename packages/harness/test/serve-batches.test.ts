@@ -1,9 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
 import { expect, it } from "vitest";
 import { startCluster } from "../src/index.js";
 
 it("serves a real producer's batches back as written: headers, gzip, timestamps (default cluster, topic auto-created)", async () => {
-  const cluster = await startCluster();
+  const out = mkdtempSync(join(tmpdir(), "kcsim-batches-"));
+  const cluster = await startCluster({ out });
   try {
     const kafka = new Kafka({ clientId: "batches", brokers: [...cluster.brokers], logLevel: logLevel.NOTHING });
     const producer = kafka.producer({ allowAutoTopicCreation: true });
@@ -43,5 +47,12 @@ it("serves a real producer's batches back as written: headers, gzip, timestamps 
   } finally {
     const verdicts = await cluster.stop();
     expect(verdicts.failures).toEqual([]);
+    // The auto-created topic reached the group coordinators too: the consumer's commits of it were accepted.
+    const commits = readFileSync(join(out, "history.jsonl"), "utf8")
+      .split("\n")
+      .filter((line) => line.includes('"type":"member.commit"') && line.includes('"audit"'));
+    rmSync(out, { recursive: true, force: true });
+    expect(commits.length).toBeGreaterThan(0);
+    expect(commits.every((line) => line.includes('"result":"NONE"'))).toBe(true);
   }
 }, 120_000);

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,33 +7,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { decodeResponse, encodeRequest } from "@kcsim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScenarioFile } from "../src/index.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
-/** Three brokers, a simulated producer and two simulated classic members (eager, range) in group "mixed". */
-const SCENARIO: ScenarioFile = {
-  name: "serve-mixed",
-  durationMs: 600_000,
-  cluster: { coordinators: 1, brokers: 3, topics: [{ name: "events", partitions: 4, replicationFactor: 3 }] },
-  producers: [
-    {
-      count: 1,
-      producer: { acks: "all" },
-      workload: { topic: "events", recordsPerSecond: 20, keys: { count: 20, dist: "uniform" }, valueBytes: { dist: "fixed", bytes: 20 } },
-    },
-  ],
-  groups: [
-    {
-      groupId: "mixed",
-      protocol: "eager",
-      members: 2,
-      subscription: ["events"],
-      consumer: { "auto.offset.reset": "earliest", "partition.assignment.strategy": ["range"], "session.timeout.ms": 10_000 },
-      source: { kind: "fetch" },
-    },
-  ],
-};
+/** scenarios/serve-mixed.json: three brokers, a simulated producer, two simulated classic members (eager, range) in group "mixed". */
+const SCENARIO = fileURLToPath(new URL("../../../scenarios/serve-mixed.json", import.meta.url));
 
 interface Served {
   readonly child: ChildProcess;
@@ -108,8 +86,7 @@ describe("kcsim serve (the CLI)", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "kcsim-serve-cli-"));
-    writeFileSync(join(dir, "scenario.json"), JSON.stringify(SCENARIO));
-    served = await serve(join(dir, "scenario.json"), join(dir, "run"));
+    served = await serve(SCENARIO, join(dir, "run"));
   }, 120_000);
 
   afterAll(async () => {

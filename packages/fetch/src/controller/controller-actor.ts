@@ -34,6 +34,9 @@ type ControllerRecord =
   | { readonly partition: PartitionRegistration };
 
 const SESSION_TIMER = "session:";
+/** Re-sends created topics to the coordinators that have not acknowledged them. */
+const COORDINATOR_PUSH_TIMER = "coordinator-push";
+const COORDINATOR_PUSH_RETRY_MS = 1000;
 
 function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
@@ -63,6 +66,9 @@ function partitionKey(topic: string, partition: number): string {
  * unfenced brokers, the first replica leading, and are pushed to every
  * broker like any change; -1 partitions or replicas take num.partitions and
  * default.replication.factor. A topic that exists is TOPIC_ALREADY_EXISTS.
+ * The group coordinators (config `coordinators`) get every created topic
+ * too (UpdateMetadata), again every second until each has acknowledged the
+ * latest set, so a coordinator that was down learns them when it is back.
  *
  * Control command: `{"command": "move-leader", "topic", "partition", "to"}`
  * elects `to` if it is an unfenced ISR member (a preferred-leader style
@@ -74,6 +80,10 @@ export class ControllerActor implements Actor {
   readonly #partitions = new Map<string, PartitionRegistration>();
   /** Every topic: the configured ones and those created since (rebuilt from the partition records on restart). */
   readonly #topics = new Map<string, TopicLayout>();
+  /** Per coordinator, how many created topics it has acknowledged. */
+  readonly #coordinatorAcks = new Map<ActorId, number>();
+  /** The correlation id of the last push to each coordinator, with the number of topics it carried. */
+  readonly #coordinatorPushes = new Map<ActorId, { readonly correlationId: number; readonly topics: number }>();
   readonly #publisher: MetadataPublisher;
   readonly #sessionTimeout: Micros;
   #controllerEpoch = 0;
@@ -120,6 +130,7 @@ export class ControllerActor implements Actor {
     // After a failover brokers may have missed updates: everyone gets the full metadata, and a fenced
     // broker is unfenced only once it acknowledged it.
     if (records.length > 0) for (const broker of this.#brokers.values()) broker.snapshotCorrelationId = this.#sendFull(broker, ctx);
+    this.#pushCreatedTopics(ctx);
   }
 
   #createCluster(ctx: Context): void {
@@ -199,6 +210,9 @@ export class ControllerActor implements Actor {
       case "UpdateMetadataResponse": {
         const broker = [...this.#brokers.values()].find((b) => b.host === from);
         if (broker !== undefined) this.#publisher.ack(broker.nodeId, message.correlationId);
+        const push = this.#coordinatorPushes.get(from);
+        if (push !== undefined && push.correlationId === message.correlationId && message.errorCode === ErrorCode.NONE)
+          this.#coordinatorAcks.set(from, Math.max(this.#coordinatorAcks.get(from) ?? 0, push.topics));
         return;
       }
       case "SimDisconnect": {
@@ -309,6 +323,10 @@ export class ControllerActor implements Actor {
 
   fire(timer: string, ctx: Context): void {
     this.#ctx = ctx;
+    if (timer === COORDINATOR_PUSH_TIMER) {
+      this.#pushCreatedTopics(ctx);
+      return;
+    }
     if (!timer.startsWith(SESSION_TIMER)) return;
     const broker = this.#brokers.get(Number(timer.slice(SESSION_TIMER.length)));
     if (broker === undefined || broker.fenced) return;
@@ -481,8 +499,56 @@ export class ControllerActor implements Actor {
       }
       return answer(ErrorCode.NONE, null);
     });
-    if (created.length > 0) this.#commit(created, "topic created", ctx);
+    if (created.length > 0) {
+      this.#commit(created, "topic created", ctx);
+      this.#pushCreatedTopics(ctx);
+    }
     return { type: "CreateTopicsResponse", correlationId: request.correlationId, throttleTimeMs: 0, topics };
+  }
+
+  /** Sends the topics created since the start to every coordinator that has not acknowledged them all; retries later. */
+  #pushCreatedTopics(ctx: Context): void {
+    const configured = new Set(this.config.topics.map((t) => t.name));
+    const created = [...this.#topics.values()].filter((t) => !configured.has(t.name));
+    const behind = this.config.coordinators.filter((c) => (this.#coordinatorAcks.get(c) ?? 0) < created.length);
+    if (behind.length === 0) {
+      ctx.cancelTimer(COORDINATOR_PUSH_TIMER);
+      return;
+    }
+    const topicStates = created.map((topic) => ({
+      topicName: topic.name,
+      topicId: topic.id,
+      partitionStates: [...this.#partitions.values()]
+        .filter((p) => p.topic === topic.name)
+        .map((p) => ({
+          partitionIndex: p.partition,
+          controllerEpoch: this.#controllerEpoch,
+          leader: p.leader,
+          leaderEpoch: p.leaderEpoch,
+          isr: [...p.isr],
+          zkVersion: p.partitionEpoch,
+          replicas: [...p.replicas],
+          offlineReplicas: [],
+        })),
+    }));
+    for (const coordinator of behind) {
+      const correlationId = ++this.#correlationId;
+      this.#coordinatorPushes.set(coordinator, { correlationId, topics: created.length });
+      ctx.send(coordinator, {
+        type: "UpdateMetadataRequest",
+        correlationId,
+        apiVersion: 8,
+        clientId: "controller",
+        controllerId: -1,
+        isKRaftController: true,
+        controllerEpoch: this.#controllerEpoch,
+        brokerEpoch: -1,
+        updateType: UpdateMetadataType.INCREMENTAL,
+        topicStates,
+        liveBrokers: this.#liveBrokers(),
+      });
+    }
+    ctx.setTimer(COORDINATOR_PUSH_TIMER, ms(COORDINATOR_PUSH_RETRY_MS));
   }
 
   #validateAlterPartition(

@@ -69,7 +69,10 @@ function expandDataPath(scenario: ScenarioFile, cluster: ClusterSpec): ActorSpec
     replicationFactor: t.replicationFactor ?? Math.min(3, ids.length),
   }));
   const broker = (cluster.broker ?? {}) as JsonValue;
-  const actors: ActorSpec[] = [{ id: CONTROLLER_ID, kind: CONTROLLER_KIND, config: { brokers, topics, broker }, startAtUs: 0 }];
+  const coordinators = coordinatorIds(cluster);
+  const actors: ActorSpec[] = [
+    { id: CONTROLLER_ID, kind: CONTROLLER_KIND, config: { brokers, topics, broker, coordinators }, startAtUs: 0 },
+  ];
   ids.forEach((id, brokerId) => {
     actors.push({ id, kind: BROKER_KIND, config: { brokerId, controller: CONTROLLER_ID, brokers, topics, broker }, startAtUs: 0 });
   });

@@ -50,9 +50,13 @@ export const kafkajsHuntBench: BenchSuite = {
       const failure = outcome.failures[i] as HuntRunResult;
       return replay.historyHash === failure.historyHash && failedChecks(replay) === failedChecks(failure);
     });
-    const byCheck = new Map<string, number>();
-    for (const failure of outcome.failures) for (const f of failure.failures) byCheck.set(f.check, (byCheck.get(f.check) ?? 0) + 1);
-    const checks = [...byCheck].map(([check, n]) => `${check} ${n}`).join(", ");
+    const byCheck = new Map<string, number[]>();
+    for (const failure of outcome.failures)
+      for (const f of failure.failures) byCheck.set(f.check, [...(byCheck.get(f.check) ?? []), failure.seed]);
+    // Each checker with how many seeds failed it, and which when they are few.
+    const checks = [...byCheck]
+      .map(([check, seeds]) => `${check} ${seeds.length}${seeds.length <= 5 ? ` (seeds ${seeds.join(", ")})` : ""}`)
+      .join(", ");
     const what = `seeds 1..${SEEDS} of kafkajs-chaos, drawn faults, ${outcome.workers} workers`;
     return [
       {

@@ -8,7 +8,11 @@
  */
 export const CLIENT_ACTOR_PREFIX = "client:";
 
-/** How many bytes of a connection's first bytes decide its client: undefined while more must arrive. */
+/**
+ * The client id in a connection's first bytes (the first request's header):
+ * undefined while more bytes must arrive, null when the frame has no
+ * readable client id (a null id, or bytes that are no request header).
+ */
 export function clientIdOfFirstFrame(bytes: Uint8Array): string | null | undefined {
   if (bytes.length < 4) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

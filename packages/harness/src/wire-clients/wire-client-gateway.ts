@@ -43,7 +43,6 @@ import {
   WireError,
   type WireMappingContext,
   type WireRequest,
-  type WireRequestOf,
   type WireResponseBody,
   type WireResponseOf,
   WireServerConnection,
@@ -240,8 +239,7 @@ export class WireClientGateway {
       case "ApiVersions":
         return; // answered by the wire connection itself
       default: {
-        const groupId = request.api === "LeaveGroup" || request.api === "JoinGroup" ? request.body.groupId : groupIdOf(request);
-        const coordinator = this.#coordinatorHere(socket, groupId);
+        const coordinator = this.#coordinatorHere(socket, groupIdOf(request));
         if (coordinator === null) {
           this.#answerNow(socket, request, errorResponseFor(request, ErrorCode.NOT_COORDINATOR, "This is not the correct coordinator."));
           return;
@@ -570,7 +568,7 @@ function expect<T extends Message["type"]>(message: Message, type: T): Extract<M
   return message as Extract<Message, { type: T }>;
 }
 
+/** The group a group request names (every API this is asked for has a groupId). */
 function groupIdOf(request: WireRequest): string {
-  const body = request.body as WireRequestOf<"Heartbeat"> | WireRequestOf<"OffsetFetch">;
-  return body.groupId;
+  return (request.body as { readonly groupId: string }).groupId;
 }

@@ -450,7 +450,20 @@ export class WireClientGateway {
       const batches = this.#batches;
       const stored = batches === null ? undefined : batches.bytesOf.bind(batches);
       const wire = fetchToWire(expect(r, "FetchResponse"), this.#mapping, stored);
-      return { ...wire, responses: [...wire.responses, ...unknown()] };
+      // kcsim's brokers speak Fetch v13 (topic ids): a topic id they do not know yet (a restarted broker before
+      // the controller's metadata) is UNKNOWN_TOPIC_ID, which a v4-12 client asked by name cannot get: Kafka
+      // answers those UNKNOWN_TOPIC_OR_PARTITION, which every client retries.
+      const responses = wire.responses.map((t) => ({
+        ...t,
+        partitions: t.partitions.map((p) =>
+          p.errorCode === ErrorCode.UNKNOWN_TOPIC_ID ? { ...p, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION } : p,
+        ),
+      }));
+      return {
+        ...wire,
+        errorCode: wire.errorCode === ErrorCode.UNKNOWN_TOPIC_ID ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : wire.errorCode,
+        responses: [...responses, ...unknown()],
+      };
     });
   }
 

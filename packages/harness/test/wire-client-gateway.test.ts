@@ -168,6 +168,27 @@ describe("WireClientGateway", () => {
     expect(answer.body.responses[0]?.partitions[0]?.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   });
 
+  it("closes only the socket whose request kcsim cannot carry (an offset beyond 2^53)", () => {
+    const { ctx, gateway, closed } = open(0);
+    gateway.open(2, 0, { write: () => {}, close: () => {} });
+    gateway.data(
+      1,
+      encodeRequest(
+        "ListOffsets",
+        { apiVersion: 1, correlationId: 1, clientId: "app" },
+        {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [{ name: "orders", partitions: [{ partitionIndex: 0, timestamp: 2n ** 60n, maxNumOffsets: 1 }] }],
+        },
+      ),
+    );
+    expect(closed).toHaveLength(1);
+    expect(closed[0]).toMatch(/beyond what kcsim's messages carry/);
+    expect(ctx.observed).toContainEqual(expect.objectContaining({ type: "wire.unmappable", api: "ListOffsets" }));
+    expect(gateway.openSockets).toBe(1);
+  });
+
   it("closes the socket when its broker's process is gone; a coordinator that is down answers COORDINATOR_NOT_AVAILABLE", () => {
     const index = partitionFor("billing", 50) % 3;
     const { ctx, gateway, written, closed } = open(index);

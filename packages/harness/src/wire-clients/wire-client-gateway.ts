@@ -165,7 +165,7 @@ export class WireClientGateway {
       closed: false,
       wire: new WireServerConnection({
         send: (bytes) => sink.write(bytes),
-        request: (request) => this.#handle(socket, request),
+        request: (request) => this.#guarded(socket, request.api, () => this.#handle(socket, request)),
         close: (reason) => this.#shut(socket, reason.message, true),
       }),
     };
@@ -197,8 +197,25 @@ export class WireClientGateway {
     const entry = this.#pending.get(message.correlationId);
     if (entry === undefined || entry.pending.backend !== from) return true; // its socket is gone
     this.#pending.delete(message.correlationId);
-    this.#answer(entry.socket, entry.pending, entry.pending.answer(message));
+    const { socket, pending } = entry;
+    this.#guarded(socket, pending.request.api, () => this.#answer(socket, pending, pending.answer(message)));
     return true;
+  }
+
+  /**
+   * Runs a step of a socket's request; a WireError from the mapping (a value kcsim's messages cannot
+   * carry, such as an offset beyond 2^53) closes that socket, as Kafka closes a connection whose request
+   * it cannot handle, instead of failing the whole client.
+   */
+  #guarded(socket: GatewaySocket, api: string, step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      if (!(error instanceof WireError)) throw error;
+      this.#context().log.warn("request failed in the mapping", { api, reason: error.message });
+      this.#context().observe({ type: "wire.unmappable", api, reason: error.message });
+      this.#shut(socket, error.message, true);
+    }
   }
 
   // ---- requests ----

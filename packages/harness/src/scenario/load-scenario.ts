@@ -247,7 +247,9 @@ export interface SpecOverrides {
 /** Resolves a validated scenario into the host-independent SimulationSpec. */
 export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverrides = {}): SimulationSpec {
   if (overrides.protocol !== undefined && overrides.protocol !== "eager" && (scenario.groups ?? []).some((g) => g.client === "kafkajs"))
-    throw new ScenarioError(`${scenario.name}: --protocol ${overrides.protocol}: its KafkaJS groups run the classic eager protocol only`);
+    throw new ScenarioError(
+      `${scenario.name}: cannot run under the ${overrides.protocol} protocol: its KafkaJS groups run the classic eager protocol only`,
+    );
   const plan: FaultPlan = {
     network: networkOf(scenario),
     messageFaults: scenario.faults ?? [],

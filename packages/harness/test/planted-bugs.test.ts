@@ -115,7 +115,7 @@ describe("planted bugs: hunt, replay, shrink, control", () => {
 
       const clean = await runHuntTask({ base, seed: 1, asWritten: true, protocol: null });
       expect(clean.failures).toEqual([]);
-    }, 60_000);
+    }, 180_000);
   }
 
   it("assign-before-revoke is found over drawn fault plans by the pool; the same seeds are clean without it", async () => {
@@ -128,7 +128,7 @@ describe("planted bugs: hunt, replay, shrink, control", () => {
     expect(first?.scenario.bugs).toEqual(["assign-before-revoke"]);
     const control = await hunt({ ...options, toSeed: first?.seed ?? 2, stopOnFailure: false });
     expect(control.failures).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("kcsim hunt --list-bugs / --bug", () => {
@@ -149,7 +149,7 @@ describe("kcsim hunt --list-bugs / --bug", () => {
     expect(report.failures.map((f) => f.check)).toContain("static-replacement-no-bump");
     const written = JSON.parse(readFileSync(join(out, "seed-1", "scenario.json"), "utf8")) as ScenarioFile;
     expect(written.bugs).toEqual(["static-rejoin-bumps-epoch"]);
-  }, 60_000);
+  }, 180_000);
 
   it("answers an unknown bug with one line and exit code 2", () => {
     const { code, stdout, stderr } = kcsim("hunt", "scenarios/static-restart.json", "--bug", "no-such-bug");

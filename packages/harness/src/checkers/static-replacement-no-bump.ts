@@ -6,7 +6,14 @@ interface EpochChange {
   readonly groupId: string;
   readonly before: number | undefined;
   readonly after: number;
+  /** The group's protocol and state before the operation (from the last gc.group before it). */
+  readonly previous: GroupState | undefined;
   readonly index: number;
+}
+
+interface GroupState {
+  readonly protocol: string;
+  readonly state: string;
 }
 
 /**
@@ -19,6 +26,13 @@ interface EpochChange {
  * before the `static-replaced` removal (same coordinator, same instant,
  * nothing else between) is that operation's bump. Epoch bumps for any
  * other reason (a new subscription, a fenced member) are out of scope.
+ *
+ * A classic group keeps its generation on a static rejoin only when it
+ * was STABLE (GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin):
+ * in PREPARING_REBALANCE the rejoin is one more member joining, and the
+ * join phase it may complete moves the generation as any join would; in
+ * COMPLETING_REBALANCE Kafka rebalances on purpose (the leader may have
+ * assigned the old member id). Those bumps are not the replacement's.
  */
 export const staticReplacementNoBump: Checker = {
   name: "static-replacement-no-bump",
@@ -27,6 +41,8 @@ export const staticReplacementNoBump: Checker = {
     const violations = new ViolationList();
     /** groupId -> its last reported group epoch */
     const epochs = new Map<string, number>();
+    /** groupId -> its last reported protocol and state */
+    const states = new Map<string, GroupState>();
     /** coordinator -> the gc.group run it reported last (cleared by any other observation) */
     const runs = new Map<string, { t: number; changes: EpochChange[] }>();
     events.forEach((event, index) => {
@@ -34,10 +50,17 @@ export const staticReplacementNoBump: Checker = {
       const group = observationOf(event, "gc.group");
       if (group !== undefined) {
         const run = runs.get(event.actor);
-        const change = { groupId: group.groupId, before: epochs.get(group.groupId), after: group.groupEpoch, index };
+        const change = {
+          groupId: group.groupId,
+          before: epochs.get(group.groupId),
+          after: group.groupEpoch,
+          previous: states.get(group.groupId),
+          index,
+        };
         if (run !== undefined && run.t === event.t) run.changes.push(change);
         else runs.set(event.actor, { t: event.t, changes: [change] });
         epochs.set(group.groupId, group.groupEpoch);
+        states.set(group.groupId, { protocol: group.protocol, state: group.state });
         return;
       }
       const run = runs.get(event.actor);
@@ -46,6 +69,9 @@ export const staticReplacementNoBump: Checker = {
       if (removed === undefined || removed.reason !== "static-replaced" || run === undefined || run.t !== event.t) return;
       const bump = run.changes.find((c) => c.groupId === removed.groupId && c.before !== undefined && c.after > c.before);
       if (bump === undefined) return;
+      // The state before the operation is the first change's previous state (later ones are the operation's own).
+      const before = run.changes.find((c) => c.groupId === removed.groupId)?.previous;
+      if (before?.protocol === "classic" && before.state !== "STABLE") return;
       violations.add(
         event.t,
         `group ${removed.groupId}: the static rejoin of instance ${removed.instanceId ?? "?"} (replacing ${removed.memberId}) bumped the group epoch ${bump.before} -> ${bump.after}`,

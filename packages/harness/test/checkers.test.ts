@@ -212,6 +212,28 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("poll-expiry", neverFound, s).ok).toBe(true);
   });
 
+  // Swarm hunt seed 955: FENCED (not heartbeating) through the whole gap, the member leaves FENCED inside the poll()
+  // that ends it; that poll restarted the timer on entry (Kafka's PollEvent), so no expiry is due, though the poll's
+  // member.poll comes only when it returns, a second later.
+  it("poll-expiry: a poll() entered after the timer ran out restarts it there (member.poll-timer-reset)", () => {
+    const coordinator = obs(0, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: "coordinator-0" });
+    const reset = (t: number) => obs(t, "a", { type: "member.poll-timer-reset", memberId: "a-id" });
+    const s = { ...spec, durationUs: 5_000_000 };
+    const fenced = [
+      life(0, "a", "start"),
+      state(0, "a", "STABLE"),
+      coordinator,
+      poll(0, "a"),
+      poll(500_000, "a"),
+      state(600_000, "a", "FENCED"),
+    ];
+    const rejoin = [state(3_000_000, "a", "JOINING", 0), state(3_010_000, "a", "STABLE")];
+    const returns = [poll(4_000_000, "a"), poll(4_500_000, "a")];
+    expect(check("poll-expiry", [...fenced, ...rejoin, reset(3_000_000), ...returns], s).ok).toBe(true);
+    // Without the restart on entry the member would be due to expire as it starts heartbeating again at 3 s.
+    expect(check("poll-expiry", [...fenced, ...rejoin, ...returns], s).violations[0]?.message).toMatch(/expired 0 times/);
+  });
+
   describe("poll-expiry on the member's own clock (Kafka's poll Timer reads the wall clock)", () => {
     const expire = (t: number, last: number, who = "a", maxMs = 1000) =>
       obs(t, who, { type: "member.poll-timeout", groupId: "g", memberId: `${who}-id`, lastPollUs: last, maxPollIntervalMs: maxMs });

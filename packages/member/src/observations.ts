@@ -68,6 +68,17 @@ export interface PollObservation {
   readonly records: number;
 }
 
+/**
+ * poll() was entered after the poll timer had run out, and restarted it
+ * there (Kafka's PollEvent at the top of poll(); the classic client's
+ * `pollHeartbeat`). The poll's own `member.poll` comes when it returns, so
+ * this marks the restart for the poll-expiry checker.
+ */
+export interface PollTimerResetObservation {
+  readonly type: "member.poll-timer-reset";
+  readonly memberId: string;
+}
+
 /** max.poll.interval.ms expired: the member leaves the group as STALE (spec 2.2). */
 export interface PollTimeoutObservation {
   readonly type: "member.poll-timeout";
@@ -185,6 +196,7 @@ export type MemberObservation =
   | OwnedPartitionsObservation
   | CallbackObservation
   | PollObservation
+  | PollTimerResetObservation
   | PollTimeoutObservation
   | RecordsObservation
   | CommitObservation

@@ -230,7 +230,8 @@ export const pollExpiry: Checker = {
       const member = track(event.actor);
       ran(member, event.t);
       const clock = event.t + member.clock.current;
-      if (observationOf(event, "member.poll") !== undefined) {
+      // A poll() entered after the timer ran out restarts it there; its member.poll comes when it returns.
+      if (observationOf(event, "member.poll") !== undefined || observationOf(event, "member.poll-timer-reset") !== undefined) {
         member.pollTimes.push(event.t);
         member.pollIndices.push(index);
         member.pollClocks.push(clock);

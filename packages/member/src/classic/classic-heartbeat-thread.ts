@@ -62,7 +62,9 @@ export class ClassicHeartbeatThread {
 
   /** poll() was entered after the poll timer ran out (it already expired the member, or could not: no coordinator). */
   resetPollTimerIfExpired(ctx: Context): void {
-    if (this.#deps.timers.pollTimeoutExpired(ctx.now())) this.resetPollTimer(ctx);
+    if (!this.#deps.timers.pollTimeoutExpired(ctx.now())) return;
+    this.#deps.observer.pollTimerReset(ctx);
+    this.resetPollTimer(ctx);
   }
 
   poll(ctx: Context): void {

@@ -107,7 +107,9 @@ export class HeartbeatManager {
    * member rejoin (and not expire again inside the very poll that rejoins).
    */
   resetPollTimerIfExpired(ctx: Context): void {
-    if (this.#pollClock.update(ctx.now()) >= this.#pollTimerEndsAt) this.resetPollTimer(ctx);
+    if (this.#pollClock.update(ctx.now()) < this.#pollTimerEndsAt) return;
+    this.#observer.pollTimerReset(ctx);
+    this.resetPollTimer(ctx);
   }
 
   /** Sends a heartbeat if one is due. */

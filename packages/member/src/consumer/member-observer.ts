@@ -10,6 +10,7 @@ import type {
   OwnedPartitionsObservation,
   PollObservation,
   PollTimeoutObservation,
+  PollTimerResetObservation,
   ProcessedBatchObservation,
   RebalanceCallback,
   RecordsObservation,
@@ -89,6 +90,10 @@ export class MemberObserver {
 
   poll(ctx: Context, records: number): void {
     ctx.observe({ type: "member.poll", memberId: this.#memberId, records } satisfies PollObservation);
+  }
+
+  pollTimerReset(ctx: Context): void {
+    ctx.observe({ type: "member.poll-timer-reset", memberId: this.#memberId } satisfies PollTimerResetObservation);
   }
 
   pollTimeout(ctx: Context, lastPollUs: number, maxPollIntervalMs: number): void {

@@ -2,7 +2,7 @@
 // Builds the workspace in two steps:
 //   1. `tsc -b`: each package's dist/, one ES module per source file (the
 //      library that other code imports: @kcsim/harness and the rest);
-//   2. rolldown: packages/harness/bundle/, the CLI and every worker entry
+//   2. esbuild: packages/harness/bundle/, the CLI and every worker entry
 //      (ENTRY_POINTS in packages/harness/src/kernel/built-module.ts) bundled
 //      from dist/, so that a process or a worker thread loads one file instead
 //      of some 650 modules (about a third of the CPU time of loading them).
@@ -24,29 +24,29 @@ import { BUNDLE, buildInputs, HARNESS, mtimeOf, PACKAGES, ROOT, readStamp, STAMP
  * Packages left out of the bundle and imported from node_modules at run
  * time (each is a dependency of @kcsim/harness, so it resolves from
  * bundle/): each finds files of its own next to its code, which a bundle
- * would not carry. msgpackr loads its native accelerator (msgpackr-extract)
- * with a require from its own directory; piscina starts its own worker file;
+ * would not carry. @node-rs/crc32 (for @kcsim/wire's CRC-32C) and msgpackr
+ * load native code with a require from their own directory; piscina starts its own worker file;
  * pino starts transport workers from files; BullMQ reads its Lua scripts
- * from its directory (and ioredis comes with it).
+ * from its directory (and ioredis comes with it); kafkajs is required on
+ * demand, only by runs that simulate a KafkaJS client.
  */
-const EXTERNAL = /^(msgpackr|piscina|pino|bullmq|ioredis)(\/|$)/;
+const EXTERNAL = ["@node-rs/crc32", "msgpackr", "piscina", "pino", "bullmq", "ioredis", "kafkajs"];
 
 /**
- * The CLI is one bundle with lazily loaded parts, not one file: its
- * commands load on demand (`--help` loads almost nothing), and the queue
- * side of hunting (BullMQ and ioredis, 0.4 s and more to load) only for
- * `--queue` and `kcsim worker`. Everything else goes into one chunk, so
- * `kcsim run` loads a handful of files. Every module still exists once, so
- * classes (the error types that decide an exit code) stay the same class.
+ * Bundled CommonJS dependencies call `require` for Node's own modules; an
+ * ES module has none, so each bundle file makes one for itself.
  */
-const CLI_MAIN = /[\\/]cli[\\/]main\.js$/;
-const QUEUE_SIDE = /[\\/]hunt[\\/]queue[\\/]|[\\/]cli[\\/]queue-hunt\.js$|[\\/]cli[\\/]commands[\\/]worker\.js$/;
-const CLI_CHUNKS = {
-  groups: [
-    // main.js stays alone in the entry file: it awaits its command, and a chunk that a command imports must not be waiting on it.
-    { name: "cli-start", tags: ["$initial"], test: (id) => !CLI_MAIN.test(id), priority: 2 },
-    { name: "kcsim", test: (id) => !CLI_MAIN.test(id) && !QUEUE_SIDE.test(id), priority: 1 },
-  ],
+const REQUIRE_SHIM = 'import { createRequire as __kcsimCreateRequire } from "node:module"; const require = __kcsimCreateRequire(import.meta.url);';
+
+/** What every bundle shares: ES modules for Node 20, from the tsc build's JavaScript. */
+const COMMON = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  external: EXTERNAL,
+  banner: { js: REQUIRE_SHIM },
+  logLevel: "warning",
 };
 
 function runTsc() {
@@ -72,29 +72,26 @@ function writeStamp(path, sourcesAsOf, bundledAt) {
   utimesSync(path, bundledAt / 1000, bundledAt / 1000);
 }
 
+/**
+ * Two esbuild builds into one fresh directory. The CLI is split: its
+ * commands load on demand (`--help` loads almost nothing), and the queue
+ * side of hunting (BullMQ and ioredis, 0.4 s and more to load) only for
+ * `--queue` and `kcsim worker`; code that several commands share goes into
+ * shared chunks, so every module still exists once and classes (the error
+ * types that decide an exit code) stay the same class. Every other entry
+ * (the workers, the benchmarks) is one self-contained file.
+ */
 async function bundle(sourcesAsOf) {
   const bundledAt = Date.now();
-  const { build } = await import("rolldown");
+  const { build } = await import("esbuild");
   const { ENTRY_POINTS } = await import(pathToFileURL(join(HARNESS, "dist", "kernel", "built-module.js")).href);
   // Built beside the old bundle and swapped in at the end, so a kcsim already running keeps whole files.
   const next = `${BUNDLE}.next-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
-  const quiet = new Set(["INEFFECTIVE_DYNAMIC_IMPORT"]); // cli/fail.js is imported both ways on purpose: it stays in the shared chunk
-  await build(
-    Object.entries(ENTRY_POINTS).map(([name, path]) => ({
-      input: { [name]: join(HARNESS, "dist", path) },
-      platform: "node",
-      external: EXTERNAL,
-      onLog: (level, log, handler) => (quiet.has(log.code) ? undefined : handler(level, log)),
-      output: {
-        dir: next,
-        format: "esm",
-        entryFileNames: "[name].js",
-        chunkFileNames: "[name]-[hash].js",
-        codeSplitting: name === "cli" ? CLI_CHUNKS : false,
-      },
-    })),
-  );
+  const entries = (names) => Object.fromEntries(names.map((name) => [name, join(HARNESS, "dist", ENTRY_POINTS[name])]));
+  const names = Object.keys(ENTRY_POINTS);
+  await build({ ...COMMON, entryPoints: entries(["cli"]), outdir: next, splitting: true, chunkNames: "[name]-[hash]" });
+  await build({ ...COMMON, entryPoints: entries(names.filter((name) => name !== "cli")), outdir: next });
   writeStamp(join(next, ".built"), sourcesAsOf, bundledAt);
   const old = `${BUNDLE}.old-${process.pid}`;
   if (existsSync(BUNDLE)) renameSync(BUNDLE, old);

@@ -36,7 +36,8 @@ const EXTERNAL = ["@node-rs/crc32", "msgpackr", "piscina", "pino", "bullmq", "io
  * Bundled CommonJS dependencies call `require` for Node's own modules; an
  * ES module has none, so each bundle file makes one for itself.
  */
-const REQUIRE_SHIM = 'import { createRequire as __kcsimCreateRequire } from "node:module"; const require = __kcsimCreateRequire(import.meta.url);';
+const REQUIRE_SHIM =
+  'import { createRequire as __kcsimCreateRequire } from "node:module"; const require = __kcsimCreateRequire(import.meta.url);';
 
 /** What every bundle shares: ES modules for Node 20, from the tsc build's JavaScript. */
 const COMMON = {

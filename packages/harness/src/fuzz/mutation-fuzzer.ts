@@ -3,7 +3,6 @@ import { entryPoint } from "../kernel/built-module.js";
 import type { MutationOutcome } from "./mutation-outcome.js";
 import { describePath, type FieldPath, type Mutation, mutate } from "./scenario-mutations.js";
 
-
 /** One mutation to try: a shipped scenario, a field and what it becomes. */
 export interface MutationCase {
   readonly scenarioName: string;

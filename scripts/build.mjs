@@ -39,7 +39,12 @@ const EXTERNAL = ["@node-rs/crc32", "msgpackr", "piscina", "pino", "bullmq", "io
 const REQUIRE_SHIM =
   'import { createRequire as __kcsimCreateRequire } from "node:module"; const require = __kcsimCreateRequire(import.meta.url);';
 
-/** What every bundle shares: ES modules for Node 20, from the tsc build's JavaScript. */
+/**
+ * What every bundle shares: ES modules for Node 20, from the tsc build's
+ * JavaScript. CommonJS's `__filename` and `__dirname` become the bundle
+ * file's own (write-file-atomic names its temporary files from
+ * `__filename`); no bundled package reads files beside its code.
+ */
 const COMMON = {
   bundle: true,
   platform: "node",
@@ -47,6 +52,7 @@ const COMMON = {
   format: "esm",
   external: EXTERNAL,
   banner: { js: REQUIRE_SHIM },
+  define: { __filename: "import.meta.filename", __dirname: "import.meta.dirname" },
   logLevel: "warning",
 };
 

@@ -2,7 +2,7 @@
 // compiler, no bundler): `pnpm kcsim` asks this before every command and
 // builds only when a source changed since the last build (scripts/build.mjs).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -13,19 +13,20 @@ export const BUNDLE = join(HARNESS, "bundle");
 export const STAMP = join(BUNDLE, ".built");
 
 /** The workspace's TypeScript packages (those with a tsconfig.json). */
-export function tsPackages() {
-  return readdirSync(PACKAGES).filter((name) => existsSync(join(PACKAGES, name, "tsconfig.json")));
+export function tsPackages(packages = PACKAGES) {
+  return readdirSync(packages).filter((name) => existsSync(join(packages, name, "tsconfig.json")));
 }
 
 /** Files that change what a build makes besides the packages' sources: compiler settings, dependencies, the build itself. */
-export function buildInputs() {
+export function buildInputs(root = ROOT) {
+  const packages = join(root, "packages");
   return [
-    join(ROOT, "package.json"),
-    join(ROOT, "pnpm-lock.yaml"),
-    join(ROOT, "tsconfig.json"),
-    join(ROOT, "tsconfig.base.json"),
-    join(ROOT, "scripts", "build.mjs"),
-    ...tsPackages().flatMap((name) => [join(PACKAGES, name, "package.json"), join(PACKAGES, name, "tsconfig.json")]),
+    join(root, "package.json"),
+    join(root, "pnpm-lock.yaml"),
+    join(root, "tsconfig.json"),
+    join(root, "tsconfig.base.json"),
+    join(root, "scripts", "build.mjs"),
+    ...tsPackages(packages).flatMap((name) => [join(packages, name, "package.json"), join(packages, name, "tsconfig.json")]),
   ];
 }
 
@@ -48,9 +49,9 @@ function newestIn(dir) {
 }
 
 /** What the last build wrote into its stamp: when it started (every source older than that was in it). */
-export function readStamp() {
+export function readStamp(path = STAMP) {
   try {
-    const stamp = JSON.parse(readFileSync(STAMP, "utf8"));
+    const stamp = JSON.parse(readFileSync(path, "utf8"));
     return typeof stamp.sourcesAsOf === "number" ? stamp : null;
   } catch {
     return null;
@@ -62,13 +63,15 @@ export function readStamp() {
  * the bundle or a package's tsc build is missing, or a source or a build
  * input is newer than the start of the last build.
  */
-export function staleBecause() {
-  const stamp = readStamp();
-  if (stamp === null || !existsSync(join(BUNDLE, "cli.js"))) return "no bundle yet";
-  for (const name of tsPackages()) {
-    if (!existsSync(join(PACKAGES, name, "dist", ".tsbuildinfo"))) return `packages/${name} is not built`;
-    if (newestIn(join(PACKAGES, name, "src")) > stamp.sourcesAsOf) return `packages/${name}/src changed`;
+export function staleBecause(root = ROOT) {
+  const packages = join(root, "packages");
+  const bundle = join(packages, "harness", "bundle");
+  const stamp = readStamp(join(bundle, ".built"));
+  if (stamp === null || !existsSync(join(bundle, "cli.js"))) return "no bundle yet";
+  for (const name of tsPackages(packages)) {
+    if (!existsSync(join(packages, name, "dist", ".tsbuildinfo"))) return `packages/${name} is not built`;
+    if (newestIn(join(packages, name, "src")) > stamp.sourcesAsOf) return `packages/${name}/src changed`;
   }
-  const changed = buildInputs().find((path) => (mtimeOf(path) ?? 0) > stamp.sourcesAsOf);
-  return changed === undefined ? null : `${changed.slice(ROOT.length + 1)} changed`;
+  const changed = buildInputs(root).find((path) => (mtimeOf(path) ?? 0) > stamp.sourcesAsOf);
+  return changed === undefined ? null : `${relative(root, changed)} changed`;
 }

@@ -5,7 +5,7 @@
 //   2. esbuild: packages/harness/bundle/, the CLI and every worker entry
 //      (ENTRY_POINTS in packages/harness/src/kernel/built-module.ts) bundled
 //      from dist/, so that a process or a worker thread loads one file instead
-//      of some 650 modules (about a third of the CPU time of loading them).
+//      of some 650 modules (`pnpm bench startup` measures what that saves).
 // The bundle step is skipped when the bundle is newer than every package's
 // tsc build; its stamp (bundle/.built) records when the whole build started,
 // which scripts/build-state.mjs compares with the sources.
@@ -92,7 +92,7 @@ async function bundle(sourcesAsOf) {
   const bundledAt = Date.now();
   const { build } = await import("esbuild");
   const { ENTRY_POINTS } = await import(pathToFileURL(join(HARNESS, "dist", "kernel", "built-module.js")).href);
-  // Built beside the old bundle and swapped in at the end, so a kcsim already running keeps whole files.
+  // Built beside the old bundle and swapped in at the end, so a kcsim starting meanwhile never sees half a bundle.
   const next = `${BUNDLE}.next-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
   const entries = (names) => Object.fromEntries(names.map((name) => [name, join(HARNESS, "dist", ENTRY_POINTS[name])]));

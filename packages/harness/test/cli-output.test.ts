@@ -10,7 +10,7 @@ import { memberPalette } from "../src/report/report-palette.js";
 import type { RunSummary } from "../src/run/run-scenario.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const cli = join(root, "packages/harness/dist/cli/main.js");
+const cli = join(root, "packages/harness/bundle/cli.js");
 
 function kcsim(cwd: string, ...args: string[]) {
   const out = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: "utf8", env: { ...process.env, INIT_CWD: cwd } });

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const cli = join(root, "packages/harness/dist/cli/main.js");
+const cli = join(root, "packages/harness/bundle/cli.js");
 
 /** Runs the built CLI the way `pnpm kcsim` does (tests run after `tsc -b`). */
 function kcsim(...args: string[]) {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = fileURLToPath(new URL("../../../", import.meta.url));
-export const cli = join(root, "packages/harness/dist/cli/main.js");
+export const cli = join(root, "packages/harness/bundle/cli.js");
 
 export interface CliOutcome {
   readonly code: number | null;

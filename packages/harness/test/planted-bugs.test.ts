@@ -19,7 +19,7 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 const scenario = (name: string): ScenarioFile => loadScenarioFile(join(root, "scenarios", `${name}.json`));
 
 function kcsim(...args: string[]) {
-  const out = spawnSync(process.execPath, [join(root, "packages/harness/dist/cli/main.js"), ...args], {
+  const out = spawnSync(process.execPath, [join(root, "packages/harness/bundle/cli.js"), ...args], {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, INIT_CWD: root },

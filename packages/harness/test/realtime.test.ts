@@ -19,7 +19,7 @@ import {
 import { faultySpec } from "./worker-fixtures.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const cli = join(root, "packages/harness/dist/cli/main.js");
+const cli = join(root, "packages/harness/bundle/cli.js");
 const kcsim = (...args: string[]) => {
   const out = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: "utf8", env: { ...process.env, INIT_CWD: root } });
   return { code: out.status, stdout: out.stdout, stderr: out.stderr };

@@ -8,7 +8,7 @@ import { RunDirectoryError, readRunDirectory } from "../src/report/run-directory
 import { reportRunDirectory } from "../src/report/write-report.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const cli = join(root, "packages/harness/dist/cli/main.js");
+const cli = join(root, "packages/harness/bundle/cli.js");
 
 const HEADER = JSON.stringify({ kcsim: "history", format: 1, seed: 3, scenario: "tiny", versions: { kcsim: "0", protocol: "1" } });
 const LINES = [

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const cli = join(root, "packages/harness/dist/cli/main.js");
+const cli = join(root, "packages/harness/bundle/cli.js");
 
 interface Summary {
   readonly historyHash: string;

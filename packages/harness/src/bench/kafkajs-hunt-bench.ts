@@ -4,7 +4,7 @@ import { Piscina } from "piscina";
 import { repoRoot } from "../cli/paths.js";
 import { hunt } from "../hunt/hunt-runner.js";
 import type { HuntRunResult, HuntTask } from "../hunt/hunt-task.js";
-import { builtModule } from "../kernel/built-module.js";
+import { entryPoint } from "../kernel/built-module.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
 import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
 
@@ -31,7 +31,7 @@ export const kafkajsHuntBench: BenchSuite = {
     const workers = availableParallelism();
     const outcome = await hunt({ base, asWritten: false, protocol: null, fromSeed: 1, toSeed: SEEDS, workers, stopOnFailure: false });
     const pool = new Piscina<HuntTask, HuntRunResult>({
-      filename: builtModule("../hunt/hunt-worker.js", import.meta.url),
+      filename: entryPoint("hunt-worker"),
       minThreads: workers,
       maxThreads: workers,
       execArgv: [],

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { repoRoot } from "../cli/paths.js";
-import { builtModule } from "../kernel/built-module.js";
+import { entryPoint } from "../kernel/built-module.js";
 
 export const root = repoRoot();
 
@@ -12,7 +12,7 @@ export class KcsimProcess {
   readonly exited: Promise<number | null>;
 
   constructor(args: readonly string[]) {
-    const cli = builtModule("../cli/main.js", import.meta.url);
+    const cli = entryPoint("cli");
     this.child = spawn(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, INIT_CWD: root } });
     this.child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
       this.stdout += chunk;

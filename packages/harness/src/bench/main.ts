@@ -1,5 +1,6 @@
 import { assignorBench } from "./assignor-bench.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
+import { compressionBench } from "./compression-bench.js";
 import { e2eBench } from "./e2e-bench.js";
 import { fetchBytesBench } from "./fetch-bytes-bench.js";
 import { groupJoinBench } from "./group-join-bench.js";
@@ -14,10 +15,13 @@ import { realtimeCpuBench } from "./realtime-cpu-bench.js";
 import { routerBench } from "./router-bench.js";
 import { routerThroughputBench } from "./router-throughput-bench.js";
 import { serveBench } from "./serve-bench.js";
+import { startupBench } from "./startup-bench.js";
 import { workerCostBench } from "./worker-cost-bench.js";
 
 /** Every benchmark suite; `pnpm bench [suite ...]` runs the named ones (default: all but the on-demand ones). */
 const SUITES: readonly BenchSuite[] = [
+  compressionBench,
+  startupBench,
   inlineHostBench,
   routerBench,
   assignorBench,

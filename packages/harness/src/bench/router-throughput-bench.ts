@@ -2,14 +2,13 @@ import { loadavg } from "node:os";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { decodeUnchecked } from "@kcsim/protocol";
 import { ownedBytes } from "../hosts/worker/owned-bytes.js";
-import { builtModule } from "../kernel/built-module.js";
+import { entryPoint } from "../kernel/built-module.js";
 import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
 import { corruptFrame, Router } from "../router/router.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { round } from "./bench-suite.js";
 import { PIPELINE_ACTORS, PIPELINE_TYPES, type PipelineBatch, type PipelineMessage } from "./pipeline-roles.js";
 
-const PIPELINE_WORKER = builtModule("./pipeline-worker.js", import.meta.url);
 const BATCH = 256;
 const WINDOW = 8;
 const WARMUP_MS = 400;
@@ -40,12 +39,12 @@ export const BENCH_FAULT_PLAN: FaultPlan = {
  */
 async function pipelineRate(mode: "raw" | "router"): Promise<number> {
   const acks = new MessageChannel();
-  const sender = new Worker(PIPELINE_WORKER, {
+  const sender = new Worker(entryPoint("pipeline-worker"), {
     execArgv: [],
     workerData: { role: "sender", payloadBytes: 72, batchSize: BATCH, window: WINDOW, acks: acks.port1 },
     transferList: [acks.port1],
   });
-  const receiver = new Worker(PIPELINE_WORKER, {
+  const receiver = new Worker(entryPoint("pipeline-worker"), {
     execArgv: [],
     workerData: { role: "receiver", acks: acks.port2 },
     transferList: [acks.port2],

@@ -3,12 +3,11 @@ import { freemem } from "node:os";
 import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import type { LockstepShardControl } from "../hosts/lockstep/shard-protocol.js";
 import { WorkerHandle } from "../hosts/worker/worker-handle.js";
-import { builtModule } from "../kernel/built-module.js";
+import { entryPoint } from "../kernel/built-module.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { round } from "./bench-suite.js";
 import { pingPongGroup } from "./ping-pong-group.js";
 
-const WORKER_ENTRY = builtModule("../hosts/lockstep/worker-entry.js", import.meta.url);
 const MB = 1024 * 1024;
 
 /** Spawns `count` workers at once; resolves with each one's time to ready (modules loaded, control plane answering). */
@@ -17,7 +16,7 @@ async function spawnReady(count: number): Promise<{ handles: WorkerHandle<Lockst
   const readyMs = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const started = performance.now();
-      const handle = new WorkerHandle<LockstepShardControl>(WORKER_ENTRY, `cost-${i}`, {}, () => {});
+      const handle = new WorkerHandle<LockstepShardControl>(entryPoint("lockstep-worker"), `cost-${i}`, {}, () => {});
       handles.push(handle);
       await handle.call((control) => control.ping(), 120_000);
       return performance.now() - started;

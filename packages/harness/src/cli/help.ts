@@ -40,7 +40,7 @@ Commands:
       --bug NAME              plant a named bug in every run (recorded in each failure's scenario.json "bugs")
       --consumer-config K=V   a consumer setting for every member (repeatable; kept in each failure's scenario.json)
       --list-bugs             list the planted bugs, one a line: name, what it breaks, the checker that catches it
-      --workers N             pool size (default: one per core)
+      --workers N             pool size (default: one per core, and one per 4 seeds at most)
       --keep-going            run every seed instead of stopping at the first failure
       --out DIR               where failure directories go (default runs/hunt-<scenario>-A-B)
       --history               also write each failure's history.jsonl into its directory

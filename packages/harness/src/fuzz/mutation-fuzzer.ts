@@ -1,9 +1,7 @@
 import { Worker } from "node:worker_threads";
-import { builtModule } from "../kernel/built-module.js";
+import { entryPoint } from "../kernel/built-module.js";
 import type { MutationOutcome } from "./mutation-outcome.js";
 import { describePath, type FieldPath, type Mutation, mutate } from "./scenario-mutations.js";
-
-const WORKER = builtModule("./fuzz-worker.js", import.meta.url);
 
 /** One mutation to try: a shipped scenario, a field and what it becomes. */
 export interface MutationCase {
@@ -51,7 +49,7 @@ export async function fuzzMutations(cases: readonly MutationCase[], options: Fuz
       while (next < cases.length) {
         const id = next++;
         const c = cases[id] as MutationCase;
-        worker ??= new Worker(WORKER, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: options.heapMb } });
+        worker ??= new Worker(entryPoint("fuzz-worker"), { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: options.heapMb } });
         const running = worker;
         const started = performance.now();
         const elapsed = () => Math.round(performance.now() - started);

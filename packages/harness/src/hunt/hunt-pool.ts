@@ -1,5 +1,5 @@
 import { Piscina } from "piscina";
-import { builtModule } from "../kernel/built-module.js";
+import { entryPoint } from "../kernel/built-module.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 import { runErrorResult } from "./run-error-result.js";
 
@@ -11,7 +11,7 @@ export class HuntPool {
   constructor(threads: number) {
     this.threads = threads;
     this.#pool = new Piscina<HuntTask, HuntRunResult>({
-      filename: builtModule("./hunt-worker.js", import.meta.url),
+      filename: entryPoint("hunt-worker"),
       minThreads: threads,
       maxThreads: threads,
       execArgv: [],

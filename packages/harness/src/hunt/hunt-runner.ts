@@ -22,7 +22,7 @@ export interface HuntOptions {
   readonly shard?: Shard;
   /** Keep each failing run's history in its result. */
   readonly withHistory?: boolean;
-  /** Worker threads (default: all cores). */
+  /** Worker threads (default: all cores, each given at least SEEDS_PER_WORKER seeds: see huntWorkers). */
   readonly workers?: number;
   /** Run on this pool (its threads; left running afterwards) instead of starting one (benchmarks: a warm pool). */
   readonly pool?: HuntPool;
@@ -44,6 +44,24 @@ export interface HuntOutcome {
 }
 
 /**
+ * The seeds a worker thread must get before starting it pays: a fresh
+ * worker's first seed costs about three warm seeds more CPU (loading the
+ * bundle, then code that runs cold until the JIT has seen it; `pnpm bench
+ * startup` measures it), time the other cores would rather spend on seeds.
+ */
+export const SEEDS_PER_WORKER = 4;
+
+/**
+ * How many worker threads a hunt of `seeds` seeds starts: the number asked
+ * for (never more than the seeds), or by default one per core but no more
+ * than one per SEEDS_PER_WORKER seeds.
+ */
+export function huntWorkers(requested: number | undefined, seeds: number): number {
+  if (requested !== undefined) return Math.max(1, Math.min(requested, seeds));
+  return Math.max(1, Math.min(availableParallelism(), Math.ceil(seeds / SEEDS_PER_WORKER)));
+}
+
+/**
  * Fans the seeds of a hunt out over a piscina pool (one task = one run) and
  * collects the failing ones in seed order. With stopOnFailure no new seed
  * is started after the first failure.
@@ -51,9 +69,8 @@ export interface HuntOutcome {
 export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
   const ranges = options.seeds ?? [{ from: options.fromSeed, to: options.toSeed }];
   const seeds = options.shard === undefined ? seedsOf(ranges) : shardSeeds(seedsOf(ranges), options.shard);
-  // More threads than seeds would only start and stop.
   const count = options.shard === undefined ? seedCount(ranges) : Math.ceil(seedCount(ranges) / options.shard.count);
-  const pool = options.pool ?? new HuntPool(Math.max(1, Math.min(options.workers ?? availableParallelism(), count)));
+  const pool = options.pool ?? new HuntPool(huntWorkers(options.workers, count));
   const workers = pool.threads;
   const signal = options.signal;
   const started = performance.now();

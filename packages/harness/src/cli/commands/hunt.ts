@@ -15,9 +15,11 @@ import { choiceFlag, integerFlag, parseFlags } from "../parse-flags.js";
 import { resolveUserPath, shownPath } from "../paths.js";
 import { plantedBugFlag, plantedBugList } from "../planted-bug-flags.js";
 import { queueFlag } from "../queue-flag.js";
-import { resumeQueueHunt, submitQueueHunt } from "../queue-hunt.js";
 import { shardFlag } from "../shard-flag.js";
 import { UsageError } from "../usage-error.js";
+
+/** The queue side of hunting, loaded only for --queue: BullMQ and ioredis take longer to load than a local hunt takes to start. */
+const queueHunts = () => import("../queue-hunt.js");
 
 /** "A..B" (inclusive), a single seed, or a list of both. */
 function parseSeeds(value: string | undefined): readonly SeedRange[] {
@@ -84,6 +86,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
       throw new UsageError(
         `hunt: --resume reattaches to the hunt as submitted: only --out and --json go with it, not ${extra === undefined ? `'${positionals[0]}'` : `--${extra}`}`,
       );
+    const { resumeQueueHunt } = await queueHunts();
     return resumeQueueHunt(queue, values.resume, values.out === undefined ? null : resolveUserPath(values.out), values.json === true);
   }
   const bug = plantedBugFlag("hunt", values.bug);
@@ -123,6 +126,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const bugs = bug !== null ? [bug] : [];
   if (queue !== null) {
     const template = { base, asWritten, protocol, ...(bugs.length > 0 ? { bugs } : {}), ...(withHistory ? { withHistory } : {}) };
+    const { submitQueueHunt } = await queueHunts();
     return submitQueueHunt(queue, { label, fromSeed: first.from, toSeed: first.to, template, stopOnFailure, outDir }, values.json === true);
   }
   const total = shard === null ? seedCount(seeds) : Math.ceil(seedCount(seeds) / shard.count);

@@ -3,7 +3,7 @@ import type { ActorId, Micros } from "@kcsim/protocol";
 import { DEFAULT_REGISTRY } from "../../actors/registry.js";
 import type { HistoryOptions } from "../../history/history.js";
 import type { ActorRegistry } from "../../kernel/actor-registry.js";
-import { builtModule } from "../../kernel/built-module.js";
+import { entryPoint } from "../../kernel/built-module.js";
 import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
@@ -30,8 +30,6 @@ import {
 import { ShardRuntime, tupleOf } from "./shard-runtime.js";
 import { createChannelBuffer, WindowChannelMain } from "./shared-window-channel.js";
 import { decodeReply, encodeWindow } from "./window-codec.js";
-
-const WORKER_ENTRY = builtModule("./worker-entry.js", import.meta.url);
 
 export interface LockstepHostOptions {
   readonly history?: HistoryOptions;
@@ -306,7 +304,7 @@ export class LockstepHost {
       if (!exit.expected && shard !== undefined) this.#died.push({ shard, exit });
     };
     const handle = new WorkerHandle<LockstepShardControl>(
-      WORKER_ENTRY,
+      entryPoint("lockstep-worker"),
       `lockstep-${this.#workers++}`,
       {},
       onExit,

@@ -3,7 +3,7 @@ import { DEFAULT_REGISTRY } from "../../actors/registry.js";
 import { History, type HistoryOptions } from "../../history/history.js";
 import type { HistoryEvent } from "../../history/history-event.js";
 import type { ActorRegistry } from "../../kernel/actor-registry.js";
-import { builtModule } from "../../kernel/built-module.js";
+import { entryPoint } from "../../kernel/built-module.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import { type ControlAction, HOST_ORIGIN, type Payload, type SimEvent } from "../../kernel/event.js";
 import type { RunResult } from "../../kernel/run-result.js";
@@ -28,8 +28,6 @@ import type { EffectBatch, RealtimeShardControl, RunRecord } from "./realtime-pr
 import { RealtimeShard } from "./realtime-shard.js";
 import { frameToText, type Recording, type RecordingEntry, RecordingWriter, type RunEvent } from "./recording.js";
 import { VirtualClock, wallMs } from "./virtual-clock.js";
-
-const WORKER_ENTRY = builtModule("./worker-entry.js", import.meta.url);
 
 export interface RealtimeHostOptions {
   readonly history?: HistoryOptions;
@@ -410,7 +408,7 @@ export class RealtimeHost {
   #spawnWorker(): Promise<WorkerHandle<RealtimeShardControl>> {
     const name = `realtime-${this.#workers++}`;
     const onExit = (dead: WorkerHandle<RealtimeShardControl>, exit: WorkerExit) => this.#onExit(dead, exit);
-    const handle = new WorkerHandle<RealtimeShardControl>(WORKER_ENTRY, name, {}, onExit, this.#options.workerHeapMb);
+    const handle = new WorkerHandle<RealtimeShardControl>(entryPoint("realtime-worker"), name, {}, onExit, this.#options.workerHeapMb);
     this.#handles.add(handle);
     this.#exits.push(handle.exited);
     const spawned = performance.now();

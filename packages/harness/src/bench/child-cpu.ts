@@ -1,0 +1,55 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { root } from "./kcsim-process.js";
+
+/** A child process run to its end: its output and the CPU time it used, start to exit, every thread. */
+export interface ChildRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Null where the system does not say (it is read from Linux's /proc). */
+  readonly cpuMs: number | null;
+}
+
+/**
+ * CPU time of this process's waited-for children so far (Linux: fields
+ * cutime and cstime of /proc/self/stat, in clock ticks of 10 ms), or null
+ * elsewhere. A child's time is added once it has exited and been reaped,
+ * so the difference around one child's run is that child's whole CPU time,
+ * process start and exit included.
+ */
+function childrenCpuMs(): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync("/proc/self/stat", "utf8");
+  } catch {
+    return null;
+  }
+  // The fields after the command name (which may hold spaces) start at state, field 3; cutime and cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return Number.isFinite(ticks) ? ticks * 10 : null;
+}
+
+/** Runs `node ARGS` from the repository root to its end, one child at a time (its CPU time would mix with another's). */
+export async function runNodeChild(args: readonly string[]): Promise<ChildRun> {
+  const before = childrenCpuMs();
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, INIT_CWD: root } });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("close", (exitCode) => resolve(exitCode)));
+  const after = childrenCpuMs();
+  return { code, stdout, stderr, cpuMs: before === null || after === null ? null : after - before };
+}
+
+/** The median of some numbers (the lower middle one of an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+}

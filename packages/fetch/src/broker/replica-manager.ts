@@ -25,8 +25,8 @@ import {
   type WriteTxnMarkersResponse,
 } from "@kcsim/protocol";
 import type { BrokerTxnMarkerObservation, FetchSessionObservation } from "../observations.js";
-import { type FetchContext, IncrementalFetchContext, SessionErrorContext } from "../session/fetch-context.js";
 import type { CachedPartition } from "../session/cached-partition.js";
+import { type FetchContext, IncrementalFetchContext, SessionErrorContext } from "../session/fetch-context.js";
 import { FetchManager } from "../session/fetch-manager.js";
 import { INITIAL_EPOCH, INVALID_SESSION_ID } from "../session/fetch-metadata.js";
 import { FetchSessionCache } from "../session/fetch-session-cache.js";

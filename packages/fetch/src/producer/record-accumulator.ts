@@ -247,7 +247,8 @@ export class RecordAccumulator {
     for (const queue of this.#nonEmptyInOrder()) {
       const batches = queue.batches;
       if (now - (batches[0] as ProducerBatch).createdAt < deliveryTimeout) continue;
-      while (batches.length > 0 && now - (batches[0] as ProducerBatch).createdAt >= deliveryTimeout) expired.push(batches.shift() as ProducerBatch);
+      while (batches.length > 0 && now - (batches[0] as ProducerBatch).createdAt >= deliveryTimeout)
+        expired.push(batches.shift() as ProducerBatch);
       this.#changed(queue);
     }
     return expired;

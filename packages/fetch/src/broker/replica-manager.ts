@@ -105,7 +105,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   readonly #topicIds: ReadonlyMap<string, string>;
   readonly #ackBeforeReplication: boolean;
   /** Small numbers for (fetcher, isolation level) pairs, for read stamps. */
-  readonly #fetcherStamps = new Map<string, number>();
+  readonly #fetcherStamps = new Map<number, number>();
   #nextDelayedId = 0;
 
   constructor(config: BrokerActorConfig, wiring: ReplicaManagerWiring) {
@@ -578,7 +578,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
    * again only under the same stamp.
    */
   #readStamp(params: FetchParams): number {
-    const fetcher = `${params.replicaId}/${params.isolationLevel}`;
+    // Injective for an int32 replica id and an int8 isolation level, and no string to build.
+    const fetcher = params.replicaId * 256 + (params.isolationLevel & 0xff);
     let index = this.#fetcherStamps.get(fetcher);
     if (index === undefined) {
       index = this.#fetcherStamps.size;

@@ -80,11 +80,21 @@ describe("workload", () => {
     expect(recordSizeInBytes(0, 0, null, 100)).toBe(2 + 1 + 1 + 1 + 1 + 2 + 100 + 1);
     expect(recordSizeInBytes(0, 0, 5, 10)).toBe(1 + 1 + 1 + 1 + 1 + 5 + 1 + 10 + 1);
     expect(recordSizeInBytes(300, 70, null, 0)).toBe(1 + 1 + 2 + 2 + 1 + 1 + 1);
-    const batch = new ProducerBatch("t", 0, 200, { key: null, value: "p:0", valueBytes: 100, timestampMs: 5, createdAt: 0 });
+    const batch = new ProducerBatch("t", 0, 200, {
+      key: null,
+      keyBytes: null,
+      value: "p:0",
+      valueBytes: 100,
+      timestampMs: 5,
+      createdAt: 0,
+    });
     expect(batch.sizeInBytes).toBe(RECORD_BATCH_OVERHEAD + 109);
-    expect(batch.tryAppend({ key: null, value: "p:1", valueBytes: 100, timestampMs: 5, createdAt: 0 })).toBe(false);
+    expect(batch.tryAppend({ key: null, keyBytes: null, value: "p:1", valueBytes: 100, timestampMs: 5, createdAt: 0 })).toBe(false);
     // The first record of a batch always fits, however large.
-    expect(new ProducerBatch("t", 0, 200, { key: null, value: "p:2", valueBytes: 5000, timestampMs: 0, createdAt: 0 }).recordCount).toBe(1);
+    expect(
+      new ProducerBatch("t", 0, 200, { key: null, keyBytes: null, value: "p:2", valueBytes: 5000, timestampMs: 0, createdAt: 0 })
+        .recordCount,
+    ).toBe(1);
   });
 
   it("rejects broker and controller configs with one line naming the field", () => {

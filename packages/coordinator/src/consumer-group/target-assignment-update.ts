@@ -2,12 +2,29 @@ import { ErrorCode } from "@kcsim/protocol";
 import type { AssignmentMemberSpec } from "../assignors/group-spec.js";
 import { PartitionAssignorError } from "../assignors/partition-assignor-error.js";
 import { serverAssignorNamed } from "../assignors/server-assignors.js";
+import type { SubscribedTopicDescriber } from "../assignors/subscribed-topic-describer.js";
 import { targetAssignmentMetadataRecord, targetAssignmentRecord } from "../records/consumer-group-records.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
 import { targetObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
 import { countPartitions, type TopicIdPartitions, toPartitionSets } from "../topic-id-partitions.js";
 import type { ConsumerGroup } from "./consumer-group.js";
+
+/**
+ * The key of each subscription array, made once per array: a member's
+ * subscription array lives as long as its MemberMetadata, so a burst of
+ * joins does not join every member's topic names again at every epoch.
+ */
+const subscriptionKeys = new WeakMap<readonly string[], string>();
+
+function subscriptionKeyOf(names: readonly string[]): string {
+  let key = subscriptionKeys.get(names);
+  if (key === undefined) {
+    key = names.join("\u0000");
+    subscriptionKeys.set(names, key);
+  }
+  return key;
+}
 
 /**
  * Computes the target assignment at the group epoch (Kafka's
@@ -29,7 +46,7 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   const idsBySubscription = new Map<string, readonly string[]>();
   const specs: AssignmentMemberSpec[] = [];
   for (const member of group.members().values()) {
-    const key = member.subscribedTopicNames.join("\u0000");
+    const key = subscriptionKeyOf(member.subscribedTopicNames);
     let subscribedTopicIds = idsBySubscription.get(key);
     if (subscribedTopicIds === undefined) {
       const ids: string[] = [];
@@ -60,6 +77,7 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   }
 
   let moved = 0;
+  const gained = new GainedCounter(group.describer());
   result.members.forEach((assignment, index) => {
     const spec = specs[index];
     if (spec === undefined || spec.memberId !== assignment.memberId) {
@@ -67,17 +85,66 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
     }
     // The assignors return the very same array for an unchanged target.
     if (assignment.partitions === spec.currentAssignment) return;
-    const gained = countGained(spec.currentAssignment, assignment.partitions);
-    if (gained === 0 && countPartitions(assignment.partitions) === countPartitions(spec.currentAssignment)) return;
-    moved += gained;
+    const newOwners = gained.count(spec.currentAssignment, assignment.partitions);
+    if (newOwners === 0 && countPartitions(assignment.partitions) === countPartitions(spec.currentAssignment)) return;
+    moved += newOwners;
     op.append(targetAssignmentRecord(group.groupId, spec.memberId, assignment.partitions));
   });
   op.append(targetAssignmentMetadataRecord(group.groupId, epoch));
   op.observe(targetObservation(group.groupId, epoch, assignor.name, specs.length, moved));
 }
 
-/** Partitions in `next` that were not in `previous`: each one has a new target owner. */
-function countGained(previous: readonly TopicIdPartitions[], next: readonly TopicIdPartitions[]): number {
+/**
+ * Counts the partitions in `next` that were not in `previous` (each one has
+ * a new target owner). Partitions of the described topics are marked in a
+ * dense scratch array (one per target update, cleared after each count);
+ * anything else (a topic or partition the describer does not know) falls
+ * back to sets.
+ */
+class GainedCounter {
+  readonly #describer: SubscribedTopicDescriber;
+  readonly #marked: Uint8Array;
+
+  constructor(describer: SubscribedTopicDescriber) {
+    this.#describer = describer;
+    this.#marked = new Uint8Array(describer.totalPartitions);
+  }
+
+  count(previous: readonly TopicIdPartitions[], next: readonly TopicIdPartitions[]): number {
+    if (!this.#dense(previous) || !this.#dense(next)) return countGainedWithSets(previous, next);
+    this.#mark(previous, 1);
+    let gained = 0;
+    const describer = this.#describer;
+    for (const { topicId, partitions } of next) {
+      const offset = describer.partitionOffsetAt(describer.topicIndex(topicId));
+      for (const partition of partitions) if (this.#marked[offset + partition] === 0) gained++;
+    }
+    this.#mark(previous, 0);
+    return gained;
+  }
+
+  /** Whether every partition of the assignment has a dense index. */
+  #dense(assignment: readonly TopicIdPartitions[]): boolean {
+    for (const { topicId, partitions } of assignment) {
+      const topicIndex = this.#describer.topicIndex(topicId);
+      if (topicIndex < 0) return false;
+      const count = this.#describer.partitionCountAt(topicIndex);
+      for (const partition of partitions) if (!Number.isInteger(partition) || partition < 0 || partition >= count) return false;
+    }
+    return true;
+  }
+
+  #mark(assignment: readonly TopicIdPartitions[], value: 0 | 1): void {
+    const describer = this.#describer;
+    for (const { topicId, partitions } of assignment) {
+      const offset = describer.partitionOffsetAt(describer.topicIndex(topicId));
+      for (const partition of partitions) this.#marked[offset + partition] = value;
+    }
+  }
+}
+
+/** Partitions in `next` that were not in `previous`, with sets. */
+function countGainedWithSets(previous: readonly TopicIdPartitions[], next: readonly TopicIdPartitions[]): number {
   const before = toPartitionSets(previous);
   let gained = 0;
   for (const { topicId, partitions } of next) {

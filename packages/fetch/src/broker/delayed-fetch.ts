@@ -1,4 +1,5 @@
 import { type ActorId, ErrorCode, IsolationLevel } from "@kcsim/protocol";
+import type { CachedPartition } from "../session/cached-partition.js";
 import type { FetchContext } from "../session/fetch-context.js";
 import type { PartitionReadResult } from "../session/partition-read-result.js";
 import type { FetchTarget } from "../session/topic-id-partition.js";
@@ -30,10 +31,39 @@ export function fetchUpperBound(params: FetchParams, log: PartitionLog): number 
   return params.isolationLevel === IsolationLevel.READ_COMMITTED ? log.lastStableOffset : log.highWatermark;
 }
 
-/** A partition a parked fetch reads, by topic name and with its request parameters. */
-export interface DelayedFetchPartition {
-  readonly topic: string;
-  readonly target: FetchTarget;
+/**
+ * A partition a fetch reads, by topic name and with its request parameters
+ * (an immutable snapshot: a parked fetch reads what its request asked for).
+ * An incremental session keeps one per cached partition while its
+ * parameters and the metadata stay the same (`cached.readSlot`), so a fetch
+ * resolves nothing again for partitions that did not change.
+ */
+export class DelayedFetchPartition {
+  /** `tpKey(topic, partition)`: the purgatory's watch key. */
+  readonly key: string;
+  /** The partition this broker has for it, once it has one (the object never changes for a key). */
+  partition: Partition | undefined = undefined;
+
+  constructor(
+    readonly topic: string,
+    readonly target: FetchTarget,
+    key: string,
+    /** The session's cached partition (incremental fetches), whose quiet reads can be skipped. */
+    readonly cached: CachedPartition | null,
+    /** The metadata version the topic name was resolved at. */
+    readonly metadataVersion: number,
+  ) {
+    this.key = key;
+  }
+
+  /**
+   * Whether a read of this partition under `stamp` would find nothing new
+   * (see CachedPartition.isQuiet): only while this is still the session's
+   * current snapshot of the partition's parameters.
+   */
+  isQuiet(stamp: number): boolean {
+    return this.cached !== null && this.cached.readSlot === this && this.cached.isQuiet(stamp);
+  }
 }
 
 /**
@@ -61,7 +91,6 @@ export class DelayedFetch implements DelayedOperation {
     context: FetchContext,
     partitions: readonly DelayedFetchPartition[],
     erroneous: readonly PartitionReadResult[],
-    keyOf: (p: DelayedFetchPartition) => string,
   ) {
     this.id = id;
     this.replyTo = replyTo;
@@ -69,14 +98,20 @@ export class DelayedFetch implements DelayedOperation {
     this.context = context;
     this.partitions = partitions;
     this.erroneous = erroneous;
-    this.watchKeys = partitions.map(keyOf);
+    this.watchKeys = partitions.map((p) => p.key);
   }
 
-  /** Whether the fetch can be answered now. */
-  tryComplete(partitionOf: (topic: string, partition: number) => Partition | undefined): boolean {
+  /**
+   * Whether the fetch can be answered now. A partition whose read would
+   * find nothing new under `stamp` adds no bytes and cannot complete it
+   * (its fetch offset is at its bound), so it is not looked at.
+   */
+  tryComplete(partitionOf: (item: DelayedFetchPartition) => Partition | undefined, stamp: number): boolean {
     let accumulated = 0;
-    for (const { topic, target } of this.partitions) {
-      const partition = partitionOf(topic, target.partition);
+    for (const item of this.partitions) {
+      if (item.isQuiet(stamp)) continue;
+      const target = item.target;
+      const partition = partitionOf(item);
       if (partition === undefined) return true;
       if (partition.checkLeaderEpoch(target.currentLeaderEpoch, true) !== ErrorCode.NONE) return true;
       const log = partition.log;

@@ -37,6 +37,12 @@ export class MetadataCache {
   #controllerEpoch = -1;
   /** The correlation id of the newest update applied (the broker's "metadata offset"). */
   #appliedOffset = -1;
+  #version = 0;
+
+  /** Moves on with every bootstrap or update applied: equal versions mean the same metadata. */
+  get version(): number {
+    return this.#version;
+  }
 
   get controllerEpoch(): number {
     return this.#controllerEpoch;
@@ -48,6 +54,7 @@ export class MetadataCache {
 
   /** The state a cluster starts from (every broker live, initial placement at epoch 0), for a broker's very first start. */
   bootstrap(layout: ClusterLayout): PartitionStateChange[] {
+    this.#version++;
     this.#liveBrokers = layout.brokers.map(metadataBrokerOf);
     const changes: PartitionStateChange[] = [];
     for (const topic of layout.topics) {
@@ -75,6 +82,7 @@ export class MetadataCache {
    */
   update(request: UpdateMetadataRequest): PartitionStateChange[] | undefined {
     if (request.controllerEpoch < this.#controllerEpoch) return undefined;
+    this.#version++;
     this.#controllerEpoch = request.controllerEpoch;
     this.#liveBrokers = [...request.liveBrokers].sort((a, b) => a.nodeId - b.nodeId);
     this.#appliedOffset = Math.max(this.#appliedOffset, request.correlationId);

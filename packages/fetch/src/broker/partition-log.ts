@@ -76,10 +76,20 @@ export class PartitionLog {
   #producerState = new ProducerStateManager();
   /** The producer state of the batches below the log start (what a rebuild starts from). */
   #producerStateAtLogStart = new ProducerStateManager();
+  #version = 0;
 
   constructor(roll: LogRollSettings, persist: (change: LogChange) => void) {
     this.#roll = roll;
     this.#persist = persist;
+  }
+
+  /**
+   * Moves on with every change a read can see (batches, segments, offsets,
+   * watermarks, the last stable offset): equal versions mean a read would
+   * find the log as it was.
+   */
+  get version(): number {
+    return this.#version;
   }
 
   get logStartOffset(): number {
@@ -153,6 +163,7 @@ export class PartitionLog {
   }
 
   #append(batch: RecordBatch, nowMs: number, persist: boolean, rollAt?: boolean): void {
+    this.#version++;
     const active = this.#segments[this.#segments.length - 1];
     const roll =
       rollAt ??
@@ -250,6 +261,7 @@ export class PartitionLog {
   }
 
   #setHighWatermark(offset: number): void {
+    this.#version++;
     this.#highWatermark = offset;
     this.#producerState.onHighWatermarkUpdated(offset);
   }
@@ -283,6 +295,7 @@ export class PartitionLog {
   }
 
   #truncate(offset: number): void {
+    this.#version++;
     const keep = this.#indexOf(offset);
     const removed = this.#entries.splice(keep);
     const firstRemoved = removed[0];
@@ -315,6 +328,7 @@ export class PartitionLog {
   }
 
   #resetTo(offset: number): void {
+    this.#version++;
     this.#entries = [];
     this.#segments = [];
     this.#logStartOffset = offset;
@@ -338,6 +352,7 @@ export class PartitionLog {
   }
 
   #moveLogStart(offset: number): void {
+    this.#version++;
     this.#logStartOffset = offset;
     const firstKept = this.#indexOf(offset);
     const removed = this.#entries.splice(0, firstKept);

@@ -89,6 +89,8 @@ export class Partition {
   /** The log end offset when this broker's current leader epoch began (leaders only). */
   leaderEpochStartOffset: number | null = null;
   readonly remoteReplicas = new Map<number, ReplicaState>();
+  /** Moves on with every change of role, epochs, replicas or ISR (see `version`). */
+  #stateVersion = 0;
 
   constructor(topic: string, topicId: string, index: number, log: PartitionLog, host: PartitionHost) {
     this.topic = topic;
@@ -96,6 +98,14 @@ export class Partition {
     this.index = index;
     this.log = log;
     this.#host = host;
+  }
+
+  /**
+   * Moves on with every change a fetch can see, here or in the log: equal
+   * versions mean a read of this partition would find it as it was.
+   */
+  get version(): number {
+    return this.#stateVersion + this.log.version;
   }
 
   get isLeader(): boolean {
@@ -134,6 +144,7 @@ export class Partition {
    */
   makeLeader(state: UpdateMetadataPartitionState): { applied: boolean; highWatermarkIncremented: boolean } {
     if (state.zkVersion < this.partitionEpoch) return { applied: false, highWatermarkIncremented: false };
+    this.#stateVersion++;
     const now = this.#host.now();
     const isNewLeader = !this.isLeader;
     const isNewLeaderEpoch = state.leaderEpoch > this.leaderEpoch;
@@ -159,6 +170,7 @@ export class Partition {
    */
   makeFollower(state: UpdateMetadataPartitionState): boolean | undefined {
     if (state.zkVersion < this.partitionEpoch) return undefined;
+    this.#stateVersion++;
     const isNewLeaderEpoch = state.leaderEpoch > this.leaderEpoch;
     this.leaderId = state.leader;
     this.leaderEpoch = state.leaderEpoch;
@@ -278,6 +290,7 @@ export class Partition {
     const start = this.leaderEpochStartOffset;
     if (start === null || replica.logEndOffset < this.log.highWatermark || replica.logEndOffset < start) return;
     const proposal = { leaderEpoch: this.leaderEpoch, newIsr: [...state.isr, replica.brokerId], partitionEpoch: this.partitionEpoch };
+    this.#stateVersion++;
     this.isrState = { kind: "pending-expand", isr: state.isr, adding: replica.brokerId, proposal };
     this.#host.submitAlterPartition(this, proposal);
   }
@@ -303,6 +316,7 @@ export class Partition {
       newIsr: state.isr.filter((id) => !outOfSync.includes(id)),
       partitionEpoch: this.partitionEpoch,
     };
+    this.#stateVersion++;
     this.isrState = { kind: "pending-shrink", isr: state.isr, removing: outOfSync, proposal };
     this.#host.submitAlterPartition(this, proposal);
   }
@@ -320,6 +334,7 @@ export class Partition {
     const state = this.isrState;
     const unchanged = { retry: false, highWatermarkIncremented: false };
     if (state.kind === "committed" || state.proposal !== proposal) return unchanged;
+    this.#stateVersion++;
     if ("leaderId" in outcome) {
       if (outcome.leaderEpoch !== this.leaderEpoch || outcome.partitionEpoch < this.partitionEpoch) return unchanged;
       this.isrState = { kind: "committed", isr: [...outcome.isr] };

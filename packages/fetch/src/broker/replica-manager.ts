@@ -25,14 +25,16 @@ import {
   type WriteTxnMarkersResponse,
 } from "@kcsim/protocol";
 import type { BrokerTxnMarkerObservation, FetchSessionObservation } from "../observations.js";
-import { type FetchContext, SessionErrorContext } from "../session/fetch-context.js";
+import type { CachedPartition } from "../session/cached-partition.js";
+import { type FetchContext, IncrementalFetchContext, SessionErrorContext } from "../session/fetch-context.js";
 import { FetchManager } from "../session/fetch-manager.js";
 import { INITIAL_EPOCH, INVALID_SESSION_ID } from "../session/fetch-metadata.js";
 import { FetchSessionCache } from "../session/fetch-session-cache.js";
-import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, recordsSizeInBytes } from "../session/partition-read-result.js";
+import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, readBytesOf } from "../session/partition-read-result.js";
+import type { FetchTarget } from "../session/topic-id-partition.js";
 import type { BrokerActorConfig } from "./broker-actor-config.js";
 import type { BrokerStorageRecord } from "./broker-storage.js";
-import { DelayedFetch, type DelayedFetchPartition, type FetchParams, fetchUpperBound, isFromFollower } from "./delayed-fetch.js";
+import { DelayedFetch, DelayedFetchPartition, type FetchParams, fetchUpperBound, isFromFollower } from "./delayed-fetch.js";
 import { DelayedOperationPurgatory } from "./delayed-operation-purgatory.js";
 import { DelayedProduce, type ProducePartitionStatus, produceResponseOf } from "./delayed-produce.js";
 import { MetadataCache, type PartitionStateChange } from "./metadata-cache.js";
@@ -40,6 +42,9 @@ import { type AlterPartitionOutcome, type IsrProposal, type LeaderAppendResult, 
 import { type LogChange, lastOffsetOf, PartitionLog } from "./partition-log.js";
 import type { ReplicaFetcherHost } from "./replica-fetcher.js";
 import { ReplicaFetcherManager } from "./replica-fetcher-manager.js";
+
+/** Room for this many (fetcher, isolation level) pairs per metadata version in a read stamp. */
+const FETCHER_STAMPS = 1 << 20;
 
 /** Timer name prefixes of parked requests. */
 const DELAYED_FETCH_TIMER = "delayed-fetch:";
@@ -99,6 +104,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   readonly #fetchers: ReplicaFetcherManager;
   readonly #topicIds: ReadonlyMap<string, string>;
   readonly #ackBeforeReplication: boolean;
+  /** Small numbers for (fetcher, isolation level) pairs, for read stamps. */
+  readonly #fetcherStamps = new Map<number, number>();
   #nextDelayedId = 0;
 
   constructor(config: BrokerActorConfig, wiring: ReplicaManagerWiring) {
@@ -265,7 +272,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
       if (op.tryComplete(lookup)) this.#completeProduce(op.id, ctx);
     }
     for (const op of this.#fetchPurgatory.watching(key)) {
-      if (op.tryComplete(lookup)) this.#completeFetch(op.id, ctx);
+      if (op.tryComplete(this.#hostedItem, this.#readStamp(op.params))) this.#completeFetch(op.id, ctx);
     }
   }
 
@@ -488,44 +495,104 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
       ctx.send(from, context.updateAndGenerateResponse([], ctx.now()));
       return;
     }
-    const interesting: DelayedFetchPartition[] = [];
-    const erroneous: PartitionReadResult[] = [];
-    for (const target of context.partitions()) {
-      const topic = this.metadataCache.topicName(target.topicId);
-      if (topic === undefined)
-        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_ID) });
-      else if (!this.metadataCache.contains(topic, target.partition)) {
-        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
-      } else interesting.push({ topic, target });
-    }
+    const { interesting, erroneous } = this.#itemsOf(context);
     if (interesting.length === 0) {
       this.#sendFetchResponse(from, context, erroneous, request, ctx);
       return;
     }
-    const reads = this.#readFromLog(params, interesting, ctx);
+    const stamp = this.#readStamp(params);
+    const reads = this.#readFromLog(params, interesting, stamp, ctx);
     let bytesReadable = 0;
-    for (const read of reads) bytesReadable += recordsSizeInBytes(read.data);
+    for (const read of reads) bytesReadable += readBytesOf(read);
     const errorReading = reads.some((read) => read.data.errorCode !== ErrorCode.NONE);
     if (params.maxWaitMs <= 0 || bytesReadable >= params.minBytes || errorReading) {
       this.#sendFetchResponse(from, context, [...reads, ...erroneous], request, ctx);
       return;
     }
-    const op = new DelayedFetch(++this.#nextDelayedId, from, params, context, interesting, erroneous, (p) =>
-      tpKey(p.topic, p.target.partition),
-    );
+    const op = new DelayedFetch(++this.#nextDelayedId, from, params, context, interesting, erroneous);
     this.#fetchPurgatory.watch(op);
-    if (op.tryComplete((topic, index) => this.hosted(topic, index))) {
+    if (op.tryComplete(this.#hostedItem, stamp)) {
       this.#completeFetch(op.id, ctx);
       return;
     }
     ctx.setTimer(`${DELAYED_FETCH_TIMER}${op.id}`, ms(params.maxWaitMs));
   }
 
+  /**
+   * The partitions a fetch reads, in its context's order (Kafka's
+   * `foreachPartition`), and those answered with an error at once (topic id
+   * or partition unknown to the metadata). An incremental session's
+   * partitions keep their resolved snapshot while their parameters and the
+   * metadata stay the same.
+   */
+  #itemsOf(context: FetchContext): { interesting: DelayedFetchPartition[]; erroneous: PartitionReadResult[] } {
+    const interesting: DelayedFetchPartition[] = [];
+    const erroneous: PartitionReadResult[] = [];
+    const metadataVersion = this.metadataCache.version;
+    const resolve = (target: FetchTarget, cached: CachedPartition | null): DelayedFetchPartition | undefined => {
+      const topic = this.metadataCache.topicName(target.topicId);
+      if (topic === undefined) {
+        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_ID) });
+        return undefined;
+      }
+      if (!this.metadataCache.contains(topic, target.partition)) {
+        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+        return undefined;
+      }
+      return new DelayedFetchPartition(topic, target, tpKey(topic, target.partition), cached, metadataVersion);
+    };
+    if (context instanceof IncrementalFetchContext) {
+      for (const cached of context.session.partitions()) {
+        const slot = cached.readSlot;
+        if (slot instanceof DelayedFetchPartition && slot.metadataVersion === metadataVersion) {
+          interesting.push(slot);
+          continue;
+        }
+        const item = resolve(cached.target(), cached);
+        cached.readSlot = item ?? null;
+        if (item !== undefined) interesting.push(item);
+      }
+    } else {
+      for (const target of context.partitions()) {
+        const item = resolve(target, null);
+        if (item !== undefined) interesting.push(item);
+      }
+    }
+    return { interesting, erroneous };
+  }
+
+  /** The partition a fetch item reads, if this broker hosts it (the Partition object of a key never changes once made). */
+  readonly #hostedItem = (item: DelayedFetchPartition): Partition | undefined => {
+    let partition = item.partition;
+    if (partition === undefined) {
+      partition = this.partition(item.topic, item.target.partition);
+      item.partition = partition;
+    }
+    return partition !== undefined && partition.role !== "none" ? partition : undefined;
+  };
+
+  /**
+   * What, besides a partition's own state, decides what a read of it finds:
+   * the metadata version, the fetcher (a follower's id, or a consumer) and
+   * the isolation level. Reads that were quiet under one stamp are quiet
+   * again only under the same stamp.
+   */
+  #readStamp(params: FetchParams): number {
+    // Injective for an int32 replica id and an int8 isolation level, and no string to build.
+    const fetcher = params.replicaId * 256 + (params.isolationLevel & 0xff);
+    let index = this.#fetcherStamps.get(fetcher);
+    if (index === undefined) {
+      index = this.#fetcherStamps.size;
+      this.#fetcherStamps.set(fetcher, index);
+    }
+    return this.metadataCache.version * FETCHER_STAMPS + index;
+  }
+
   #completeFetch(id: number, ctx: Context): void {
     const op = this.#fetchPurgatory.remove(id);
     if (op === undefined) return;
     ctx.cancelTimer(`${DELAYED_FETCH_TIMER}${id}`);
-    const reads = this.#readFromLog(op.params, op.partitions, ctx);
+    const reads = this.#readFromLog(op.params, op.partitions, this.#readStamp(op.params), ctx);
     ctx.send(op.replyTo, op.context.updateAndGenerateResponse([...reads, ...op.erroneous], ctx.now()));
   }
 
@@ -601,14 +668,24 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
    * the request's max bytes). The first batch of the first partition that
    * returns data is returned whole even if it exceeds both (Fetch v3+);
    * after that the limits are strict.
+   *
+   * A partition of an incremental session whose read would find nothing new
+   * (quiet: see CachedPartition.isQuiet) is not read: it returns no bytes,
+   * and an incremental response leaves it out. A follower's fetch of it
+   * still records the follower's fetch state, as every read does.
    */
-  #readFromLog(params: FetchParams, partitions: readonly DelayedFetchPartition[], ctx: Context): PartitionReadResult[] {
+  #readFromLog(params: FetchParams, partitions: readonly DelayedFetchPartition[], stamp: number, ctx: Context): PartitionReadResult[] {
     let limit = params.maxBytes;
     let minOneMessage = true;
     const reads: PartitionReadResult[] = [];
+    const follower = isFromFollower(params);
     for (const item of partitions) {
-      const read = this.#readPartition(params, item, Math.min(item.target.partitionMaxBytes, limit), minOneMessage, ctx);
-      const size = recordsSizeInBytes(read.data);
+      if (item.isQuiet(stamp)) {
+        if (follower) this.#recordFollowerFetch(params, item, ctx);
+        continue;
+      }
+      const read = this.#readPartition(params, item, Math.min(item.target.partitionMaxBytes, limit), minOneMessage, stamp, ctx);
+      const size = readBytesOf(read);
       if (size > 0) minOneMessage = false;
       limit = Math.max(0, limit - size);
       reads.push(read);
@@ -629,14 +706,16 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     item: DelayedFetchPartition,
     maxBytes: number,
     minOneMessage: boolean,
+    stamp: number,
     ctx: Context,
   ): PartitionReadResult {
     const { topic, target } = item;
     const fail = (errorCode: number): PartitionReadResult => ({
       topicId: target.topicId,
       data: errorPartition(target.partition, errorCode),
+      recordsBytes: 0,
     });
-    const partition = this.hosted(topic, target.partition);
+    const partition = this.#hostedItem(item);
     if (partition === undefined) {
       return fail(
         this.metadataCache.contains(topic, target.partition) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
@@ -648,21 +727,19 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     if (follower && !partition.remoteReplicas.has(params.replicaId)) {
       return fail(target.currentLeaderEpoch >= 0 ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.NOT_LEADER_OR_FOLLOWER);
     }
+    const version = partition.version;
     const log = partition.log;
     const highWatermark = log.highWatermark;
     const lastStableOffset = log.lastStableOffset;
     const logStartOffset = log.logStartOffset;
     const logEndOffset = log.logEndOffset;
     const readCommitted = !follower && params.isolationLevel === IsolationLevel.READ_COMMITTED;
-    const read = log.read(target.fetchOffset, maxBytes, fetchUpperBound(params, log), minOneMessage);
+    const upperBound = fetchUpperBound(params, log);
+    const read = log.read(target.fetchOffset, maxBytes, upperBound, minOneMessage);
     if (read.outOfRange) return fail(ErrorCode.OFFSET_OUT_OF_RANGE);
-    if (follower) {
-      const moved = partition.updateFollowerFetchState(params.replicaId, target.fetchOffset, target.logStartOffset, logEndOffset);
-      if (moved) {
-        this.#highWatermarkIncremented(partition, ctx);
-        this.#partitionChanged(partition, ctx);
-      }
-    }
+    if (follower) this.#followerFetched(partition, params.replicaId, target, logEndOffset, ctx);
+    let recordsBytes = 0;
+    for (const batch of read.batches) recordsBytes += batch.sizeInBytes;
     return {
       topicId: target.topicId,
       data: {
@@ -675,7 +752,30 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
         preferredReadReplica: NO_PREFERRED_READ_REPLICA,
         records: read.batches,
       },
+      recordsBytes,
+      // At its bound the fetch offset has nothing to read whatever the budget: the same read finds the same until the partition changes.
+      ...(target.fetchOffset === upperBound ? { quiet: { source: partition, version, stamp } } : {}),
     };
+  }
+
+  /**
+   * A follower's fetch of a quiet partition: what a read records of the
+   * follower (its fetch state, which may add it to the ISR or move the high
+   * watermark), without reading.
+   */
+  #recordFollowerFetch(params: FetchParams, item: DelayedFetchPartition, ctx: Context): void {
+    const partition = this.#hostedItem(item);
+    if (partition === undefined) throw new Error(`quiet partition ${item.key} is not hosted`);
+    this.#followerFetched(partition, params.replicaId, item.target, partition.log.logEndOffset, ctx);
+  }
+
+  /** Kafka's `updateFollowerFetchState` after a follower's read; a high watermark it moves completes what waited for it. */
+  #followerFetched(partition: Partition, replicaId: number, target: FetchTarget, leaderEndOffset: number, ctx: Context): void {
+    const moved = partition.updateFollowerFetchState(replicaId, target.fetchOffset, target.logStartOffset, leaderEndOffset);
+    if (moved) {
+      this.#highWatermarkIncremented(partition, ctx);
+      this.#partitionChanged(partition, ctx);
+    }
   }
 
   // --- offsets ---

@@ -8,6 +8,8 @@ import type { SendHandle } from "./send-handle.js";
 /** A record as the application handed it to the producer. */
 export interface ProducerRecord {
   readonly key: string | null;
+  /** UTF-8 bytes of the key (null for a null key), measured once when the record is made. */
+  readonly keyBytes: number | null;
   readonly value: string;
   /** Bytes of the value the workload stands for (the value itself is only a tag). */
   readonly valueBytes: number;
@@ -15,7 +17,10 @@ export interface ProducerRecord {
   readonly createdAt: Micros;
 }
 
-const utf8 = new TextEncoder();
+/** UTF-8 bytes of a record key (null for a null key). */
+export function keyBytesOf(key: string | null): number | null {
+  return key === null ? null : Buffer.byteLength(key, "utf8");
+}
 
 /**
  * Records for one partition that travel together (Kafka's `ProducerBatch`
@@ -55,8 +60,9 @@ export class ProducerBatch {
     this.partition = partition;
     this.createdAt = first.createdAt;
     this.lastAttemptAt = first.createdAt;
-    this.#writeLimit = Math.max(batchSize, RECORD_BATCH_OVERHEAD + ProducerBatch.recordBytes(first, 0, 0));
-    this.#add(first, handle);
+    const firstBytes = ProducerBatch.recordBytes(first, 0, 0);
+    this.#writeLimit = Math.max(batchSize, RECORD_BATCH_OVERHEAD + firstBytes);
+    this.#add(first, handle, firstBytes);
   }
 
   get producerId(): number {
@@ -103,7 +109,7 @@ export class ProducerBatch {
 
   /** A record's size if it were appended at `offsetDelta`, `timestampDelta` into a batch. */
   static recordBytes(record: ProducerRecord, offsetDelta: number, timestampDelta: number): number {
-    return recordSizeInBytes(offsetDelta, timestampDelta, record.key === null ? null : utf8.encode(record.key).length, record.valueBytes);
+    return recordSizeInBytes(offsetDelta, timestampDelta, record.keyBytes, record.valueBytes);
   }
 
   get recordCount(): number {
@@ -128,14 +134,12 @@ export class ProducerBatch {
     if (this.isFull) return false;
     const size = ProducerBatch.recordBytes(record, this.#records.length, record.timestampMs - this.baseTimestampMs);
     if (this.#sizeInBytes + size > this.#writeLimit) return false;
-    this.#add(record, handle);
+    this.#add(record, handle, size);
     return true;
   }
 
-  #add(record: ProducerRecord, handle: SendHandle | null): void {
-    const offsetDelta = this.#records.length;
-    const timestampDelta = offsetDelta === 0 ? 0 : record.timestampMs - this.baseTimestampMs;
-    const sizeInBytes = ProducerBatch.recordBytes(record, offsetDelta, timestampDelta);
+  /** Adds a record whose size at the batch's end (its offset and timestamp deltas) is `sizeInBytes`. */
+  #add(record: ProducerRecord, handle: SendHandle | null, sizeInBytes: number): void {
     this.#records.push({ record, sizeInBytes, handle });
     this.#sizeInBytes += sizeInBytes;
   }

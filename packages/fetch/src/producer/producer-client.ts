@@ -15,7 +15,7 @@ import {
 } from "@kcsim/protocol";
 import type { ProducerAckObservation, ProducerIdObservation, ProducerTransactionObservation } from "../observations.js";
 import { partitionForKey } from "./murmur2.js";
-import { ProducerBatch, type ProducerRecord } from "./producer-batch.js";
+import { keyBytesOf, ProducerBatch, type ProducerRecord } from "./producer-batch.js";
 import { clientError, type ProducerError, producerErrorOf } from "./producer-error.js";
 import type { ProducerIdAndEpoch } from "./producer-id-and-epoch.js";
 import { ProducerMetadata } from "./producer-metadata.js";
@@ -259,6 +259,7 @@ export class ProducerClient {
     const createdAt = record.createdAt ?? now;
     const entry: ProducerRecord = {
       key: record.key,
+      keyBytes: keyBytesOf(record.key),
       value: record.value,
       valueBytes: record.valueBytes,
       timestampMs: Math.floor(createdAt / 1000),

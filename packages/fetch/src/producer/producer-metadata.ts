@@ -25,6 +25,8 @@ export class ProducerMetadata {
   readonly #retryBackoff: Micros;
   readonly #retryBackoffMax: Micros;
   readonly #maxAge: Micros;
+  /** Each topic's partitions with a known leader, as of the last update (computed when first asked). */
+  readonly #available = new Map<string, readonly number[]>();
   #needUpdate = true;
   #lastAttemptAt: Micros | null = null;
   #lastSuccessAt: Micros | null = null;
@@ -59,10 +61,13 @@ export class ProducerMetadata {
     return [...this.#brokers.entries()].sort((a, b) => a[0] - b[0]).map(([, host]) => host);
   }
 
-  /** Partitions with a known leader (Kafka's `availablePartitionsForTopic`). */
-  availablePartitions(topic: string): number[] {
+  /** Partitions with a known leader (Kafka's `availablePartitionsForTopic`); they change only with an update. */
+  availablePartitions(topic: string): readonly number[] {
+    const cached = this.#available.get(topic);
+    if (cached !== undefined) return cached;
     const out: number[] = [];
     for (let p = 0; p < this.partitionCount(topic); p++) if (this.leaderOf(topic, p) !== undefined) out.push(p);
+    this.#available.set(topic, out);
     return out;
   }
 
@@ -88,6 +93,7 @@ export class ProducerMetadata {
   }
 
   update(response: MetadataResponse, now: Micros): void {
+    this.#available.clear();
     this.#brokers.clear();
     for (const b of response.brokers) this.#brokers.set(b.nodeId, b.host);
     for (const topic of response.topics) {

@@ -1,4 +1,4 @@
-import { type Micros, tpKey } from "@kcsim/protocol";
+import type { Micros } from "@kcsim/protocol";
 import { ProducerBatch, type ProducerRecord } from "./producer-batch.js";
 import type { SendHandle } from "./send-handle.js";
 
@@ -26,6 +26,21 @@ export interface ReadyCheck {
 }
 
 /**
+ * One partition's queue of batches. `index` is the order in which the
+ * partition's first batch arrived: the order every scan follows (Kafka
+ * iterates its batches map in that order).
+ */
+interface PartitionQueue {
+  readonly index: number;
+  readonly topic: string;
+  readonly partition: number;
+  readonly batches: ProducerBatch[];
+  muted: boolean;
+}
+
+const byIndex = (a: PartitionQueue, b: PartitionQueue) => a.index - b.index;
+
+/**
  * Batches waiting to be sent, one queue per partition (Kafka's
  * `RecordAccumulator`). A batch is ready to send when it is full (or a later
  * one exists), or it has lingered linger.ms, or, after a failure, its retry
@@ -34,13 +49,19 @@ export interface ReadyCheck {
  * While a flush is on (a transaction being completed), every batch is
  * ready at once. With idempotence a gate may hold a partition back, and a
  * retried batch goes back in sequence order.
+ *
+ * Only the partitions with queued batches are looked at (the ready queue):
+ * every scan visits them in the order of all partitions, as Kafka's scans
+ * over every queue do, so the answers are the same.
  */
 export class RecordAccumulator {
   readonly #batchSize: number;
   readonly #linger: Micros;
-  readonly #queues = new Map<string, ProducerBatch[]>();
-  /** Partitions with a batch in flight when max.in.flight.requests.per.connection = 1 (ordering). */
-  readonly #muted = new Set<string>();
+  /** Every partition's queue, in creation order; by topic, then partition, for lookups. */
+  readonly #queues: PartitionQueue[] = [];
+  readonly #byTopic = new Map<string, PartitionQueue[]>();
+  /** The queues with at least one batch. */
+  readonly #nonEmpty = new Set<PartitionQueue>();
   #drainIndex = 0;
 
   constructor(batchSize: number, linger: Micros) {
@@ -50,6 +71,36 @@ export class RecordAccumulator {
 
   get batchSize(): number {
     return this.#batchSize;
+  }
+
+  #queue(topic: string, partition: number): PartitionQueue | undefined {
+    return this.#byTopic.get(topic)?.[partition];
+  }
+
+  #queueOrCreate(topic: string, partition: number): PartitionQueue {
+    let queues = this.#byTopic.get(topic);
+    if (queues === undefined) {
+      queues = [];
+      this.#byTopic.set(topic, queues);
+    }
+    let queue = queues[partition];
+    if (queue === undefined) {
+      queue = { index: this.#queues.length, topic, partition, batches: [], muted: false };
+      queues[partition] = queue;
+      this.#queues.push(queue);
+    }
+    return queue;
+  }
+
+  /** Keeps the ready queue in step after `queue`'s batches changed. */
+  #changed(queue: PartitionQueue): void {
+    if (queue.batches.length > 0) this.#nonEmpty.add(queue);
+    else this.#nonEmpty.delete(queue);
+  }
+
+  /** The queues with batches, in creation order. */
+  #nonEmptyInOrder(): PartitionQueue[] {
+    return [...this.#nonEmpty].sort(byIndex);
   }
 
   /**
@@ -65,17 +116,14 @@ export class RecordAccumulator {
     abortOnNewBatch: boolean,
     handle: SendHandle | null = null,
   ): { readonly outcome: "appended" | "new-batch"; readonly batch: ProducerBatch } | { readonly outcome: "abort-for-new-batch" } {
-    const key = tpKey(topic, partition);
-    let queue = this.#queues.get(key);
-    const last = queue?.[queue.length - 1];
+    const existing = this.#queue(topic, partition);
+    const last = existing?.batches[existing.batches.length - 1];
     if (last?.tryAppend(record, handle)) return { outcome: "appended", batch: last };
     if (abortOnNewBatch) return { outcome: "abort-for-new-batch" };
-    if (queue === undefined) {
-      queue = [];
-      this.#queues.set(key, queue);
-    }
+    const queue = existing ?? this.#queueOrCreate(topic, partition);
     const batch = new ProducerBatch(topic, partition, this.#batchSize, record, handle);
-    queue.push(batch);
+    queue.batches.push(batch);
+    this.#changed(queue);
     return { outcome: "new-batch", batch };
   }
 
@@ -85,29 +133,27 @@ export class RecordAccumulator {
 
   /** Whether any batch is queued. */
   get hasUndrained(): boolean {
-    for (const queue of this.#queues.values()) if (queue.length > 0) return true;
-    return false;
+    return this.#nonEmpty.size > 0;
   }
 
   ready(leaderOf: LeaderOf, now: Micros, gate: DrainGate = OPEN_GATE, flushing = false): ReadyCheck {
     const readyNodes = new Set<number>();
     let nextReadyCheckDelay = Number.POSITIVE_INFINITY;
     let unknownLeader = false;
-    for (const [key, queue] of this.#queues) {
-      const batch = queue[0];
-      if (batch === undefined) continue;
+    for (const queue of this.#nonEmptyInOrder()) {
+      const batch = queue.batches[0] as ProducerBatch;
       const leader = leaderOf(batch.topic, batch.partition);
       if (leader === undefined) {
         unknownLeader = true;
         continue;
       }
-      if (readyNodes.has(leader) || this.#muted.has(key)) continue;
+      if (readyNodes.has(leader) || queue.muted) continue;
       // Held back until something else moves (an answer, a partition added to the transaction): no wake-up of its own.
       if (gate.shouldStopDrain(batch)) continue;
       const waited = now - batch.lastAttemptAt;
       const backingOff = this.#backingOff(batch, now);
       const timeToWait = backingOff ? batch.retryBackoff : this.#linger;
-      const full = queue.length > 1 || batch.isFull || flushing;
+      const full = queue.batches.length > 1 || batch.isFull || flushing;
       const expired = waited >= timeToWait;
       if ((full || expired) && !backingOff) readyNodes.add(leader);
       else nextReadyCheckDelay = Math.min(nextReadyCheckDelay, Math.max(timeToWait - waited, 0));
@@ -124,21 +170,22 @@ export class RecordAccumulator {
     gate: DrainGate = OPEN_GATE,
   ): Map<number, ProducerBatch[]> {
     const out = new Map<number, ProducerBatch[]>();
-    const keys = [...this.#queues.keys()];
-    if (keys.length === 0) return out;
-    const start = this.#drainIndex % keys.length;
+    const count = this.#queues.length;
+    if (count === 0) return out;
+    const start = this.#drainIndex % count;
+    // The queues with batches, from the rotating start: draining only empties queues, so no other has any.
+    const rotated = [...this.#nonEmpty].sort((a, b) => ((a.index - start + count) % count) - ((b.index - start + count) % count));
     for (const node of nodes) {
       const ready: ProducerBatch[] = [];
       let size = 0;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[(start + i) % keys.length] as string;
-        const queue = this.#queues.get(key) as ProducerBatch[];
-        const batch = queue[0];
-        if (batch === undefined || this.#muted.has(key) || leaderOf(batch.topic, batch.partition) !== node) continue;
+      for (const queue of rotated) {
+        const batch = queue.batches[0];
+        if (batch === undefined || queue.muted || leaderOf(batch.topic, batch.partition) !== node) continue;
         if (this.#backingOff(batch, now)) continue;
         if (gate.shouldStopDrain(batch)) continue;
         if (size + batch.sizeInBytes > maxRequestSize && ready.length > 0) break;
-        queue.shift();
+        queue.batches.shift();
+        this.#changed(queue);
         batch.close();
         gate.onDrain(batch);
         size += batch.sizeInBytes;
@@ -146,7 +193,7 @@ export class RecordAccumulator {
       }
       if (ready.length > 0) out.set(node, ready);
     }
-    this.#drainIndex = (start + 1) % keys.length;
+    this.#drainIndex = (start + 1) % count;
     return out;
   }
 
@@ -156,23 +203,20 @@ export class RecordAccumulator {
    * sequence order (Kafka's `insertInSequenceOrder`).
    */
   reenqueue(batch: ProducerBatch): void {
-    const key = tpKey(batch.topic, batch.partition);
-    let queue = this.#queues.get(key);
-    if (queue === undefined) {
-      queue = [];
-      this.#queues.set(key, queue);
-    }
+    const queue = this.#queueOrCreate(batch.topic, batch.partition);
+    const batches = queue.batches;
     if (!batch.hasSequence) {
-      queue.unshift(batch);
-      return;
+      batches.unshift(batch);
+    } else {
+      let at = 0;
+      while (at < batches.length) {
+        const queued = batches[at] as ProducerBatch;
+        if (!queued.hasSequence || queued.baseSequence > batch.baseSequence) break;
+        at++;
+      }
+      batches.splice(at, 0, batch);
     }
-    let at = 0;
-    while (at < queue.length) {
-      const queued = queue[at] as ProducerBatch;
-      if (!queued.hasSequence || queued.baseSequence > batch.baseSequence) break;
-      at++;
-    }
-    queue.splice(at, 0, batch);
+    this.#changed(queue);
   }
 
   /**
@@ -183,14 +227,16 @@ export class RecordAccumulator {
    */
   takeBatches(which: "unstamped" | "all"): ProducerBatch[] {
     const taken: ProducerBatch[] = [];
-    for (const queue of this.#queues.values()) {
-      for (let i = queue.length - 1; i >= 0; i--) {
-        const batch = queue[i] as ProducerBatch;
+    for (const queue of this.#nonEmptyInOrder()) {
+      const batches = queue.batches;
+      for (let i = batches.length - 1; i >= 0; i--) {
+        const batch = batches[i] as ProducerBatch;
         if (which === "all" || !batch.hasSequence) {
-          queue.splice(i, 1);
+          batches.splice(i, 1);
           taken.unshift(batch);
         }
       }
+      this.#changed(queue);
     }
     return taken;
   }
@@ -198,9 +244,12 @@ export class RecordAccumulator {
   /** Takes out the queued batches older than the delivery timeout (Kafka's `expiredBatches`). */
   expiredBatches(deliveryTimeout: Micros, now: Micros): ProducerBatch[] {
     const expired: ProducerBatch[] = [];
-    for (const queue of this.#queues.values()) {
-      while (queue.length > 0 && now - (queue[0] as ProducerBatch).createdAt >= deliveryTimeout)
-        expired.push(queue.shift() as ProducerBatch);
+    for (const queue of this.#nonEmptyInOrder()) {
+      const batches = queue.batches;
+      if (now - (batches[0] as ProducerBatch).createdAt < deliveryTimeout) continue;
+      while (batches.length > 0 && now - (batches[0] as ProducerBatch).createdAt >= deliveryTimeout)
+        expired.push(batches.shift() as ProducerBatch);
+      this.#changed(queue);
     }
     return expired;
   }
@@ -208,24 +257,25 @@ export class RecordAccumulator {
   /** The earliest creation time of a queued batch (for the delivery timeout), or undefined. */
   oldestCreatedAt(): Micros | undefined {
     let oldest: Micros | undefined;
-    for (const queue of this.#queues.values()) {
-      const first = queue[0];
-      if (first !== undefined) oldest = Math.min(oldest ?? first.createdAt, first.createdAt);
+    for (const queue of this.#nonEmpty) {
+      const first = queue.batches[0] as ProducerBatch;
+      oldest = Math.min(oldest ?? first.createdAt, first.createdAt);
     }
     return oldest;
   }
 
   mute(topic: string, partition: number): void {
-    this.#muted.add(tpKey(topic, partition));
+    this.#queueOrCreate(topic, partition).muted = true;
   }
 
   unmute(topic: string, partition: number): void {
-    this.#muted.delete(tpKey(topic, partition));
+    const queue = this.#queue(topic, partition);
+    if (queue !== undefined) queue.muted = false;
   }
 
   get queuedBatches(): number {
     let n = 0;
-    for (const queue of this.#queues.values()) n += queue.length;
+    for (const queue of this.#nonEmpty) n += queue.batches.length;
     return n;
   }
 }

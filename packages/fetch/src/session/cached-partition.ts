@@ -1,5 +1,5 @@
 import { ErrorCode } from "@kcsim/protocol";
-import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, recordsSizeInBytes } from "./partition-read-result.js";
+import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, type QuietRead, readBytesOf } from "./partition-read-result.js";
 import type { FetchTarget } from "./topic-id-partition.js";
 
 /**
@@ -21,6 +21,14 @@ export class CachedPartition {
   /** This broker's log start offset last sent to the fetcher. */
   localLogStartOffset: number;
   lastFetchedEpoch: number;
+  /** The last read that found nothing new, once its response was generated (see QuietRead); null otherwise. */
+  #quiet: QuietRead | null = null;
+  /**
+   * Whatever the broker keeps with this partition for its reads (the
+   * partition it resolves to, by the parameters in force): dropped when the
+   * parameters change.
+   */
+  readSlot: unknown = null;
 
   private constructor(target: FetchTarget, highWatermark: number, localLogStartOffset: number) {
     this.topicId = target.topicId;
@@ -41,7 +49,9 @@ export class CachedPartition {
 
   /** A partition of a session created from a full request and its response. */
   static fromResponse(target: FetchTarget, read: PartitionReadResult): CachedPartition {
-    return new CachedPartition(target, read.data.highWatermark, read.data.logStartOffset);
+    const cached = new CachedPartition(target, read.data.highWatermark, read.data.logStartOffset);
+    cached.#quiet = read.quiet ?? null;
+    return cached;
   }
 
   /** The cached request parameters, as the log layer reads them. */
@@ -57,7 +67,19 @@ export class CachedPartition {
     };
   }
 
+  /**
+   * Whether reading this partition under `stamp` would find nothing new:
+   * its last read was quiet under that stamp and its source has not changed
+   * since. A quiet partition is left out of an incremental response.
+   */
+  isQuiet(stamp: number): boolean {
+    const quiet = this.#quiet;
+    return quiet !== null && quiet.stamp === stamp && quiet.source.version === quiet.version;
+  }
+
   updateRequestParams(target: FetchTarget): void {
+    this.#quiet = null;
+    this.readSlot = null;
     this.maxBytes = target.partitionMaxBytes;
     this.fetchOffset = target.fetchOffset;
     this.fetcherLogStartOffset = target.logStartOffset;
@@ -75,7 +97,7 @@ export class CachedPartition {
   maybeUpdateResponseData(read: PartitionReadResult, update: boolean): boolean {
     const data = read.data;
     let mustRespond = false;
-    if (recordsSizeInBytes(data) > 0) mustRespond = true;
+    if (readBytesOf(read) > 0) mustRespond = true;
     if (this.highWatermark !== data.highWatermark) {
       mustRespond = true;
       if (update) this.highWatermark = data.highWatermark;
@@ -90,6 +112,8 @@ export class CachedPartition {
       mustRespond = true;
     }
     if (read.divergingEpoch === true) mustRespond = true;
+    // What was just sent is cached now: a quiet read stays quiet for the next request while nothing changes.
+    if (update) this.#quiet = read.quiet ?? null;
     return mustRespond;
   }
 }

@@ -5,7 +5,7 @@ import { fetchResponseFor } from "./fetch-response-for.js";
 import type { FetchSession } from "./fetch-session.js";
 import type { FetchSessionCache } from "./fetch-session-cache.js";
 import { fetchResponseBytes } from "./fetch-wire-size.js";
-import { type PartitionReadResult, recordsSizeInBytes } from "./partition-read-result.js";
+import { type PartitionReadResult, readBytesOf } from "./partition-read-result.js";
 import { type FetchTarget, topicIdPartitionKey } from "./topic-id-partition.js";
 
 /**
@@ -163,7 +163,7 @@ export class IncrementalFetchContext implements FetchContext {
       const cached = this.#cachedFor(read);
       if (!cached.maybeUpdateResponseData(read, true)) continue;
       selected.push(read);
-      if (recordsSizeInBytes(read.data) > 0) this.session.moveToEnd(cached);
+      if (readBytesOf(read) > 0) this.session.moveToEnd(cached);
     }
     return fetchResponseFor(this.correlationId, ErrorCode.NONE, this.session.id, selected);
   }

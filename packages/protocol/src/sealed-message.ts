@@ -24,6 +24,9 @@ import type { Message } from "./messages/index.js";
 /** A node of the key-sequence trie (msgpackr's "transitions"): the record shape reached by the keys so far. */
 interface Shape {
   readonly next: Map<string, Shape>;
+  /** The last key followed from here and where it led (messages of one type take the same path every time). */
+  lastKey: string;
+  lastNext: Shape | null;
   /** Its record id in the shared table, or 0. */
   shared: number;
   /** The pass (frame) in which it was last defined as one of the frame's own structures, else -1. */
@@ -39,7 +42,7 @@ const TWO_BYTE_RECORDS = SHARED_STRUCTURES.length > 32 || MAX_OWN_STRUCTURES + S
 /** Trie nodes made for shapes outside the table, past which the trie is rebuilt (keys of records are not bounded). */
 const MAX_SHAPES = 10_000;
 
-const shape = (): Shape => ({ next: new Map(), shared: 0, ownFrame: -1, ownId: 0 });
+const shape = (): Shape => ({ next: new Map(), lastKey: "", lastNext: null, shared: 0, ownFrame: -1, ownId: 0 });
 
 function child(node: Shape, key: string): Shape {
   let next = node.next.get(key);
@@ -146,12 +149,18 @@ function recordSize(object: Record<string, unknown>): number {
   let node = root;
   for (const key in object) {
     if (typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
+      if (node.lastKey === key && node.lastNext !== null) {
+        node = node.lastNext;
+        continue;
+      }
       let next = node.next.get(key);
       if (next === undefined) {
         next = shape();
         node.next.set(key, next);
         madeShapes++;
       }
+      node.lastKey = key;
+      node.lastNext = next;
       node = next;
     }
   }

@@ -152,8 +152,9 @@ export class ActorCell {
   #state: CellState = "unstarted";
   #paused = false;
   #held: SimEvent[] = [];
-  /** Actors this incarnation has a connection with (heard from or wrote to). */
+  /** Datagram mode: actors this incarnation has a connection with (heard from or wrote to); its crash resets them. */
   readonly #peers = new Set<ActorId>();
+  readonly #datagram: boolean;
   #seq = 0;
   #now: Micros = 0;
   #clockOffset: Micros = 0;
@@ -162,6 +163,7 @@ export class ActorCell {
     this.id = options.id;
     this.#options = options;
     this.#sink = sink;
+    this.#datagram = options.network === "datagram";
     const carry = options.carry;
     if (carry === undefined) {
       this.#rng = streamFor(options.seed, options.id);
@@ -318,9 +320,9 @@ export class ActorCell {
       if (this.#timers.get(event.name)?.seq !== event.seq) return;
       this.#timers.delete(event.name);
       if (event.name.startsWith("$") && this.#endpoint?.fire(event.name)) return;
-      this.#guard(`timer ${event.name}`, () => actor.fire(event.name, this.#ctx));
+      this.#guard(() => actor.fire(event.name, this.#ctx), "timer", event.name);
     } else if (event.kind === "deliver") {
-      this.#peers.add(event.from);
+      if (this.#datagram) this.#peers.add(event.from);
       const message = this.#open(event);
       const endpoint = this.#endpoint;
       if (endpoint !== null && event.conn !== 0) {
@@ -332,13 +334,13 @@ export class ActorCell {
     } else if (event.control.action === "command") {
       const command: ControlCommand = event.control.command;
       this.#sink.lifecycle(this.id, this.#now, "command", command.command);
-      this.#guard(`control ${command.command}`, () => actor.control?.(command, this.#ctx));
+      this.#guard(() => actor.control?.(command, this.#ctx), "control", command.command);
     }
   }
 
   #deliverToActor(from: ActorId, message: Message): void {
     const actor = this.#actor;
-    if (actor !== null) this.#guard(`receive ${message.type} from ${from}`, () => actor.receive(from, message, this.#ctx));
+    if (actor !== null) this.#guard(() => actor.receive(from, message, this.#ctx), "receive", message.type, from);
   }
 
   /** Decodes a delivered frame (frozen, like a sealed message); a frame that is not a valid message is counted, logged and dropped. */
@@ -362,11 +364,11 @@ export class ActorCell {
     this.#paused = false;
     this.#endpoint = this.#options.network === "connection" ? new ConnectionEndpoint(this.#connectionPort()) : null;
     this.#sink.lifecycle(this.id, this.#now, what, null);
-    this.#guard(what, () => {
+    this.#guard(() => {
       const actor = this.#options.factory(this.id, this.#options.config);
       this.#actor = actor;
       actor.start(this.#ctx);
-    });
+    }, what);
   }
 
   /**
@@ -393,10 +395,15 @@ export class ActorCell {
     else for (const peer of peers) this.#send(peer, { type: "SimDisconnect", reason, connection: "*" }, 0);
   }
 
-  #guard(during: string, run: () => void): void {
+  /**
+   * Runs actor code. An exception is recorded as thrown during
+   * "<verb> <subject> from <from>" (built only then: this runs for every event).
+   */
+  #guard(run: () => void, verb: string, subject?: string, from?: ActorId): void {
     try {
       run();
     } catch (error) {
+      const during = subject === undefined ? verb : from === undefined ? `${verb} ${subject}` : `${verb} ${subject} from ${from}`;
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       this.#sink.actorError(this.id, this.#now, during, message, portableStack(error));
       this.#options.logger.error("actor threw", { during, message });
@@ -412,7 +419,7 @@ export class ActorCell {
 
   /** Puts a message on the wire: numbered, sealed or encoded (see MessageMode) and handed to the sink with its connection id. */
   #send(to: ActorId, message: Message, conn: ConnectionWireId): void {
-    if (this.#state === "running") this.#peers.add(to);
+    if (this.#datagram && this.#state === "running") this.#peers.add(to);
     const seq = ++this.#seq;
     switch (this.#options.messages) {
       case "sealed":

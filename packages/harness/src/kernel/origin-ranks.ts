@@ -22,6 +22,20 @@ export class OriginRanks {
     return new OriginRanks(spec.actors.map((actor) => actor.id));
   }
 
+  /**
+   * Ranks an origin that joined while the run was going (kcsim serve: a
+   * client that connected) after every other. Only the realtime host adds
+   * origins, and the wall clock orders its simultaneous events anyway; its
+   * replay ranks the recorded spec, which lists the added actors.
+   */
+  add(origin: string): number {
+    const known = this.#ranks.get(origin);
+    if (known !== undefined) return known;
+    const rank = this.#ranks.size;
+    this.#ranks.set(origin, rank);
+    return rank;
+  }
+
   /** The rank of an origin of this run; throws for an origin the run cannot have (a kcsim bug). */
   rank(origin: string): number {
     const rank = this.#ranks.get(origin);

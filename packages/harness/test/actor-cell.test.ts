@@ -3,6 +3,15 @@ import { describe, expect, it } from "vitest";
 import { type ActorRegistry, InlineHost, type NemesisStep } from "../src/index.js";
 import { actor, testSpec } from "./helpers.js";
 
+function throwsTypeError(change: () => void): boolean {
+  try {
+    change();
+    return false;
+  } catch (error) {
+    return error instanceof TypeError;
+  }
+}
+
 /** A scripted actor for probing the cell: it records what it sees in observations. */
 class Probe implements Actor {
   #received: Message[] = [];
@@ -21,13 +30,22 @@ class Probe implements Actor {
     if (typeof this.config.peer === "string") {
       const message: Message = { type: "SimPing", seq: 1, payload: "original" };
       ctx.send(this.config.peer, message);
-      (message as { payload: string }).payload = "mutated after send";
+      ctx.observe({
+        type: "probe.mutated",
+        threw: throwsTypeError(() => ((message as { payload: string }).payload = "mutated after send")),
+      });
     }
   }
 
   receive(from: ActorId, message: Message, ctx: Context): void {
     this.#received.push(message);
-    if (message.type === "SimPing") ctx.observe({ type: "probe.got", from, payload: message.payload });
+    if (message.type === "SimPing") {
+      ctx.observe({ type: "probe.got", from, payload: message.payload });
+      ctx.observe({
+        type: "probe.mutated",
+        threw: throwsTypeError(() => ((message as { payload: string }).payload = "mutated on receipt")),
+      });
+    }
     if (message.type === "SimPing" && message.payload === "boom") throw new Error("planted failure");
   }
 
@@ -52,9 +70,13 @@ describe("actor cells", () => {
     expect(fires).toEqual([{ type: "probe.fire", timer: "t", t: 20_000, actor: "p" }]);
   });
 
-  it("copy messages through the codec: a sender mutating its object after send changes nothing", () => {
-    const got = observations(run([actor("a", "probe", { peer: "b" }), actor("b", "probe")]), "probe.got");
-    expect(got.map((o) => o.payload)).toEqual(["original"]);
+  it("seal what is sent: neither the sender (afterwards) nor the receiver can change a message", () => {
+    const result = run([actor("a", "probe", { peer: "b" }), actor("b", "probe")]);
+    expect(observations(result, "probe.got").map((o) => o.payload)).toEqual(["original"]);
+    expect(observations(result, "probe.mutated").map((o) => [o.actor, o.threw])).toEqual([
+      ["a", true],
+      ["b", true],
+    ]);
   });
 
   it("lose volatile state on a crash but keep the durable log for the restart", () => {

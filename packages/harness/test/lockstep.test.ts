@@ -15,6 +15,7 @@ import {
   type SimulationSpec,
   toSimulationSpec,
 } from "../src/index.js";
+import { actor, testSpec } from "./helpers.js";
 import { compressedPingPong, faultySpec, withEveryFault } from "./worker-fixtures.js";
 
 const hosts: LockstepHost[] = [];
@@ -94,6 +95,24 @@ describe("lockstep host", () => {
       expect(lines(result), `seed ${seed}`).toEqual(lines(inline));
       expect(result.historyHash).toBe(inline.historyHash);
     }
+  });
+
+  it("refuses, as inline does, every change to a message: by its sender after sending it and by its receiver", async () => {
+    // Inline hands the message object over (sealed: deep-frozen); lockstep sends a frame and freezes what it decodes.
+    const spec = testSpec({
+      actors: [actor("meddler-a", "meddler", { peer: "meddler-b" }), actor("meddler-b", "meddler")],
+      durationUs: 50_000,
+    });
+    const inline = new InlineHost(spec, fixtures).run();
+    const result = await lockstep(spec, 1, "shared", FIXTURE_REGISTRY_MODULE).run();
+    const seen = (run: RunResult) =>
+      run.events.flatMap((e) => (e.ev === "obs" && e.o.type.startsWith("meddler.") ? [{ actor: e.actor, ...e.o }] : []));
+    expect(seen(inline)).toEqual([
+      { actor: "meddler-a", type: "meddler.after-send", result: "threw" },
+      { actor: "meddler-b", type: "meddler.got", from: "meddler-a", payload: "original" },
+      { actor: "meddler-b", type: "meddler.after-receive", result: "threw" },
+    ]);
+    expect(lines(result)).toEqual(lines(inline));
   });
 
   it("survives workers killed from outside, by process.exit and by running out of memory: recorded, restarted, the rest judged", async () => {

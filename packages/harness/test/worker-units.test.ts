@@ -50,8 +50,11 @@ class Ticker implements Actor {
 
 const registry: ActorRegistry = new Map([["ticker", () => new Ticker()]]);
 const settings = { seed: 1, useCodec: true, network: "connection", restartPolicy: { mode: "restart", delayUs: 1_000 } } as const;
-const ticker = (id: string) => ({ id, kind: "ticker", config: {} as JsonValue, log: [] });
-const control = (due: Micros, to: string, action: "start" | "crash" | "restart") => [1, due, "!nemesis", due, 0, to, { action }] as const;
+/** Origin ranks as OriginRanks would give them for actors a and b (harness origins first). */
+const RANK = { "!nemesis": 2, a: 4, b: 5, late: 6, x: 7 } as const;
+const ticker = (id: "a" | "b" | "late") => ({ id, rank: RANK[id], kind: "ticker", config: {} as JsonValue, log: [] });
+const control = (due: Micros, to: string, action: "start" | "crash" | "restart") =>
+  [1, due, "!nemesis", RANK["!nemesis"], due, 0, to, { action }] as const;
 
 describe("ShardRuntime (the lockstep worker half)", () => {
   it("runs a window's events merged with its own timers in key order, and tags every effect group with its event's key", () => {
@@ -62,12 +65,12 @@ describe("ShardRuntime (the lockstep worker half)", () => {
     const keys = reply[0].map((group) => [group[0], group[1]]);
     // a starts at 0, b at 5 ms; a ticks at 10 and 20 ms, b at 15 and 25 ms.
     expect(keys).toEqual([
-      [0, "!nemesis"],
-      [5_000, "!nemesis"],
-      [10_000, "a"],
-      [15_000, "b"],
-      [20_000, "a"],
-      [25_000, "b"],
+      [0, RANK["!nemesis"]],
+      [5_000, RANK["!nemesis"]],
+      [10_000, RANK.a],
+      [15_000, RANK.b],
+      [20_000, RANK.a],
+      [25_000, RANK.b],
     ]);
     expect(reply[1]).toBe(30_000);
     expect(reply[3]).toBe(4);
@@ -75,10 +78,12 @@ describe("ShardRuntime (the lockstep worker half)", () => {
 
   it("drops replaced and cancelled timers instead of waking up for them, and reports a crashed cell's carry", () => {
     const shard = new ShardRuntime(settings, [ticker("a")], registry);
-    shard.runWindow(0, [{ kind: "control", due: 0, origin: "!nemesis", seq: 0, sub: 0, to: "a", control: { action: "start" } }]);
+    shard.runWindow(0, [
+      { kind: "control", due: 0, origin: "!nemesis", rank: RANK["!nemesis"], seq: 0, sub: 0, to: "a", control: { action: "start" } },
+    ]);
     const outcome = shard.runWindow(
       5_000,
-      [{ kind: "control", due: 5_000, origin: "!nemesis", seq: 1, sub: 0, to: "a", control: { action: "crash" } }],
+      [{ kind: "control", due: 5_000, origin: "!nemesis", rank: RANK["!nemesis"], seq: 1, sub: 0, to: "a", control: { action: "crash" } }],
       ["a"],
     );
     expect(outcome.nextDue).toBeNull(); // the 10 ms tick died with the process
@@ -89,13 +94,13 @@ describe("ShardRuntime (the lockstep worker half)", () => {
 
 describe("the merge of the shards' effects", () => {
   it("follows the inline queue, not the key order: a zero-delay timer comes after the event that armed it", () => {
-    // Shard X handled a delivery from "zed" at 10 us, which armed a zero-delay timer of its actor "A"
-    // (key (10, "A") < (10, "zed")); shard Y handled a delivery from "m" at 10 us.
+    // Shard X handled a delivery from "zed" (rank 9) at 10 us, which armed a zero-delay timer of its actor "A"
+    // (rank 1: key (10, 1) < (10, 9)); shard Y handled a delivery from "m" (rank 5) at 10 us.
     const x = [
-      [10, "zed", 1, 0, [["obs", "A", 10, { type: "x1" }]]],
-      [10, "A", 2, 0, [["obs", "A", 10, { type: "x2" }]]],
+      [10, 9, 1, 0, [["obs", "A", 10, { type: "x1" }]]],
+      [10, 1, 2, 0, [["obs", "A", 10, { type: "x2" }]]],
     ] as const;
-    const y = [[10, "m", 1, 0, [["obs", "B", 10, { type: "y1" }]]]] as const;
+    const y = [[10, 5, 1, 0, [["obs", "B", 10, { type: "y1" }]]]] as const;
     const order = mergeByHeads([x, y]).map((group) => (group[4][0] as readonly [string, string, number, { type: string }])[3].type);
     // Inline pops y1 (m < zed), then x1, then the timer x1 armed.
     expect(order).toEqual(["y1", "x1", "x2"]);
@@ -115,6 +120,7 @@ describe("ActorCell carry", () => {
       rejected() {},
       lost() {},
       scheduleTimer() {},
+      cancelTimer() {},
     };
     const options = {
       id: "a",
@@ -122,7 +128,8 @@ describe("ActorCell carry", () => {
       config: {},
       factory: () => new Ticker(),
       seed: 3,
-      useCodec: true,
+      rank: 0,
+      messages: "frames" as const,
       restartPolicy: settings.restartPolicy,
       logger: { debug() {}, info() {}, warn() {}, error() {} },
     };
@@ -130,6 +137,7 @@ describe("ActorCell carry", () => {
       kind: "deliver" as const,
       due: 1,
       origin: "x",
+      rank: 0,
       seq,
       sub: 0,
       to: "a",
@@ -137,7 +145,16 @@ describe("ActorCell carry", () => {
       msgType: "SimPing",
       payload: encode({ type: "SimPing", seq, payload: "" }),
     });
-    const boot = { kind: "control" as const, due: 0, origin: "!n", seq: 0, sub: 0, to: "a", control: { action: "start" as const } };
+    const boot = {
+      kind: "control" as const,
+      due: 0,
+      origin: "!n",
+      rank: 0,
+      seq: 0,
+      sub: 0,
+      to: "a",
+      control: { action: "start" as const },
+    };
     const restart = { ...boot, control: { action: "restart" as const } };
     // One cell lives through a crash and a restart...
     const same = new ActorCell({ ...options, storage: new MemoryDurableLog() }, sink);
@@ -198,7 +215,7 @@ describe("RealtimeShard (the realtime worker half)", () => {
     shard.control(control(0, "a", "start"));
     time.advance(3_000);
     // Delivered early (due 4 ms, the clock says 3 ms): handled at its due time.
-    shard.deliver([[0, 4_000, "x", 1, 0, "a", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 0, 0]]);
+    shard.deliver([[0, 4_000, "x", RANK.x, 1, 0, "a", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 0, 0]]);
     time.advance(10_400); // the tick's real timer fires a little late: handled at 10.4 ms
     expect(batches.map((b) => b[2].map((run) => [run[0], run[1], run[2]]))).toEqual([[["a", 0, 1]], [["a", 4_000, 0]], [["a", 10_400, 2]]]);
     // The answer needs a connection of its own (the ping came with none): it is opened first (a "conn" line, then the SYN).
@@ -213,7 +230,7 @@ describe("RealtimeShard (the realtime worker half)", () => {
     const batches: EffectBatch[] = [];
     const shard = new RealtimeShard(settings, [], registry, time.driver, (batch) => batches.push(batch));
     shard.begin(time);
-    shard.deliver([[0, 0, "x", 1, 0, "late", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 1, 0]]);
+    shard.deliver([[0, 0, "x", RANK.x, 1, 0, "late", "x", "SimPing", encode({ type: "SimPing", seq: 1, payload: "" }), 1, 0]]);
     expect(batches).toHaveLength(0);
     shard.adopt(ticker("late"));
     // Not started yet: the ping is lost (and the dead process resets the connection).

@@ -51,6 +51,15 @@ function sharedStructures(): string[][] {
 
 export const SHARED_STRUCTURES: readonly (readonly string[])[] = sharedStructures();
 
+/**
+ * How many structures a frame may define for itself (shapes not in the
+ * shared table: a message or value with other keys). Passed to msgpackr
+ * explicitly (it is msgpackr's default with shared structures) because the
+ * size pass (sealed-message.ts) must count record headers as msgpackr
+ * writes them.
+ */
+export const MAX_OWN_STRUCTURES = 32;
+
 // The table is handed over through getStructures (not the `structures`
 // option): with more than 32 shared structures msgpackr switches to two-byte
 // record ids, and only structures loaded this way are laid out for them
@@ -61,6 +70,7 @@ const packr = new Packr({
   getStructures: () => SHARED_STRUCTURES.map((keys) => [...keys]),
   saveStructures: () => true,
   maxSharedStructures: SHARED_STRUCTURES.length,
+  maxOwnStructures: MAX_OWN_STRUCTURES,
   shouldShareStructure: () => false,
 });
 

@@ -21,18 +21,19 @@ export interface InlineHostOptions {
 /**
  * The inline host: every actor in this thread, virtual time, one global
  * event queue popped in the total order. The reference every other host
- * is compared against.
+ * is compared against. Messages are handed over as sealed objects
+ * (deep-frozen, sized as their frames would be): nothing crosses a thread,
+ * so nothing is encoded, except a frame a fault corrupts.
  */
 export class InlineHost {
   readonly core: SimulationCore;
   readonly #cells = new Map<ActorId, ActorCell>();
   readonly #logs = new Map<ActorId, MemoryDurableLog>();
-  #staleTimers = 0;
   /** Actors that run async client code (ASYNC_ACTOR_KINDS): their events need runAsync. */
   readonly #asyncActors: ReadonlySet<ActorId>;
 
   constructor(spec: SimulationSpec, registry: ActorRegistry, options: InlineHostOptions = {}) {
-    this.core = new SimulationCore(spec, options.history);
+    this.core = new SimulationCore(spec, options.history, "objects");
     this.#asyncActors = new Set(spec.actors.filter((a) => ASYNC_ACTOR_KINDS.has(a.kind)).map((a) => a.id));
     const sink = options.sink?.(this.core) ?? this.core;
     for (const actor of spec.actors) {
@@ -46,7 +47,8 @@ export class InlineHost {
           config: actor.config,
           factory: factoryFor(registry, actor.kind),
           seed: spec.seed,
-          useCodec: spec.useCodec,
+          rank: this.core.ranks.rank(actor.id),
+          messages: spec.useCodec ? "sealed" : "raw",
           network: spec.plan.network.mode,
           storage,
           restartPolicy: spec.restartPolicy,
@@ -74,12 +76,7 @@ export class InlineHost {
       heap.tick();
       const cell = this.#cells.get(event.to);
       if (cell === undefined) core.undeliverable(event);
-      else {
-        // A replaced or cancelled timer is popped here but is no event: the lockstep host drops it in its
-        // shard without counting it, and both hosts report the same count for the same history.
-        if (event.kind === "timer" && !cell.isArmed(event.name, event.seq)) this.#staleTimers++;
-        cell.handle(event);
-      }
+      else cell.handle(event);
     }
     core.now = Math.max(core.now, until);
   }
@@ -106,7 +103,6 @@ export class InlineHost {
         const cell = this.#cells.get(event.to);
         if (cell === undefined) core.undeliverable(event);
         else {
-          if (event.kind === "timer" && !cell.isArmed(event.name, event.seq)) this.#staleTimers++;
           probe.take();
           cell.handle(event);
           // One turn drains the microtask queue to empty, including what it queues meanwhile.
@@ -153,7 +149,7 @@ export class InlineHost {
       seed: core.spec.seed,
       historyHash: core.history.finish(),
       events: core.history.events,
-      eventsProcessed: core.eventsProcessed - this.#staleTimers,
+      eventsProcessed: core.eventsProcessed,
       virtualEndUs: core.now,
       wallMs,
       router: core.router.stats,

@@ -8,12 +8,14 @@ import {
   type Context,
   type ControlCommand,
   decode,
+  deepFreeze,
   encode,
   type JsonValue,
   type Message,
   type Micros,
   type Observation,
   RandomStream,
+  sealMessage,
   streamFor,
 } from "@kcsim/protocol";
 import type { NetworkMode } from "../router/fault-plan.js";
@@ -21,7 +23,7 @@ import type { CellCarry, CellState } from "./cell-carry.js";
 import { ConnectionEndpoint, type ConnectionEvent, type ConnectionWireId } from "./connection-endpoint.js";
 import type { CpuBurner } from "./cpu-burn.js";
 import type { MemoryDurableLog } from "./durable-log.js";
-import type { ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from "./event.js";
+import type { ArmedTimer, ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from "./event.js";
 
 /**
  * Where a cell's effects go. The inline host applies them at once (router,
@@ -48,8 +50,21 @@ export interface CellSink {
   actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void;
   rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void;
   lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void;
-  scheduleTimer(event: TimerEvent): void;
+  /** Queues an armed timer. */
+  scheduleTimer(timer: ArmedTimer): void;
+  /** Takes a timer the cell cancelled, replaced or lost in a crash out of the queue (if it is still there). */
+  cancelTimer(timer: ArmedTimer): void;
 }
+
+/**
+ * How messages travel between cells:
+ * - frames: encoded at send, decoded and validated at receipt (worker hosts: they cross threads);
+ * - sealed: the message object itself, deep-frozen at send, with its frame's size (the inline host);
+ * - raw: the object as it is, size 0 (the codec switched off: benchmarks only).
+ * In frames and sealed mode a sent message is frozen for its sender and a received one for its receiver,
+ * so an actor that tries to change a message throws alike in every host.
+ */
+export type MessageMode = "frames" | "sealed" | "raw";
 
 export type LifecycleEvent = "start" | "crash" | "restart" | "pause" | "resume" | "clock-step" | "stop" | "command";
 
@@ -65,7 +80,9 @@ export interface CellOptions {
   readonly config: JsonValue;
   readonly factory: ActorFactory;
   readonly seed: number;
-  readonly useCodec: boolean;
+  /** The actor's origin rank (OriginRanks): the second part of its timers' keys. */
+  readonly rank: number;
+  readonly messages: MessageMode;
   /** Connection mode (the default network) or datagram mode (see NetworkMode). */
   readonly network: NetworkMode;
   readonly storage: MemoryDurableLog;
@@ -129,13 +146,15 @@ export class ActorCell {
   readonly #ctx: Context;
   /** This process's ends of its connections (connection mode); rebuilt with each incarnation. */
   #endpoint: ConnectionEndpoint | null = null;
-  readonly #timers = new Map<string, number>();
+  /** The armed timers by name: each is also in its sink's queue until it fires or is taken out. */
+  readonly #timers = new Map<string, ArmedTimer>();
   #actor: Actor | null = null;
   #state: CellState = "unstarted";
   #paused = false;
   #held: SimEvent[] = [];
-  /** Actors this incarnation has a connection with (heard from or wrote to). */
+  /** Datagram mode: actors this incarnation has a connection with (heard from or wrote to); its crash resets them. */
   readonly #peers = new Set<ActorId>();
+  readonly #datagram: boolean;
   #seq = 0;
   #now: Micros = 0;
   #clockOffset: Micros = 0;
@@ -144,6 +163,7 @@ export class ActorCell {
     this.id = options.id;
     this.#options = options;
     this.#sink = sink;
+    this.#datagram = options.network === "datagram";
     const carry = options.carry;
     if (carry === undefined) {
       this.#rng = streamFor(options.seed, options.id);
@@ -173,7 +193,7 @@ export class ActorCell {
 
   /** Whether the timer event (name, seq) would still fire: false once it was replaced, cancelled or lost in a crash. */
   isArmed(name: string, seq: number): boolean {
-    return this.#timers.get(name) === seq;
+    return this.#timers.get(name)?.seq === seq;
   }
 
   /** How many timers are armed (the restart timer of the restart policy included). */
@@ -278,7 +298,7 @@ export class ActorCell {
   }
 
   #handleTimer(event: TimerEvent): void {
-    if (this.#timers.get(event.name) !== event.seq) return; // replaced or cancelled
+    if (this.#timers.get(event.name)?.seq !== event.seq) return; // replaced or cancelled while held, or not this cell's
     if (event.name === RESTART_TIMER) {
       this.#timers.delete(RESTART_TIMER);
       if (this.#state === "crashed") this.#boot("restart");
@@ -297,12 +317,12 @@ export class ActorCell {
     const actor = this.#actor;
     if (actor === null) return;
     if (event.kind === "timer") {
-      if (this.#timers.get(event.name) !== event.seq) return;
+      if (this.#timers.get(event.name)?.seq !== event.seq) return;
       this.#timers.delete(event.name);
       if (event.name.startsWith("$") && this.#endpoint?.fire(event.name)) return;
-      this.#guard(`timer ${event.name}`, () => actor.fire(event.name, this.#ctx));
+      this.#guard(() => actor.fire(event.name, this.#ctx), "timer", event.name);
     } else if (event.kind === "deliver") {
-      this.#peers.add(event.from);
+      if (this.#datagram) this.#peers.add(event.from);
       const message = this.#open(event);
       const endpoint = this.#endpoint;
       if (endpoint !== null && event.conn !== 0) {
@@ -314,20 +334,22 @@ export class ActorCell {
     } else if (event.control.action === "command") {
       const command: ControlCommand = event.control.command;
       this.#sink.lifecycle(this.id, this.#now, "command", command.command);
-      this.#guard(`control ${command.command}`, () => actor.control?.(command, this.#ctx));
+      this.#guard(() => actor.control?.(command, this.#ctx), "control", command.command);
     }
   }
 
   #deliverToActor(from: ActorId, message: Message): void {
     const actor = this.#actor;
-    if (actor !== null) this.#guard(`receive ${message.type} from ${from}`, () => actor.receive(from, message, this.#ctx));
+    if (actor !== null) this.#guard(() => actor.receive(from, message, this.#ctx), "receive", message.type, from);
   }
 
-  /** Decodes a delivered frame; a frame that is not a valid message is counted, logged and dropped. */
+  /** Decodes a delivered frame (frozen, like a sealed message); a frame that is not a valid message is counted, logged and dropped. */
   #open(event: DeliveryEvent): Message | null {
     if (!(event.payload instanceof Uint8Array)) return event.payload;
     try {
-      return decode(event.payload);
+      const message = decode(event.payload);
+      if (this.#options.messages !== "raw") deepFreeze(message);
+      return message;
     } catch (error) {
       const reason = error instanceof CodecError ? error.reason : "malformed";
       const detail = error instanceof Error ? error.message : String(error);
@@ -342,11 +364,11 @@ export class ActorCell {
     this.#paused = false;
     this.#endpoint = this.#options.network === "connection" ? new ConnectionEndpoint(this.#connectionPort()) : null;
     this.#sink.lifecycle(this.id, this.#now, what, null);
-    this.#guard(what, () => {
+    this.#guard(() => {
       const actor = this.#options.factory(this.id, this.#options.config);
       this.#actor = actor;
       actor.start(this.#ctx);
-    });
+    }, what);
   }
 
   /**
@@ -358,6 +380,7 @@ export class ActorCell {
    */
   #crash(what: "crash" | "stop", detail: string): void {
     this.#actor = null;
+    for (const timer of this.#timers.values()) this.#sink.cancelTimer(timer);
     this.#timers.clear();
     this.#held = [];
     this.#paused = false;
@@ -372,10 +395,15 @@ export class ActorCell {
     else for (const peer of peers) this.#send(peer, { type: "SimDisconnect", reason, connection: "*" }, 0);
   }
 
-  #guard(during: string, run: () => void): void {
+  /**
+   * Runs actor code. An exception is recorded as thrown during
+   * "<verb> <subject> from <from>" (built only then: this runs for every event).
+   */
+  #guard(run: () => void, verb: string, subject?: string, from?: ActorId): void {
     try {
       run();
     } catch (error) {
+      const during = subject === undefined ? verb : from === undefined ? `${verb} ${subject}` : `${verb} ${subject} from ${from}`;
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       this.#sink.actorError(this.id, this.#now, during, message, portableStack(error));
       this.#options.logger.error("actor threw", { during, message });
@@ -389,15 +417,23 @@ export class ActorCell {
     }
   }
 
-  /** Puts a message on the wire: numbered, encoded (unless the codec is off) and handed to the sink with its connection id. */
+  /** Puts a message on the wire: numbered, sealed or encoded (see MessageMode) and handed to the sink with its connection id. */
   #send(to: ActorId, message: Message, conn: ConnectionWireId): void {
-    if (this.#state === "running") this.#peers.add(to);
+    if (this.#datagram && this.#state === "running") this.#peers.add(to);
     const seq = ++this.#seq;
-    if (this.#options.useCodec) {
-      const frame = encode(message);
-      this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn);
-    } else {
-      this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn);
+    switch (this.#options.messages) {
+      case "sealed":
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn);
+        return;
+      case "frames": {
+        deepFreeze(message);
+        const frame = encode(message);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn);
+        return;
+      }
+      case "raw":
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn);
+        return;
     }
   }
 
@@ -407,12 +443,14 @@ export class ActorCell {
     return {
       now: () => this.#now,
       route: (to, message, wireId) => this.#send(to, message, wireId),
-      snapshot: (message) => (options.useCodec ? decode(encode(message)) : message),
+      snapshot: (message) => {
+        // From now on the message is what the connection will send: frozen, as it is once sent.
+        if (options.messages !== "raw") deepFreeze(message);
+        return message;
+      },
       dispatch: (from, message) => this.#deliverToActor(from, message),
       armTimer: (name, afterUs) => this.#armTimer(name, afterUs),
-      cancelTimer: (name) => {
-        this.#timers.delete(name);
-      },
+      cancelTimer: (name) => this.#cancelTimer(name),
       record: (event) => this.#sink.connection(this.id, this.#now, event),
       lost: (from, msgType, why) => this.#sink.lost(this.id, this.#now, from, msgType, why),
       nextGen: () => ++this.#seq,
@@ -420,12 +458,33 @@ export class ActorCell {
     };
   }
 
+  /** Arms (or re-arms: the old one leaves the queue) the timer `name`. */
   #armTimer(name: string, after: Micros): void {
     if (!Number.isInteger(after) || after < 0)
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
+    const replaced = this.#timers.get(name);
+    if (replaced !== undefined) this.#sink.cancelTimer(replaced);
     const seq = ++this.#seq;
-    this.#timers.set(name, seq);
-    this.#sink.scheduleTimer({ kind: "timer", due: this.#now + after, origin: this.id, seq, sub: 0, to: this.id, name });
+    const timer: ArmedTimer = {
+      kind: "timer",
+      due: this.#now + after,
+      origin: this.id,
+      rank: this.#options.rank,
+      seq,
+      sub: 0,
+      to: this.id,
+      name,
+      slot: -1,
+    };
+    this.#timers.set(name, timer);
+    this.#sink.scheduleTimer(timer);
+  }
+
+  #cancelTimer(name: string): void {
+    const timer = this.#timers.get(name);
+    if (timer === undefined) return;
+    this.#timers.delete(name);
+    this.#sink.cancelTimer(timer);
   }
 
   #makeContext(): Context & CpuBurner {
@@ -451,7 +510,7 @@ export class ActorCell {
         cell.#armTimer(name, after);
       },
       cancelTimer(name: string) {
-        cell.#timers.delete(name);
+        cell.#cancelTimer(name);
       },
       hasTimer(name: string) {
         return cell.#timers.has(name);

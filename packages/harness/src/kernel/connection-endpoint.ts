@@ -111,8 +111,6 @@ const RELEASE_TIMER = "$release:";
 /** The reason a SimDisconnect gives when the connection broke in the network. */
 export const BROKEN = "broken";
 
-const nodeKey = (peer: ActorId, connection: string) => `${peer}\0${connection}`;
-
 /**
  * One actor's ends of its connections, in its kernel (the cell), the same
  * in every host. As a client it is Kafka's NetworkClient transport:
@@ -138,7 +136,8 @@ export class ConnectionEndpoint {
     DEFAULT_CONNECTION_SETTINGS.connectionSetupTimeoutMaxMs,
     0.2,
   );
-  readonly #nodes = new Map<string, NodeState>();
+  /** Kafka's node connection states, by server and connection name. */
+  readonly #nodes = new Map<ActorId, Map<string, NodeState>>();
   /** Client connections by generation (current ones only). */
   readonly #clientByGen = new Map<number, ClientConnection>();
   /** Server connections, by client and generation (generations are numbered per client). */
@@ -191,7 +190,7 @@ export class ConnectionEndpoint {
 
   /** The actor closes its connection (a request on it timed out): nothing in flight on it will be answered. */
   close(to: ActorId, connection: string, reason: string): void {
-    const node = this.#nodes.get(nodeKey(to, connection));
+    const node = this.#nodes.get(to)?.get(connection);
     const conn = node?.current;
     if (node === undefined || conn === null || conn === undefined) return;
     this.#drop(conn, node, "close", reason);
@@ -264,9 +263,9 @@ export class ConnectionEndpoint {
       if (message.type !== "SimDisconnect" && message.type !== "SimAccept") this.#port.lost(from, message.type, "its connection is closed");
       return;
     }
-    const node = this.#node(conn.server, conn.connection);
     if (message.type === "SimAccept") {
       if (conn.state !== "connecting") return;
+      const node = this.#node(conn.server, conn.connection);
       this.#port.cancelTimer(`${CONNECT_TIMER}${gen}`);
       conn.state = "ready";
       node.failedAttempts = 0;
@@ -277,7 +276,7 @@ export class ConnectionEndpoint {
       return;
     }
     if (message.type === "SimDisconnect") {
-      this.#drop(conn, node, "reset", message.reason);
+      this.#drop(conn, this.#node(conn.server, conn.connection), "reset", message.reason);
       this.#port.dispatch(from, { type: "SimDisconnect", reason: message.reason, connection: conn.connection });
       return;
     }
@@ -446,11 +445,15 @@ export class ConnectionEndpoint {
   }
 
   #node(peer: ActorId, connection: string): NodeState {
-    const key = nodeKey(peer, connection);
-    let node = this.#nodes.get(key);
+    let byName = this.#nodes.get(peer);
+    if (byName === undefined) {
+      byName = new Map();
+      this.#nodes.set(peer, byName);
+    }
+    let node = byName.get(connection);
     if (node === undefined) {
       node = { current: null, failedAttempts: 0, failedSetups: 0, lastAttemptUs: null, backoffUs: 0 };
-      this.#nodes.set(key, node);
+      byName.set(connection, node);
     }
     return node;
   }

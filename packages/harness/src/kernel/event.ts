@@ -2,29 +2,47 @@ import type { ActorId, ControlCommand, Message, Micros } from "@kcsim/protocol";
 
 /**
  * The total order of the simulation. Every event carries a key
- * (due time, origin actor, origin's own sequence number, sub-index) that is
+ * (due time, origin, origin's own sequence number, sub-index) that is
  * fixed when the event is created and never depends on which thread ran
  * first or on the order events were inserted. A timer's origin is the actor
  * itself; a message's origin is its sender; a duplicate of a message gets
  * sub-index 1, and the notices of a connection broken by a message get
  * sub-indexes 1 (to the client) and 2 (to the server). Harness-made events use origins starting with "!" (which
  * sorts before every actor id made of letters and digits).
+ *
+ * Origins are compared as strings, but through `rank`: the origin's place
+ * among all the run's origins sorted as strings (see OriginRanks), so the
+ * order is the string order while a comparison costs one integer compare.
  */
 export interface EventKey {
   readonly due: Micros;
   readonly origin: string;
+  /** The origin's rank (OriginRanks): rank order is the origins' string order. */
+  readonly rank: number;
   readonly seq: number;
   readonly sub: number;
 }
 
 export function compareKeys(a: EventKey, b: EventKey): number {
   if (a.due !== b.due) return a.due - b.due;
-  if (a.origin !== b.origin) return a.origin < b.origin ? -1 : 1;
+  if (a.rank !== b.rank) return a.rank - b.rank;
   if (a.seq !== b.seq) return a.seq - b.seq;
   return a.sub - b.sub;
 }
 
-/** A frame on the wire (codec on) or the message object itself (codec off, benchmarks only). */
+/** Whether `a` comes before `b` in the total order (keys are unique, so never both ways). */
+export function precedes(a: EventKey, b: EventKey): boolean {
+  if (a.due !== b.due) return a.due < b.due;
+  if (a.rank !== b.rank) return a.rank < b.rank;
+  if (a.seq !== b.seq) return a.seq < b.seq;
+  return a.sub < b.sub;
+}
+
+/**
+ * A frame on the wire (worker hosts, corrupted and injected frames) or the
+ * message object itself: deep-frozen on the inline host (see sealMessage),
+ * as it is (codec off, benchmarks only).
+ */
 export type Payload = Uint8Array | Message;
 
 export interface DeliveryEvent extends EventKey {
@@ -55,6 +73,16 @@ export interface TimerEvent extends EventKey {
   readonly name: string;
 }
 
+/**
+ * A timer while it is armed: the entry its cell keeps under the timer's
+ * name and the queue holds, with its place in that queue (`slot`, -1 when
+ * not queued), so cancelling or re-arming it takes it out of the queue at
+ * once instead of leaving a stale entry to be popped and skipped.
+ */
+export interface ArmedTimer extends TimerEvent {
+  slot: number;
+}
+
 /** What the harness can do to an actor's process (the nemesis) or tell it. */
 export type ControlAction =
   | { readonly action: "start" }
@@ -74,7 +102,10 @@ export interface ControlEvent extends EventKey {
 export type SimEvent = DeliveryEvent | TimerEvent | ControlEvent;
 
 /** Origins of harness-made events. */
+export const START_ORIGIN = "!start";
 export const NEMESIS_ORIGIN = "!nemesis";
 export const INJECT_ORIGIN = "!inject";
 /** Events a worker host makes itself (a restart after a worker died). */
 export const HOST_ORIGIN = "!host";
+/** Every harness origin (OriginRanks ranks them with the actors). */
+export const HARNESS_ORIGINS: readonly string[] = [START_ORIGIN, NEMESIS_ORIGIN, INJECT_ORIGIN, HOST_ORIGIN];

@@ -1,12 +1,25 @@
 import { type ActorId, encode, type Message, type Micros, type Observation } from "@kcsim/protocol";
-import TinyQueue from "tinyqueue";
 import { History, type HistoryOptions } from "../history/history.js";
 import type { ConnectionRecord, HistoryHeader, SendRecord } from "../history/history-event.js";
 import { corruptFrame, type RouteDecision, Router } from "../router/router.js";
 import type { CellSink, LifecycleEvent } from "./actor-cell.js";
 import type { ConnectionEvent } from "./connection-endpoint.js";
-import { compareKeys, type DeliveryEvent, INJECT_ORIGIN, NEMESIS_ORIGIN, type Payload, type SimEvent, type TimerEvent } from "./event.js";
+import {
+  type ArmedTimer,
+  type ControlAction,
+  type ControlEvent,
+  type DeliveryEvent,
+  INJECT_ORIGIN,
+  NEMESIS_ORIGIN,
+  type Payload,
+  precedes,
+  type SimEvent,
+  START_ORIGIN,
+} from "./event.js";
+import { EventHeap } from "./event-heap.js";
+import { OriginRanks } from "./origin-ranks.js";
 import type { SimulationSpec } from "./simulation-spec.js";
+import { TimerHeap } from "./timer-heap.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -15,15 +28,34 @@ export const KCSIM_VERSION = "0.1.0";
 export const PROTOCOL_VERSION = "2";
 
 /**
+ * How the payloads this core makes travel: as frames (worker hosts: every
+ * payload crosses a thread) or as message objects (the inline host).
+ */
+export type CoreWire = "frames" | "objects";
+
+/** The notice of a broken connection, as a message object (immutable: every notice shares it). */
+const BROKEN_NOTICE: Message = Object.freeze({ type: "SimDisconnect", reason: "broken", connection: "" });
+
+/**
  * The main-thread half of every host: the global event queue, the router
  * and the history. It is the CellSink of the inline host; the lockstep host
  * replays its workers' effects into the same methods in the total order.
+ *
+ * The queue is two heaps in one total order: messages and control events,
+ * and the armed timers (the inline host's; worker hosts keep timers in
+ * their shards), from which a cancelled or re-armed timer is taken out at
+ * once, so every popped event is one that happens.
  */
 export class SimulationCore implements CellSink {
   readonly spec: SimulationSpec;
   readonly router: Router;
   readonly history: History;
-  readonly queue = new TinyQueue<SimEvent>([], compareKeys);
+  readonly ranks: OriginRanks;
+  /** Deliveries and control events. */
+  readonly queue = new EventHeap<SimEvent>();
+  /** Timers armed by cells whose sink this core is. */
+  readonly timers = new TimerHeap();
+  readonly #wire: CoreWire;
   /** Sees every routing decision as it is made (the realtime host records them). */
   onRoute:
     | ((from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, bytes: number, decision: RouteDecision) => void)
@@ -32,8 +64,10 @@ export class SimulationCore implements CellSink {
   eventsProcessed = 0;
   now: Micros = 0;
 
-  constructor(spec: SimulationSpec, historyOptions: HistoryOptions = {}) {
+  constructor(spec: SimulationSpec, historyOptions: HistoryOptions = {}, wire: CoreWire = "frames") {
     this.spec = spec;
+    this.#wire = wire;
+    this.ranks = OriginRanks.of(spec);
     this.router = new Router(spec.plan, spec.seed);
     const header: HistoryHeader = {
       kcsim: "history",
@@ -44,40 +78,43 @@ export class SimulationCore implements CellSink {
     };
     this.history = new History(header, historyOptions);
     spec.actors.forEach((actor, index) => {
-      this.queue.push({
-        kind: "control",
-        due: actor.startAtUs,
-        origin: "!start",
-        seq: index,
-        sub: 0,
-        to: actor.id,
-        control: { action: "start" },
-      });
+      this.queue.push(this.controlEvent(actor.startAtUs, START_ORIGIN, index, actor.id, { action: "start" }));
     });
     spec.nemesis.forEach((step, index) => {
-      this.queue.push({
-        kind: "control",
-        due: step.atUs,
-        origin: NEMESIS_ORIGIN,
-        seq: index,
-        sub: 0,
-        to: step.actor,
-        control: step.control,
-      });
+      this.queue.push(this.controlEvent(step.atUs, NEMESIS_ORIGIN, index, step.actor, step.control));
     });
+  }
+
+  /** A control event keyed (due, origin, seq, 0). */
+  controlEvent(due: Micros, origin: string, seq: number, to: ActorId, control: ControlAction): ControlEvent {
+    return { kind: "control", due, origin, rank: this.ranks.rank(origin), seq, sub: 0, to, control };
+  }
+
+  /** The due time of the earliest queued event, or undefined. */
+  nextDue(): Micros | undefined {
+    const message = this.queue.peek();
+    const timer = this.timers.peek();
+    if (timer === undefined) return message?.due;
+    return message === undefined || timer.due < message.due ? timer.due : message.due;
   }
 
   /** The next event due no later than `until`, or undefined. */
   popDue(until: Micros): SimEvent | undefined {
-    for (;;) {
-      const next = this.queue.peek();
-      if (next === undefined || next.due > until) return undefined;
-      this.now = next.due;
+    const message = this.queue.peek();
+    const timer = this.timers.peek();
+    if (timer !== undefined && (message === undefined || precedes(timer, message))) {
+      if (timer.due > until) return undefined;
+      this.now = timer.due;
       this.eventsProcessed++;
-      const event = this.queue.pop() as SimEvent;
-      if (event.kind === "deliver" && event.conn !== 0 && this.#lostWithBreak(event)) return { ...event, lostWithBreak: true };
-      return event;
+      this.timers.pop();
+      return timer;
     }
+    if (message === undefined || message.due > until) return undefined;
+    this.now = message.due;
+    this.eventsProcessed++;
+    this.queue.pop();
+    if (message.kind === "deliver" && message.conn !== 0 && this.#lostWithBreak(message)) return { ...message, lostWithBreak: true };
+    return message;
   }
 
   /** Whether a delivery was in flight on a connection that broke before it arrived (the break notices themselves excepted). */
@@ -93,6 +130,7 @@ export class SimulationCore implements CellSink {
       kind: "deliver",
       due: at,
       origin: INJECT_ORIGIN,
+      rank: this.ranks.rank(INJECT_ORIGIN),
       seq: this.#injected++,
       sub: 0,
       to,
@@ -124,12 +162,14 @@ export class SimulationCore implements CellSink {
     if (conn !== 0) record.conn = conn;
     if (decision.held) record.held = true;
     this.history.record(record);
-    const delivered = decision.corrupt !== null && payload instanceof Uint8Array ? corruptFrame(payload, decision.corrupt) : payload;
+    const delivered = decision.corrupt === null ? payload : this.#corrupted(payload, decision.corrupt);
+    const rank = decision.at.length > 0 || decision.breakAt !== null ? this.ranks.rank(from) : 0;
     for (let sub = 0; sub < decision.at.length; sub++) {
       const event: DeliveryEvent = {
         kind: "deliver",
         due: decision.at[sub] as Micros,
         origin: from,
+        rank,
         seq,
         sub,
         to,
@@ -140,7 +180,19 @@ export class SimulationCore implements CellSink {
       };
       this.queue.push(event);
     }
-    if (decision.breakAt !== null) this.#noticeBreak(now, from, seq, client, conn > 0 ? to : from, gen, decision.fault, decision.breakAt);
+    if (decision.breakAt !== null)
+      this.#noticeBreak(now, from, rank, seq, client, conn > 0 ? to : from, gen, decision.fault, decision.breakAt);
+  }
+
+  /**
+   * The frame a corruption fault damaged. A message object is encoded first
+   * (the frame it stands for): corrupted bytes are only ever bytes, and the
+   * receiver decodes and rejects them as in every host. With the codec off
+   * (benchmarks) there is no frame and nothing to damage.
+   */
+  #corrupted(payload: Payload, mode: "truncate" | "garbage"): Payload {
+    if (payload instanceof Uint8Array) return corruptFrame(payload, mode);
+    return this.spec.useCodec ? corruptFrame(encode(payload), mode) : payload;
   }
 
   /**
@@ -151,6 +203,7 @@ export class SimulationCore implements CellSink {
   #noticeBreak(
     now: Micros,
     origin: ActorId,
+    rank: number,
     seq: number,
     client: ActorId,
     server: ActorId,
@@ -170,9 +223,8 @@ export class SimulationCore implements CellSink {
       at,
     };
     this.history.record(record);
-    const notice: Message = { type: "SimDisconnect", reason: "broken", connection: "" };
-    const payload: Payload = this.spec.useCodec ? encode(notice) : notice;
-    const base = { kind: "deliver", origin, seq, msgType: "SimDisconnect", payload } as const;
+    const payload: Payload = this.#wire === "frames" && this.spec.useCodec ? encode(BROKEN_NOTICE) : BROKEN_NOTICE;
+    const base = { kind: "deliver", origin, rank, seq, msgType: "SimDisconnect", payload } as const;
     this.queue.push({ ...base, due: at[0], sub: 1, to: client, from: server, conn: -gen });
     this.queue.push({ ...base, due: at[1], sub: 2, to: server, from: client, conn: gen });
   }
@@ -215,7 +267,11 @@ export class SimulationCore implements CellSink {
     this.history.record({ t: now, ev: "lost", actor, from, type: msgType, why });
   }
 
-  scheduleTimer(event: TimerEvent): void {
-    this.queue.push(event);
+  scheduleTimer(timer: ArmedTimer): void {
+    this.timers.push(timer);
+  }
+
+  cancelTimer(timer: ArmedTimer): void {
+    this.timers.remove(timer);
   }
 }

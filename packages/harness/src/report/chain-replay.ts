@@ -3,7 +3,7 @@ import { InlineHost } from "../hosts/inline-host.js";
 import type { CellSink, LifecycleEvent } from "../kernel/actor-cell.js";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { ConnectionEvent } from "../kernel/connection-endpoint.js";
-import type { Payload, TimerEvent } from "../kernel/event.js";
+import type { ArmedTimer, Payload } from "../kernel/event.js";
 import type { SimulationCore } from "../kernel/simulation-core.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import type { ChainEnrichment } from "./causal-chain.js";
@@ -79,8 +79,11 @@ class PayloadTap implements CellSink {
   lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void {
     this.#core.lost(actor, now, from, msgType, why);
   }
-  scheduleTimer(event: TimerEvent): void {
-    this.#core.scheduleTimer(event);
+  scheduleTimer(timer: ArmedTimer): void {
+    this.#core.scheduleTimer(timer);
+  }
+  cancelTimer(timer: ArmedTimer): void {
+    this.#core.cancelTimer(timer);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ActorId, Micros } from "@kcsim/protocol";
+import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
 import { sampleDelay } from "./delay.js";
 import type { ChoiceKind, DelaySpec, FaultChoice, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
 import { type LinkState, LinkTable } from "./link-state.js";
@@ -100,8 +100,8 @@ export class Router {
   readonly #faults: CompiledFault[];
   readonly #partitions: CompiledPartition[];
   readonly #links: LinkTable;
-  /** Connection mode: when each connection that broke did, by `${client}\0${gen}`. */
-  readonly #brokenConnections = new Map<string, Micros>();
+  /** Connection mode: when each connection that broke did, by client and generation (looked up for every message). */
+  readonly #brokenConnections = new Map<ActorId, Map<number, Micros>>();
   /** The plan's pinned choices by `${link}#${n}#${fault}#${kind}`, or null: the seed decides. */
   readonly #pinned: ReadonlySet<string> | null;
   /** Every random fault decision that fired, in routing order (the run's choice list: what a shrinker reduces). */
@@ -239,8 +239,7 @@ export class Router {
   routeOnConnection(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number, client: ActorId, gen: number): RouteDecision {
     this.#count(msgType, bytes);
     const stats = this.stats;
-    const key = `${client}\0${gen}`;
-    if (this.#brokenConnections.has(key)) {
+    if (this.#brokeAt(client, gen) !== undefined) {
       stats.broken++;
       return { fate: "broken", at: [], fault: null, corrupt: null, reordered: false, held: false, breakAt: null };
     }
@@ -270,7 +269,7 @@ export class Router {
       if (now < f.startUs || now >= f.endUs || !f.from.matches(from) || !f.to.matches(to) || !f.types.matches(msgType)) continue;
       const spec = f.spec;
       if (!segment && spec.drop !== undefined && this.#decide(f, link, n, "drop", this.#drops(f, link))) {
-        this.#brokenConnections.set(key, now);
+        getOrCreate(this.#brokenConnections, client, () => new Map<number, Micros>()).set(gen, now);
         stats.breaks++;
         stats.broken++;
         this.#countFault(spec.name);
@@ -325,8 +324,13 @@ export class Router {
    * break before such a delivery is handed out).
    */
   lostWithBreak(client: ActorId, gen: number, due: Micros): boolean {
-    const brokeAt = this.#brokenConnections.get(`${client}\0${gen}`);
+    const brokeAt = this.#brokeAt(client, gen);
     return brokeAt !== undefined && due >= brokeAt + this.lookaheadUs;
+  }
+
+  #brokeAt(client: ActorId, gen: number): Micros | undefined {
+    const broken = this.#brokenConnections;
+    return broken.size === 0 ? undefined : broken.get(client)?.get(gen);
   }
 
   #count(msgType: string, bytes: number): void {

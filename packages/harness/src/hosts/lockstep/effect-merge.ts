@@ -2,7 +2,7 @@ import type { EffectGroup } from "./shard-protocol.js";
 
 function compareHeads(a: EffectGroup, b: EffectGroup): number {
   if (a[0] !== b[0]) return a[0] - b[0];
-  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
+  if (a[1] !== b[1]) return a[1] - b[1];
   if (a[2] !== b[2]) return a[2] - b[2];
   return a[3] - b[3];
 }

@@ -4,6 +4,7 @@ import { DEFAULT_REGISTRY } from "../../actors/registry.js";
 import type { HistoryOptions } from "../../history/history.js";
 import type { ActorRegistry } from "../../kernel/actor-registry.js";
 import { entryPoint } from "../../kernel/built-module.js";
+import type { CellCarry } from "../../kernel/cell-carry.js";
 import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
 import type { RunResult } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
@@ -13,6 +14,7 @@ import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
 import { boundedAll } from "../worker/bounded-all.js";
 import { loadRegistry } from "../worker/load-registry.js";
+import { shardActorInit } from "../worker/shard-actor-init.js";
 import { type ActorsPerWorker, planShards } from "../worker/shard-plan.js";
 import { describeExit, type WorkerExit, WorkerHandle } from "../worker/worker-handle.js";
 import { mergeByHeads } from "./effect-merge.js";
@@ -202,7 +204,7 @@ export class LockstepHost {
     const busy: Shard[] = [];
     for (;;) {
       if (this.#died.length > 0) this.#buryDead();
-      let start = core.queue.peek()?.due ?? Number.POSITIVE_INFINITY;
+      let start = core.nextDue() ?? Number.POSITIVE_INFINITY;
       for (const shard of this.#shards) if (shard.nextDue !== null && shard.nextDue < start) start = shard.nextDue;
       if (start > until) break;
       // Nothing sent inside [start, start + lookahead) can arrive inside it: the window runs in parallel.
@@ -291,10 +293,8 @@ export class LockstepHost {
     return module === null ? DEFAULT_REGISTRY : loadRegistry(module);
   }
 
-  #init(id: ActorId): ShardActorInit {
-    const actor = this.core.spec.actors.find((a) => a.id === id);
-    if (actor === undefined) throw new Error(`no actor '${id}'`);
-    return { id, kind: actor.kind, config: actor.config, log: this.#mirrors.get(id)?.log.encoded() ?? [] };
+  #init(id: ActorId, carry?: CellCarry): ShardActorInit {
+    return shardActorInit(this.core, this.#mirrors, id, carry);
   }
 
   /** A new worker thread; its exit is watched from the start (a shard registers itself in #shardOfHandle). */
@@ -420,7 +420,7 @@ export class LockstepHost {
     } else if (event.kind === "deliver") {
       groups.push([
         event.due,
-        event.origin,
+        event.rank,
         event.seq,
         event.sub,
         [["lost", event.to, event.due, event.from, event.msgType, "no such actor"]],
@@ -442,7 +442,7 @@ export class LockstepHost {
     // The crash's exact carry is spent; if this worker dies later, the mirror's own estimate is fresher.
     const mirror = this.#mirrors.get(id);
     if (mirror !== undefined) mirror.carry = null;
-    return this.#spawn([{ ...this.#init(id), ...(carry !== undefined ? { carry } : {}) }]);
+    return this.#spawn([this.#init(id, carry)]);
   }
 
   /** Terminates a solo shard whose actor the nemesis crashed; the actor lives on as a stand-in. */
@@ -451,7 +451,7 @@ export class LockstepHost {
     const carry = this.#mirrors.get(id)?.carry;
     if (carry === null || carry === undefined) return;
     this.#forget(shard);
-    standIns.adopt({ ...this.#init(id), carry });
+    standIns.adopt(this.#init(id, carry));
     void shard.handle.terminate();
     this.#keepSpare(); // the restart will want a worker
   }
@@ -474,22 +474,13 @@ export class LockstepHost {
         const mirror = this.#mirrors.get(id) as ActorMirror;
         const carry = mirror.carryAfterDeath(core.spec.seed);
         const wasUp = carry.state === "running";
-        standIns.adopt({ ...this.#init(id), carry });
+        standIns.adopt(this.#init(id, carry));
         if (!wasUp) continue;
         core.lifecycle(id, core.now, "crash", why);
         mirror.lifecycle("crash", why);
         const policy = core.spec.restartPolicy;
-        if (policy.mode === "restart") {
-          core.queue.push({
-            kind: "control",
-            due: core.now + policy.delayUs,
-            origin: HOST_ORIGIN,
-            seq: this.#hostEvents++,
-            sub: 0,
-            to: id,
-            control: { action: "restart" },
-          });
-        }
+        if (policy.mode === "restart")
+          core.queue.push(core.controlEvent(core.now + policy.delayUs, HOST_ORIGIN, this.#hostEvents++, id, { action: "restart" }));
       }
       process.emitWarning(`kcsim lockstep: ${shard.handle.name} (${shard.actors.join(", ")}): ${why}; the run goes on without it`);
       if (core.spec.restartPolicy.mode === "restart") this.#keepSpare();

@@ -20,6 +20,8 @@ export type LockstepTransport = "shared" | "port";
 
 export interface ShardActorInit {
   readonly id: ActorId;
+  /** The actor's origin rank in the run (OriginRanks): its timers are keyed with it. */
+  readonly rank: number;
   readonly kind: string;
   readonly config: JsonValue;
   /** The actor's durable log so far (encoded records), for an actor restarted in a new worker. */
@@ -51,10 +53,23 @@ export interface ShardInit extends ShardSettings {
   readonly burnCpu: boolean;
 }
 
-/** An event on its way to a shard: [0 = deliver, due, origin, seq, sub, to, from, msgType, payload, conn, lostWithBreak (1) or 0]. */
-export type DeliveryTuple = readonly [0, Micros, string, number, number, ActorId, ActorId, string, Uint8Array | JsonValue, number, 0 | 1];
-/** [1 = control, due, origin, seq, sub, to, action]. */
-export type ControlTuple = readonly [1, Micros, string, number, number, ActorId, ControlAction];
+/** An event on its way to a shard: [0 = deliver, due, origin, rank, seq, sub, to, from, msgType, payload, conn, lostWithBreak (1) or 0]. */
+export type DeliveryTuple = readonly [
+  0,
+  Micros,
+  string,
+  number,
+  number,
+  number,
+  ActorId,
+  ActorId,
+  string,
+  Uint8Array | JsonValue,
+  number,
+  0 | 1,
+];
+/** [1 = control, due, origin, rank, seq, sub, to, action]. */
+export type ControlTuple = readonly [1, Micros, string, number, number, number, ActorId, ControlAction];
 export type EventTuple = DeliveryTuple | ControlTuple;
 
 /** Run every event of the window with a due time <= limit, in key order, the shard's own timers included. */
@@ -73,12 +88,12 @@ export type Effect =
 
 /**
  * The effects of one handled event (possibly none), tagged with its key
- * (due, origin, seq, sub). A shard reports its events in the order it
+ * (due, origin rank, seq, sub). A shard reports its events in the order it
  * handled them: key order, except that a timer armed with no delay runs
  * right after the event that armed it even when its key is smaller (its
  * origin sorts first), exactly as in the inline host's queue.
  */
-export type EffectGroup = readonly [due: Micros, origin: string, seq: number, sub: number, effects: readonly Effect[]];
+export type EffectGroup = readonly [due: Micros, rank: number, seq: number, sub: number, effects: readonly Effect[]];
 
 /** A carry the main thread asked for, with the number of timers the cell still has armed. */
 export type CarryReport = readonly [ActorId, CellCarry, number];

@@ -1,11 +1,11 @@
 import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol";
-import TinyQueue from "tinyqueue";
 import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { compareKeys, type Payload, type SimEvent, type TimerEvent } from "../../kernel/event.js";
+import { type ArmedTimer, type Payload, precedes, type SimEvent } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
+import { TimerHeap } from "../../kernel/timer-heap.js";
 import type { ActorReport, CarryReport, Effect, EffectGroup, EventTuple, ShardActorInit, ShardSettings } from "./shard-protocol.js";
 
 export interface ShardRuntimeOptions {
@@ -25,12 +25,12 @@ export interface WindowOutcome {
 /** A window's event tuple as the SimEvent a cell handles. */
 export function eventOf(tuple: EventTuple): SimEvent {
   if (tuple[0] === 0) {
-    const [, due, origin, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
-    const event = { kind: "deliver", due, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
+    const [, due, origin, rank, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
+    const event = { kind: "deliver", due, origin, rank, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
     return lost === 1 ? { ...event, lostWithBreak: true } : event;
   }
-  const [, due, origin, seq, sub, to, control] = tuple;
-  return { kind: "control", due, origin, seq, sub, to, control };
+  const [, due, origin, rank, seq, sub, to, control] = tuple;
+  return { kind: "control", due, origin, rank, seq, sub, to, control };
 }
 
 /** A queued event as the tuple a window carries (timers never travel: they live in their shard). */
@@ -40,6 +40,7 @@ export function tupleOf(event: SimEvent): EventTuple {
       0,
       event.due,
       event.origin,
+      event.rank,
       event.seq,
       event.sub,
       event.to,
@@ -49,7 +50,7 @@ export function tupleOf(event: SimEvent): EventTuple {
       event.conn,
       event.lostWithBreak === true ? 1 : 0,
     ];
-  if (event.kind === "control") return [1, event.due, event.origin, event.seq, event.sub, event.to, event.control];
+  if (event.kind === "control") return [1, event.due, event.origin, event.rank, event.seq, event.sub, event.to, event.control];
   throw new Error(`timer ${event.name} of ${event.to} cannot leave its shard`);
 }
 
@@ -62,7 +63,8 @@ export function tupleOf(event: SimEvent): EventTuple {
  */
 export class ShardRuntime implements CellSink {
   readonly #cells = new Map<ActorId, ActorCell>();
-  readonly #timers = new TinyQueue<TimerEvent>([], compareKeys);
+  /** The cells' armed timers (cancelled and replaced ones leave at once). */
+  readonly #timers = new TimerHeap();
   readonly #settings: ShardSettings;
   readonly #registry: ActorRegistry;
   readonly #options: ShardRuntimeOptions;
@@ -88,7 +90,8 @@ export class ShardRuntime implements CellSink {
         config: actor.config,
         factory: factoryFor(this.#registry, actor.kind),
         seed: settings.seed,
-        useCodec: settings.useCodec,
+        rank: actor.rank,
+        messages: settings.useCodec ? "frames" : "raw",
         network: settings.network,
         storage: new MemoryDurableLog(actor.log),
         restartPolicy: settings.restartPolicy,
@@ -110,14 +113,9 @@ export class ShardRuntime implements CellSink {
     return this.#cells.get(actor);
   }
 
-  /** The earliest timer that will still fire (replaced and cancelled ones are dropped: they would only cost a window). */
+  /** The earliest armed timer's due time. */
   nextDue(): Micros | null {
-    const timers = this.#timers;
-    for (let timer = timers.peek(); timer !== undefined; timer = timers.peek()) {
-      if (this.#cells.get(timer.to)?.isArmed(timer.name, timer.seq)) return timer.due;
-      timers.pop();
-    }
-    return null;
+    return this.#timers.peek()?.due ?? null;
   }
 
   /** Runs the window: the incoming events (already in key order) merged with this shard's timers due by `limit`. */
@@ -127,16 +125,15 @@ export class ShardRuntime implements CellSink {
     let i = 0;
     let timersRun = 0;
     for (;;) {
-      this.nextDue(); // drops stale timers from the top
       const timer = timers.peek();
       const next = incoming[i];
       const timerDue = timer !== undefined && timer.due <= limit;
       let event: SimEvent;
-      if (next !== undefined && (!timerDue || compareKeys(next, timer) < 0)) {
+      if (next !== undefined && (!timerDue || precedes(next, timer))) {
         event = next;
         i++;
       } else if (timerDue) {
-        event = timers.pop() as TimerEvent;
+        event = timers.pop() as ArmedTimer;
         timersRun++;
       } else {
         break;
@@ -147,7 +144,7 @@ export class ShardRuntime implements CellSink {
       cell.handle(event);
       // Every handled event, effects or not: the main thread merges the shards' sequences by their
       // heads, and an event without effects may still have armed a timer that sorts before it.
-      groups.push([event.due, event.origin, event.seq, event.sub, this.#effects]);
+      groups.push([event.due, event.rank, event.seq, event.sub, this.#effects]);
       this.#effects = [];
     }
     const carries: CarryReport[] = [];
@@ -188,7 +185,10 @@ export class ShardRuntime implements CellSink {
   lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void {
     this.#effects.push(["lost", actor, now, from, msgType, why]);
   }
-  scheduleTimer(event: TimerEvent): void {
-    this.#timers.push(event);
+  scheduleTimer(timer: ArmedTimer): void {
+    this.#timers.push(timer);
+  }
+  cancelTimer(timer: ArmedTimer): void {
+    this.#timers.remove(timer);
   }
 }

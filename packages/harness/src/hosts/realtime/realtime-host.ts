@@ -22,6 +22,7 @@ import { applyEffect } from "../worker/apply-effect.js";
 import { boundedAll } from "../worker/bounded-all.js";
 import { loadRegistry } from "../worker/load-registry.js";
 import { ownedBytes } from "../worker/owned-bytes.js";
+import { shardActorInit } from "../worker/shard-actor-init.js";
 import { type ActorsPerWorker, planShards } from "../worker/shard-plan.js";
 import { describeExit, type WorkerExit, WorkerHandle } from "../worker/worker-handle.js";
 import type { EffectBatch, RealtimeShardControl, RunRecord } from "./realtime-protocol.js";
@@ -291,7 +292,8 @@ export class RealtimeHost {
     this.#recording.addActor(added);
     this.#mirrors.set(actor.id, new ActorMirror(actor.id));
     this.#mainThread.add(actor.id);
-    standIns.adopt({ id: actor.id, kind: actor.kind, config: actor.config, log: [] });
+    this.core.ranks.add(actor.id);
+    standIns.adopt(this.#init(actor.id));
     void this.control(actor.id, { action: "start" });
   }
 
@@ -344,15 +346,7 @@ export class RealtimeHost {
 
   /** Applies a control action to an actor now, over the control plane (the nemesis uses this too). */
   async control(actor: ActorId, action: ControlAction): Promise<void> {
-    await this.#control({
-      kind: "control",
-      due: this.now(),
-      origin: HOST_ORIGIN,
-      seq: this.#hostEvents++,
-      sub: 0,
-      to: actor,
-      control: action,
-    });
+    await this.#control(this.core.controlEvent(this.now(), HOST_ORIGIN, this.#hostEvents++, actor, action));
   }
 
   /** An actor's process state and snapshot, asked over the control plane. */
@@ -384,15 +378,7 @@ export class RealtimeHost {
   }
 
   #init(id: ActorId, carry?: CellCarry): ShardActorInit {
-    const actor = this.core.spec.actors.find((a) => a.id === id) ?? this.#added.find((a) => a.id === id);
-    if (actor === undefined) throw new Error(`no actor '${id}'`);
-    return {
-      id,
-      kind: actor.kind,
-      config: actor.config,
-      log: this.#mirrors.get(id)?.log.encoded() ?? [],
-      ...(carry !== undefined ? { carry } : {}),
-    };
+    return shardActorInit(this.core, this.#mirrors, id, carry, this.#added);
   }
 
   #refillSpares(): void {
@@ -452,7 +438,7 @@ export class RealtimeHost {
     const clock = this.#clock;
     if (clock === null || this.#over) return;
     const end = this.core.spec.durationUs;
-    const due = Math.min(this.core.queue.peek()?.due ?? end, end);
+    const due = Math.min(this.core.nextDue() ?? end, end);
     if (this.#timer !== null && this.#timer.due <= due) return;
     this.#timer?.cancel();
     // A real timer waits at most 2^31-1 ms; an event further away (an open-ended run's end) gets a timer that re-schedules.
@@ -481,6 +467,7 @@ export class RealtimeHost {
           0,
           event.due,
           event.origin,
+          event.rank,
           event.seq,
           event.sub,
           event.to,
@@ -528,7 +515,7 @@ export class RealtimeHost {
 
   async #control(event: SimEvent): Promise<void> {
     if (event.kind !== "control") return;
-    const tuple: ControlTuple = [1, event.due, event.origin, event.seq, event.sub, event.to, event.control];
+    const tuple: ControlTuple = [1, event.due, event.origin, event.rank, event.seq, event.sub, event.to, event.control];
     const id = event.to;
     const action = event.control.action;
     const shard = this.#shardOf.get(id);
@@ -582,15 +569,7 @@ export class RealtimeHost {
     if (policy.mode !== "restart" || this.#over) return;
     for (const id of shard.actors) {
       if (this.#standIns?.cell(id)?.state !== "crashed") continue;
-      this.core.queue.push({
-        kind: "control",
-        due: this.now() + policy.delayUs,
-        origin: HOST_ORIGIN,
-        seq: this.#hostEvents++,
-        sub: 0,
-        to: id,
-        control: { action: "restart" },
-      });
+      this.core.queue.push(this.core.controlEvent(this.now() + policy.delayUs, HOST_ORIGIN, this.#hostEvents++, id, { action: "restart" }));
     }
     this.#schedule();
   }
@@ -659,7 +638,7 @@ export class RealtimeHost {
         ...(payload instanceof Uint8Array ? { frame: frameToText(payload) } : { message: (payload ?? null) as JsonValue }),
       };
     } else if (run[2] === 1) {
-      const [, , origin, seq, sub, , control] = run[3];
+      const [, , origin, , seq, sub, , control] = run[3];
       e = { k: "control", origin, seq, sub, control };
     } else {
       const [, due, , seq, , , name] = run[3];

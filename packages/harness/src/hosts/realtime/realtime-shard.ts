@@ -1,12 +1,12 @@
 import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol";
-import TinyQueue from "tinyqueue";
 import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { compareKeys, type Payload, type TimerEvent } from "../../kernel/event.js";
+import type { ArmedTimer, Payload } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
+import { TimerHeap } from "../../kernel/timer-heap.js";
 import type { ActorReport, ControlTuple, DeliveryTuple, Effect, ShardActorInit, ShardSettings } from "../lockstep/shard-protocol.js";
 import type { DeliveryBatch, EffectBatch, RunRecord } from "./realtime-protocol.js";
 
@@ -49,7 +49,8 @@ const TIMER_SLACK_MS = 0.05;
  */
 export class RealtimeShard implements CellSink {
   readonly #cells = new Map<ActorId, ActorCell>();
-  readonly #timers = new TinyQueue<TimerEvent>([], compareKeys);
+  /** The cells' armed timers (cancelled and replaced ones leave at once). */
+  readonly #timers = new TimerHeap();
   readonly #settings: ShardSettings;
   readonly #registry: ActorRegistry;
   readonly #options: RealtimeShardOptions;
@@ -104,7 +105,8 @@ export class RealtimeShard implements CellSink {
           config: actor.config,
           factory: factoryFor(this.#registry, actor.kind),
           seed: settings.seed,
-          useCodec: settings.useCodec,
+          rank: actor.rank,
+          messages: settings.useCodec ? "frames" : "raw",
           network: settings.network,
           storage: new MemoryDurableLog(actor.log),
           restartPolicy: settings.restartPolicy,
@@ -137,7 +139,7 @@ export class RealtimeShard implements CellSink {
   deliver(batch: DeliveryBatch): void {
     if (this.#stopped) return;
     for (const tuple of batch) {
-      const [, due, origin, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
+      const [, due, origin, rank, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
       const cell = this.#cells.get(to);
       if (cell === undefined) {
         const early = this.#early.get(to);
@@ -146,7 +148,7 @@ export class RealtimeShard implements CellSink {
         continue;
       }
       const t = this.#tick(due);
-      const event = { kind: "deliver", due: t, origin, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
+      const event = { kind: "deliver", due: t, origin, rank, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
       cell.handle(lost === 1 ? { ...event, lostWithBreak: true } : event);
       this.#runs.push([to, t, 0, origin, seq, sub]);
       this.#ran.add(cell);
@@ -157,12 +159,12 @@ export class RealtimeShard implements CellSink {
   /** A control event (process fault, command, start) applied now. */
   control(event: ControlTuple): void {
     if (this.#stopped) return;
-    const [, due, origin, seq, sub, to, control] = event;
+    const [, due, origin, rank, seq, sub, to, control] = event;
     const cell = this.#cells.get(to);
     if (cell === undefined) return;
     const t = this.#tick(due);
-    cell.handle({ kind: "control", due: t, origin, seq, sub, to, control });
-    this.#runs.push([to, t, 1, [1, t, origin, seq, sub, to, control]]);
+    cell.handle({ kind: "control", due: t, origin, rank, seq, sub, to, control });
+    this.#runs.push([to, t, 1, [1, t, origin, rank, seq, sub, to, control]]);
     this.#ran.add(cell);
     this.#flush();
   }
@@ -196,7 +198,7 @@ export class RealtimeShard implements CellSink {
     this.#armed = null;
     const clock = this.#clock;
     if (this.#stopped || clock === null) return;
-    for (let timer = this.#nextTimer(); timer !== undefined; timer = this.#nextTimer()) {
+    for (let timer = this.#timers.peek(); timer !== undefined; timer = this.#timers.peek()) {
       if (clock.realDelayMs(timer.due) > TIMER_SLACK_MS) break;
       this.#timers.pop();
       const cell = this.#cells.get(timer.to) as ActorCell;
@@ -208,21 +210,11 @@ export class RealtimeShard implements CellSink {
     this.#flush();
   }
 
-  /** The earliest timer that will still fire; replaced and cancelled ones are dropped. */
-  #nextTimer(): TimerEvent | undefined {
-    const timers = this.#timers;
-    for (let timer = timers.peek(); timer !== undefined; timer = timers.peek()) {
-      if (this.#cells.get(timer.to)?.isArmed(timer.name, timer.seq)) return timer;
-      timers.pop();
-    }
-    return undefined;
-  }
-
   /** Keeps one real timer armed for the earliest virtual timer. */
   #arm(): void {
     const clock = this.#clock;
     if (this.#stopped || clock === null) return;
-    const next = this.#nextTimer();
+    const next = this.#timers.peek();
     const armed = this.#armed;
     if (armed !== null && next !== undefined && armed.due === next.due) return;
     if (armed !== null) this.#driver.clear(armed.handle);
@@ -283,7 +275,10 @@ export class RealtimeShard implements CellSink {
   lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void {
     this.#effects.push(["lost", actor, now, from, msgType, why]);
   }
-  scheduleTimer(event: TimerEvent): void {
-    this.#timers.push(event);
+  scheduleTimer(timer: ArmedTimer): void {
+    this.#timers.push(timer);
+  }
+  cancelTimer(timer: ArmedTimer): void {
+    this.#timers.remove(timer);
   }
 }

@@ -4,6 +4,7 @@ import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
 import type { Payload } from "../../kernel/event.js";
+import { OriginRanks } from "../../kernel/origin-ranks.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
 import type { ActorSpec } from "../../kernel/simulation-spec.js";
 import { corruptFrame } from "../../router/router.js";
@@ -87,6 +88,7 @@ class ReplaySink implements CellSink {
   scheduleTimer(): void {
     // The recording says when each timer fired: the schedule drives timers, not the replay's own clock.
   }
+  cancelTimer(): void {}
 }
 
 /**
@@ -108,6 +110,7 @@ export function replayRecording(recording: Recording, registry: ActorRegistry): 
   const cells = new Map<ActorId, ActorCell>();
   const tallies = new Map<ActorId, Tally>();
   const routes = new Map<string, RouteEntry>();
+  const ranks = OriginRanks.of(spec);
 
   const build = (id: ActorId, carry?: CellCarry): ActorCell => {
     const actor = specs.get(id);
@@ -124,7 +127,8 @@ export function replayRecording(recording: Recording, registry: ActorRegistry): 
         config: actor.config,
         factory: factoryFor(registry, actor.kind),
         seed: spec.seed,
-        useCodec: spec.useCodec,
+        rank: ranks.rank(id),
+        messages: spec.useCodec ? "frames" : "raw",
         network: spec.plan.network.mode,
         storage: log,
         restartPolicy: spec.restartPolicy,
@@ -207,11 +211,11 @@ function replayRun(entry: RunEntry, cell: ActorCell, tally: Tally, sink: ReplayS
   const e = entry.e;
   const to = entry.actor;
   if (e.k === "timer") {
-    cell.handle({ kind: "timer", due: entry.t, origin: to, seq: e.seq, sub: 0, to, name: e.name });
+    cell.handle({ kind: "timer", due: entry.t, origin: to, rank: 0, seq: e.seq, sub: 0, to, name: e.name });
     return;
   }
   if (e.k === "control") {
-    cell.handle({ kind: "control", due: entry.t, origin: e.origin, seq: e.seq, sub: e.sub, to, control: e.control });
+    cell.handle({ kind: "control", due: entry.t, origin: e.origin, rank: 0, seq: e.seq, sub: e.sub, to, control: e.control });
     return;
   }
   tally.received++;
@@ -237,6 +241,7 @@ function replayRun(entry: RunEntry, cell: ActorCell, tally: Tally, sink: ReplayS
     kind: "deliver",
     due: entry.t,
     origin: e.origin,
+    rank: 0, // one event at a time, on the recorded schedule: no queue orders it
     seq: e.seq,
     sub: e.sub,
     to,

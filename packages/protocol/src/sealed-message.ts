@@ -1,0 +1,237 @@
+import { encode, MAX_OWN_STRUCTURES, SHARED_STRUCTURES } from "./codec.js";
+import type { Message } from "./messages/index.js";
+
+/**
+ * Messages as immutable values, sized without encoding them.
+ *
+ * Where no thread boundary is crossed (the inline host), a message is handed
+ * from sender to receiver as the object itself, deep-frozen when it is sent:
+ * neither the sender (afterwards) nor the receiver can change it, which is
+ * what the codec's copy used to guarantee. Its size in bytes (the router's
+ * bandwidth faults, the history's `bytes`, the stats) must still be the
+ * size of its frame, so `encodedSize` computes the length `encode` would
+ * produce without producing it: msgpackr's encoding rules, followed byte
+ * for byte (record headers for the shared structures and for the shapes a
+ * frame defines itself, string, number and collection headers). A value the
+ * pass does not model (a Map, a Date, a class instance, a function) makes it
+ * fall back to encoding, so the answer is the codec's in every case.
+ *
+ * Byte arrays cannot be frozen: sealing copies each one a message holds (in
+ * objects it freezes), so the sender cannot change the bytes it sent; the
+ * receiver must treat them as read-only.
+ */
+
+/** A node of the key-sequence trie (msgpackr's "transitions"): the record shape reached by the keys so far. */
+interface Shape {
+  readonly next: Map<string, Shape>;
+  /** The last key followed from here and where it led (messages of one type take the same path every time). */
+  lastKey: string;
+  lastNext: Shape | null;
+  /** Its record id in the shared table, or 0. */
+  shared: number;
+  /** The pass (frame) in which it was last defined as one of the frame's own structures, else -1. */
+  ownFrame: number;
+  ownId: number;
+}
+
+/** msgpackr's record-id layout for this codec's options (pack.js: sharedLimitId, maxStructureId, useTwoByteRecords). */
+const RECORD_BASE = 0x40;
+const SHARED_LIMIT_ID = SHARED_STRUCTURES.length + RECORD_BASE;
+const MAX_STRUCTURE_ID = SHARED_LIMIT_ID + MAX_OWN_STRUCTURES;
+const TWO_BYTE_RECORDS = SHARED_STRUCTURES.length > 32 || MAX_OWN_STRUCTURES + SHARED_STRUCTURES.length > 64;
+/** Trie nodes made for shapes outside the table, past which the trie is rebuilt (keys of records are not bounded). */
+const MAX_SHAPES = 10_000;
+
+const shape = (): Shape => ({ next: new Map(), lastKey: "", lastNext: null, shared: 0, ownFrame: -1, ownId: 0 });
+
+function child(node: Shape, key: string): Shape {
+  let next = node.next.get(key);
+  if (next === undefined) {
+    next = shape();
+    node.next.set(key, next);
+  }
+  return next;
+}
+
+function sharedTrie(): Shape {
+  const root = shape();
+  SHARED_STRUCTURES.forEach((keys, index) => {
+    let node = root;
+    for (const key of keys) node = child(node, key);
+    node.shared = index + RECORD_BASE;
+  });
+  return root;
+}
+
+let root = sharedTrie();
+let madeShapes = 0;
+
+/** Thrown inside the pass for a value it does not model: the caller encodes instead. */
+const UNMODELLED = Symbol("unmodelled");
+
+/** The state of one pass (one frame): the frame's own structures, oldest first, as msgpackr cycles them. */
+let frame = 0;
+let nextOwnId = SHARED_LIMIT_ID;
+const own: Shape[] = [];
+let freezing = false;
+
+const recordRef = (id: number): number => (id >= 0x60 && TWO_BYTE_RECORDS ? 2 : 1);
+const lengthHeader = (n: number): number => (n < 0x10 ? 1 : n < 0x10000 ? 3 : 5);
+const binHeader = (n: number): number => (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
+
+function stringSize(value: string): number {
+  const n = value.length;
+  let bytes = 0;
+  if (n < 0x40) {
+    for (let i = 0; i < n; i++) {
+      const c = value.charCodeAt(i);
+      if (c < 0x80) bytes++;
+      else if (c < 0x800) bytes += 2;
+      else if ((c & 0xfc00) === 0xd800 && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        i++;
+        bytes += 4;
+      } else bytes += 3; // a lone surrogate becomes U+FFFD, three bytes
+    }
+  } else {
+    bytes = Buffer.byteLength(value, "utf8");
+  }
+  return bytes + (bytes < 0x20 ? 1 : bytes < 0x100 ? 2 : bytes < 0x10000 ? 3 : 5);
+}
+
+function numberSize(value: number): number {
+  // msgpackr without structs: ids 0x40-0x7f are record ids, so a positive fixint stops at 0x3f.
+  if (value >>> 0 === value) return value < 0x40 ? 1 : value < 0x100 ? 2 : value < 0x10000 ? 3 : 5;
+  if (value >> 0 === value) return value >= -0x20 ? 1 : value >= -0x80 ? 2 : value >= -0x8000 ? 3 : 5;
+  return 9; // float64
+}
+
+function sizeOf(value: unknown): number {
+  switch (typeof value) {
+    case "string":
+      return stringSize(value);
+    case "number":
+      return numberSize(value);
+    case "boolean":
+      return 1;
+    case "undefined":
+      return 3; // fixext 1, type 0
+    case "bigint":
+      if (value >= -0x8000000000000000n && value < 0x10000000000000000n) return 9;
+      throw UNMODELLED;
+    case "object":
+      if (value === null) return 1;
+      if (value.constructor === Object) return recordSize(value as Record<string, unknown>);
+      if (value.constructor === Array) return arraySize(value as unknown[]);
+      if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return binHeader(value.byteLength) + value.byteLength;
+      throw UNMODELLED;
+    default:
+      throw UNMODELLED;
+  }
+}
+
+const isBytes = (value: unknown): value is NodeJS.TypedArray =>
+  typeof value === "object" && value !== null && ArrayBuffer.isView(value) && !(value instanceof DataView);
+
+function arraySize(array: unknown[]): number {
+  const sealing = freezing && !Object.isFrozen(array);
+  let size = lengthHeader(array.length);
+  for (let i = 0; i < array.length; i++) {
+    let item = array[i];
+    // Byte arrays cannot be frozen: the sealed message keeps a copy of its own.
+    if (sealing && isBytes(item)) array[i] = item = Buffer.copyBytesFrom(item);
+    size += sizeOf(item);
+  }
+  if (sealing) Object.freeze(array);
+  return size;
+}
+
+function recordSize(object: Record<string, unknown>): number {
+  let node = root;
+  for (const key in object) {
+    if (typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
+      if (node.lastKey === key && node.lastNext !== null) {
+        node = node.lastNext;
+        continue;
+      }
+      let next = node.next.get(key);
+      if (next === undefined) {
+        next = shape();
+        node.next.set(key, next);
+        madeShapes++;
+      }
+      node.lastKey = key;
+      node.lastNext = next;
+      node = next;
+    }
+  }
+  let size: number;
+  if (node.shared !== 0) {
+    size = recordRef(node.shared);
+  } else if (node.ownFrame === frame) {
+    size = recordRef(node.ownId);
+  } else {
+    // A structure this frame defines: fixext 1 or 2 ("r", its id), then the array of its keys.
+    let id = nextOwnId;
+    if (id >= MAX_STRUCTURE_ID) id = SHARED_LIMIT_ID;
+    nextOwnId = id + 1;
+    if (own.length >= MAX_OWN_STRUCTURES) (own.shift() as Shape).ownFrame = -1;
+    own.push(node);
+    node.ownFrame = frame;
+    node.ownId = id;
+    const keys = Object.keys(object);
+    size = (id >= 0x60 && TWO_BYTE_RECORDS ? 4 : 3) + lengthHeader(keys.length);
+    for (const key of keys) size += stringSize(key);
+  }
+  const sealing = freezing && !Object.isFrozen(object);
+  for (const key in object) {
+    if (typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
+      let value = object[key];
+      if (sealing && isBytes(value)) object[key] = value = Buffer.copyBytesFrom(value);
+      size += sizeOf(value);
+    }
+  }
+  if (sealing) Object.freeze(object);
+  return size;
+}
+
+function pass(value: unknown, freeze: boolean): number {
+  frame++;
+  nextOwnId = SHARED_LIMIT_ID;
+  own.length = 0;
+  freezing = freeze;
+  if (madeShapes > MAX_SHAPES) {
+    root = sharedTrie();
+    madeShapes = 0;
+  }
+  try {
+    return sizeOf(value);
+  } catch (error) {
+    if (error !== UNMODELLED) throw error;
+    if (freeze) deepFreeze(value);
+    return encode(value as Message).length;
+  } finally {
+    for (const node of own) node.ownFrame = -1;
+    own.length = 0;
+  }
+}
+
+/** The length of `encode(message)`, computed without encoding it. */
+export function encodedSize(message: Message): number {
+  return pass(message, false);
+}
+
+/**
+ * Deep-freezes a message that is being sent (its byte arrays copied) and
+ * returns the length of its frame: from now on it is an immutable value
+ * that can be handed to its receiver as it is.
+ */
+export function sealMessage(message: Message): number {
+  return pass(message, true);
+}
+
+/** Freezes a value and everything it holds (byte arrays excepted: they cannot be frozen). */
+export function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+}

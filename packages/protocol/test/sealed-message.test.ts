@@ -1,0 +1,164 @@
+import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { deepFreeze, encode, encodedSize, MESSAGE_SCHEMAS, type Message, sealMessage } from "../src/index.js";
+
+/**
+ * Values of a message schema: every kind the message schemas use, with
+ * strings of any UTF-16 content (lone surrogates included), integers across
+ * every msgpack width, lists long enough for 16-bit headers, and (for the
+ * shapes a frame defines itself) keys in another order and optional extras.
+ */
+function arbitraryOf(schema: TSchema): fc.Arbitrary<unknown> {
+  switch (schema[Kind]) {
+    case "Object": {
+      const properties = (schema as TObject).properties;
+      const fields: Record<string, fc.Arbitrary<unknown>> = {};
+      for (const [key, property] of Object.entries(properties)) fields[key] = arbitraryOf(property as TSchema);
+      return fc.record(fields);
+    }
+    case "Literal":
+      return fc.constant(schema.const);
+    case "Integer":
+      return fc.oneof(
+        fc.integer({ min: -40, max: 300 }),
+        fc.integer({ min: -0x9000, max: 0x11000 }),
+        fc.integer(),
+        fc.maxSafeInteger(),
+        fc.constantFrom(
+          0x3f,
+          0x40,
+          0x7f,
+          0x80,
+          0xff,
+          0x100,
+          0xffff,
+          0x10000,
+          2 ** 32 - 1,
+          2 ** 32,
+          -0x20,
+          -0x21,
+          -0x80,
+          -0x81,
+          -0x8000,
+          -0x8001,
+        ),
+      );
+    case "String":
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.string({ maxLength: 40 }) },
+        { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 80 }) },
+        { weight: 1, arbitrary: fc.string({ unit: "grapheme", minLength: 20, maxLength: 120 }) },
+        { weight: 1, arbitrary: fc.string({ minLength: 250, maxLength: 300 }) },
+      );
+    case "Boolean":
+      return fc.boolean();
+    case "Null":
+      return fc.constant(null);
+    case "Uint8Array":
+      return fc.oneof(fc.uint8Array({ maxLength: 20 }), fc.uint8Array({ minLength: 250, maxLength: 300 }));
+    case "Union":
+      return fc.oneof(...(schema.anyOf as TSchema[]).map(arbitraryOf));
+    case "Array":
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.array(arbitraryOf(schema.items as TSchema), { maxLength: 3 }) },
+        { weight: 1, arbitrary: fc.array(arbitraryOf(schema.items as TSchema), { minLength: 15, maxLength: 17 }) },
+      );
+    default:
+      throw new Error(`no arbitrary for schema kind ${String(schema[Kind])}`);
+  }
+}
+
+/** The same value with each object's keys in reverse order (shapes outside the shared table). */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (typeof value === "object" && value !== null && !ArrayBuffer.isView(value))
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([key, item]) => [key, reversedKeys(item)]),
+    );
+  return value;
+}
+
+describe("encodedSize: the codec's frame length without encoding", () => {
+  it("equals encode(message).length for random messages of every message type", () => {
+    for (const schema of MESSAGE_SCHEMAS) {
+      fc.assert(
+        fc.property(arbitraryOf(schema), (message) => {
+          expect(encodedSize(message as Message)).toBe(encode(message as Message).length);
+        }),
+        { numRuns: 40 },
+      );
+    }
+  });
+
+  it("equals it for shapes a frame defines itself: keys out of order, extra keys, empty objects, more than 32 new shapes", () => {
+    for (const schema of MESSAGE_SCHEMAS) {
+      fc.assert(
+        fc.property(arbitraryOf(schema), fc.dictionary(fc.string({ maxLength: 6 }), fc.integer()), (message, extra) => {
+          const shuffled = { ...(reversedKeys(message) as object), extra, empty: {}, again: [{}, extra] } as unknown as Message;
+          expect(encodedSize(shuffled)).toBe(encode(shuffled).length);
+        }),
+        { numRuns: 12 },
+      );
+    }
+    // Around 32 distinct shapes, then the first and the last ones again: msgpackr keeps at most 32 structures of a
+    // frame's own and forgets the oldest first.
+    for (let n = 28; n <= 70; n++) {
+      const shapes = Array.from({ length: n }, (_, i) => ({ [`k${i}`]: i }));
+      const many = { type: "SimPing", shapes, again: shapes.slice(0, 10), tail: shapes.slice(n - 10) } as unknown as Message;
+      expect(encodedSize(many)).toBe(encode(many).length);
+    }
+  });
+
+  it("equals it for values the pass does not model (it encodes them instead)", () => {
+    const odd = { type: "SimPing", when: new Date(0), set: new Set([1]), big: 2n ** 70n } as unknown as Message;
+    expect(() => encode(odd)).toThrow();
+    expect(() => encodedSize(odd)).toThrow();
+    const dated = { type: "SimPing", seq: 1, payload: "x", when: new Date(5) } as unknown as Message;
+    expect(encodedSize(dated)).toBe(encode(dated).length);
+  });
+});
+
+describe("sealMessage: a sent message becomes an immutable value", () => {
+  it("deep-freezes it, returns its frame length, and keeps its own copy of its bytes", () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    const message = {
+      type: "JoinGroupRequest",
+      correlationId: 1,
+      apiVersion: 5,
+      clientId: "c",
+      groupId: "g",
+      sessionTimeoutMs: 45_000,
+      rebalanceTimeoutMs: 300_000,
+      memberId: "",
+      groupInstanceId: null,
+      protocolType: "consumer",
+      protocols: [{ name: "range", metadata: bytes }],
+      reason: null,
+    } as unknown as Message;
+    const size = encode(message).length;
+    expect(sealMessage(message)).toBe(size);
+    const protocols = (message as unknown as { protocols: { name: string; metadata: Uint8Array }[] }).protocols;
+    expect(Object.isFrozen(message)).toBe(true);
+    expect(Object.isFrozen(protocols)).toBe(true);
+    expect(Object.isFrozen(protocols[0])).toBe(true);
+    expect(() => {
+      (message as unknown as { groupId: string }).groupId = "other";
+    }).toThrow(TypeError);
+    expect(() => protocols.push({ name: "x", metadata: bytes })).toThrow(TypeError);
+    // The sender still holds `bytes`; changing them no longer changes the message.
+    bytes[0] = 99;
+    expect(Array.from(protocols[0]?.metadata ?? [])).toEqual([1, 2, 3]);
+    // Sealing again (a re-send) changes nothing and gives the same size.
+    expect(sealMessage(message)).toBe(size);
+  });
+
+  it("deepFreeze freezes nested objects and arrays and skips byte arrays", () => {
+    const value = { a: [{ b: 1 }], bytes: new Uint8Array(2) };
+    deepFreeze(value);
+    expect(Object.isFrozen(value.a[0])).toBe(true);
+    expect(Object.isFrozen(value.a)).toBe(true);
+  });
+});

@@ -42,7 +42,11 @@ const heartbeat = (correlationId: number): Message => ({
   groupInstanceId: null,
 });
 
-/** Answers HeartbeatRequests, each after `delayMs` (a slow handler), and says when it saw each request. */
+/**
+ * Answers HeartbeatRequests at once and OffsetCommitRequests after `delayMs` (a slow handler), or as soon as
+ * a SimPing arrives (a request that waits on another actor, as a Produce with acks=all waits on its
+ * followers' fetches), and says when it saw each request.
+ */
 class SlowServer implements Actor {
   readonly #delayMs: number;
   #waiting: { from: ActorId; correlationId: number }[] = [];
@@ -52,6 +56,7 @@ class SlowServer implements Actor {
   }
   start(): void {}
   receive(from: ActorId, message: Message, ctx: Context): void {
+    if (message.type === "SimPing") this.fire("answer", ctx);
     if (message.type !== "HeartbeatRequest" && message.type !== "OffsetCommitRequest") return;
     ctx.observe({ type: "test.served", correlationId: message.correlationId, request: message.type });
     if (message.type === "OffsetCommitRequest") {
@@ -226,6 +231,36 @@ describe("connections (the default network)", () => {
     expect((served[1]?.t as number) - (served[0]?.t as number)).toBeGreaterThanOrEqual(500_000);
     const responses = obs(result.events, "client", "test.response");
     expect(responses.map((r) => r.response)).toEqual(["OffsetCommitResponse", "HeartbeatResponse"]);
+  });
+
+  it("a request that arrives as an answer unmutes its connection waits behind the ones queued before it", () => {
+    // Fixed latencies line the arrivals up: every 9 ms, a ping from a-pinger (which answers the OffsetCommit being
+    // served) and the client's next commit and heartbeat reach the server at the same instant, in that key order
+    // ("a-pinger" < "client" < "server"), so the commit arrives after the answer but before the kernel's release
+    // of the heartbeat queued behind it (a timer of the server's, due at that same instant).
+    const plan: FaultPlan = {
+      network: { ...DEFAULT_NETWORK, minLatencyMs: 1, latency: { dist: "fixed", ms: 1 } },
+      messageFaults: [],
+      partitions: [],
+    };
+    const result = run(
+      testSpec({
+        durationUs: 40_000,
+        plan,
+        actors: [
+          actor("a-pinger", "pinger", { peer: "server", intervalMs: 9, timeoutMs: 1_000 }),
+          actor("client", "pipelining-client", { peer: "server", count: 1, everyMs: 9, commitFirst: true }),
+          actor("server", "slow-server", { delayMs: 1_000 }),
+        ],
+      }),
+    );
+    const served = obs(result.events, "server", "test.served").map((s) => s.correlationId);
+    const sent = obs(result.events, "client", "test.sent").map((s) => s.correlationId);
+    expect(served.length).toBeGreaterThanOrEqual(6);
+    expect(served).toEqual(sent.slice(0, served.length));
+    const answered = obs(result.events, "client", "test.response").map((r) => r.correlationId);
+    expect(answered.length).toBeGreaterThanOrEqual(4);
+    expect(answered).toEqual(sent.slice(0, answered.length));
   });
 
   it("a partition makes a consumer's request time out at request.timeout.ms, closing its connection", () => {

@@ -19,6 +19,7 @@ import {
   type CellSink,
   comlinkEndpoint,
   DEFAULT_NETWORK,
+  type DeliveryTuple,
   type EffectBatch,
   encodeWindow,
   MemoryDurableLog,
@@ -206,6 +207,25 @@ class FakeTime implements ShardClock {
   }
 }
 
+/**
+ * A server whose requests wait for something else (a Produce with acks=all waits for its followers):
+ * it holds every request it is handed and answers them when a SimPing (the follower's fetch) arrives.
+ */
+class HoldingServer implements Actor {
+  readonly #held: { from: ActorId; correlationId: number }[] = [];
+  start(): void {}
+  receive(from: ActorId, message: Message, ctx: Context): void {
+    if (message.type === "HeartbeatRequest") {
+      ctx.observe({ type: "test.served", correlationId: message.correlationId });
+      this.#held.push({ from, correlationId: message.correlationId });
+    } else if (message.type === "SimPing") {
+      for (const { from: client, correlationId } of this.#held.splice(0))
+        ctx.send(client, { type: "HeartbeatResponse", correlationId, throttleTimeMs: 0, errorCode: 0 });
+    }
+  }
+  fire(): void {}
+}
+
 describe("RealtimeShard (the realtime worker half)", () => {
   it("handles events on the clock, never before they are due, and reports each with its effects in one batch", () => {
     const time = new FakeTime();
@@ -238,6 +258,55 @@ describe("RealtimeShard (the realtime worker half)", () => {
       ["lost", "late"],
       ["send", "late"],
     ]);
+  });
+
+  it("serves a connection's requests in arrival order when the next one comes in the same batch as the answer that unmutes it", () => {
+    const time = new FakeTime();
+    const batches: EffectBatch[] = [];
+    const servers: ActorRegistry = new Map([["holding-server", () => new HoldingServer()]]);
+    const server = { id: "server", kind: "holding-server", config: {} as JsonValue, log: [] };
+    const shard = new RealtimeShard(settings, [server], servers, time.driver, (batch) => batches.push(batch));
+    shard.begin(time);
+    shard.control(control(0, "server", "start"));
+    let seq = 0;
+    const wire = (due: Micros, from: string, message: Message): DeliveryTuple =>
+      [0, due, from, ++seq, 0, "server", from, message.type, encode(message), 1, 0] as const;
+    const request = (correlationId: number): Message => ({
+      type: "HeartbeatRequest",
+      correlationId,
+      apiVersion: 4,
+      clientId: "client",
+      groupId: "g",
+      generationId: 1,
+      memberId: "m",
+      groupInstanceId: null,
+    });
+    const ping: Message = { type: "SimPing", seq: 0, payload: "" };
+    // The client opens a connection and pipelines two requests; the follower opens one of its own.
+    shard.deliver([
+      wire(1_000, "client", { type: "SimConnect", connection: "" }),
+      wire(1_000, "follower", { type: "SimConnect", connection: "" }),
+      wire(2_000, "client", request(1)),
+      wire(2_000, "client", request(2)),
+    ]);
+    // One delivery round: the follower's fetch (request 1 is answered, which unmutes the connection), then
+    // request 3, handed over before the kernel's release of request 2 (a timer) has had its turn.
+    time.advance(3_000);
+    shard.deliver([wire(4_000, "follower", ping), wire(4_000, "client", request(3))]);
+    for (const at of [5_000, 6_000]) {
+      time.advance(at);
+      shard.deliver([wire(at, "follower", ping)]);
+    }
+    time.advance(7_000);
+    const effects = batches.flatMap((b) => b[1]);
+    const served = effects.flatMap((e) => (e[0] === "obs" ? [(e[3] as { correlationId: number }).correlationId] : []));
+    const answered = effects.flatMap((e) =>
+      e[0] === "send" && e[5] === "HeartbeatResponse"
+        ? [(decodeUnchecked(e[6] as Uint8Array) as { correlationId: number }).correlationId]
+        : [],
+    );
+    expect(served).toEqual([1, 2, 3]);
+    expect(answered).toEqual([1, 2, 3]);
   });
 });
 

@@ -121,7 +121,8 @@ export const BROKEN = "broken";
  * with jitter, a connect that is not accepted within
  * socket.connection.setup.timeout.ms failing. As a server it is Kafka's
  * SocketServer: a connection's next request is handed to the actor only
- * after the actor answered the previous one (the channel is muted meanwhile).
+ * after the actor answered the previous one (the channel is muted meanwhile),
+ * in arrival order.
  */
 export class ConnectionEndpoint {
   readonly #port: ConnectionPort;
@@ -329,7 +330,10 @@ export class ConnectionEndpoint {
       this.#port.dispatch(from, message);
       return;
     }
-    if (conn.busy !== null) {
+    // Muted, or unmuted with earlier requests still queued (their release is an event still to come: a
+    // host may hand this delivery over before it, as the realtime host does within one delivery batch):
+    // it takes its turn behind them, so requests are served, and answered, in the order they arrived.
+    if (conn.busy !== null || conn.waiting.length > 0) {
       conn.waiting.push({ from, message });
       return;
     }

@@ -210,3 +210,47 @@ describe("OffsetFetch", () => {
     expect(response.groups[1]?.topics).toEqual([]);
   });
 });
+
+describe("topics created while the cluster runs", () => {
+  it("refuses commits for a topic it does not know until the controller's UpdateMetadata names it, across a restart", () => {
+    const gc = new CoordinatorUnderTest();
+    const orders = (partition: number) =>
+      commit({
+        topics: [
+          {
+            name: "orders",
+            partitions: [{ partitionIndex: partition, committedOffset: 5, committedLeaderEpoch: -1, committedMetadata: null }],
+          },
+        ],
+      });
+    expect(commitErrors(gc, orders(0))).toEqual([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+    const state = (partitionIndex: number) => ({
+      partitionIndex,
+      controllerEpoch: 1,
+      leader: 0,
+      leaderEpoch: 0,
+      isr: [0],
+      zkVersion: 0,
+      replicas: [0],
+      offlineReplicas: [],
+    });
+    gc.send("controller", {
+      type: "UpdateMetadataRequest",
+      correlationId: ++correlation,
+      apiVersion: 8,
+      clientId: "controller",
+      controllerId: -1,
+      isKRaftController: true,
+      controllerEpoch: 1,
+      brokerEpoch: -1,
+      updateType: 1,
+      topicStates: [{ topicName: "orders", topicId: "orders-id", partitionStates: [state(0), state(1)] }],
+      liveBrokers: [],
+    });
+    expect(gc.responseTo(correlation)).toMatchObject({ type: "UpdateMetadataResponse", errorCode: 0 });
+    expect(commitErrors(gc, orders(1))).toEqual([0]);
+    gc.restart();
+    expect(commitErrors(gc, orders(0))).toEqual([0]);
+    expect((gc.snapshot() as unknown as { topics: unknown[] }).topics).toContainEqual({ name: "orders", id: "orders-id", partitions: 2 });
+  });
+});

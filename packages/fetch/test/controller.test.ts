@@ -205,3 +205,58 @@ describe("controller", () => {
     });
   });
 });
+
+describe("CreateTopics", () => {
+  it("creates a topic over the unfenced brokers, pushes it to every broker, and refuses what Kafka refuses", () => {
+    const net = cluster({ ...SPEC, broker: { ...SPEC.broker, "num.partitions": 3, "default.replication.factor": 2 } });
+    net.addClient("client");
+    net.startAll();
+    net.runFor(ms(20));
+    const create = (topics: { name: string; numPartitions: number; replicationFactor: number }[], validateOnly = false) => {
+      const request = {
+        type: "CreateTopicsRequest" as const,
+        correlationId: nextCorrelationId(),
+        apiVersion: 4,
+        clientId: "client",
+        topics,
+        validateOnly,
+      };
+      net.send("client", "controller", request);
+      net.runFor(ms(5));
+      return answer(net, "CreateTopicsResponse", request.correlationId)?.topics.map((t) => [t.name, t.errorCode, t.numPartitions]);
+    };
+    expect(create([{ name: "checked", numPartitions: 2, replicationFactor: 1 }], true)).toEqual([["checked", 0, 2]]);
+    expect(
+      create([
+        { name: "orders", numPartitions: -1, replicationFactor: -1 },
+        { name: "t", numPartitions: 1, replicationFactor: 1 },
+        { name: "bad/name", numPartitions: 1, replicationFactor: 1 },
+        { name: "none", numPartitions: 0, replicationFactor: 1 },
+        { name: "wide", numPartitions: 1, replicationFactor: 4 },
+      ]),
+    ).toEqual([
+      ["orders", ErrorCode.NONE, 3],
+      ["t", ErrorCode.TOPIC_ALREADY_EXISTS, -1],
+      ["bad/name", ErrorCode.INVALID_TOPIC_EXCEPTION, -1],
+      ["none", ErrorCode.INVALID_PARTITIONS, -1],
+      ["wide", ErrorCode.INVALID_REPLICATION_FACTOR, -1],
+    ]);
+    expect(net.actor<ControllerActor>("controller").partition("orders", 1)).toMatchObject({ replicas: [1, 2], leader: 1 });
+    expect(net.actor<ControllerActor>("controller").partition("checked", 0)).toBeUndefined();
+    net.runFor(ms(50));
+    const metadata = {
+      type: "MetadataRequest" as const,
+      correlationId: nextCorrelationId(),
+      apiVersion: 12,
+      clientId: "client",
+      topics: [{ topicId: null, name: "orders" }],
+    };
+    net.send("client", "broker-0", metadata);
+    net.runFor(ms(3));
+    expect(answer(net, "MetadataResponse", metadata.correlationId)?.topics[0]?.partitions.map((p) => p.leaderId)).toEqual([0, 1, 2]);
+    // A restarted controller rebuilds its topics from its records: the topic still exists.
+    net.restart("controller");
+    net.runFor(ms(50));
+    expect(create([{ name: "orders", numPartitions: 1, replicationFactor: 1 }])).toEqual([["orders", ErrorCode.TOPIC_ALREADY_EXISTS, -1]]);
+  });
+});

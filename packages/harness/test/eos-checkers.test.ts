@@ -131,6 +131,50 @@ describe("exactly-once-output", () => {
     expect(result.violations.map((v) => v.message)).toEqual(["pipe: in-0@0 has 2 results in out and no re-delivery explains them"]);
   });
 
+  it("a fenced zombie that processes records before their new owner does is the cause of their duplicates", () => {
+    // a is fenced (session timeout) while paused; b takes the partition from the last commit (none) and reads 0-1.
+    // a resumes and processes records 2-3 it fetched before it learns it is out; b then processes 2-3 as well.
+    // Records 2 and 3 were first processed by the zombie: no re-delivery of b explains their second results.
+    const removed = obs(4, "coordinator-0", {
+      type: "gc.member-removed",
+      groupId: "pipe",
+      memberId: "a-id",
+      instanceId: null,
+      memberEpoch: 1,
+      reason: "session-timeout",
+    });
+    const events = [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      ack(1, "in", 0, 3),
+      owned(2, "a", [0]),
+      records(3, "a", 0, 1),
+      removed,
+      owned(5, "b", [0]),
+      records(6, "b", 0, 1),
+      records(7, "a", 2, 3),
+      records(8, "b", 2, 3),
+      read(10, 0, 0),
+      read(11, 1, 1),
+      read(12, 2, 0, "b"),
+      read(13, 3, 1, "b"),
+      read(14, 4, 2),
+      read(15, 5, 3),
+      read(16, 6, 2, "b"),
+      read(17, 7, 3, "b"),
+    ];
+    expect(check("output-duplicates-attributed", events).ok).toBe(true);
+    expect(check("exactly-once-output", events).violations.map((v) => v.message)).toContain(
+      "pipe: 4 of 4 committed input records have more than one result in out (fenced member (session-timeout) x2, zombie x2)",
+    );
+    // A zombie's one processing of a record does not explain two results of it: that is a record produced twice.
+    const producedTwice = [...events.slice(0, 9), ...events.slice(10, 16), read(16, 6, 2), read(17, 7, 3)];
+    expect(check("output-duplicates-attributed", producedTwice).violations.map((v) => v.message)).toEqual([
+      "pipe: in-0@2 has 2 results in out and no re-delivery explains them",
+      "pipe: in-0@3 has 2 results in out and no re-delivery explains them",
+    ]);
+  });
+
   it("judges transactional input by its markers: aborted records need no result and must have none", () => {
     const events = [
       ack(1, "in", 0, 1, "tx-1"),

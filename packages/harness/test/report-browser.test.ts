@@ -74,4 +74,59 @@ describe("the HTML report in headless Chromium", () => {
       await context?.close();
     }
   });
+
+  it("marks the stale-reconciliation run's connection break on member-1's row, with its tooltip, and in the violation's chain", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kcsim-report-connections-"));
+    const out = join(dir, "run");
+    await runScenario(loadScenarioFile(join(root, "scenarios/stale-reconciliation.json")), { host: "inline", out });
+
+    let context: BrowserContext | undefined;
+    try {
+      const browser = await openReportBrowser(dir, { width: 1500, height: 1100 });
+      context = browser.context;
+      const { page, problems } = browser;
+      // Opened on the second around the break.
+      await page.goto(`${pathToFileURL(join(out, "report.html")).href}#from=29.8&to=31.2`, { waitUntil: "load" });
+
+      // member-1's heartbeat at 30.185 s broke its coordinator connection: one mark on its row, and the span it was down.
+      const mark = page.locator("#tl-plot .marks g.mrow[data-member='member-1'] g.pt.conn-break");
+      expect(await mark.count()).toBe(1);
+      expect(await page.locator("#tl-plot .marks g.pt.conn").count()).toBe(1);
+      expect(await page.locator("#tl-plot .ts g.mrow[data-member='member-1'] rect.conn-down").count()).toBe(1);
+      // Hovered where it is drawn, it is what the pointer is on (nothing covers it), and its tooltip tells the story.
+      await mark.hover();
+      const box = await mark.boundingBox();
+      expect(box?.width).toBeGreaterThan(5);
+      const hit = await page.evaluate(
+        ([x, y]) => {
+          const element = document.elementFromPoint(x as number, y as number);
+          return element?.closest("g.pt")?.querySelector("title")?.textContent ?? null;
+        },
+        [(box?.x ?? 0) + (box?.width ?? 0) / 2, (box?.y ?? 0) + (box?.height ?? 0) / 2],
+      );
+      expect(hit).toMatch(
+        /^30\.185 s · member-1 → coordinator-0 "coordinator" \(generation \d+\) · broken by heartbeat-break · member-1 noticed at 30\.\d{3} s, coordinator-0 at 30\.\d{3} s · 1 message lost with it · ready again at 30\.\d{3} s/,
+      );
+      expect(await page.locator(".legend", { hasText: "connection broken by a fault" }).count()).toBe(1);
+
+      // The double owner's chain starts before the break and shows it: drawn on member-1's lane and listed.
+      await page.click("#tl-axis .flag[data-explain='1']", { force: true });
+      const section = page.locator("#xpanel section.explain[data-v='1']");
+      expect(await section.isVisible()).toBe(true);
+      const chainMark = section.locator("svg.xsvg g.xconn.xc-break");
+      expect(await chainMark.count()).toBe(1);
+      await chainMark.locator("path").click();
+      const row = section.locator("tr.xhl");
+      expect(await row.getAttribute("class")).toContain("xk-conn");
+      expect(await row.textContent()).toMatch(/member-1connection "coordinator" member-1 → coordinator-0 broken by heartbeat-break/);
+
+      // The metrics count the connections per kind of client.
+      const table = page.locator("#metrics table.connections");
+      expect(await table.locator("tbody tr").count()).toBe(1);
+      expect(await table.locator("tbody tr td").first().textContent()).toBe("consumer");
+      expect(problems).toEqual([]);
+    } finally {
+      await context?.close();
+    }
+  }, 120_000);
 });

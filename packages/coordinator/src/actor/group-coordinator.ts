@@ -16,6 +16,7 @@ import {
   type OffsetFetchRequest,
   type SyncGroupRequest,
   type TxnOffsetCommitRequest,
+  type UpdateMetadataRequest,
   type WriteTxnMarkersRequest,
 } from "@kcsim/protocol";
 import { heartbeat, joinGroup, syncGroup } from "../classic-group/classic-apis.js";
@@ -172,6 +173,9 @@ export class GroupCoordinatorActor implements Actor {
       case "WriteTxnMarkersRequest":
         this.#onWriteTxnMarkers(from, message, ctx);
         return;
+      case "UpdateMetadataRequest":
+        this.#onUpdateMetadata(from, message, ctx);
+        return;
       default:
         ctx.log.debug("group coordinator ignores a message", { type: message.type, from });
     }
@@ -204,6 +208,11 @@ export class GroupCoordinatorActor implements Actor {
       return;
     }
     if (topic === null) return;
+    this.#applyTopic(topic, ctx);
+  }
+
+  /** A topic's new image (created, or more partitions): durable at once, and groups subscribed to it refresh. */
+  #applyTopic(topic: TopicImageRecord["topic"], ctx: Context): void {
     // The metadata image is durable (KRaft's log in Kafka): keep it in storage at once, outside the batches.
     const record: TopicImageRecord = { type: "kcsim.TopicImage", topic };
     ctx.storage.append(record);
@@ -212,6 +221,21 @@ export class GroupCoordinatorActor implements Actor {
     for (const group of this.#state.groups.values()) {
       if (group.protocol === "consumer" && group.subscribedTopicNames().has(topic.name)) group.metadataRefreshedAtEpoch = null;
     }
+  }
+
+  /**
+   * The controller's push of topics created while the cluster runs (CreateTopics, auto-creation): the
+   * coordinator's metadata image learns them, as a Kafka broker's coordinators read the metadata log.
+   * A topic already known with at least as many partitions changes nothing.
+   */
+  #onUpdateMetadata(from: ActorId, request: UpdateMetadataRequest, ctx: Context): void {
+    for (const topic of request.topicStates) {
+      const partitions = Math.max(0, ...topic.partitionStates.map((p) => p.partitionIndex + 1));
+      const known = this.#state.image.topic(topic.topicName);
+      if (partitions === 0 || (known !== undefined && known.id === topic.topicId && known.partitions >= partitions)) continue;
+      this.#applyTopic({ name: topic.topicName, id: topic.topicId, partitions }, ctx);
+    }
+    ctx.send(from, { type: "UpdateMetadataResponse", correlationId: request.correlationId, errorCode: ErrorCode.NONE });
   }
 
   snapshot(): JsonValue {

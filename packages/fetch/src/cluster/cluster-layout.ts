@@ -44,7 +44,7 @@ export function readClusterLayout(config: ConfigReader): ClusterLayout {
     seenHosts.add(b.host);
   });
   const seenTopics = new Set<string>();
-  const topics = config.objects("topics", { minItems: 1 }).map((t, i) => {
+  const topics = config.objects("topics").map((t, i) => {
     t.onlyKeys(["name", "id", "partitions", "replicationFactor"]);
     const name = t.string("name");
     if (seenTopics.has(name)) config.fail(`topics[${i}].name`, `= ${JSON.stringify(name)} is declared twice`);

@@ -7,15 +7,18 @@ import {
   type BrokerRegistrationRequest,
   type Context,
   type ControlCommand,
+  type CreateTopicsRequest,
+  type CreateTopicsResponse,
   ErrorCode,
   type JsonValue,
   type Message,
   type MetadataBroker,
   type Micros,
   ms,
+  topicIdFor,
   UpdateMetadataType,
 } from "@kcsim/protocol";
-import { initialReplicas, metadataBrokerOf } from "../cluster/cluster-layout.js";
+import { initialReplicas, metadataBrokerOf, type TopicLayout } from "../cluster/cluster-layout.js";
 import type { ControllerPartitionObservation } from "../observations.js";
 import type { BrokerRegistrationState } from "./broker-registration-state.js";
 import { type ControllerConfig, parseControllerConfig } from "./controller-config.js";
@@ -31,6 +34,9 @@ type ControllerRecord =
   | { readonly partition: PartitionRegistration };
 
 const SESSION_TIMER = "session:";
+/** Re-sends created topics to the coordinators that have not acknowledged them. */
+const COORDINATOR_PUSH_TIMER = "coordinator-push";
+const COORDINATOR_PUSH_RETRY_MS = 1000;
 
 function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
@@ -55,6 +61,15 @@ function partitionKey(topic: string, partition: number): string {
  * broker gets the full metadata when it registers again. Nothing is resent
  * to it meanwhile.
  *
+ * CreateTopics (what a broker forwards, and what auto-creation sends):
+ * each new topic's partitions get replicas in the initial placement over the
+ * unfenced brokers, the first replica leading, and are pushed to every
+ * broker like any change; -1 partitions or replicas take num.partitions and
+ * default.replication.factor. A topic that exists is TOPIC_ALREADY_EXISTS.
+ * The group coordinators (config `coordinators`) get every created topic
+ * too (UpdateMetadata), again every second until each has acknowledged the
+ * latest set, so a coordinator that was down learns them when it is back.
+ *
  * Control command: `{"command": "move-leader", "topic", "partition", "to"}`
  * elects `to` if it is an unfenced ISR member (a preferred-leader style
  * election).
@@ -63,6 +78,12 @@ export class ControllerActor implements Actor {
   readonly config: ControllerConfig;
   readonly #brokers = new Map<number, BrokerRegistrationState>();
   readonly #partitions = new Map<string, PartitionRegistration>();
+  /** Every topic: the configured ones and those created since (rebuilt from the partition records on restart). */
+  readonly #topics = new Map<string, TopicLayout>();
+  /** Per coordinator, how many created topics it has acknowledged. */
+  readonly #coordinatorAcks = new Map<ActorId, number>();
+  /** The correlation id of the last push to each coordinator, with the number of topics it carried. */
+  readonly #coordinatorPushes = new Map<ActorId, { readonly correlationId: number; readonly topics: number }>();
   readonly #publisher: MetadataPublisher;
   readonly #sessionTimeout: Micros;
   #controllerEpoch = 0;
@@ -82,6 +103,7 @@ export class ControllerActor implements Actor {
   start(ctx: Context): void {
     this.#ctx = ctx;
     this.#correlationId = Math.floor(ctx.random() * 2 ** 30);
+    for (const topic of this.config.topics) this.#topics.set(topic.name, topic);
     const now = ctx.now();
     for (const b of this.config.brokers) {
       this.#brokers.set(b.nodeId, {
@@ -108,6 +130,7 @@ export class ControllerActor implements Actor {
     // After a failover brokers may have missed updates: everyone gets the full metadata, and a fenced
     // broker is unfenced only once it acknowledged it.
     if (records.length > 0) for (const broker of this.#brokers.values()) broker.snapshotCorrelationId = this.#sendFull(broker, ctx);
+    this.#pushCreatedTopics(ctx);
   }
 
   #createCluster(ctx: Context): void {
@@ -143,7 +166,17 @@ export class ControllerActor implements Actor {
         broker.fenced = record.broker.fenced;
         this.#nextBrokerEpoch = Math.max(this.#nextBrokerEpoch, record.broker.epoch + 1);
       } else {
-        this.#partitions.set(partitionKey(record.partition.topic, record.partition.partition), record.partition);
+        const partition = record.partition;
+        this.#partitions.set(partitionKey(partition.topic, partition.partition), partition);
+        const known = this.#topics.get(partition.topic);
+        if (known === undefined || known.partitions <= partition.partition) {
+          this.#topics.set(partition.topic, {
+            name: partition.topic,
+            id: partition.topicId,
+            partitions: partition.partition + 1,
+            replicationFactor: partition.replicas.length,
+          });
+        }
       }
     }
   }
@@ -171,9 +204,15 @@ export class ControllerActor implements Actor {
       case "AlterPartitionRequest":
         ctx.send(from, this.#alterPartition(message, ctx));
         return;
+      case "CreateTopicsRequest":
+        ctx.send(from, this.#createTopics(message, ctx));
+        return;
       case "UpdateMetadataResponse": {
         const broker = [...this.#brokers.values()].find((b) => b.host === from);
         if (broker !== undefined) this.#publisher.ack(broker.nodeId, message.correlationId);
+        const push = this.#coordinatorPushes.get(from);
+        if (push !== undefined && push.correlationId === message.correlationId && message.errorCode === ErrorCode.NONE)
+          this.#coordinatorAcks.set(from, Math.max(this.#coordinatorAcks.get(from) ?? 0, push.topics));
         return;
       }
       case "SimDisconnect": {
@@ -284,6 +323,10 @@ export class ControllerActor implements Actor {
 
   fire(timer: string, ctx: Context): void {
     this.#ctx = ctx;
+    if (timer === COORDINATOR_PUSH_TIMER) {
+      this.#pushCreatedTopics(ctx);
+      return;
+    }
     if (!timer.startsWith(SESSION_TIMER)) return;
     const broker = this.#brokers.get(Number(timer.slice(SESSION_TIMER.length)));
     if (broker === undefined || broker.fenced) return;
@@ -372,7 +415,7 @@ export class ControllerActor implements Actor {
     if (broker === undefined || broker.epoch !== request.brokerEpoch) return respond(ErrorCode.STALE_BROKER_EPOCH);
     const changed: PartitionRegistration[] = [];
     const topics: AlterPartitionResponse["topics"] = request.topics.map((topicData) => {
-      const topic = this.config.topics.find((t) => t.id === topicData.topicId);
+      const topic = [...this.#topics.values()].find((t) => t.id === topicData.topicId);
       return {
         topicId: topicData.topicId,
         partitions: topicData.partitions.map((data) => {
@@ -411,6 +454,101 @@ export class ControllerActor implements Actor {
     });
     if (changed.length > 0) this.#commit(changed, `AlterPartition from broker ${request.brokerId}`, ctx);
     return respond(ErrorCode.NONE, topics);
+  }
+
+  /** CreateTopics (Kafka's `ReplicationControlManager.createTopics`, without manual assignments or configs). */
+  #createTopics(request: CreateTopicsRequest, ctx: Context): CreateTopicsResponse {
+    const created: PartitionRegistration[] = [];
+    const unfenced = this.config.brokers.filter((b) => this.#isActive(b.nodeId));
+    const topics = request.topics.map(({ name, numPartitions, replicationFactor }) => {
+      const partitions = numPartitions === -1 ? this.config.settings["num.partitions"] : numPartitions;
+      const replicas = replicationFactor === -1 ? this.config.settings["default.replication.factor"] : replicationFactor;
+      const answer = (errorCode: number, errorMessage: string | null) => ({
+        name,
+        topicId: errorCode === ErrorCode.NONE ? topicIdFor(name) : "",
+        errorCode,
+        errorMessage,
+        numPartitions: errorCode === ErrorCode.NONE ? partitions : -1,
+        replicationFactor: errorCode === ErrorCode.NONE ? replicas : -1,
+      });
+      const invalid = invalidTopicName(name);
+      if (invalid !== null) return answer(ErrorCode.INVALID_TOPIC_EXCEPTION, invalid);
+      if (this.#topics.has(name)) return answer(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+      if (partitions < 1) return answer(ErrorCode.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.");
+      if (replicas < 1 || replicas > unfenced.length) {
+        return answer(
+          ErrorCode.INVALID_REPLICATION_FACTOR,
+          `Unable to replicate the partition ${replicas} time(s): The target replication factor of ${replicas} cannot be reached because only ${unfenced.length} broker(s) are registered.`,
+        );
+      }
+      if (request.validateOnly) return answer(ErrorCode.NONE, null);
+      const topic: TopicLayout = { name, id: topicIdFor(name), partitions, replicationFactor: replicas };
+      this.#topics.set(name, topic);
+      for (let p = 0; p < partitions; p++) {
+        const placed = initialReplicas(p, unfenced, replicas);
+        created.push({
+          topic: name,
+          topicId: topic.id,
+          partition: p,
+          replicas: placed,
+          isr: placed,
+          leader: placed[0] as number,
+          leaderEpoch: 0,
+          partitionEpoch: 0,
+        });
+      }
+      return answer(ErrorCode.NONE, null);
+    });
+    if (created.length > 0) {
+      this.#commit(created, "topic created", ctx);
+      this.#pushCreatedTopics(ctx);
+    }
+    return { type: "CreateTopicsResponse", correlationId: request.correlationId, throttleTimeMs: 0, topics };
+  }
+
+  /** Sends the topics created since the start to every coordinator that has not acknowledged them all; retries later. */
+  #pushCreatedTopics(ctx: Context): void {
+    const configured = new Set(this.config.topics.map((t) => t.name));
+    const created = [...this.#topics.values()].filter((t) => !configured.has(t.name));
+    const behind = this.config.coordinators.filter((c) => (this.#coordinatorAcks.get(c) ?? 0) < created.length);
+    if (behind.length === 0) {
+      ctx.cancelTimer(COORDINATOR_PUSH_TIMER);
+      return;
+    }
+    const topicStates = created.map((topic) => ({
+      topicName: topic.name,
+      topicId: topic.id,
+      partitionStates: [...this.#partitions.values()]
+        .filter((p) => p.topic === topic.name)
+        .map((p) => ({
+          partitionIndex: p.partition,
+          controllerEpoch: this.#controllerEpoch,
+          leader: p.leader,
+          leaderEpoch: p.leaderEpoch,
+          isr: [...p.isr],
+          zkVersion: p.partitionEpoch,
+          replicas: [...p.replicas],
+          offlineReplicas: [],
+        })),
+    }));
+    for (const coordinator of behind) {
+      const correlationId = ++this.#correlationId;
+      this.#coordinatorPushes.set(coordinator, { correlationId, topics: created.length });
+      ctx.send(coordinator, {
+        type: "UpdateMetadataRequest",
+        correlationId,
+        apiVersion: 8,
+        clientId: "controller",
+        controllerId: -1,
+        isKRaftController: true,
+        controllerEpoch: this.#controllerEpoch,
+        brokerEpoch: -1,
+        updateType: UpdateMetadataType.INCREMENTAL,
+        topicStates,
+        liveBrokers: this.#liveBrokers(),
+      });
+    }
+    ctx.setTimer(COORDINATOR_PUSH_TIMER, ms(COORDINATOR_PUSH_RETRY_MS));
   }
 
   #validateAlterPartition(
@@ -478,6 +616,16 @@ export class ControllerActor implements Actor {
       })),
     };
   }
+}
+
+/** Why Kafka rejects a topic name (`Topic.validate`), or null for a valid one. */
+function invalidTopicName(name: string): string | null {
+  if (name.length === 0) return "Topic name is illegal, it can't be empty";
+  if (name === "." || name === "..") return 'Topic name cannot be "." or ".."';
+  if (name.length > 249) return `Topic name is illegal, it can't be longer than 249 characters, topic name: ${name}`;
+  if (!/^[a-zA-Z0-9._-]+$/.test(name))
+    return `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`;
+  return null;
 }
 
 /** The controller actor factory: `(id, config) => Actor`; a bad config throws a one-line ConfigError. */

@@ -5,14 +5,17 @@ import { ConfigReader } from "../cluster/config-reader.js";
 /**
  * The controller actor's configuration: `{brokers: [{nodeId, host}],
  * topics: [{name, id?, partitions, replicationFactor}], broker: {Kafka
- * broker settings}}` (broker.session.timeout.ms is what it uses).
+ * broker settings}, coordinators?: [actor ids]}` (broker.session.timeout.ms
+ * is what it uses).
  */
 export interface ControllerConfig extends ClusterLayout {
   readonly settings: BrokerConfig;
+  /** The group coordinator actors, told of every topic created while the cluster runs (they keep their own image). */
+  readonly coordinators: readonly string[];
 }
 
 export function parseControllerConfig(json: JsonValue): ControllerConfig {
-  const config = ConfigReader.of("controller", json).onlyKeys(["brokers", "topics", "broker"]);
+  const config = ConfigReader.of("controller", json).onlyKeys(["brokers", "topics", "broker", "coordinators"]);
   const layout = readClusterLayout(config);
   let settings: BrokerConfig;
   try {
@@ -20,5 +23,5 @@ export function parseControllerConfig(json: JsonValue): ControllerConfig {
   } catch (error) {
     throw new ConfigError(`controller config: 'broker': ${(error as Error).message}`);
   }
-  return { ...layout, settings };
+  return { ...layout, settings, coordinators: config.has("coordinators") ? config.strings("coordinators") : [] };
 }

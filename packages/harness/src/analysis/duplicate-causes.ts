@@ -3,6 +3,7 @@ import type { HistoryEvent } from "../history/history-event.js";
 import { analyseConsumption } from "./consumption.js";
 import { memoByHistory } from "./history-memo.js";
 import { observationOf } from "./observations.js";
+import { OwnershipTimeline } from "./ownership-timeline.js";
 import { withRewindsAsResets } from "./rewinds-as-resets.js";
 
 /** One hand-over of records to an application (`member.records`). */
@@ -12,6 +13,8 @@ interface Delivery {
   readonly last: number;
   readonly t: Micros;
   readonly index: number;
+  /** Handed to a fenced member (removed by its coordinator and not admitted again) that did not know it yet. */
+  readonly zombie: boolean;
 }
 
 /**
@@ -25,6 +28,9 @@ interface Delivery {
  *   partition's new owner started from the last committed offset;
  * - `rolled-back batch`: the batch was rolled back (aborted transaction,
  *   fenced producer, failed send) and sought back to its first offset;
+ * - `zombie`: a fenced member that did not know it yet processed the
+ *   record, before or after the partition's new owner did (a zombie's
+ *   offsets never count as consumed, so the new owner reads them again);
  * - the causes of the consumption analysis: `rebalance`, `failed commit`,
  *   `zombie`, `reset`.
  */
@@ -85,7 +91,9 @@ export class DuplicateCauses {
         actorOfMember.set(event.o.memberId, event.actor);
       }
     }
+    const liveness = new OwnershipTimeline();
     events.forEach((event, index) => {
+      liveness.apply(event);
       if (event.ev === "life" && event.what === "crash") {
         getOrCreate(this.#crashes, event.actor, () => []).push(event.t);
         return;
@@ -105,6 +113,7 @@ export class DuplicateCauses {
             last: range.lastOffset,
             t: event.t,
             index,
+            zombie: !liveness.isLive(event.actor),
           });
       }
     });
@@ -121,6 +130,8 @@ export class DuplicateCauses {
     if (first === undefined || second === undefined) return null;
     const cause = this.#redeliveryCause.get(`${second.index}/${tp}`) ?? null;
     if (cause === "rolled-back batch" || cause === "reset" || cause === "zombie") return cause;
+    // The first processing was a zombie's, ahead of the new owner: the owner's own reading is no re-delivery.
+    if (first.zombie) return "zombie";
     const between = (t: Micros) => first.t < t && t <= second.t;
     if ((this.#crashes.get(first.actor) ?? []).some(between)) return "crash before commit";
     const removal = (this.#removals.get(first.actor) ?? []).find(({ t }) => between(t));

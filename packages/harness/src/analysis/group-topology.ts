@@ -13,7 +13,9 @@ export interface GroupTopology {
   readonly heartbeatIntervalMs: number;
 }
 
-const MEMBER_KINDS = new Set(["consumer", "classic-consumer"]);
+const MEMBER_KINDS = new Set(["consumer", "classic-consumer", "kafkajs-consumer"]);
+/** Kinds that run the classic protocol, whose session timeout is their own (consumer-protocol sessions are the broker's). */
+const CLASSIC_KINDS = new Set(["classic-consumer", "kafkajs-consumer"]);
 
 function field(config: JsonValue, name: string): JsonValue | undefined {
   return typeof config === "object" && config !== null && !Array.isArray(config) ? (config as Record<string, JsonValue>)[name] : undefined;
@@ -53,7 +55,7 @@ export function groupTopologies(spec: SimulationSpec): GroupTopology[] {
     const maxPoll = numberSetting(consumer, "max.poll.interval.ms", 300_000);
     group.maxPoll.set(actor.id, maxPoll);
     group.rebalance = Math.max(group.rebalance, maxPoll);
-    group.session = Math.max(group.session, actor.kind === "classic-consumer" ? numberSetting(consumer, "session.timeout.ms", 45_000) : 0);
+    group.session = Math.max(group.session, CLASSIC_KINDS.has(actor.kind) ? numberSetting(consumer, "session.timeout.ms", 45_000) : 0);
     const subscription = field(actor.config, "subscription");
     const topics = field(actor.config, "topics");
     if (Array.isArray(subscription) && Array.isArray(topics)) {

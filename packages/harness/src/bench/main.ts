@@ -5,6 +5,7 @@ import { fetchBytesBench } from "./fetch-bytes-bench.js";
 import { groupJoinBench } from "./group-join-bench.js";
 import { huntBench } from "./hunt-bench.js";
 import { inlineHostBench } from "./inline-host-bench.js";
+import { kafkajsHuntBench } from "./kafkajs-hunt-bench.js";
 import { lockstepBench } from "./lockstep-bench.js";
 import { lockstepSweepBench } from "./lockstep-sweep-bench.js";
 import { mutationFuzzBench } from "./mutation-fuzz-bench.js";
@@ -12,6 +13,7 @@ import { queueHuntBench } from "./queue-hunt-bench.js";
 import { realtimeCpuBench } from "./realtime-cpu-bench.js";
 import { routerBench } from "./router-bench.js";
 import { routerThroughputBench } from "./router-throughput-bench.js";
+import { serveBench } from "./serve-bench.js";
 import { workerCostBench } from "./worker-cost-bench.js";
 
 /** Every benchmark suite; `pnpm bench [suite ...]` runs the named ones (default: all but the on-demand ones). */
@@ -30,14 +32,18 @@ const SUITES: readonly BenchSuite[] = [
   huntBench,
   mutationFuzzBench,
   queueHuntBench,
+  serveBench,
+  kafkajsHuntBench,
 ];
 
 /**
  * Suites that take too long for the default run (the determinism sweep: an
  * hour or more; group-join: 1,000 members x 10,000 partitions, over a
- * minute; mutation-fuzz: 5,000 mutated scenarios, ten minutes and more); run them by name.
+ * minute; mutation-fuzz: 5,000 mutated scenarios, ten minutes and more;
+ * kafkajs-hunt: 100 seeds of KafkaJS in virtual time and their replays,
+ * about a quarter of an hour); run them by name.
  */
-const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench, mutationFuzzBench]);
+const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench, mutationFuzzBench, kafkajsHuntBench]);
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !SUITES.some((suite) => suite.name === name));

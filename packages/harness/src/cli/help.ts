@@ -58,6 +58,13 @@ Commands:
       --lock-ms MS            a killed worker's jobs go back to the queue after this long (default 30000)
   schema                      print the JSON Schema of scenario files (editor completion; schema/scenario.schema.json)
       --out FILE              write it to FILE instead
+  serve [scenario]            the scenario's cluster (default: 3 brokers, topics auto-created) for real Kafka clients,
+                              on the realtime host until SIGINT/SIGTERM; then the verdicts and the run directory
+      --port N                broker i listens on 127.0.0.1:N+i (default 9092)
+      --time-scale X          real seconds per virtual second (default 1: real clients' timeouts are real time)
+      --seed N                the run seed (the router's draws)
+      --out DIR               the run directory (default runs/serve-<scenario>): history, report.html, recording.jsonl
+      --json                  print the summary as one JSON object when the run ends
   help, --help                this text
 
 Exit codes: 0 every check passed, 1 a checker found a violation, 2 bad input (one line), 3 kcsim itself failed

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   shrink: async () => (await import("./commands/shrink.js")).shrinkCommand,
   worker: async () => (await import("./commands/worker.js")).workerCommand,
   schema: async () => (await import("./commands/schema.js")).schemaCommand,
+  serve: async () => (await import("./commands/serve.js")).serveCommand,
 };
 
 const writeStderr = (text: string) => process.stderr.write(text);

@@ -1,5 +1,7 @@
 import type { ActorId, ActorLogger, Micros } from "@kcsim/protocol";
+import { ASYNC_ACTOR_KINDS } from "../actors/registry.js";
 import type { HistoryOptions } from "../history/history.js";
+import { AsyncWorkProbe, acquireVirtualRuntime, drainMicrotasks } from "../kafkajs/virtual-runtime.js";
 import { ActorCell, type CellSink } from "../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../kernel/actor-registry.js";
 import { MemoryDurableLog } from "../kernel/durable-log.js";
@@ -26,9 +28,12 @@ export class InlineHost {
   readonly #cells = new Map<ActorId, ActorCell>();
   readonly #logs = new Map<ActorId, MemoryDurableLog>();
   #staleTimers = 0;
+  /** Actors that run async client code (ASYNC_ACTOR_KINDS): their events need runAsync. */
+  readonly #asyncActors: ReadonlySet<ActorId>;
 
   constructor(spec: SimulationSpec, registry: ActorRegistry, options: InlineHostOptions = {}) {
     this.core = new SimulationCore(spec, options.history);
+    this.#asyncActors = new Set(spec.actors.filter((a) => ASYNC_ACTOR_KINDS.has(a.kind)).map((a) => a.id));
     const sink = options.sink?.(this.core) ?? this.core;
     for (const actor of spec.actors) {
       if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
@@ -53,8 +58,15 @@ export class InlineHost {
     }
   }
 
+  /** Whether some actor runs async client code, so the run needs runAsync / runUntilAsync. */
+  get needsAsync(): boolean {
+    return this.#asyncActors.size > 0;
+  }
+
   /** Runs until the queue is empty or the next event is past `until` (default: the spec's duration). */
   runUntil(until: Micros = this.core.spec.durationUs): void {
+    if (this.needsAsync)
+      throw new Error(`actors ${[...this.#asyncActors].join(", ")} run async client code: run this spec with runAsync()`);
     const core = this.core;
     // The loop never yields, so nothing else could notice the heap filling up before V8 aborts.
     const heap = new HeapGuard(`in the inline run of ${core.spec.scenario}`);
@@ -72,10 +84,54 @@ export class InlineHost {
     core.now = Math.max(core.now, until);
   }
 
+  /**
+   * runUntil for specs with async actors (and any other): after each event
+   * an async actor handled, one turn of the real event loop runs every
+   * promise continuation it queued, while virtual time stands still, before
+   * the next event is taken. Between events only the actor that handled the
+   * last one has code to run (its continuations), so the order is the
+   * same every time: see docs/kafkajs-in-virtual-time.md. The dispatching
+   * globals (virtual timers, Date, Math.random inside actors) are installed
+   * for the duration of the call.
+   */
+  async runUntilAsync(until: Micros = this.core.spec.durationUs): Promise<void> {
+    const release = acquireVirtualRuntime();
+    const probe = new AsyncWorkProbe().enable();
+    try {
+      const core = this.core;
+      const asyncActors = this.#asyncActors;
+      const heap = new HeapGuard(`in the inline run of ${core.spec.scenario}`);
+      for (let event = core.popDue(until); event !== undefined; event = core.popDue(until)) {
+        heap.tick();
+        const cell = this.#cells.get(event.to);
+        if (cell === undefined) core.undeliverable(event);
+        else {
+          if (event.kind === "timer" && !cell.isArmed(event.name, event.seq)) this.#staleTimers++;
+          probe.take();
+          cell.handle(event);
+          // One turn drains the microtask queue to empty, including what it queues meanwhile.
+          if (asyncActors.has(event.to) && probe.take()) await drainMicrotasks();
+        }
+      }
+      core.now = Math.max(core.now, until);
+    } finally {
+      probe.disable();
+      release();
+    }
+  }
+
   /** Runs the whole spec and seals the history. */
   run(): RunResult {
     const started = performance.now();
     this.runUntil();
+    return this.result(performance.now() - started);
+  }
+
+  /** run() for any spec, async actors included. */
+  async runAsync(): Promise<RunResult> {
+    const started = performance.now();
+    if (this.needsAsync) await this.runUntilAsync();
+    else this.runUntil();
     return this.result(performance.now() - started);
   }
 

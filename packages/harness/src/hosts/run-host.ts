@@ -1,4 +1,4 @@
-import { DEFAULT_REGISTRY } from "../actors/registry.js";
+import { ASYNC_ACTOR_KINDS, DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { HistoryOptions } from "../history/history.js";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { RunResult } from "../kernel/run-result.js";
@@ -69,6 +69,11 @@ export async function runInHost(
     throw new ScenarioError(
       `custom actors given as a registry run inline only; the ${host} host needs them as a module path (registryModule)`,
     );
+  const asyncActor = host === "inline" ? undefined : spec.actors.find((a) => ASYNC_ACTOR_KINDS.has(a.kind));
+  if (asyncActor !== undefined)
+    throw new ScenarioError(
+      `${spec.scenario}: actor ${asyncActor.id} (${asyncActor.kind}) runs async client code, which only the inline host runs`,
+    );
   if (host === "lockstep") {
     const lockstep = new LockstepHost(spec, { history, logs, registryModule, actorsPerWorker: options.actorsPerWorker ?? 1 });
     return { result: await lockstep.run(), recording: null };
@@ -96,7 +101,7 @@ export async function runInHost(
         : await loadRegistry(registryModule);
   inline = new InlineHost(spec, registry, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
   try {
-    return { result: inline.run(), recording: null };
+    return { result: await inline.runAsync(), recording: null };
   } finally {
     actorLogs.flush();
   }

@@ -1,7 +1,8 @@
 import type { Micros } from "@kcsim/protocol";
-import type { HistoryEvent } from "../history/history-event.js";
+import type { ConnectionRecord, HistoryEvent } from "../history/history-event.js";
 import type { MemberDirectory } from "./member-directory.js";
-import type { ChainEvent, CheckView, Explanation, MemberTimeline, OwnershipRow } from "./report-data.js";
+import type { ChainEvent, CheckView, ConnectionTimeline, Explanation, MemberTimeline, OwnershipRow } from "./report-data.js";
+import { formatSeconds } from "./time-format.js";
 import { actorOfEvent } from "./violation-views.js";
 
 /** How far back a chain may reach before its violation. */
@@ -19,6 +20,22 @@ const DETAIL_LIMIT = 400;
 const NOISE = new Set(["member.poll", "fetch.round", "broker.hw", "broker.append", "broker.fetch-session", "producer.ack", "member.batch"]);
 /** Noise unless about one of the chain's partitions. */
 const PARTITION_NOISE = new Set(["member.records", "gc.offset-commit"]);
+
+/** The margin a chain's window adds each side of [fromUs, tUs]. */
+const marginOf = (fromUs: Micros, tUs: Micros): Micros => Math.max(Math.max(tUs - fromUs, 1000) * 0.05, 200_000);
+
+/** What the chains need to know of the run's connections. */
+export interface ChainConnections {
+  /** Each client's connection trouble and outages. */
+  readonly timelines: readonly ConnectionTimeline[];
+  /** The name of the connection a client opened as generation `gen` (a break's line does not carry it). */
+  nameOf(client: string, gen: number): string | null;
+}
+
+const NO_CONNECTIONS: ChainConnections = { timelines: [], nameOf: () => null };
+
+/** A connection event that is trouble (a break, reset, close or connect timeout): a chain keeps these however long it is. */
+const isConnectionTrouble = (e: ChainEvent) => e.kind === "conn" && e.connection?.what !== "connect" && e.connection?.what !== "ready";
 
 /** A violation's chain as planned after the first pass: who, which partitions, and when. */
 interface ChainPlan {
@@ -52,8 +69,25 @@ function aboutOf(o: Record<string, unknown>): { memberId: string | null; partiti
   return { memberId, partitions };
 }
 
-/** An event in a few words: what a chain row and a tooltip say. */
-export function eventSummary(event: HistoryEvent): { kind: ChainEvent["kind"]; label: string; detail: string } {
+/** A connection event in a few words: `connection "coordinator" member-1 → coordinator-0: reset (broken)`. */
+export function connectionEventLabel(event: ConnectionRecord, name: string | null = null): string {
+  const connection = name ?? event.connection ?? "";
+  const which = `connection${connection === "" ? "" : ` "${connection}"`} ${event.actor} → ${event.peer}`;
+  if (event.what === "break") {
+    const noticed =
+      event.at === undefined
+        ? ""
+        : ` (${event.actor} noticed at ${formatSeconds(event.at[0])}, ${event.peer} at ${formatSeconds(event.at[1])})`;
+    return `${which} broken by ${event.reason ?? "a fault"}${noticed}`;
+  }
+  return `${which}: ${event.what}${event.reason === null || event.reason === undefined ? "" : ` (${event.reason})`}`;
+}
+
+/** An event in a few words: what a chain row and a tooltip say. `nameOf` names the connection of a break. */
+export function eventSummary(
+  event: HistoryEvent,
+  nameOf: ChainConnections["nameOf"] = NO_CONNECTIONS.nameOf,
+): { kind: ChainEvent["kind"]; label: string; detail: string } {
   const cut = (text: string) => (text.length > DETAIL_LIMIT ? `${text.slice(0, DETAIL_LIMIT)}...` : text);
   switch (event.ev) {
     case "send": {
@@ -73,11 +107,8 @@ export function eventSummary(event: HistoryEvent): { kind: ChainEvent["kind"]; l
       return { kind: "reject", label: `rejected a frame from ${event.from}: ${event.reason}`, detail: cut(event.detail) };
     case "lost":
       return { kind: "lost", label: `lost ${event.type} from ${event.from}: ${event.why}`, detail: "" };
-    case "conn": {
-      const why = event.reason === null ? "" : ` (${event.reason})`;
-      const name = event.connection === "" ? "" : ` "${event.connection}"`;
-      return { kind: "send", label: `connection${name} ${event.actor} → ${event.peer}: ${event.what}${why}`, detail: "" };
-    }
+    case "conn":
+      return { kind: "conn", label: connectionEventLabel(event, nameOf(event.actor, event.gen)), detail: `generation ${event.gen}` };
   }
 }
 
@@ -99,6 +130,7 @@ export class CausalChains {
   readonly #coordinatorOf = new Map<string, string>();
   #plans: ChainPlan[] = [];
   #directory: MemberDirectory | null = null;
+  #connections: ChainConnections = NO_CONNECTIONS;
 
   /** First pass. */
   observe(event: HistoryEvent): void {
@@ -113,8 +145,10 @@ export class CausalChains {
     ownership: readonly OwnershipRow[],
     directory: MemberDirectory,
     endUs: Micros,
+    connections: ChainConnections = NO_CONNECTIONS,
   ): void {
     this.#directory = directory;
+    this.#connections = connections;
     const memberIds = new Set(members.map((m) => m.actor));
     const partitionKeys = new Set(ownership.map((r) => `${r.topic}-${r.partition}`));
     this.#plans = [];
@@ -133,9 +167,11 @@ export class CausalChains {
         // From where the members' trouble began; a violation whose members were settled all along looks back a little.
         const starts = involved.map((member) => troubleStart(member, v.tUs)).filter((t): t is Micros => t !== null);
         let fromUs = starts.length === 0 ? v.tUs - DEFAULT_LOOKBACK_US : Math.min(v.tUs, ...starts);
+        // A connection of theirs that was down as the trouble began is part of it: from its break, reset or timeout.
+        const clients = connections.timelines.filter((c) => named.has(c.actor));
+        fromUs = outageStart(clients, fromUs, marginOf(fromUs, v.tUs));
         fromUs = Math.max(0, fromUs, v.tUs - MAX_LOOKBACK_US);
-        const span = Math.max(v.tUs - fromUs, 1000);
-        const pad = Math.max(span * 0.05, 200_000);
+        const pad = marginOf(fromUs, v.tUs);
         this.#plans.push({
           number: v.number,
           check: check.name,
@@ -170,18 +206,29 @@ export class CausalChains {
       const actor = this.#involves(plan, event);
       if (actor === null) continue;
       if (!plan.actors.includes(actor)) plan.actors.push(actor);
-      const summary = eventSummary(event);
+      const summary = eventSummary(event, this.#connections.nameOf);
       const row: ChainEvent = {
         index,
         tUs: event.t,
         actor,
         ...summary,
         ...(event.ev === "send" ? { to: event.to, fate: event.fate, arrivals: [...event.at], msgType: event.type } : {}),
+        ...(event.ev === "conn"
+          ? {
+              connection: {
+                what: event.what,
+                peer: event.peer,
+                noticedUs: event.at === undefined ? null : ([event.at[0], event.at[1]] as const),
+              },
+            }
+          : {}),
         payload: null,
       };
       plan.events.push(row);
       if (plan.events.length > MAX_CHAIN_EVENTS) {
-        plan.events.shift();
+        // The oldest event goes, unless it is connection trouble (often the cause): then the oldest other one.
+        const oldest = plan.events.findIndex((e) => !isConnectionTrouble(e));
+        plan.events.splice(Math.max(oldest, 0), 1);
         plan.dropped++;
       }
     }
@@ -268,6 +315,28 @@ export interface ChainEnrichment {
   readonly logs: Explanation["logs"];
   /** How the re-run went, in words (shown in the panel). */
   readonly note: string;
+}
+
+/**
+ * Moves a chain's start `fromUs` back to the start of any outage of the
+ * involved clients' connections that was under way then (or ended less
+ * than `slackUs` before it), repeatedly, so that the break, reset or timeout
+ * behind the trouble is in the window. A connection that was never ready
+ * again may just have gone unused: its outage counts only if it began
+ * shortly before.
+ */
+export function outageStart(timelines: readonly ConnectionTimeline[], fromUs: Micros, slackUs: Micros): Micros {
+  let start = fromUs;
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const c of timelines)
+      for (const o of c.outages)
+        if (o.fromUs < start && o.toUs >= start - slackUs && (o.reconnected || start - o.fromUs <= DEFAULT_LOOKBACK_US)) {
+          start = o.fromUs;
+          moved = true;
+        }
+  }
+  return start;
 }
 
 /**

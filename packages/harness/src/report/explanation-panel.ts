@@ -1,8 +1,10 @@
 import type { Micros } from "@kcsim/protocol";
-import type { ChainEvent, ChainLogLine, Explanation, MemberTimeline, OwnershipRow } from "./report-data.js";
+import { TROUBLE_WORDS, troubleGlyph } from "./connection-marks.js";
+import type { ChainEvent, ChainLogLine, ConnectionTrouble, Explanation, MemberTimeline, OwnershipRow } from "./report-data.js";
 import { stateClass } from "./report-palette.js";
 import { escapeXml, num, title } from "./svg-markup.js";
 import { formatSeconds } from "./time-format.js";
+import { glyphShape } from "./timeline-canvas.js";
 
 const LABEL_W = 130;
 const PLOT_W = 860;
@@ -119,6 +121,10 @@ function chainSvg(x: Explanation, context: ExplanationContext): string {
     if (e.kind === "send") continue;
     const lane = laneY.get(e.actor);
     if (lane === undefined) continue;
+    if (e.kind === "conn") {
+      out.push(connectionMark(e, LABEL_W + px(e.tUs), lane.y + lane.h - 6, px, laneY));
+      continue;
+    }
     out.push(
       `<circle cx="${num(LABEL_W + px(e.tUs), 1)}" cy="${lane.y + lane.h - 6}" r="3" class="xev xev-${e.kind}" data-row="${e.index}">${title(`${formatSeconds(e.tUs)} ${e.actor}: ${e.label} ${e.detail}`)}</circle>`,
     );
@@ -135,6 +141,36 @@ function chainSvg(x: Explanation, context: ExplanationContext): string {
     `<line x1="${vx}" x2="${vx}" y1="${AXIS_H - 4}" y2="${height}" class="xviolation">${title(`violation #${x.number} at ${seconds6(x.tUs)}`)}</line>`,
   );
   return `<svg class="xsvg" width="${LABEL_W + PLOT_W + 8}" height="${height}" xmlns="http://www.w3.org/2000/svg">${out.join("")}</svg>`;
+}
+
+/** Connect and ready: a small grey diamond (the troubles have the timeline's glyphs). */
+const CONNECT_SHAPE = '<path d="M0-3L3 0L0 3L-3 0Z"/>';
+
+/**
+ * A connection event on its client's lane. A break also shows, as a dashed
+ * line on the client's lane and on its server's (when the chain has one),
+ * how long each end went on unaware that it was broken.
+ */
+function connectionMark(
+  e: ChainEvent,
+  x: number,
+  y: number,
+  px: (t: Micros) => number,
+  laneY: ReadonlyMap<string, { y: number; h: number }>,
+): string {
+  const what = e.connection?.what ?? "";
+  const parts: string[] = [];
+  const noticed = e.connection?.noticedUs ?? null;
+  if (what === "break" && noticed !== null) {
+    parts.push(`<line x1="${num(x, 1)}" x2="${num(LABEL_W + px(noticed[0]), 1)}" y1="${y}" y2="${y}" class="xunnoticed"/>`);
+    const server = e.connection === undefined ? undefined : laneY.get(e.connection.peer);
+    if (server !== undefined) {
+      const sy = server.y + server.h - 6;
+      parts.push(`<line x1="${num(x, 1)}" x2="${num(LABEL_W + px(noticed[1]), 1)}" y1="${sy}" y2="${sy}" class="xunnoticed"/>`);
+    }
+  }
+  const shape = what in TROUBLE_WORDS ? glyphShape(troubleGlyph(what as ConnectionTrouble)) : CONNECT_SHAPE;
+  return `<g class="xconn xc-${escapeXml(what)}" data-row="${e.index}">${title(`${formatSeconds(e.tUs)} ${e.label}`)}${parts.join("")}<g transform="translate(${num(x, 1)} ${y}) scale(.85)">${shape}</g></g>`;
 }
 
 function formatTick(t: Micros, step: number): string {

@@ -57,7 +57,7 @@ export function describePartition(partition: PartitionFault): string {
  * the window the spec declares (when the run directory has the spec), and
  * how many messages each touched, by fate, counted from the history's sends
  * (each names the fault that dropped, delayed, duplicated, reordered or
- * corrupted it). Without a spec, a band spans the first to the last
+ * corrupted it, or, on a connection, broke it or held it back). Without a spec, a band spans the first to the last
  * message its fault touched.
  */
 export class FaultBands {
@@ -65,13 +65,15 @@ export class FaultBands {
 
   accept(event: HistoryEvent): void {
     if (event.ev !== "send" || event.fault === undefined) return;
+    // A connection's message a partition held back was delivered late, not altered: it counts apart.
+    const fate = event.held === true ? "held" : event.fate;
     const touched = this.#touched.get(event.fault);
     if (touched === undefined) {
-      this.#touched.set(event.fault, { firstUs: event.t, lastUs: event.t, fates: { [event.fate]: 1 } });
+      this.#touched.set(event.fault, { firstUs: event.t, lastUs: event.t, fates: { [fate]: 1 } });
       return;
     }
     touched.lastUs = event.t;
-    touched.fates[event.fate] = (touched.fates[event.fate] ?? 0) + 1;
+    touched.fates[fate] = (touched.fates[fate] ?? 0) + 1;
   }
 
   finish(endUs: Micros, plan: Pick<FaultPlan, "messageFaults" | "partitions"> | null): FaultBand[] {
@@ -104,7 +106,7 @@ export class FaultBands {
     }
     for (const [name, touched] of this.#touched) {
       if (declared.has(name)) continue;
-      const partitioned = Object.keys(touched.fates).every((fate) => fate === "partitioned");
+      const partitioned = Object.keys(touched.fates).every((fate) => fate === "partitioned" || fate === "held");
       bands.push({
         name,
         kind: partitioned ? "partition" : "message",

@@ -1,11 +1,21 @@
 import type { Micros } from "@kcsim/protocol";
-import type { FaultBand, ProcessBand, ProcessMark, ProcessTimeline, TimeSpan } from "./report-data.js";
+import { drawConnections } from "./connection-marks.js";
+import type { ConnectionTimeline, FaultBand, ProcessBand, ProcessMark, ProcessTimeline, TimeSpan } from "./report-data.js";
 import { formatSeconds, formatSpan } from "./time-format.js";
 import type { Glyph, TimelineCanvas } from "./timeline-canvas.js";
 
 const FAULT_ROW = 18;
+/** The strip under a process row with its connections' trouble. */
+const CONNECTION_STRIP = 10;
+const CONNECTION_BAR = 3;
 
-const FATE_WORDS: Readonly<Record<string, string>> = { deliver: "delayed or altered", drop: "dropped", partitioned: "blocked" };
+const FATE_WORDS: Readonly<Record<string, string>> = {
+  deliver: "delayed or altered",
+  drop: "dropped",
+  partitioned: "blocked",
+  held: "held back",
+  broken: "lost with a connection it broke",
+};
 
 /** What a fault did, in words: "34 dropped, 12 delayed or altered". */
 export function affectedText(affected: Readonly<Record<string, number>>): string {
@@ -71,10 +81,16 @@ export function drawProcess(canvas: TimelineCanvas, process: ProcessTimeline, y:
 /**
  * The fault lane: one row per message fault and network partition (its
  * window, what it does, what it did), then one per non-member process that
- * the nemesis touched; fault windows and those processes' down times are
- * also shaded across every lane below.
+ * the nemesis touched or whose connections broke (those in a strip of their
+ * own); fault windows and those processes' down times are also shaded
+ * across every lane below.
  */
-export function drawFaultLane(canvas: TimelineCanvas, faults: readonly FaultBand[], processes: readonly ProcessTimeline[]): void {
+export function drawFaultLane(
+  canvas: TimelineCanvas,
+  faults: readonly FaultBand[],
+  processes: readonly ProcessTimeline[],
+  connections: ReadonlyMap<string, ConnectionTimeline> = new Map(),
+): void {
   canvas.section("Faults", "message faults, network partitions and process faults; their windows are shaded across every chart");
   if (faults.length === 0 && processes.length === 0) {
     canvas.row("frow", {}, () => {
@@ -97,9 +113,15 @@ export function drawFaultLane(canvas: TimelineCanvas, faults: readonly FaultBand
   for (const process of processes) {
     canvas.row("frow", { "data-process": process.actor }, () => {
       const y = canvas.y;
-      canvas.rowLabel(process.actor, y, FAULT_ROW, { cls: "rl" });
-      drawProcess(canvas, process, y + 2, FAULT_ROW - 4, y + FAULT_ROW / 2);
-      canvas.y += FAULT_ROW;
+      const connection = connections.get(process.actor);
+      const height = connection === undefined ? FAULT_ROW : FAULT_ROW + CONNECTION_STRIP;
+      canvas.rowLabel(process.actor, y, height, { cls: "rl" });
+      drawProcess(canvas, process, y + 2, height - 4, y + FAULT_ROW / 2);
+      if (connection !== undefined) {
+        const mid = y + FAULT_ROW + CONNECTION_STRIP / 2 - 2;
+        drawConnections(canvas, connection, mid - CONNECTION_BAR / 2, CONNECTION_BAR, mid);
+      }
+      canvas.y += height;
     });
   }
   const describe = (list: readonly FaultBand[]) => list.map((f) => f.name).join(", ");

@@ -1,7 +1,8 @@
 import type { Micros } from "@kcsim/protocol";
+import { drawConnections } from "./connection-marks.js";
 import { drawProcess } from "./fault-lane.js";
 import { packLanes } from "./lane-packing.js";
-import type { MemberTimeline, TimerExpiry } from "./report-data.js";
+import type { ConnectionTimeline, MemberTimeline, TimerExpiry } from "./report-data.js";
 import { stateClass } from "./report-palette.js";
 import { formatDuration, formatSeconds, formatSpan } from "./time-format.js";
 import type { TimelineCanvas } from "./timeline-canvas.js";
@@ -11,6 +12,12 @@ const CLIENT_TOP = 3;
 const CLIENT_HEIGHT = 15;
 const SERVER_TOP = 20;
 const SERVER_HEIGHT = 12;
+/** Where the poll gap (no poll() before a poll timeout) runs: just under the coordinator's strip. */
+const POLL_GAP_Y = 34;
+/** The connection strip under the others (only when some member had connection trouble): outages as a bar, trouble as marks. */
+const CONNECTION_STRIP = 10;
+const CONNECTION_TOP = 35;
+const CONNECTION_BAR = 4;
 
 /** A violating event to ring on its member's row. */
 export interface EventMark {
@@ -27,6 +34,8 @@ export interface MemberLaneInput {
   readonly timers: readonly TimerExpiry[];
   /** Violating events by the actor they are about. */
   readonly eventMarks: ReadonlyMap<string, readonly EventMark[]>;
+  /** Connection trouble by client actor. */
+  readonly connections: ReadonlyMap<string, ConnectionTimeline>;
 }
 
 export function timerTip(timer: TimerExpiry): string {
@@ -44,16 +53,24 @@ export function timerTip(timer: TimerExpiry): string {
  * The member lane: per member, its client state machine (member.state,
  * with the member epoch) over the coordinator's view of it (gc.member
  * state and epoch), its process faults (down, paused, application thread
- * paused), its lifecycle events, and its timer expiries and removals.
+ * paused), its lifecycle events, its timer expiries and removals, and,
+ * in a strip of its own, its connections' breaks, resets and timeouts with
+ * the spans they were down.
  */
 export function drawMemberLane(canvas: TimelineCanvas, input: MemberLaneInput): void {
-  canvas.section("Members", "upper strip: client state and member epoch (member.state) · lower strip: the coordinator's view (gc.member)");
+  const withConnections = input.members.some((m) => input.connections.has(m.actor));
+  canvas.section(
+    "Members",
+    `upper strip: client state and member epoch (member.state) · lower strip: the coordinator's view (gc.member)${withConnections ? " · bottom: connections down, and why" : ""}`,
+  );
   const timersByActor = new Map<string, TimerExpiry[]>();
   for (const timer of input.timers)
     if (timer.actor !== null) timersByActor.set(timer.actor, [...(timersByActor.get(timer.actor) ?? []), timer]);
   input.members.forEach((member, i) => {
     const colour = input.colourOf.get(member.actor) ?? "m0";
-    canvas.row("mrow", { "data-member": member.actor, "data-colour": colour }, () => drawMember(canvas, input, member, i, timersByActor));
+    canvas.row("mrow", { "data-member": member.actor, "data-colour": colour }, () =>
+      drawMember(canvas, input, member, i, timersByActor, withConnections ? MEMBER_ROW + CONNECTION_STRIP : MEMBER_ROW),
+    );
   });
 }
 
@@ -63,11 +80,12 @@ function drawMember(
   member: MemberTimeline,
   i: number,
   timersByActor: ReadonlyMap<string, readonly TimerExpiry[]>,
+  rowHeight: number,
 ): void {
   const y = canvas.y;
-  if (i % 2 === 1) canvas.rect(0, canvas.durationUs, y, MEMBER_ROW, "stripe");
+  if (i % 2 === 1) canvas.rect(0, canvas.durationUs, y, rowHeight, "stripe");
   const sub = [member.groupId, member.protocol].filter((s) => s !== null && s !== "").join(" · ");
-  canvas.rowLabel(member.actor, y, MEMBER_ROW, { swatch: input.colourOf.get(member.actor) ?? "m0", sub });
+  canvas.rowLabel(member.actor, y, rowHeight, { swatch: input.colourOf.get(member.actor) ?? "m0", sub });
 
   for (const s of member.states) {
     const tip = `${member.actor}: ${s.state} · member epoch ${s.memberEpoch} · ${formatSpan(s.fromUs, s.toUs)}`;
@@ -96,7 +114,7 @@ function drawMember(
 
   for (const timer of timersByActor.get(member.actor) ?? []) {
     if (timer.kind === "poll-timeout") {
-      if (timer.sinceUs !== null) canvas.hline(timer.sinceUs, timer.tUs, y + MEMBER_ROW - 2, "pollgap", timerTip(timer));
+      if (timer.sinceUs !== null) canvas.hline(timer.sinceUs, timer.tUs, y + POLL_GAP_Y, "pollgap", timerTip(timer));
       canvas.glyph(timer.tUs, y + CLIENT_TOP + CLIENT_HEIGHT / 2, "poll", "timer timer-poll", timerTip(timer));
     } else {
       const glyph = timer.timeout ? "timeout" : "leave";
@@ -104,7 +122,13 @@ function drawMember(
     }
   }
 
+  const connections = input.connections.get(member.actor);
+  if (connections !== undefined && rowHeight > MEMBER_ROW) {
+    const mid = y + CONNECTION_TOP + CONNECTION_STRIP / 2;
+    drawConnections(canvas, connections, mid - CONNECTION_BAR / 2, CONNECTION_BAR, mid);
+  }
+
   for (const mark of input.eventMarks.get(member.actor) ?? [])
     canvas.glyph(mark.tUs, y + MEMBER_ROW / 2, "ring", "evmark", mark.tip, ` data-explain="${mark.violation}"`);
-  canvas.y += MEMBER_ROW;
+  canvas.y += rowHeight;
 }

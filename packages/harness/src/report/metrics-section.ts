@@ -1,7 +1,7 @@
 import { affectedText } from "./fault-lane.js";
-import type { FaultBand, TimerExpiry } from "./report-data.js";
+import type { ConnectionStats, FaultBand, TimerExpiry } from "./report-data.js";
 import { escapeXml } from "./svg-markup.js";
-import { formatSeconds, formatSpan } from "./time-format.js";
+import { formatDuration, formatSeconds, formatSpan } from "./time-format.js";
 
 /** Rows a table of timers or faults shows at most (the timeline shows them all). */
 const MAX_ROWS = 500;
@@ -40,9 +40,10 @@ function table(headers: readonly string[], rows: readonly (readonly unknown[])[]
  * (per group) as tables, maps of objects (per message type) as tables
  * sorted by their first number.
  */
-export function renderMetricsSection(metrics: unknown): string {
+export function renderMetricsSection(metrics: unknown, connections: readonly ConnectionStats[] = []): string {
+  const connectionTable = renderConnectionTable(connections);
   if (!isRecord(metrics))
-    return `<section id="metrics"><h2>Metrics</h2><p class="muted">This run directory has no summary.json: no metrics.</p></section>`;
+    return `<section id="metrics"><h2>Metrics</h2><p class="muted">This run directory has no summary.json: no metrics.</p>${connectionTable}</section>`;
   const cards: string[] = [];
   const tables: string[] = [];
   for (const [key, value] of Object.entries(metrics)) {
@@ -72,7 +73,38 @@ export function renderMetricsSection(metrics: unknown): string {
       );
     }
   }
-  return `<section id="metrics"><h2>Metrics</h2><div class="cards">${cards.join("")}</div>${tables.join("")}</section>`;
+  return `<section id="metrics"><h2>Metrics</h2><div class="cards">${cards.join("")}</div>${connectionTable}${tables.join("")}</section>`;
+}
+
+/** What the connections did, per kind of client actor (from the history's connection lines; nothing in datagram mode). */
+export function renderConnectionTable(connections: readonly ConnectionStats[]): string {
+  if (connections.length === 0) return "";
+  const rows = connections.map((c) => [
+    c.kind,
+    c.actors,
+    c.opened,
+    c.broken,
+    c.reset,
+    c.requestTimeouts,
+    c.connectTimeouts,
+    c.messagesLost,
+    c.longestOutageUs === null ? "-" : formatDuration(c.longestOutageUs),
+  ]);
+  return `<h3>connections, by kind of client</h3>${table(
+    [
+      "client kind",
+      "actors",
+      "opened",
+      "broken by a fault",
+      "reset by the server",
+      "closed: a request timed out",
+      "connect timed out",
+      "messages lost with a broken one",
+      "longest down",
+    ],
+    rows,
+    "metrics connections",
+  )}`;
 }
 
 /** The faults and the timer expiries as tables (the timeline draws them; these list them). */

@@ -11,8 +11,15 @@ export interface ReportData {
   readonly groups: readonly GroupTimeline[];
   /** Consumer members, in the spec's order (else by name). */
   readonly members: readonly MemberTimeline[];
-  /** Actors that are not members (coordinators, brokers, producers) and had a process fault: crash, pause, clock step, command. */
+  /**
+   * Actors that are not members (coordinators, brokers, producers) and had a process fault (crash, pause, clock step,
+   * command) or trouble with a connection they opened: each gets a row in the fault lane.
+   */
   readonly processes: readonly ProcessTimeline[];
+  /** Connection mode: each client actor's connection trouble (breaks, resets, timeouts) and outages, members first. */
+  readonly connections: readonly ConnectionTimeline[];
+  /** Connection mode: what the connections did, per kind of client actor (consumer, producer, broker, ...). */
+  readonly connectionStats: readonly ConnectionStats[];
   readonly faults: readonly FaultBand[];
   readonly timers: readonly TimerExpiry[];
   /** One row per subscribed partition, by group, then topic, then partition. */
@@ -52,7 +59,7 @@ export interface ChainEvent {
   readonly tUs: Micros;
   /** The actor it belongs to (a send: its sender). */
   readonly actor: string;
-  readonly kind: "send" | "obs" | "life" | "error" | "reject" | "lost";
+  readonly kind: "send" | "obs" | "life" | "error" | "reject" | "lost" | "conn";
   readonly label: string;
   /** The event's fields (JSON), cut short. */
   readonly detail: string;
@@ -61,8 +68,17 @@ export interface ChainEvent {
   readonly fate?: string;
   readonly arrivals?: readonly Micros[];
   readonly msgType?: string;
+  /** Connection events (the actor is the client): what happened, to the connection with which server, and when a break was noticed. */
+  readonly connection?: ChainConnection;
   /** Sends: the message itself (decoded frame, JSON), when a re-run fetched it. */
   readonly payload: string | null;
+}
+
+export interface ChainConnection {
+  readonly what: string;
+  readonly peer: string;
+  /** A break: when the client and the server noticed it; null otherwise. */
+  readonly noticedUs: readonly [Micros, Micros] | null;
 }
 
 /** A log line of an involved member in a chain's window (from a re-run). */
@@ -218,7 +234,7 @@ export interface FaultBand extends TimeSpan {
   /** The window the spec declares; false: inferred from the first and last message the fault touched. */
   readonly declared: boolean;
   readonly detail: string;
-  /** Messages the fault touched, by fate (deliver, drop, partitioned). */
+  /** Messages the fault touched, by fate (deliver, drop, partitioned, broken; held: a partition held it back on its connection). */
   readonly affected: Readonly<Record<string, number>>;
 }
 
@@ -268,4 +284,74 @@ export interface CheckView {
   readonly description: string;
   readonly ok: boolean;
   readonly violations: readonly ViolationView[];
+}
+
+/** What can go wrong with a client's connection, as the report marks it. */
+export type ConnectionTrouble = "break" | "reset" | "close" | "connect-timeout";
+
+/**
+ * One thing that went wrong with a connection an actor opened (it is the
+ * client): the router broke it (a fault: `reason` names it), the client
+ * learned it was reset, refused or closed by the server (a reset that only
+ * reports a break already marked is folded into that break), the client
+ * closed it because a request timed out (close), or it was not accepted in
+ * time (connect-timeout).
+ */
+export interface ConnectionMark {
+  readonly tUs: Micros;
+  readonly what: ConnectionTrouble;
+  readonly peer: string;
+  /** The connection's name ("" for the client's default connection to that server). */
+  readonly connection: string;
+  readonly gen: number;
+  readonly reason: string | null;
+  /** A break: when the client and the server noticed it. */
+  readonly noticedUs: readonly [Micros, Micros] | null;
+  /** A break: messages lost with the connection (sends the history records as broken on it, both ways). */
+  readonly lost: number;
+  /** When a connection to the same server (same name) was ready again; null: not before the run ended or the client went down. */
+  readonly readyAgainUs: Micros | null;
+}
+
+/** A span one of an actor's connections was down: from the trouble that ended it to the next one that became ready. */
+export interface ConnectionOutage extends TimeSpan {
+  readonly peer: string;
+  readonly connection: string;
+  /** The trouble that began it and its reason. */
+  readonly cause: ConnectionTrouble;
+  readonly reason: string | null;
+  /** Failed attempts (troubles) inside it after the first. */
+  readonly failedAttempts: number;
+  /** False: no connection was ready again before the run ended or the client went down. */
+  readonly reconnected: boolean;
+}
+
+/** One client actor's connection trouble. */
+export interface ConnectionTimeline {
+  readonly actor: string;
+  readonly marks: readonly ConnectionMark[];
+  /** Sorted by start. */
+  readonly outages: readonly ConnectionOutage[];
+}
+
+/** What the connections of one kind of client actor did over the run. */
+export interface ConnectionStats {
+  /** The actors' kind (from the spec; without one, their names without the number). */
+  readonly kind: string;
+  /** Actors of this kind that opened a connection. */
+  readonly actors: number;
+  /** Connect attempts. */
+  readonly opened: number;
+  /** Broken by a fault (the router). */
+  readonly broken: number;
+  /** Reset, refused or closed by the server, besides breaks. */
+  readonly reset: number;
+  /** Closed by the client because a request timed out. */
+  readonly requestTimeouts: number;
+  /** Not accepted within socket.connection.setup.timeout.ms. */
+  readonly connectTimeouts: number;
+  /** Messages lost with broken connections (both ways). */
+  readonly messagesLost: number;
+  /** The longest span one of them was down before a connection was ready again (null: none came back). */
+  readonly longestOutageUs: Micros | null;
 }

@@ -7,6 +7,7 @@ import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { CausalChains, type ChainEnrichment } from "./causal-chain.js";
 import { replayChains } from "./chain-replay.js";
+import { ConnectionTimelines } from "./connection-timelines.js";
 import { ConsumerProgress } from "./consumer-progress.js";
 import { FaultBands } from "./fault-bands.js";
 import { GroupTimelines } from "./group-timelines.js";
@@ -62,6 +63,7 @@ export class ReportExtractor {
   readonly #timers = new TimerExpiries();
   readonly #violations: ViolationViews;
   readonly #progress: ConsumerProgress;
+  readonly #connections: ConnectionTimelines;
   /** The causal chains of the violations: planned by finish(), collected in a second pass (see explainViolations). */
   readonly chains = new CausalChains();
   #count = 0;
@@ -70,6 +72,7 @@ export class ReportExtractor {
   constructor(inputs: ReportInputs) {
     this.#inputs = inputs;
     this.#violations = new ViolationViews(inputs.summary?.checks ?? null);
+    this.#connections = new ConnectionTimelines(new Map((inputs.spec?.actors ?? []).map((a) => [a.id, a.kind])));
     this.#progress = new ConsumerProgress(this.#directory, inputs.spec, inputs.spec === null ? [] : groupTopologies(inputs.spec));
   }
 
@@ -83,6 +86,7 @@ export class ReportExtractor {
     this.#processes.accept(event);
     this.#faults.accept(event);
     this.#timers.accept(event);
+    this.#connections.accept(event);
     this.#violations.accept(event, this.#count);
     this.#count++;
     if (event.t > this.#lastUs) this.#lastUs = event.t;
@@ -103,8 +107,11 @@ export class ReportExtractor {
       const i = actorOrder.indexOf(actor);
       return i < 0 ? actorOrder.length : i;
     };
+    const connections = this.#connections.finish(endUs, [...memberTimelines.map((m) => m.actor), ...actorOrder]);
+    const troubled = new Set(connections.timelines.map((c) => c.actor));
+    for (const actor of troubled) if (!processes.has(actor)) processes.set(actor, { actor, bands: [], marks: [] });
     const others = [...processes.values()]
-      .filter((p) => !memberActors.has(p.actor) && (p.bands.length > 0 || p.marks.length > 0))
+      .filter((p) => !memberActors.has(p.actor) && (p.bands.length > 0 || p.marks.length > 0 || troubled.has(p.actor)))
       .sort((a, b) => rank(a.actor) - rank(b.actor) || byName(a.actor, b.actor));
     const notes: string[] = [];
     if (spec === null)
@@ -115,7 +122,10 @@ export class ReportExtractor {
     const descriptions = new Map([...CHECKERS].map(([name, checker]) => [name, checker.description]));
     for (const [name, description] of this.#inputs.descriptions ?? []) descriptions.set(name, description);
     const checks = this.#violations.finish(descriptions);
-    this.chains.plan(checks, memberTimelines, ownership, this.#directory, endUs);
+    this.chains.plan(checks, memberTimelines, ownership, this.#directory, endUs, {
+      timelines: connections.timelines,
+      nameOf: (client, gen) => this.#connections.nameOf(client, gen),
+    });
     return {
       run: {
         scenario: header.scenario,
@@ -134,6 +144,8 @@ export class ReportExtractor {
       ),
       members: memberTimelines,
       processes: others,
+      connections: connections.timelines,
+      connectionStats: connections.stats,
       faults: this.#faults.finish(endUs, spec?.plan ?? null),
       timers: this.#timers.finish(this.#directory),
       ownership,

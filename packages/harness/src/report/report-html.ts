@@ -29,7 +29,7 @@ export function renderReportHtml(data: ReportData): string {
     ["groups", String(data.groups.length)],
     ["members", String(data.members.length)],
     ["partitions", String(partitions)],
-    ["faults", String(data.faults.length + data.processes.length)],
+    ["faults", String(data.faults.length + data.processes.filter((p) => p.bands.length > 0 || p.marks.length > 0).length)],
     ["history hash", run.historyHash === null ? "?" : run.historyHash.slice(0, 16)],
   ];
   const title = `kcsim report: ${run.scenario} seed ${run.seed}`;
@@ -53,7 +53,7 @@ export function renderReportHtml(data: ReportData): string {
     renderExplanationPanel(data.explanations, { members: data.members, ownership: data.ownership, colourOf: memberColours(data) }),
     renderChecksSection(data.checks),
     renderFaultTables(data.faults, data.timers),
-    renderMetricsSection(data.metrics),
+    renderMetricsSection(data.metrics, data.connectionStats),
     "</main>",
     `<script>${REPORT_SCRIPT}</script>`,
     "</body></html>",

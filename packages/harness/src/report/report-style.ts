@@ -91,6 +91,13 @@ svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Deja
 .timer-leave use{stroke:#57606a}
 .timer-poll{fill:#e8890c}
 .target{fill:#57606a}
+.conn-break{fill:#a40e26}
+.conn-reset{fill:#57606a}
+.conn-close{fill:#7d4e00}
+.conn-connect-timeout use{stroke:#7d4e00}
+.conn-down{fill:rgba(164,14,38,.45);stroke:#a40e26;stroke-width:.6;vector-effect:non-scaling-stroke}
+.conn-down.open{fill:rgba(164,14,38,.12);stroke-dasharray:3 2}
+.conn-down-key{background:rgba(164,14,38,.45)}
 .evmark use{stroke:#cf222e}
 .evmark{cursor:pointer}
 .flag{cursor:pointer}
@@ -152,6 +159,15 @@ code.event{white-space:pre-wrap;word-break:break-all}
 .xev-life{fill:#24292f}
 .xev-error,.xev-reject,.xev-lost{fill:#cf222e}
 .xlog{fill:#8250df}
+.xconn{cursor:pointer}
+.xconn path{stroke:#fff;stroke-width:.7}
+.xconn.xc-break path{fill:#a40e26}
+.xconn.xc-reset path{fill:#57606a}
+.xconn.xc-close path{fill:#7d4e00}
+.xconn.xc-connect-timeout path{fill:none;stroke:#7d4e00;stroke-width:1.6}
+.xconn.xc-connect path,.xconn.xc-ready path{fill:#8c959f}
+.xunnoticed{stroke:#a40e26;stroke-width:1.6;stroke-dasharray:2 2}
+tr.xk-conn td:nth-child(3){color:#953800}
 .xviolation{stroke:#cf222e;stroke-width:1.6;stroke-dasharray:6 3}
 .xtable{max-height:50vh;overflow:auto;border:1px solid var(--line);border-radius:6px}
 .xtable td{font-size:12px}

@@ -34,7 +34,11 @@ export function historyLineProblem(value: unknown): string | null {
     case "lost":
       return isString(value.actor) ? null : `an ${String(value.ev)} event needs actor`;
     case "conn":
-      return isString(value.actor) && isString(value.peer) && isString(value.what) ? null : "a connection event needs actor, peer and what";
+      if (!isString(value.actor) || !isString(value.peer) || !isString(value.what) || !Number.isInteger(value.gen))
+        return "a connection event needs actor, peer, what and an integer gen";
+      if (value.at !== undefined && !(Array.isArray(value.at) && value.at.length === 2 && value.at.every(Number.isFinite)))
+        return "a connection event's at must be [when the client noticed, when the server noticed]";
+      return null;
     default:
       return `unknown ev ${JSON.stringify(value.ev)}`;
   }

@@ -27,9 +27,20 @@ const GLYPHS: Readonly<Record<string, string>> = {
   poll: '<path d="M0-5L5 0L0 5L-5 0Z"/>',
   target: '<path d="M-3.5-5L3.5-5L0 0Z"/>',
   ring: '<circle r="5.5" fill="none" stroke-width="2"/>',
+  // Connection trouble: a lightning bolt (broken by a fault), a square (reset), an hourglass (a request timed out), an open
+  // hourglass (a connect timed out).
+  "conn-break": '<path d="M2.5-6L-4.5 1.2H-0.5L-2.5 6L4.5-1.2H0.5Z"/>',
+  "conn-reset": '<path d="M-4-4h8v8h-8z"/>',
+  "conn-close": '<path d="M-4-4.5h8L-4 4.5h8Z"/>',
+  "conn-connect-timeout": '<path d="M-4-4.5h8L-4 4.5h8Z" fill="none" stroke-width="1.6"/>',
 };
 
 export type Glyph = keyof typeof GLYPHS;
+
+/** A glyph's shape as SVG, centred on (0, 0): for a drawing that has no <defs> of its own (the explanation panel). */
+export function glyphShape(glyph: Glyph): string {
+  return GLYPHS[glyph] ?? "";
+}
 
 interface FullHeight {
   readonly fromUs: Micros;

@@ -1,8 +1,9 @@
+import { TROUBLE_WORDS, troubleGlyph } from "./connection-marks.js";
 import { drawFaultLane } from "./fault-lane.js";
 import { drawGroupLane } from "./group-lane.js";
 import { drawMemberLane, type EventMark } from "./member-lane.js";
 import { drawOwnershipLane } from "./ownership-lane.js";
-import type { ReportData } from "./report-data.js";
+import type { ConnectionTrouble, ReportData } from "./report-data.js";
 import { SERVER_STATE_COLOURS, STATE_COLOURS, stateClass } from "./report-palette.js";
 import { escapeXml } from "./svg-markup.js";
 import { formatSeconds } from "./time-format.js";
@@ -54,6 +55,20 @@ function legend(data: ReportData, colours: ReadonlyMap<string, string>): string 
     glyphKey("target", "target", "new target assignment"),
     glyphKey("ring", "evmark", "violating event"),
     "</div>",
+    connectionLegend(data),
+  ].join("");
+}
+
+/** The connection marks the run has, in the legend's words (nothing for a run without connection trouble). */
+function connectionLegend(data: ReportData): string {
+  const seen = new Set<ConnectionTrouble>();
+  for (const c of data.connections) for (const m of c.marks) seen.add(m.what);
+  if (seen.size === 0) return "";
+  const troubles = (Object.keys(TROUBLE_WORDS) as ConnectionTrouble[]).filter((what) => seen.has(what));
+  return [
+    `<div class="legend"><b>Connections</b> ${swatch("conn-down-key", "down until ready again")}`,
+    ...troubles.map((what) => glyphKey(troubleGlyph(what), `conn ${troubleGlyph(what)}`, TROUBLE_WORDS[what])),
+    "</div>",
   ].join("");
 }
 
@@ -75,7 +90,8 @@ function filters(data: ReportData, colours: ReadonlyMap<string, string>): string
 export function renderTimelineSection(data: ReportData): string {
   const canvas = new TimelineCanvas(data.run.durationUs);
   const colours = memberColours(data);
-  drawFaultLane(canvas, data.faults, data.processes);
+  const connections = new Map(data.connections.map((c) => [c.actor, c]));
+  drawFaultLane(canvas, data.faults, data.processes, connections);
   for (const group of data.groups) drawGroupLane(canvas, group, data.progress.find((p) => p.groupId === group.groupId) ?? null);
   const eventMarks = new Map<string, EventMark[]>();
   for (const check of data.checks ?? []) {
@@ -91,7 +107,8 @@ export function renderTimelineSection(data: ReportData): string {
       }
     }
   }
-  if (data.members.length > 0) drawMemberLane(canvas, { members: data.members, colourOf: colours, timers: data.timers, eventMarks });
+  if (data.members.length > 0)
+    drawMemberLane(canvas, { members: data.members, colourOf: colours, timers: data.timers, eventMarks, connections });
   drawOwnershipLane(canvas, data.ownership, colours);
   return [
     `<section id="timeline"><h2>Timeline</h2>`,

@@ -9,13 +9,12 @@ import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
-import { writeAtomic } from "../output/atomic-write.js";
 import { LineFile } from "../output/line-file.js";
 import { prepareRunDir } from "../output/output-dir.js";
-import { writeRunReport } from "../report/write-report.js";
 import { ScenarioError, type SpecOverrides, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { judgeFinished, RunJudge } from "./run-judge.js";
+import { writeRunDirectory } from "./write-run-directory.js";
 
 export type { HostName, HostOptions } from "../hosts/run-host.js";
 
@@ -135,25 +134,12 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     replay: options.replayCommand ?? "",
     ...(result.interruptedAtUs !== undefined ? { interruptedAtMs: result.interruptedAtUs / 1000 } : {}),
   };
-  if (options.out !== undefined) {
-    writeAtomic(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-    writeAtomic(join(options.out, "command.txt"), `${summary.replay}\n`);
-    // A realtime run is replayed from its recording (kcsim replay DIR), not from its seed.
-    if (result.recordingText !== undefined) writeAtomic(join(options.out, "recording.jsonl"), result.recordingText);
-    // The resolved spec: fault windows and group topology for the report (kcsim report DIR reads it too).
-    writeAtomic(join(options.out, "spec.json"), `${JSON.stringify(spec)}\n`);
-    writeRunReport(
-      options.out,
-      {
-        header: { scenario: spec.scenario, seed: spec.seed },
-        spec,
-        summary,
-        rerunWith: await registryOf(options.hostOptions ?? {}),
-        descriptions: new Map((options.checkers ?? []).map((c) => [c.name, c.description])),
-      },
-      result.log,
-    );
-  }
+  // history.jsonl is already in place (streamed as the run went).
+  if (options.out !== undefined)
+    writeRunDirectory(options.out, null, summary, spec, result, {
+      rerunWith: await registryOf(options.hostOptions ?? {}),
+      descriptions: new Map((options.checkers ?? []).map((c) => [c.name, c.description])),
+    });
   return { summary, result };
 }
 

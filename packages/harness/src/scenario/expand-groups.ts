@@ -1,4 +1,5 @@
-import { type JsonValue, topicIdFor } from "@kcsim/protocol";
+import { type JsonValue, resolveBrokerConfig, topicIdFor } from "@kcsim/protocol";
+import { KAFKAJS_CONSUMER_KIND } from "../kafkajs/kafkajs-consumer-actor.js";
 import type { ActorSpec } from "../kernel/simulation-spec.js";
 import type { ClusterSpec, GroupSpec, ProducerGroupSpec, ScenarioFile } from "./scenario-schema.js";
 
@@ -68,7 +69,10 @@ function expandDataPath(scenario: ScenarioFile, cluster: ClusterSpec): ActorSpec
     replicationFactor: t.replicationFactor ?? Math.min(3, ids.length),
   }));
   const broker = (cluster.broker ?? {}) as JsonValue;
-  const actors: ActorSpec[] = [{ id: CONTROLLER_ID, kind: CONTROLLER_KIND, config: { brokers, topics, broker }, startAtUs: 0 }];
+  const coordinators = coordinatorIds(cluster);
+  const actors: ActorSpec[] = [
+    { id: CONTROLLER_ID, kind: CONTROLLER_KIND, config: { brokers, topics, broker, coordinators }, startAtUs: 0 },
+  ];
   ids.forEach((id, brokerId) => {
     actors.push({ id, kind: BROKER_KIND, config: { brokerId, controller: CONTROLLER_ID, brokers, topics, broker }, startAtUs: 0 });
   });
@@ -186,6 +190,10 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
   const brokers = brokerIds(cluster);
   const transactionCoordinators = transactionCoordinatorIds(cluster);
   for (const group of scenario.groups ?? []) {
+    if (group.client === "kafkajs") {
+      actors.push(...expandKafkaJSGroup(group, cluster));
+      continue;
+    }
     const protocol = protocolOverride ?? group.protocol ?? "consumer";
     for (const member of memberPlans(group, protocol)) {
       const override = group.overrides?.find((o) => o.member === member.number);
@@ -209,4 +217,51 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
     }
   }
   return actors;
+}
+
+/** KafkaJS 2.2.4's consumer defaults the group topology needs (src/consumer/index.js). */
+const KAFKAJS_SESSION_TIMEOUT_MS = 30_000;
+const KAFKAJS_REBALANCE_TIMEOUT_MS = 60_000;
+
+/**
+ * The members of a `"client": "kafkajs"` group: KafkaJS consumers reaching
+ * the brokers as broker-i:9092 through their in-simulation sockets, with
+ * the group's `kafkajs` options. Their `consumer` settings carry the
+ * group's id and timeouts by Kafka's names too, for the checkers' group
+ * topology.
+ */
+function expandKafkaJSGroup(group: GroupSpec, cluster: ClusterSpec): ActorSpec[] {
+  const brokers = brokerIds(cluster);
+  const settings = resolveBrokerConfig(cluster.broker ?? {});
+  const topics = clusterTopics(cluster);
+  const kafkajs = (group.kafkajs ?? {}) as Record<string, JsonValue>;
+  const wire = {
+    nodes: brokers.map((broker, nodeId) => ({ nodeId, host: broker, port: 9092, broker })),
+    coordinators: coordinatorIds(cluster),
+    controller: CONTROLLER_ID,
+    topics: topics.map(({ name, id }) => ({ name, id })),
+    clusterId: "kcsim",
+    autoCreateTopics: settings["auto.create.topics.enable"],
+    offsetsTopicPartitions: settings["offsets.topic.num.partitions"],
+    records: "application",
+  };
+  return groupMembers(group).map((member) => ({
+    id: member.id,
+    kind: KAFKAJS_CONSUMER_KIND,
+    config: {
+      groupId: group.groupId,
+      subscription: group.subscription,
+      kafkajs,
+      app: (group.app ?? {}) as JsonValue,
+      wire,
+      consumer: {
+        "group.id": group.groupId,
+        "client.id": member.id,
+        "session.timeout.ms": typeof kafkajs.sessionTimeout === "number" ? kafkajs.sessionTimeout : KAFKAJS_SESSION_TIMEOUT_MS,
+        "max.poll.interval.ms": typeof kafkajs.rebalanceTimeout === "number" ? kafkajs.rebalanceTimeout : KAFKAJS_REBALANCE_TIMEOUT_MS,
+      },
+      topics,
+    },
+    startAtUs: Math.round(member.startAtMs * 1000),
+  }));
 }

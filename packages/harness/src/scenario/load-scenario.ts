@@ -3,10 +3,12 @@ import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/pr
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import { CHECKERS } from "../checkers/registry.js";
+import { KafkaJSAppSchema } from "../kafkajs/kafkajs-consumer-config.js";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { ControlAction } from "../kernel/event.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fault-plan.js";
+import { CLIENT_ACTOR_PREFIX } from "../serve/client-identity.js";
 import { actorConfigProblem } from "./actor-config-check.js";
 import { expandGroups, type GroupProtocol, groupMembers, groupNemesis } from "./expand-groups.js";
 import { MAX_ACTORS, MAX_GROUP_COST, MAX_MEMBERS, MAX_PARTITIONS, MAX_PRODUCERS } from "./limits.js";
@@ -17,6 +19,7 @@ import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
 export { ScenarioError } from "./scenario-error.js";
 
 const check = TypeCompiler.Compile(ScenarioSchema);
+const checkKafkaJSApp = TypeCompiler.Compile(KafkaJSAppSchema);
 
 /** "/faults/0/drop/probability" -> "faults[0].drop.probability". */
 function readablePath(pointer: string): string {
@@ -81,6 +84,7 @@ export function validateScenario(value: unknown, source: string, registry: Actor
   });
   validateTransactions(scenario, source);
   validateSizes(scenario, source);
+  validateKafkaJSGroups(scenario, source);
   const topics = new Set((scenario.cluster?.topics ?? []).map((t) => t.name));
   (scenario.groups ?? []).forEach((group, i) => {
     const missing = group.subscription.find((topic) => !topics.has(topic));
@@ -139,13 +143,15 @@ export function validateScenario(value: unknown, source: string, registry: Actor
 /**
  * Faults must mean something in the scenario's network: duplicate and
  * reorder exist only for datagrams (a connection delivers each byte once,
- * in order), and a fault or partition that names an actor (not a glob) the
- * run does not have is a mistake, not a fault that never fires.
+ * in order), and a fault or partition that names an actor (not a glob, not
+ * a real client's `client:` name) the run does not have is a mistake, not a
+ * fault that never fires.
  */
 function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, source: string): void {
   const mode = networkOf(scenario).mode;
+  // "client:<client.id>" names a real client of kcsim serve, which joins the run when it connects.
   const unknownActor = (names: readonly string[] | undefined): string | undefined =>
-    names?.find((name) => !name.includes("*") && !ids.has(name));
+    names?.find((name) => !name.includes("*") && !name.startsWith(CLIENT_ACTOR_PREFIX) && !ids.has(name));
   (scenario.faults ?? []).forEach((fault, i) => {
     if (mode === "connection") {
       for (const key of ["duplicate", "reorder"] as const) {
@@ -216,6 +222,36 @@ function validateSizes(scenario: ScenarioFile, source: string): void {
   const producers = (scenario.producers ?? []).reduce((n, p) => n + (p.count ?? 1), 0);
   if (producers > MAX_PRODUCERS)
     throw new ScenarioError(`${source}: producers: ${producers} producers in all: more than the limit of ${MAX_PRODUCERS}`);
+}
+
+/** A KafkaJS group: a classic eager group of real KafkaJS consumers over the brokers, with KafkaJS's own options. */
+function validateKafkaJSGroups(scenario: ScenarioFile, source: string): void {
+  (scenario.groups ?? []).forEach((group, i) => {
+    const where = `${source}: groups[${i}]`;
+    if (group.client !== "kafkajs") {
+      if (group.kafkajs !== undefined) throw new ScenarioError(`${where}.kafkajs: KafkaJS's options need "client": "kafkajs"`);
+      return;
+    }
+    if ((scenario.cluster?.brokers ?? 0) === 0)
+      throw new ScenarioError(`${where}.client: KafkaJS consumers reach the brokers: needs cluster.brokers > 0`);
+    const protocol = group.protocol ?? scenario.protocol;
+    if (protocol !== undefined && protocol !== "eager")
+      throw new ScenarioError(`${where}.protocol: KafkaJS 2.2.4 runs the classic eager protocol only, got '${protocol}'`);
+    if (group.consumer !== undefined)
+      throw new ScenarioError(`${where}.consumer: a KafkaJS group takes KafkaJS's options, by KafkaJS's names, in "kafkajs"`);
+    for (const key of ["static", "replacements", "overrides", "source", "joins"] as const) {
+      if (group[key] !== undefined) throw new ScenarioError(`${where}.${key}: not supported for KafkaJS groups`);
+    }
+    const app = group.app ?? {};
+    if (!checkKafkaJSApp.Check(app)) {
+      const error = deepestError(checkKafkaJSApp.Errors(app));
+      throw new ScenarioError(
+        `${where}.app${readablePath(error?.path ?? "")
+          .replace(/^\(top level\)$/, "")
+          .replace(/^(?=\w)/, ".")}: ${error?.message ?? "not valid"} (a KafkaJS group's app: handler, processingMsPerRecord)`,
+      );
+    }
+  });
 }
 
 /** What transactions need: brokers under the transaction coordinators, coordinators for transactional producers and outputs. */
@@ -290,6 +326,10 @@ export interface SpecOverrides {
 
 /** Resolves a validated scenario into the host-independent SimulationSpec. */
 export function toSimulationSpec(scenario: ScenarioFile, overrides: SpecOverrides = {}): SimulationSpec {
+  if (overrides.protocol !== undefined && overrides.protocol !== "eager" && (scenario.groups ?? []).some((g) => g.client === "kafkajs"))
+    throw new ScenarioError(
+      `${scenario.name}: cannot run under the ${overrides.protocol} protocol: its KafkaJS groups run the classic eager protocol only`,
+    );
   const plan: FaultPlan = {
     network: networkOf(scenario),
     messageFaults: scenario.faults ?? [],

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { KafkaJSConsumerOptionsSchema } from "../kafkajs/kafkajs-consumer-config.js";
 import { KAFKA_SETTINGS_KEYWORD, type KafkaSettingsKind } from "./kafka-settings-schema.js";
 import {
   MAX_DURATION_MS,
@@ -313,6 +314,12 @@ export const GroupSchema = Type.Object(
   {
     groupId: Type.String({ minLength: 1, description: "The group's id (Kafka's group.id)." }),
     protocol: Type.Optional(Protocol('The rebalance protocol (default "consumer").')),
+    client: Type.Optional(
+      Type.Union([Type.Literal("kcsim"), Type.Literal("kafkajs")], {
+        description:
+          "Which client the members run: kcsim's model of Kafka's Java consumer (\"kcsim\", the default), or KafkaJS 2.2.4's real code in virtual time (\"kafkajs\": a classic eager group on the inline host; consumer then holds KafkaJS's consumer options by their KafkaJS names, app {handler, processingMsPerRecord}).",
+      }),
+    ),
     members: Type.Integer({
       minimum: 1,
       maximum: MAX_MEMBERS,
@@ -341,6 +348,7 @@ export const GroupSchema = Type.Object(
         "Consumer settings for every member, by Kafka's names (group.id, client.id, group.protocol and group.instance.id are set from the group). Default {} (Kafka's defaults).",
       ),
     ),
+    kafkajs: Type.Optional(KafkaJSConsumerOptionsSchema),
     app: Type.Optional(
       Settings(
         'The application around each consumer: processingMsPerRecord (default 1), pollTimeoutMs (default 1000, > 0), revokeCallbackMs / assignCallbackMs / lostCallbackMs (time spent in the rebalance listener, default 0), commit ("auto" = enable.auto.commit, "sync-after-batch", "none"), mode ("poll", or "consume-process-produce" with output {topic, transactional, producer} and sink "append" | "upsert").',

@@ -54,6 +54,9 @@ export interface BrokerConfig {
   "transactional.id.expiration.ms": number;
   "transaction.remove.expired.transaction.cleanup.interval.ms": number;
   "request.timeout.ms": number;
+  "auto.create.topics.enable": boolean;
+  "num.partitions": number;
+  "default.replication.factor": number;
 }
 
 export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
@@ -217,6 +220,23 @@ export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
     default: 30000,
     min: 0,
     doc: "Timeout of a broker's inter-broker requests (the transaction coordinator's WriteTxnMarkers and Metadata requests).",
+  },
+  "auto.create.topics.enable": {
+    type: "boolean",
+    default: true,
+    doc: "A Metadata request from a real client (kcsim serve) that names an unknown topic creates it, when the request allows it.",
+  },
+  "num.partitions": {
+    type: "int",
+    default: 1,
+    min: 1,
+    doc: "Partitions of an auto-created topic, and of a CreateTopics request that asks -1.",
+  },
+  "default.replication.factor": {
+    type: "int",
+    default: 1,
+    min: 1,
+    doc: "Replicas of an auto-created topic, and of a CreateTopics request that asks -1 (capped at the brokers there are).",
   },
 };
 

@@ -13,6 +13,7 @@ import {
   SyncGroupResponse,
 } from "./classic-group.js";
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from "./consumer-group-heartbeat.js";
+import { CreateTopicsRequest, CreateTopicsResponse } from "./create-topics.js";
 import { FetchRequest, FetchResponse } from "./fetch.js";
 import { FindCoordinatorRequest, FindCoordinatorResponse } from "./find-coordinator.js";
 import { MetadataRequest, MetadataResponse, UpdateMetadataRequest, UpdateMetadataResponse } from "./metadata.js";
@@ -99,6 +100,8 @@ export const MESSAGE_SCHEMAS = [
   SimDisconnect,
   SimConnect,
   SimAccept,
+  CreateTopicsRequest,
+  CreateTopicsResponse,
 ] as const;
 
 /** Any message the simulation carries: a union discriminated by `type`. */
@@ -126,6 +129,7 @@ export * from "./broker-heartbeat.js";
 export * from "./broker-registration.js";
 export * from "./classic-group.js";
 export * from "./consumer-group-heartbeat.js";
+export * from "./create-topics.js";
 export * from "./fetch.js";
 export * from "./find-coordinator.js";
 export * from "./metadata.js";

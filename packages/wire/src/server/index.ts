@@ -1,2 +1,3 @@
 export * from "./api-versions-answer.js";
+export * from "./error-response.js";
 export * from "./wire-server-connection.js";

@@ -8,7 +8,7 @@ import type { CellCarry } from "../../kernel/cell-carry.js";
 import { type ControlAction, HOST_ORIGIN, type Payload, type SimEvent } from "../../kernel/event.js";
 import { type RunResult, withEventArray } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
-import type { SimulationSpec } from "../../kernel/simulation-spec.js";
+import type { ActorSpec, SimulationSpec } from "../../kernel/simulation-spec.js";
 import {
   type ActorReport,
   type ControlTuple,
@@ -51,6 +51,12 @@ export interface RealtimeHostOptions {
   readonly recordingFile?: string | null;
   /** Aborting it ends the run at once, cleanly: judged up to then, the recording sealed as interrupted (SIGINT, SIGTERM). */
   readonly signal?: AbortSignal;
+  /**
+   * Kinds whose actors live in this thread, built by these factories (closures may hold what a worker
+   * cannot: kcsim serve's client actors hold the real sockets). Spec actors of these kinds and the ones
+   * `addActor` adds never move to a worker; a replay rebuilds them from the recording's registry.
+   */
+  readonly mainThreadKinds?: ActorRegistry;
 }
 
 export interface RealtimeRunResult extends RunResult {
@@ -65,6 +71,8 @@ const RELEASE_AHEAD_MS = 1;
 const START_TIMEOUT_MS = 120_000;
 /** Virtual time 0 lies this far (real ms) after the workers are told the epoch, so they all start on time. */
 const EPOCH_LEAD_MS = 20;
+/** The longest a real timer can wait (Node's TIMEOUT_MAX). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How long the end of a run waits for a worker's last effects. */
 const DRAIN_TIMEOUT_MS = 5_000;
 
@@ -159,6 +167,12 @@ export class RealtimeHost {
   #hostEvents = 0;
   #runs = 0;
   #interruptedAt: Micros | null = null;
+  /** Actors of mainThreadKinds: they stay in the stand-ins' shard, in this thread. */
+  readonly #mainThread = new Set<ActorId>();
+  /** Actors added while running (addActor), after the spec's. */
+  readonly #added: ActorSpec[] = [];
+  /** When an open-ended run was ended (end()), in virtual time; null until then. */
+  #endedAtUs: Micros | null = null;
 
   constructor(spec: SimulationSpec, options: RealtimeHostOptions = {}) {
     this.core = new SimulationCore(spec, { keepEvents: true });
@@ -181,6 +195,7 @@ export class RealtimeHost {
     for (const actor of spec.actors) {
       if (this.#mirrors.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
       this.#mirrors.set(actor.id, new ActorMirror(actor.id));
+      if (options.mainThreadKinds?.has(actor.kind)) this.#mainThread.add(actor.id);
     }
     this.core.onRoute = (from, to, seq, now, msgType, bytes, decision) =>
       this.#recording.add({
@@ -245,19 +260,63 @@ export class RealtimeHost {
     this.#ended();
   }
 
+  /** Resolves once the clock has started (run() starts it). */
+  whenStarted(): Promise<void> {
+    return this.#started;
+  }
+
+  /**
+   * Ends the run now, whatever the spec's duration (kcsim serve runs until it is stopped): run()
+   * stops the workers and resolves with the result, whose virtual end is this moment.
+   */
+  end(): void {
+    if (this.#over) return;
+    this.#endedAtUs = this.now();
+    this.#over = true;
+    this.#timer?.cancel();
+    this.#timer = null;
+    this.#ended?.();
+  }
+
+  /**
+   * Adds an actor of a mainThreadKinds kind to the running simulation, in this thread, and starts it
+   * now (kcsim serve: a client that connected). The recording's spec lists it, so a replay rebuilds it.
+   */
+  addActor(actor: ActorSpec): void {
+    const standIns = this.#standIns;
+    if (standIns === null || this.#over) throw new Error(`the run is not running: cannot add actor '${actor.id}'`);
+    if (this.#mirrors.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
+    if (!this.#options.mainThreadKinds?.has(actor.kind))
+      throw new Error(`actor '${actor.id}': kind '${actor.kind}' is not a main-thread kind`);
+    const added = { ...actor, startAtUs: this.now() };
+    this.#added.push(added);
+    this.#recording.addActor(added);
+    this.#mirrors.set(actor.id, new ActorMirror(actor.id));
+    this.#mainThread.add(actor.id);
+    standIns.adopt({ id: actor.id, kind: actor.kind, config: actor.config, log: [] });
+    void this.control(actor.id, { action: "start" });
+  }
+
+  /** Every actor of the run: the spec's, then those added while it ran. */
+  get actors(): readonly ActorSpec[] {
+    return [...this.core.spec.actors, ...this.#added];
+  }
+
   /** Starts the workers and the clock (run() does this). */
   async start(): Promise<void> {
     const spec = this.core.spec;
-    const registry = await this.#registry();
+    const loaded = await this.#registry();
+    const registry: ActorRegistry =
+      this.#options.mainThreadKinds === undefined ? loaded : new Map([...loaded, ...this.#options.mainThreadKinds]);
     this.#standIns = new RealtimeShard(
       shardSettingsOf(spec),
-      [],
+      spec.actors.filter((a) => this.#mainThread.has(a.id)).map((a) => this.#init(a.id)),
       registry,
       { set: (delayMs, fire) => setTimeout(fire, delayMs), clear: (handle) => clearTimeout(handle as NodeJS.Timeout) },
       (batch) => this.#applyBatch(batch),
     );
     const groups = planShards(
-      spec.actors.map((a) => a.id),
+      spec.actors.filter((a) => !this.#mainThread.has(a.id)).map((a) => a.id),
       this.#options.actorsPerWorker ?? 1,
     );
     // The spares boot alongside the shards and are ready before the clock starts, so restarts are prompt.
@@ -327,7 +386,7 @@ export class RealtimeHost {
   }
 
   #init(id: ActorId, carry?: CellCarry): ShardActorInit {
-    const actor = this.core.spec.actors.find((a) => a.id === id);
+    const actor = this.core.spec.actors.find((a) => a.id === id) ?? this.#added.find((a) => a.id === id);
     if (actor === undefined) throw new Error(`no actor '${id}'`);
     return {
       id,
@@ -398,7 +457,8 @@ export class RealtimeHost {
     const due = Math.min(this.core.queue.peek()?.due ?? end, end);
     if (this.#timer !== null && this.#timer.due <= due) return;
     this.#timer?.cancel();
-    const delay = clock.realDelayMs(due) - RELEASE_AHEAD_MS;
+    // A real timer waits at most 2^31-1 ms; an event further away (an open-ended run's end) gets a timer that re-schedules.
+    const delay = Math.min(clock.realDelayMs(due) - RELEASE_AHEAD_MS, MAX_TIMER_MS);
     if (delay <= 0) {
       const immediate = setImmediate(() => this.#pump());
       this.#timer = { due, cancel: () => clearImmediate(immediate) };
@@ -485,7 +545,9 @@ export class RealtimeHost {
     }
     const cell = standIns.cell(id);
     if (cell === undefined) return;
-    const boots = (action === "start" && cell.state === "unstarted") || (action === "restart" && cell.state !== "unstarted");
+    const boots =
+      !this.#mainThread.has(id) &&
+      ((action === "start" && cell.state === "unstarted") || (action === "restart" && cell.state !== "unstarted"));
     if (!boots) {
       standIns.control(tuple);
       return;
@@ -628,7 +690,7 @@ export class RealtimeHost {
     this.#standIns?.stop();
     Object.assign(out, this.#standIns?.snapshot() ?? {});
     const ordered: Record<ActorId, ActorReport> = {};
-    for (const actor of this.core.spec.actors) ordered[actor.id] = out[actor.id] ?? { state: "dead", snapshot: null };
+    for (const actor of this.actors) ordered[actor.id] = out[actor.id] ?? { state: "dead", snapshot: null };
     return ordered;
   }
 
@@ -640,7 +702,9 @@ export class RealtimeHost {
     for (const event of events) history.record(event);
     const historyHash = history.finish();
     const interruptedAt = this.#interruptedAt;
-    this.#recording.finish({ t: interruptedAt ?? core.spec.durationUs, historyHash, interrupted: interruptedAt !== null });
+    // An open-ended run (kcsim serve) ends where end() stopped it; an interrupted one where it was interrupted.
+    const endUs = interruptedAt ?? this.#endedAtUs ?? core.spec.durationUs;
+    this.#recording.finish({ t: endUs, historyHash, interrupted: interruptedAt !== null });
     return withEventArray({
       host: "realtime",
       scenario: core.spec.scenario,
@@ -648,7 +712,7 @@ export class RealtimeHost {
       historyHash,
       log: history.log,
       eventsProcessed: this.#runs,
-      virtualEndUs: interruptedAt ?? core.spec.durationUs,
+      virtualEndUs: endUs,
       ...(interruptedAt !== null ? { interruptedAtUs: interruptedAt } : {}),
       wallMs: wallMsTaken,
       router: core.router.stats,

@@ -228,7 +228,9 @@ export class RealtimeShard implements CellSink {
     if (armed !== null) this.#driver.clear(armed.handle);
     this.#armed = null;
     if (next === undefined) return;
-    this.#armed = { due: next.due, handle: this.#driver.set(Math.max(0, clock.realDelayMs(next.due)), () => this.#fireTimers()) };
+    // Capped at Node's TIMEOUT_MAX: a timer further away fires early, finds nothing due and re-arms.
+    const delayMs = Math.min(Math.max(0, clock.realDelayMs(next.due)), 2 ** 31 - 1);
+    this.#armed = { due: next.due, handle: this.#driver.set(delayMs, () => this.#fireTimers()) };
   }
 
   /** Ends an entry: re-arms the timer and reports, now or (with a deferring driver) at the end of the turn. */

@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import type { ActorId, JsonValue, Micros } from "@kcsim/protocol";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import type { ControlAction } from "../../kernel/event.js";
-import type { SimulationSpec } from "../../kernel/simulation-spec.js";
+import type { ActorSpec, SimulationSpec } from "../../kernel/simulation-spec.js";
 import type { RouteDecision } from "../../router/router.js";
 
 /**
@@ -138,13 +138,28 @@ export class RecordingWriter {
   #pendingChars = 0;
   #count = 0;
   #end: RecordingEnd | null = null;
+  readonly #actors: ActorSpec[];
 
   constructor(header: RecordingHeader, file: string | null = null) {
-    this.header = header;
+    this.#actors = [...header.spec.actors];
+    this.header = { ...header, spec: { ...header.spec, actors: this.#actors } };
     if (file !== null) {
       this.#fd = openSync(file, "w");
       this.#write(JSON.stringify(header));
       this.flush();
+    }
+  }
+
+  /**
+   * An actor the run added after it began (a real client kcsim serve accepted): the header's spec lists
+   * it; a streamed recording, whose header is written already, gets an "actor" line that parseRecording
+   * folds back into the header.
+   */
+  addActor(actor: ActorSpec): void {
+    this.#actors.push(actor);
+    if (this.#fd !== null && this.#end === null) {
+      this.#count++;
+      this.#write(JSON.stringify({ r: "actor", t: actor.startAtUs, actor }));
     }
   }
 
@@ -294,8 +309,21 @@ export function parseRecording(text: string, source: string): Recording {
       `${source}: incomplete recording: it has no end line (its run was killed before it finished), ${body.length} entries recorded`,
     );
   }
-  const entries = body.map((line, i) => checkEntry(parse(line, i + 2), `${source}:${i + 2}`));
-  const end = checkEnd(last, `${source}:${lines.length}`, entries.length);
+  // "actor" lines: actors a streamed run added after its header was written (kcsim serve's real clients).
+  const added: ActorSpec[] = [];
+  const entries: RecordingEntry[] = [];
+  body.forEach((line, i) => {
+    const value = parse(line, i + 2);
+    if (isObject(value) && value.r === "actor") {
+      const actor = value.actor;
+      if (!isObject(actor) || typeof actor.id !== "string" || typeof actor.kind !== "string" || typeof actor.startAtUs !== "number")
+        throw new RecordingError(`${source}:${i + 2}: an "actor" line needs an actor with id, kind and startAtUs`);
+      added.push(actor as unknown as ActorSpec);
+    } else entries.push(checkEntry(value, `${source}:${i + 2}`));
+  });
+  const end = checkEnd(last, `${source}:${lines.length}`, entries.length + added.length);
   if (entries.length === 0) throw new RecordingError(`${source}: the recording holds no event: nothing to replay`);
-  return { header: header as unknown as RecordingHeader, entries, end };
+  const parsed = header as unknown as RecordingHeader;
+  const full = added.length === 0 ? parsed : { ...parsed, spec: { ...parsed.spec, actors: [...parsed.spec.actors, ...added] } };
+  return { header: full, entries, end };
 }

@@ -1,0 +1,361 @@
+import type { RecordRange } from "@kcsim/member";
+import {
+  CONSUMER_PROTOCOL_TYPE,
+  ErrorCode,
+  errorName,
+  type Micros,
+  type Observation,
+  type PartitionsByTopic,
+  partitionsByTopic,
+  type TopicPartition,
+  topicPartitionsOf,
+  tpKey,
+} from "@kcsim/protocol";
+import { assignmentFromKafka, type WireRequest, type WireRequestOf, type WireResponseOf } from "@kcsim/wire";
+
+/** What the application of a real client owns in one group, as the wire shows it. */
+interface GroupMembership {
+  memberId: string;
+  generation: number;
+  state: string;
+  owned: PartitionsByTopic;
+  /** The protocol type of its last JoinGroup ("consumer": assignments in Kafka's consumer protocol). */
+  protocolType: string;
+  /** The assignor the group chose at the last join: cooperative-sticky keeps what stays assigned through a rebalance. */
+  protocolName: string;
+}
+
+/** Errors after which a classic member no longer holds its membership (Kafka's `resetGenerationOnResponseError` paths). */
+const MEMBERSHIP_LOST = new Set<number>([ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION, ErrorCode.FENCED_INSTANCE_ID]);
+
+/** What the tracker needs from its actor. */
+export interface MembershipPort {
+  observe(observation: Observation): void;
+  now(): Micros;
+}
+
+/** Where the records a client consumed are reported from. */
+export type RecordsSource = "fetched" | "application";
+
+/**
+ * Follows a real client's classic group membership, commits, consumption
+ * and produce acknowledgements from the requests it sends and the answers it
+ * gets, and reports them as the simulated members and producers do
+ * (member.state, member.owned, member.commit, member.records, fetch.reset,
+ * producer.ack), so the same checkers judge it. What the wire shows is what
+ * Kafka's client does:
+ * - an eager member gives up everything when it sends JoinGroup, a
+ *   cooperative-sticky one only what its next assignment leaves out;
+ * - a member owns its SyncGroup assignment once the answer arrives;
+ * - UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or FENCED_INSTANCE_ID on a
+ *   JoinGroup, SyncGroup or Heartbeat answer means the membership is lost;
+ * - LeaveGroup gives everything up.
+ * With `records: "fetched"`, records reach the application when a Fetch
+ * answer brings them (from the offset the client asked for; a re-fetch of
+ * offsets already delivered in the same assignment is not counted again: at
+ * the wire a retry cannot be told from a second delivery). One client id is
+ * one member: a client that joins two groups is reported under the latest.
+ */
+export class ClientMembership {
+  readonly #port: MembershipPort;
+  readonly #records: RecordsSource;
+  readonly #groups = new Map<string, GroupMembership>();
+  /** Per owned partition key: the next offset not yet reported in the current assignment. */
+  readonly #delivered = new Map<string, number>();
+
+  constructor(port: MembershipPort, records: RecordsSource) {
+    this.#port = port;
+    this.#records = records;
+  }
+
+  /** The protocol type of a group's last JoinGroup (SyncGroup below v5 does not name it). */
+  protocolTypeOf(groupId: string): string {
+    return this.#groups.get(groupId)?.protocolType ?? CONSUMER_PROTOCOL_TYPE;
+  }
+
+  /** A request is about to go out. */
+  sent(request: WireRequest): void {
+    switch (request.api) {
+      case "JoinGroup":
+        this.#joining(request.body);
+        return;
+      case "LeaveGroup": {
+        const group = this.#groups.get(request.body.groupId);
+        if (group !== undefined) this.#leave(request.body.groupId, group, "leave");
+        return;
+      }
+      default:
+    }
+  }
+
+  /** A request was answered (the response as the client gets it). */
+  answered(request: WireRequest, response: unknown, sentAt: Micros): void {
+    switch (request.api) {
+      case "JoinGroup":
+        this.#joined(request.body, response as WireResponseOf<"JoinGroup">);
+        return;
+      case "SyncGroup":
+        this.#synced(request.body, response as WireResponseOf<"SyncGroup">);
+        return;
+      case "Heartbeat":
+        this.#heartbeat(request.body, response as WireResponseOf<"Heartbeat">);
+        return;
+      case "OffsetCommit":
+        this.#committed(request.body, response as WireResponseOf<"OffsetCommit">);
+        return;
+      case "Fetch":
+        if (this.#records === "fetched") this.#fetched(request.body, response as WireResponseOf<"Fetch">);
+        return;
+      case "ListOffsets":
+        this.#listed(request.body, response as WireResponseOf<"ListOffsets">);
+        return;
+      case "Produce":
+        this.#produced(request.body, response as WireResponseOf<"Produce">, sentAt);
+        return;
+      default:
+    }
+  }
+
+  /** Records the application was handed: one `member.records` with a range per partition (records: "application" reports them as they come). */
+  consumed(ranges: readonly RecordRange[]): void {
+    if (ranges.length === 0) return;
+    this.#port.observe({ type: "member.records", memberId: this.#currentMemberId(), ranges });
+  }
+
+  /** The membership the client holds in a group, if any (its id and generation). */
+  membershipOf(groupId: string): { memberId: string; generation: number; owned: PartitionsByTopic } | undefined {
+    const group = this.#groups.get(groupId);
+    return group === undefined ? undefined : { memberId: group.memberId, generation: group.generation, owned: group.owned };
+  }
+
+  #currentMemberId(): string {
+    let id = "";
+    for (const group of this.#groups.values()) id = group.memberId;
+    return id;
+  }
+
+  #group(groupId: string): GroupMembership {
+    let group = this.#groups.get(groupId);
+    if (group === undefined) {
+      group = { memberId: "", generation: -1, state: "UNJOINED", owned: {}, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: "" };
+      this.#groups.set(groupId, group);
+    }
+    return group;
+  }
+
+  #state(groupId: string, group: GroupMembership, to: string): void {
+    if (group.state === to) return;
+    this.#port.observe({
+      type: "member.state",
+      groupId,
+      memberId: group.memberId,
+      protocol: "classic",
+      from: group.state,
+      to,
+      memberEpoch: group.generation,
+    });
+    group.state = to;
+  }
+
+  #own(groupId: string, group: GroupMembership, owned: PartitionsByTopic, cause: "assigned" | "revoked" | "lost" | "leave"): void {
+    const before = new Set([...topicPartitionsOf(group.owned)].map((tp) => tpKey(tp.topic, tp.partition)));
+    const after = new Set([...topicPartitionsOf(owned)].map((tp) => tpKey(tp.topic, tp.partition)));
+    if (before.size === after.size && [...before].every((key) => after.has(key))) return;
+    // A partition that leaves the assignment ends its tenure: a later assignment starts counting afresh.
+    for (const key of before) if (!after.has(key)) this.#delivered.delete(key);
+    group.owned = owned;
+    this.#port.observe({ type: "member.owned", groupId, memberId: group.memberId, memberEpoch: group.generation, owned, cause });
+  }
+
+  #leave(groupId: string, group: GroupMembership, cause: "leave" | "lost"): void {
+    this.#own(groupId, group, {}, cause);
+    this.#state(groupId, group, "UNJOINED");
+    group.memberId = "";
+    group.generation = -1;
+  }
+
+  #joining(body: WireRequestOf<"JoinGroup">): void {
+    const group = this.#group(body.groupId);
+    group.protocolType = body.protocolType;
+    if (body.memberId !== "") group.memberId = body.memberId;
+    // An eager member revokes everything before it rejoins; a cooperative one keeps what it owns.
+    if (group.protocolName !== "cooperative-sticky") this.#own(body.groupId, group, {}, "revoked");
+    this.#state(body.groupId, group, "PREPARING_REBALANCE");
+  }
+
+  #joined(body: WireRequestOf<"JoinGroup">, response: WireResponseOf<"JoinGroup">): void {
+    const group = this.#group(body.groupId);
+    if (response.errorCode === ErrorCode.MEMBER_ID_REQUIRED) {
+      group.memberId = response.memberId;
+      return;
+    }
+    if (response.errorCode !== ErrorCode.NONE) {
+      if (MEMBERSHIP_LOST.has(response.errorCode)) this.#leave(body.groupId, group, "lost");
+      return;
+    }
+    group.memberId = response.memberId;
+    group.generation = response.generationId;
+    group.protocolName = response.protocolName;
+    this.#state(body.groupId, group, "COMPLETING_REBALANCE");
+  }
+
+  #synced(body: WireRequestOf<"SyncGroup">, response: WireResponseOf<"SyncGroup">): void {
+    const group = this.#group(body.groupId);
+    if (response.errorCode !== ErrorCode.NONE) {
+      if (MEMBERSHIP_LOST.has(response.errorCode)) this.#leave(body.groupId, group, "lost");
+      else if (response.errorCode === ErrorCode.REBALANCE_IN_PROGRESS) this.#state(body.groupId, group, "PREPARING_REBALANCE");
+      return;
+    }
+    if (body.generationId !== group.generation) return;
+    const assignment = group.protocolType === CONSUMER_PROTOCOL_TYPE ? assignmentFromKafka(response.assignment) : undefined;
+    const partitions: TopicPartition[] = [];
+    for (const tp of assignment?.assignedPartitions ?? [])
+      for (const partition of tp.partitions) partitions.push({ topic: tp.topic, partition });
+    const owned = partitionsByTopic(partitions);
+    const shrinks = [...topicPartitionsOf(group.owned)].some(
+      (tp) => !partitions.some((p) => p.topic === tp.topic && p.partition === tp.partition),
+    );
+    // A cooperative member first gives up what it loses, then takes what it gains.
+    if (shrinks)
+      this.#own(
+        body.groupId,
+        group,
+        partitionsByTopic(partitions.filter((p) => (group.owned[p.topic] ?? []).includes(p.partition))),
+        "revoked",
+      );
+    this.#own(body.groupId, group, owned, "assigned");
+    this.#state(body.groupId, group, "STABLE");
+  }
+
+  #heartbeat(body: WireRequestOf<"Heartbeat">, response: WireResponseOf<"Heartbeat">): void {
+    const group = this.#groups.get(body.groupId);
+    if (group === undefined || body.generationId !== group.generation) return;
+    if (MEMBERSHIP_LOST.has(response.errorCode)) this.#leave(body.groupId, group, "lost");
+    else if (response.errorCode === ErrorCode.REBALANCE_IN_PROGRESS) this.#state(body.groupId, group, "PREPARING_REBALANCE");
+  }
+
+  #committed(body: WireRequestOf<"OffsetCommit">, response: WireResponseOf<"OffsetCommit">): void {
+    const offsets: Record<string, Record<string, number>> = {};
+    for (const topic of body.topics) {
+      const partitions: Record<string, number> = {};
+      for (const p of topic.partitions) partitions[String(p.partitionIndex)] = Number(p.committedOffset);
+      offsets[topic.name] = partitions;
+    }
+    let error: number = ErrorCode.NONE;
+    for (const topic of response.topics) for (const p of topic.partitions) if (error === ErrorCode.NONE) error = p.errorCode;
+    this.#port.observe({
+      type: "member.commit",
+      groupId: body.groupId,
+      memberId: body.memberId,
+      memberEpoch: body.generationIdOrMemberEpoch,
+      kind: "async",
+      offsets,
+      result: errorName(error),
+    });
+  }
+
+  #fetched(body: WireRequestOf<"Fetch">, response: WireResponseOf<"Fetch">): void {
+    const asked = new Map<string, number>();
+    for (const topic of body.topics) for (const p of topic.partitions) asked.set(tpKey(topic.topic, p.partition), Number(p.fetchOffset));
+    // One member.records per answer, as a poll's: a range per partition that brought new records.
+    const ranges: RecordRange[] = [];
+    for (const topic of response.responses) {
+      for (const p of topic.partitions) {
+        if (p.errorCode !== ErrorCode.NONE || p.records === null) continue;
+        const key = tpKey(topic.topic, p.partitionIndex);
+        const from = Math.max(asked.get(key) ?? 0, this.#delivered.get(key) ?? 0);
+        const offsets = dataRecordOffsets(p.records).filter((offset) => offset >= from);
+        if (offsets.length === 0) continue;
+        const first = offsets[0] as number;
+        const last = offsets[offsets.length - 1] as number;
+        this.#delivered.set(key, last + 1);
+        ranges.push({ topic: topic.topic, partition: p.partitionIndex, firstOffset: first, lastOffset: last, count: offsets.length });
+      }
+    }
+    this.consumed(ranges);
+  }
+
+  /** A client asks a partition's earliest or latest offset when it has no position to resume from: its position is reset. */
+  #listed(body: WireRequestOf<"ListOffsets">, response: WireResponseOf<"ListOffsets">): void {
+    for (const topic of response.topics) {
+      for (const p of topic.partitions) {
+        const asked = body.topics.find((t) => t.name === topic.name)?.partitions.find((x) => x.partitionIndex === p.partitionIndex);
+        if (p.errorCode !== ErrorCode.NONE || asked === undefined || (asked.timestamp !== -1n && asked.timestamp !== -2n)) continue;
+        const offset = p.oldStyleOffsets.length > 0 ? Number(p.oldStyleOffsets[0]) : Number(p.offset);
+        this.#port.observe({
+          type: "fetch.reset",
+          topic: topic.name,
+          partition: p.partitionIndex,
+          strategy: asked.timestamp === -2n ? "earliest" : "latest",
+          offset,
+          reason: "no-committed-offset",
+        });
+      }
+    }
+  }
+
+  #produced(body: WireRequestOf<"Produce">, response: WireResponseOf<"Produce">, sentAt: Micros): void {
+    if (body.acks === 0) return;
+    for (const topic of response.responses) {
+      const sent = body.topicData.find((t) => t.name === topic.name);
+      for (const p of topic.partitionResponses) {
+        const batch = batchHeaderOf(sent?.partitionData.find((x) => x.index === p.index)?.records ?? null);
+        if (batch === null) continue;
+        const acked = p.errorCode === ErrorCode.NONE && p.baseOffset >= 0n;
+        this.#port.observe({
+          type: "producer.ack",
+          topic: topic.name,
+          partition: p.index,
+          baseOffset: acked ? Number(p.baseOffset) : -1,
+          lastOffset: acked ? Number(p.baseOffset) + batch.lastOffsetDelta : -1,
+          count: batch.records,
+          acks: body.acks === -1 ? "all" : String(body.acks),
+          errorCode: p.errorCode,
+          latencyMs: (this.#port.now() - sentAt) / 1000,
+          producerId: batch.producerId,
+          producerEpoch: batch.producerEpoch,
+          baseSequence: batch.baseSequence,
+          transactionalId: body.transactionalId,
+        });
+      }
+    }
+  }
+}
+
+/** The fields of a record batch v2 header that a produce acknowledgement reports (big-endian, Kafka's DefaultRecordBatch layout). */
+function batchHeaderOf(
+  bytes: Uint8Array | null,
+): { lastOffsetDelta: number; records: number; producerId: number; producerEpoch: number; baseSequence: number } | null {
+  if (bytes === null || bytes.length < 61) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return {
+    lastOffsetDelta: view.getInt32(23),
+    producerId: Number(view.getBigInt64(43)),
+    producerEpoch: view.getInt16(51),
+    baseSequence: view.getInt32(53),
+    records: view.getInt32(57),
+  };
+}
+
+/**
+ * The offsets of the data records in a Fetch answer's record set: every
+ * batch but control batches (transaction markers), each batch's records
+ * from baseOffset to baseOffset + lastOffsetDelta. Records of a batch are
+ * dense (kcsim's logs are never compacted); a truncated last batch is
+ * ignored, as clients ignore it.
+ */
+export function dataRecordOffsets(records: Uint8Array): number[] {
+  const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+  const offsets: number[] = [];
+  for (let at = 0; at + 61 <= records.length; ) {
+    const baseOffset = Number(view.getBigInt64(at));
+    const length = view.getInt32(at + 8);
+    if (at + 12 + length > records.length) break;
+    const attributes = view.getInt16(at + 21);
+    const lastOffsetDelta = view.getInt32(at + 23);
+    const isControl = (attributes & 0x20) !== 0;
+    if (!isControl) for (let delta = 0; delta <= lastOffsetDelta; delta++) offsets.push(baseOffset + delta);
+    at += 12 + length;
+  }
+  return offsets;
+}

@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { partitionFor } from "@kcsim/protocol";
+import kafkajs from "kafkajs";
+import { afterEach, describe, expect, it } from "vitest";
+import { type RunningCluster, type ScenarioFile, startCluster } from "../src/index.js";
+
+const CONSUMER_PROCESS = fileURLToPath(new URL("./support/kafkajs-consumer-process.mjs", import.meta.url));
+const GROUP = "orders-app";
+const TOPIC = "orders";
+
+/** A KafkaJS consumer in its own process: every key its eachMessage handler got. */
+class ConsumerProcess {
+  readonly keys = new Set<string>();
+  readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+
+  constructor(brokers: string, clientId: string) {
+    this.child = spawn(process.execPath, [CONSUMER_PROCESS, brokers, GROUP, clientId, TOPIC, "6000"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const lines = createInterface({ input: this.child.stdout as NodeJS.ReadableStream });
+    this.ready = new Promise((resolve) => {
+      lines.on("line", (line) => {
+        if (line === "ready") resolve();
+        const [tag, key] = line.split(" ");
+        if (tag === "msg" && key !== undefined) this.keys.add(key);
+      });
+    });
+  }
+
+  stop(signal: NodeJS.Signals): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.child.once("exit", () => resolve());
+      this.child.kill(signal);
+    });
+  }
+}
+
+async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * The cluster of the test: three brokers (RF 3), three coordinators; the group's coordinator crashes at 12 s
+ * and is back at 14 s (it reloads its log and answers COORDINATOR_LOAD_IN_PROGRESS meanwhile); between 3 s
+ * and 18 s, 3% of the real clients' fetches break their connection and group traffic to the coordinators is
+ * delayed.
+ */
+function scenario(): ScenarioFile {
+  const coordinator = `coordinator-${partitionFor(GROUP, 50) % 3}`;
+  return {
+    name: "kafkajs-serve",
+    durationMs: 600_000,
+    cluster: {
+      coordinators: 3,
+      brokers: 3,
+      topics: [{ name: TOPIC, partitions: 6, replicationFactor: 3 }],
+      broker: { "min.insync.replicas": 2, "group.initial.rebalance.delay.ms": 500 },
+    },
+    faults: [
+      { name: "fetch-breaks", from: ["client:*"], types: ["FetchRequest"], startMs: 3_000, endMs: 18_000, drop: { probability: 0.03 } },
+      {
+        name: "group-delay",
+        from: ["client:*"],
+        to: ["coordinator-*"],
+        startMs: 3_000,
+        endMs: 18_000,
+        delay: { dist: "exponential", meanMs: 50 },
+      },
+    ],
+    nemesis: [
+      { atMs: 12_000, actor: coordinator, action: "crash" },
+      { atMs: 14_000, actor: coordinator, action: "restart" },
+    ],
+  };
+}
+
+describe("kcsim serve with KafkaJS (startCluster)", () => {
+  let cluster: RunningCluster | null = null;
+  const consumers: ConsumerProcess[] = [];
+  const dirs: string[] = [];
+
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.stop("SIGKILL")));
+    await cluster?.stop();
+    cluster = null;
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a producer and three consumers through a member crash, a coordinator failover and connection faults: all consumed, checkers pass, report written", async () => {
+    const out = mkdtempSync(join(tmpdir(), "kcsim-serve-"));
+    dirs.push(out);
+    cluster = await startCluster({ scenario: scenario(), out: join(out, "run") });
+    const brokers = cluster.bootstrapServers;
+    for (let i = 1; i <= 3; i++) consumers.push(new ConsumerProcess(brokers, `consumer-${i}`));
+    await Promise.all(consumers.map((c) => c.ready));
+
+    const kafka = new kafkajs.Kafka({ clientId: "producer", brokers: [...cluster.brokers], logLevel: kafkajs.logLevel.NOTHING });
+    const producer = kafka.producer({ retry: { retries: 10 } });
+    await producer.connect();
+    const produced: string[] = [];
+    const started = Date.now();
+    let crashed = false;
+    for (let i = 0; Date.now() - started < 15_000; i++) {
+      const key = `order-${i}`;
+      await producer.send({ topic: TOPIC, acks: -1, messages: [{ key, value: `value of ${key}` }] });
+      produced.push(key);
+      // A member crash: consumer-3's process is killed, it never leaves the group; its session expires.
+      if (!crashed && Date.now() - started > 5_000) {
+        crashed = true;
+        await (consumers[2] as ConsumerProcess).stop("SIGKILL");
+      }
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    await producer.disconnect();
+    const consumed = () => new Set(consumers.flatMap((c) => [...c.keys]));
+    await until(() => produced.every((key) => consumed().has(key)), 90_000, "every produced record to be consumed");
+    await Promise.all(consumers.slice(0, 2).map((c) => c.stop("SIGTERM")));
+
+    const verdicts = await cluster.stop();
+    cluster = null;
+    expect(verdicts.failures).toEqual([]);
+    expect(verdicts.ok).toBe(true);
+    expect(verdicts.clients).toEqual(
+      expect.arrayContaining(["client:consumer-1", "client:consumer-2", "client:consumer-3", "client:producer"]),
+    );
+    expect(produced.length).toBeGreaterThan(50);
+    // The checkers judged real work: the crashed member's partitions moved, records were consumed and committed.
+    const history = readFileSync(join(out, "run", "history.jsonl"), "utf8");
+    expect(history).toContain('"type":"gc.member-removed"');
+    expect(history).toMatch(/"actor":"client:consumer-3","o":\{"type":"member.records"/);
+    expect(history).toMatch(/"actor":"client:consumer-1","o":\{"type":"member.commit"/);
+    expect(history).toMatch(/"fault":"fetch-breaks"/);
+    expect(history).toMatch(/"ev":"life","actor":"coordinator-\d","what":"crash"/);
+    expect(history).toMatch(/"ev":"life","actor":"coordinator-\d","what":"restart"/);
+    expect(existsSync(join(out, "run", "report.html"))).toBe(true);
+    expect(existsSync(join(out, "run", "recording.jsonl"))).toBe(true);
+  }, 240_000);
+});

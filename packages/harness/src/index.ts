@@ -26,8 +26,10 @@ export { SCENARIO_SCHEMA_PATH, scenarioJsonSchema } from "./scenario/scenario-js
 
 export { Pinger, type PingerConfig, Ponger } from "./actors/ping-pong.js";
 export { DEFAULT_REGISTRY } from "./actors/registry.js";
+export { type EventFollower, HistoryPass, type SharedAnalysis } from "./analysis/history-pass.js";
 export * from "./checkers/checker.js";
 export { CHECKERS, DEFAULT_CHECKERS } from "./checkers/registry.js";
+export { EventLog } from "./history/event-log.js";
 export * from "./history/history.js";
 export * from "./history/history-event.js";
 export { InlineHost, type InlineHostOptions } from "./hosts/inline-host.js";
@@ -57,11 +59,12 @@ export * from "./kernel/event.js";
 export type { RunResult } from "./kernel/run-result.js";
 export { SimulationCore } from "./kernel/simulation-core.js";
 export type * from "./kernel/simulation-spec.js";
-export { type RunMetrics, runMetrics } from "./metrics/run-metrics.js";
+export { type RunMetrics, RunMetricsFollower, runMetrics } from "./metrics/run-metrics.js";
 export { meanDelayMs, sampleDelay } from "./router/delay.js";
 export * from "./router/fault-plan.js";
 export { corruptFrame, type Fate, type RouteDecision, Router, type RouterStats } from "./router/router.js";
 export { globToRegExp, NameMatcher } from "./router/selector.js";
+export { judgeFinished, RunJudge } from "./run/run-judge.js";
 export { checkersWith, type HostName, judge, type RunOptions, type RunSummary, runScenario, runSpec } from "./run/run-scenario.js";
 export { loadScenarioFile, ScenarioError, type SpecOverrides, toSimulationSpec, validateScenario } from "./scenario/load-scenario.js";
 export { type ScenarioFile, ScenarioSchema } from "./scenario/scenario-schema.js";

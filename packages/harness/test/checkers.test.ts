@@ -120,7 +120,11 @@ describe("group checkers catch what they exist to catch", () => {
 
   it("single-owner: a late reconciliation revoked within the same instant counts only if its owner got records of the partition", () => {
     const records = (t: number, who: string, partition: number) =>
-      obs(t, who, { type: "member.records", memberId: `${who}-id`, topic: "T", partition, firstOffset: 0, lastOffset: 4, count: 5 });
+      obs(t, who, {
+        type: "member.records",
+        memberId: `${who}-id`,
+        ranges: [{ topic: "T", partition, firstOffset: 0, lastOffset: 4, count: 5 }],
+      });
     const base = [life(0, "a", "start"), life(0, "b", "start"), owned(1, "a", [0]), owned(2, "b", [1])];
     // a completes a held-up reconciliation with T-1 (given to b since) and revokes it again in the same step.
     const lateAndRevoked = [...base, owned(5, "a", [0, 1]), records(5, "a", 0), owned(5, "a", [0], "revoked"), owned(6, "b", [1])];

@@ -1,3 +1,4 @@
+import type { RecordRange } from "@kcsim/member";
 import { ErrorCode, type Observation } from "@kcsim/protocol";
 import { assignmentToKafka, encodeRecordBatch, type WireRequest, type WireRequestOf } from "@kcsim/wire";
 import { describe, expect, it } from "vitest";
@@ -186,7 +187,8 @@ describe("ClientMembership: a real client's group membership from the wire", () 
     membership.answered(fetch(3), answer(batch(0, 5)), 0); // a batch from 0 for a fetch from 3: the client keeps 3, 4
     membership.answered(fetch(3), answer(batch(0, 5)), 0); // fetched again in the same assignment: not counted twice
     membership.answered(fetch(5), answer(batch(5, 2)), 0);
-    expect(observed.filter((o) => o.type === "member.records").map((o) => [o.firstOffset, o.lastOffset, o.count])).toEqual([
+    const ranges = observed.filter((o) => o.type === "member.records").flatMap((o) => o.ranges as RecordRange[]);
+    expect(ranges.map((r) => [r.firstOffset, r.lastOffset, r.count])).toEqual([
       [3, 4, 2],
       [5, 6, 2],
     ]);

@@ -66,11 +66,7 @@ const records = (t: number, who: string, first: number, last: number, topic = "i
   obs(t, who, {
     type: "member.records",
     memberId: `${who}-id`,
-    topic,
-    partition: 0,
-    firstOffset: first,
-    lastOffset: last,
-    count: last - first + 1,
+    ranges: [{ topic, partition: 0, firstOffset: first, lastOffset: last, count: last - first + 1 }],
   });
 /** The verifier read output offset `at`, the result of in-0@`input` made by `writer`. */
 const read = (t: number, at: number, input: number, writer = "a") =>

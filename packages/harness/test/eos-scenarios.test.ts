@@ -134,8 +134,8 @@ describe("eos-off: the same pipeline without transactions", () => {
     const processors = (input: string) => {
       const at = input.lastIndexOf("@");
       const offset = Number(input.slice(at + 1));
-      return deliveries.filter(
-        (d) => `${d.o.topic}-${d.o.partition}` === input.slice(0, at) && d.o.firstOffset <= offset && offset <= d.o.lastOffset,
+      return deliveries.filter((d) =>
+        d.o.ranges.some((r) => `${r.topic}-${r.partition}` === input.slice(0, at) && r.firstOffset <= offset && offset <= r.lastOffset),
       );
     };
     // Duplicates whose first processing was the zombie's: after its fencing, before it learned of it; then the owner's.

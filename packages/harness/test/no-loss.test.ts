@@ -37,11 +37,7 @@ const consumed = (t: number, first: number, last: number) =>
   obs(t, "member-1", {
     type: "member.records",
     memberId: "m",
-    topic: "orders",
-    partition: 5,
-    firstOffset: first,
-    lastOffset: last,
-    count: 1,
+    ranges: [{ topic: "orders", partition: 5, firstOffset: first, lastOffset: last, count: 1 }],
   });
 
 describe("no-loss across a leader failover", () => {

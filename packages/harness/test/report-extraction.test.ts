@@ -402,11 +402,7 @@ describe("report data: the causal chain behind a violation", () => {
       o: {
         type: "member.records",
         memberId: `id-${who}`,
-        topic: "T",
-        partition,
-        firstOffset: first,
-        lastOffset: last,
-        count: last - first + 1,
+        ranges: [{ topic: "T", partition, firstOffset: first, lastOffset: last, count: last - first + 1 }],
       },
     });
     const spec = groupSpec();

@@ -264,13 +264,15 @@ describe("RealtimeShard (the realtime worker half)", () => {
     const time = new FakeTime();
     const batches: EffectBatch[] = [];
     const servers: ActorRegistry = new Map([["holding-server", () => new HoldingServer()]]);
-    const server = { id: "server", kind: "holding-server", config: {} as JsonValue, log: [] };
+    // Origin ranks in string order after the harness origins (client < follower < server).
+    const ranks: Record<string, number> = { client: 8, follower: 9, server: 10 };
+    const server = { id: "server", rank: ranks.server as number, kind: "holding-server", config: {} as JsonValue, log: [] };
     const shard = new RealtimeShard(settings, [server], servers, time.driver, (batch) => batches.push(batch));
     shard.begin(time);
     shard.control(control(0, "server", "start"));
     let seq = 0;
     const wire = (due: Micros, from: string, message: Message): DeliveryTuple =>
-      [0, due, from, ++seq, 0, "server", from, message.type, encode(message), 1, 0] as const;
+      [0, due, from, ranks[from] as number, ++seq, 0, "server", from, message.type, encode(message), 1, 0] as const;
     const request = (correlationId: number): Message => ({
       type: "HeartbeatRequest",
       correlationId,

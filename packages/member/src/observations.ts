@@ -89,15 +89,24 @@ export interface PollTimeoutObservation {
   readonly maxPollIntervalMs: number;
 }
 
-/** Records handed to the application by one poll, per partition. */
-export interface RecordsObservation {
-  readonly type: "member.records";
-  readonly memberId: string;
+/** The records of one partition in a poll's batch: its first and last offsets, and how many records (a type, so it is a JsonValue). */
+export type RecordRange = {
   readonly topic: string;
   readonly partition: number;
   readonly firstOffset: number;
   readonly lastOffset: number;
   readonly count: number;
+};
+
+/**
+ * Records handed to the application by one poll (one observation per poll
+ * that returned records): a range per partition, in the order the batch
+ * first holds each partition.
+ */
+export interface RecordsObservation {
+  readonly type: "member.records";
+  readonly memberId: string;
+  readonly ranges: readonly RecordRange[];
 }
 
 /** An offset commit the member attempted, and how it ended. */

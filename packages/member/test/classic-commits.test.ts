@@ -6,7 +6,7 @@ import { ClassicDriver, classicConfig, joinSubscription } from "./classic-test-s
 function stableAt5(config = classicConfig()): ClassicDriver {
   const driver = new ClassicDriver(config);
   driver.joinStableWith({ T1: [0, 1] }, 5);
-  driver.runAnswering(() => driver.observations("member.records").length > 2);
+  driver.runAnswering(() => driver.recordRanges().length > 2);
   return driver;
 }
 

@@ -28,8 +28,8 @@ describe("classic COOPERATIVE rebalance (cooperative-sticky, KIP-429)", () => {
     });
     // Still owned and consumed while the group rebalances.
     expect(driver.owned).toEqual({ T1: [0, 1, 2, 3] });
-    const recordsBefore = driver.observations("member.records").length;
-    driver.runAnswering(() => driver.observations("member.records").length > recordsBefore + 2, 5000);
+    const recordsBefore = driver.recordRanges().length;
+    driver.runAnswering(() => driver.recordRanges().length > recordsBefore + 2, 5000);
 
     const before = driver.ctx.seen.length;
     driver.answerJoin({ generation: 2 });

@@ -14,7 +14,7 @@ describe("classic EAGER rebalance (range)", () => {
   it("before every JoinGroup: ownership ends, auto-commit, onPartitionsRevoked(all); after SyncGroup onPartitionsAssigned(all)", () => {
     const driver = new ClassicDriver(classicConfig({ app: { revokeCallbackMs: 30, assignCallbackMs: 20 } }));
     driver.joinStableWith({ T1: [0, 1] }, 1);
-    driver.runAnswering(() => driver.observations("member.records").length > 3);
+    driver.runAnswering(() => driver.recordRanges().length > 3);
     expect(driver.snapshot.rebalanceProtocol).toBe("EAGER");
     const before = driver.ctx.seen.length;
     const heartbeats = driver.classicHeartbeats().length;
@@ -27,7 +27,7 @@ describe("classic EAGER rebalance (range)", () => {
     const commit = driver.lastOf("OffsetCommitRequest");
     expect(commit.message).toMatchObject({ generationIdOrMemberEpoch: 1, memberId: "m-1", groupInstanceId: null });
     const consumed: Record<string, number> = {};
-    for (const r of driver.observations("member.records")) consumed[`${r.topic}-${r.partition}`] = Number(r.lastOffset) + 1;
+    for (const r of driver.recordRanges()) consumed[`${r.topic}-${r.partition}`] = Number(r.lastOffset) + 1;
     expect(committedOffsets(driver)).toEqual(consumed);
     expect(driver.owned).toEqual({});
     expect(driver.joins()).toHaveLength(2);
@@ -66,7 +66,7 @@ describe("classic EAGER rebalance (range)", () => {
   it("no records are handed out between the revocation and the new assignment", () => {
     const driver = new ClassicDriver(classicConfig({ app: { revokeCallbackMs: 10 }, source: { recordsPerSecondPerPartition: 1000 } }));
     driver.joinStableWith({ T1: [0, 1] }, 1);
-    driver.runAnswering(() => driver.observations("member.records").length > 3);
+    driver.runAnswering(() => driver.recordRanges().length > 3);
     const heartbeats = driver.classicHeartbeats().length;
     driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
     driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
@@ -95,7 +95,7 @@ describe("classic EAGER rebalance (range)", () => {
   it("a retriable failure of the commit before the revocation is retried (with fresh positions) before the JoinGroup", () => {
     const driver = new ClassicDriver(classicConfig());
     driver.joinStableWith({ T1: [0] }, 1);
-    driver.runAnswering(() => driver.observations("member.records").length > 2);
+    driver.runAnswering(() => driver.recordRanges().length > 2);
     const heartbeats = driver.classicHeartbeats().length;
     driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
     driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);

@@ -90,7 +90,7 @@ describe("classic join: JoinGroup, MEMBER_ID_REQUIRED, SyncGroup", () => {
     expect(fetch.groups[0]).toMatchObject({ groupId: "g1", memberId: null, memberEpoch: -1 });
     driver.answerOffsetFetch();
     driver.run(3000);
-    expect(driver.observations("member.records").length).toBeGreaterThan(0);
+    expect(driver.recordRanges().length).toBeGreaterThan(0);
   });
 
   it("the leader runs the selected assignor over the members of the JoinGroup response and sends every assignment", () => {

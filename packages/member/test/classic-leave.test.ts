@@ -9,7 +9,7 @@ describe("classic close() and unsubscribe()", () => {
   it("close() of a dynamic member: commit, give up, onPartitionsRevoked, LeaveGroup, then nothing more", () => {
     const driver = new ClassicDriver(classicConfig({ app: { revokeCallbackMs: 15 } }));
     driver.joinStableWith({ T1: [0, 1] }, 4);
-    driver.runAnswering(() => driver.observations("member.records").length > 2);
+    driver.runAnswering(() => driver.recordRanges().length > 2);
     const before = driver.ctx.seen.length;
     driver.control("close");
     driver.runAnswering(() => (driver.snapshot.app as { activity: string }).activity === "closed");
@@ -44,7 +44,7 @@ describe("classic close() and unsubscribe()", () => {
     driver.answerJoin({ memberId: "inst-1-x", generation: 2 });
     driver.runUntil(() => driver.syncs().length === 1);
     driver.answerSync({ assignment: { T1: [3] } });
-    driver.runAnswering(() => driver.observations("member.records").length > 1);
+    driver.runAnswering(() => driver.recordRanges().length > 1);
     driver.control("close");
     driver.runAnswering(() => (driver.snapshot.app as { activity: string }).activity === "closed");
     expect(driver.sentOf("LeaveGroupRequest")).toEqual([]);
@@ -97,7 +97,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
   it("a dynamic member sends LeaveGroup exactly max.poll.interval.ms after its last poll, loses its partitions, and rejoins on its next poll", () => {
     const driver = new ClassicDriver(classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS }, app: { lostCallbackMs: 10 } }));
     driver.joinStableWith({ T1: [0, 1] }, 3);
-    driver.runAnswering(() => driver.observations("member.records").length > 2);
+    driver.runAnswering(() => driver.recordRanges().length > 2);
     driver.control("pause-app");
     const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
     driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
@@ -150,7 +150,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.answerJoin({ memberId: "inst-2-a", generation: 1 });
     driver.runUntil(() => driver.syncs().length === 1);
     driver.answerSync({ assignment: { T1: [0] } });
-    driver.runAnswering(() => driver.observations("member.records").length > 1);
+    driver.runAnswering(() => driver.recordRanges().length > 1);
     driver.control("pause-app");
     const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
     driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
@@ -171,7 +171,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
       classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS, "max.poll.records": 1 }, app: { commit: "none" } }),
     );
     driver.joinStableWith({ T1: [0] }, 1);
-    driver.runAnswering(() => driver.observations("member.records").length > 0);
+    driver.runAnswering(() => driver.recordRanges().length > 0);
     driver.control("set-processing-ms", { ms: 30_000 });
     driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
     const timeout = driver.observations("member.poll-timeout")[0];

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeCooperativeUserData } from "../src/assignors/sticky/sticky-user-data.js";
 import { isAllowedClassicTransition } from "../src/classic/classic-member-state.js";
-import type { ClassicMemberState } from "../src/observations.js";
+import type { ClassicMemberState, RecordsObservation } from "../src/observations.js";
 import { ClassicDriver, classicConfig, joinSubscription, type PartitionMap, subscriptionBytes } from "./classic-test-support.js";
 import { lastWhere, type Sent } from "./consumer-test-support.js";
 
@@ -347,7 +347,7 @@ function checkHistory(seen: readonly { at: Micros; observation: Observation }[])
         break;
       }
       case "member.records":
-        expect(owned.has(tpKey(String(o.topic), Number(o.partition)))).toBe(true);
+        for (const r of (o as unknown as RecordsObservation).ranges) expect(owned.has(tpKey(r.topic, r.partition))).toBe(true);
         break;
       case "member.callback":
         if (o.phase === "start") {

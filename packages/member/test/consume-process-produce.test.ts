@@ -81,7 +81,7 @@ describe("consume-process-produce, transactional (KIP-848 member)", () => {
     expect(Object.keys(rewound).length).toBeGreaterThan(0);
     for (const [partition, offset] of Object.entries(rewound)) {
       expect(aborted?.offsets.T1?.[partition]?.[0]).toBe(offset);
-      const again = driver.observations("member.records").filter((r) => r.partition === Number(partition) && r.firstOffset === offset);
+      const again = driver.recordRanges().filter((r) => r.partition === Number(partition) && r.firstOffset === offset);
       expect(again.length).toBe(2);
     }
     kafka.run(500);
@@ -124,7 +124,7 @@ describe("consume-process-produce, transactional (KIP-848 member)", () => {
         return { epoch: request.memberEpoch };
       },
     });
-    kafka.runUntil(() => driver.observations("member.records").some((r) => r.partition === 1));
+    kafka.runUntil(() => driver.recordRanges().some((r) => r.partition === 1));
     revoke = true;
     kafka.runUntil(() => batches(driver).some((b) => b.reason === "REVOKED"));
     // The aborted batch's offsets never went out in a TxnOffsetCommit, and its transaction aborted.
@@ -153,7 +153,7 @@ describe("a fenced member's transaction (KIP-447)", () => {
       // The coordinator no longer has the member at the epoch it sends (0 once fenced).
       txnOffsetCommitError: (request) => (request.generationId === 1 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID),
     });
-    kafka.runUntil(() => driver.observations("member.records").length >= 3);
+    kafka.runUntil(() => driver.recordRanges().length >= 3);
     fence = true;
     kafka.runUntil(() => batches(driver).some((b) => b.outcome === "aborted"));
     const aborted = batches(driver).find((b) => b.outcome === "aborted");
@@ -216,7 +216,7 @@ describe("sinks", () => {
         expect(write.value).toBe(`${write.inputTopic}-${write.inputPartition}@${write.inputOffset}`);
       }
       // Each record is written as its processing ends (10 ms each), before the batch's commit.
-      const records = driver.observations("member.records")[0];
+      const records = driver.recordRanges()[0];
       const firstWrite = driver.ctx.seen.find((s) => s.observation.type === "sink.write");
       const firstPoll = driver.ctx.seen.find((s) => s.observation.type === "member.records");
       expect(records).toBeDefined();

@@ -13,7 +13,7 @@ function offsetsOf(driver: ConsumerDriver, index = -1): Record<string, number> {
 /** The next offset of each partition the application has been handed (what a commit should carry). */
 function consumedPositions(driver: ConsumerDriver): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const r of driver.observations("member.records")) out[`${r.topic}-${r.partition}`] = Number(r.lastOffset) + 1;
+  for (const r of driver.recordRanges()) out[`${r.topic}-${r.partition}`] = Number(r.lastOffset) + 1;
   return out;
 }
 
@@ -111,7 +111,7 @@ describe("offset commits (spec 5)", () => {
     driver.joinStable([0]);
     driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === 1);
     const commit = driver.lastOf("OffsetCommitRequest");
-    const batch = driver.observations("member.records").at(-1);
+    const batch = driver.recordRanges().at(-1);
     expect(commit.at).toBe(
       (lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? 0) + ms(10 * Number(batch?.count)),
     );
@@ -174,7 +174,7 @@ describe("offset commits (spec 5)", () => {
       },
     ]);
     driver.run(1000);
-    const first = (partition: number) => driver.observations("member.records").find((r) => r.partition === partition)?.firstOffset;
+    const first = (partition: number) => driver.recordRanges().find((r) => r.partition === partition)?.firstOffset;
     expect(first(0)).toBe(0); // earliest
     expect(first(1)).toBe(4); // committed
   });
@@ -188,6 +188,6 @@ describe("offset commits (spec 5)", () => {
     driver.answerOffsetFetch();
     driver.run(1000);
     // 10 records/s from t=0: at 3 s offsets 0..30 exist, so the first record handed out is 31.
-    expect(driver.observations("member.records")[0]).toMatchObject({ partition: 0, firstOffset: 31 });
+    expect(driver.recordRanges()[0]).toMatchObject({ partition: 0, firstOffset: 31 });
   });
 });

@@ -22,9 +22,9 @@ describe("reconciliation (spec 2.2)", () => {
     ]);
     // Revoked partitions stop being owned before the commit completes or the callback starts.
     expect(driver.snapshot.owned).toEqual({ T1: [1] });
-    const recordsBefore = driver.observations("member.records").filter((r) => r.partition === 0).length;
+    const recordsBefore = driver.recordRanges().filter((r) => r.partition === 0).length;
     driver.run(500); // no more records of a partition being revoked
-    expect(driver.observations("member.records").filter((r) => r.partition === 0)).toHaveLength(recordsBefore);
+    expect(driver.recordRanges().filter((r) => r.partition === 0)).toHaveLength(recordsBefore);
     driver.answerOffsetCommit();
     driver.runUntil(() => driver.state === "STABLE");
     expect(driver.timeline("member.state", "member.owned", "member.callback", "member.commit").slice(-10)).toEqual([
@@ -57,7 +57,7 @@ describe("reconciliation (spec 2.2)", () => {
     });
     driver.answerOffsetFetch({ "T1-2": 3 });
     driver.run(200);
-    expect(driver.observations("member.records").find((r) => r.partition === 2)).toMatchObject({ firstOffset: 3 });
+    expect(driver.recordRanges().find((r) => r.partition === 2)).toMatchObject({ firstOffset: 3 });
   });
 
   it("runs callbacks on the application thread: a slow batch delays them", () => {

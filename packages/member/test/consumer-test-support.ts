@@ -23,6 +23,7 @@ import {
   topicIdFor,
 } from "@kcsim/protocol";
 import { createConsumerMember } from "../src/consumer/consumer-member.js";
+import type { RecordRange, RecordsObservation } from "../src/observations.js";
 
 /** The last item matching `predicate` (Array.prototype.findLast is ES2023; the project targets ES2022). */
 export function lastWhere<T>(items: readonly T[], predicate: (item: T) => boolean): T | undefined {
@@ -271,6 +272,11 @@ export class ConsumerDriver {
 
   observations<T extends string>(type: T): (Observation & { type: T })[] {
     return this.ctx.seen.filter((s) => s.observation.type === type).map((s) => s.observation as Observation & { type: T });
+  }
+
+  /** The partition ranges of every `member.records` (one per poll), in order: what the application was handed, per partition. */
+  recordRanges(): RecordRange[] {
+    return this.observations("member.records").flatMap((o) => (o as unknown as RecordsObservation).ranges);
   }
 
   /** Observations of the given types, in order, as compact strings (for ordering assertions). */

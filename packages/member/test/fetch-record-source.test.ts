@@ -169,7 +169,7 @@ describe('source kind "fetch": the client Fetcher reads from the data brokers', 
     expect(fetch.topics).toEqual([{ topicId: T1_ID, partitions: [expect.objectContaining({ partition: 0, fetchOffset: 5 })] }]);
     driver.deliver(DATA_BROKER, fetchAnswer(fetch, batchOf(5, 3)));
     driver.run(10);
-    expect(driver.observations("member.records")[0]).toMatchObject({ topic: "T1", partition: 0, firstOffset: 5, lastOffset: 7, count: 3 });
+    expect(driver.recordRanges()[0]).toMatchObject({ topic: "T1", partition: 0, firstOffset: 5, lastOffset: 7, count: 3 });
 
     // One counter for every request of the process: unique, and in the order they were sent.
     const ids = correlationIds(driver);

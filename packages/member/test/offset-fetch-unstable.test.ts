@@ -16,7 +16,7 @@ describe("OffsetFetch with require_stable (spec 5, 7)", () => {
     // Partition 1 is positioned at its committed offset; partition 0 gets nothing, not even by auto.offset.reset.
     driver.runUntil(() => driver.sentOf("OffsetFetchRequest").length === 2, 5000);
     driver.run(500);
-    const records = (partition: number) => driver.observations("member.records").filter((r) => r.partition === partition);
+    const records = (partition: number) => driver.recordRanges().filter((r) => r.partition === partition);
     expect(records(1)[0]?.firstOffset).toBe(9);
     expect(records(0)).toEqual([]);
     // Asked again, after the backoff, for the unstable partition only, still requiring stable offsets.

@@ -86,7 +86,7 @@ describe("a reconciliation that outlives its target", () => {
               ASSIGNED_THEN_REVOKED,
         );
         expect(driver.snapshot.owned).toEqual({ T1: [1] });
-        expect(driver.observations("member.records").some((r) => r.partition === 2)).toBe(false);
+        expect(driver.recordRanges().some((r) => r.partition === 2)).toBe(false);
         // Every acknowledgement lists only what it really owns.
         for (const heartbeat of driver.heartbeats().filter((h) => h.message.memberEpoch === 3)) {
           expect(heartbeat.message.topicPartitions ?? [{ topicId: T1_ID, partitions: [1] }]).toEqual([{ topicId: T1_ID, partitions: [1] }]);

@@ -1,8 +1,10 @@
+import type { RecordRange } from "@kcsim/member";
 import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
 import { memoByHistory } from "./history-memo.js";
+import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
-import { OwnershipTimeline } from "./ownership-timeline.js";
+import { OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
 import { PartitionTable } from "./partition-table.js";
 
 /** A break in the offsets one owner handed to its application. */
@@ -67,56 +69,49 @@ interface PairState {
   lastCommit: string | undefined;
 }
 
+/** The events the consumption analysis reads (besides the ownership timeline it is given). */
+const CONSUMPTION_EVENTS: readonly string[] = ["life", "member.owned", "fetch.reset", "member.commit", "member.records"];
+
 /**
  * Follows every record handed to an application (`member.records`) through
  * the owner's tenures (a tenure of a partition runs from the moment
  * `member.owned` gives it to an actor to the moment it leaves that set, or
  * the process crashes). Within a tenure offsets must follow each other;
  * across tenures a new owner may re-read what an earlier one consumed but
- * had not committed.
+ * had not committed. Fed event by event, after the ownership timeline it
+ * reads liveness from has applied the same event.
  */
-function followConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
-  const breaks: OffsetBreak[] = [];
-  const redeliveries: Redelivery[] = [];
-  const unowned: { t: Micros; index: number; actor: string; partition: string }[] = [];
+export class ConsumptionAnalysis implements EventFollower {
+  readonly reads = CONSUMPTION_EVENTS;
+  readonly breaks: OffsetBreak[] = [];
+  readonly redeliveries: Redelivery[] = [];
+  readonly unowned: { t: Micros; index: number; actor: string; partition: string }[] = [];
+  recordsConsumed = 0;
+  readonly #liveness: OwnershipTimeline;
   // State lives in objects found per (actor, topic, partition): no key strings built per record batch.
-  const partitionStates = new PartitionTable<PartitionState>((topic, partition) => ({
+  readonly #partitions = new PartitionTable<PartitionState>((topic, partition) => ({
     tp: tpKey(topic, partition),
     consumedUpTo: undefined,
   }));
-  const pairsByActor = new Map<string, PartitionTable<PairState>>();
-  const pairOf = (actor: string, topic: string, partition: number): PairState => {
-    let pairs = pairsByActor.get(actor);
-    if (pairs === undefined) {
-      pairs = new PartitionTable((t, p) => ({
-        partition: partitionStates.get(t, p),
-        tenure: undefined,
-        resetPending: false,
-        lastCommit: undefined,
-      }));
-      pairsByActor.set(actor, pairs);
-    }
-    return pairs.get(topic, partition);
-  };
+  readonly #pairsByActor = new Map<string, PartitionTable<PairState>>();
   /** actor -> the partitions it owns now */
-  const owned = new Map<string, Set<PairState>>();
-  let tenureIds = 0;
-  let recordsConsumed = 0;
+  readonly #owned = new Map<string, Set<PairState>>();
+  #tenureIds = 0;
 
-  const endTenures = (actor: string, keep: Set<PairState>) => {
-    for (const pair of owned.get(actor) ?? []) {
-      if (keep.has(pair)) continue;
-      pair.tenure = undefined;
-      // A reset of a partition given up before its records came explains nothing in a later tenure.
-      pair.resetPending = false;
-    }
-  };
-  const liveness = new OwnershipTimeline();
-  events.forEach((event, index) => {
-    liveness.apply(event);
-    if (event.ev === "life" && (event.what === "crash" || event.what === "stop")) {
-      endTenures(event.actor, new Set());
-      owned.delete(event.actor);
+  constructor(liveness: OwnershipTimeline) {
+    this.#liveness = liveness;
+  }
+
+  get report(): ConsumptionReport {
+    return { breaks: this.breaks, redeliveries: this.redeliveries, unowned: this.unowned, recordsConsumed: this.recordsConsumed };
+  }
+
+  accept(event: HistoryEvent, index: number): void {
+    if (event.ev === "life") {
+      if (event.what === "crash" || event.what === "stop") {
+        this.#endTenures(event.actor, new Set());
+        this.#owned.delete(event.actor);
+      }
       return;
     }
     if (event.ev !== "obs") return;
@@ -124,39 +119,44 @@ function followConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
     const own = observationOf(event, "member.owned");
     if (own !== undefined) {
       const next = new Set<PairState>();
-      for (const { topic, partition } of topicPartitionsOf(own.owned)) next.add(pairOf(actor, topic, partition));
-      endTenures(actor, next);
-      for (const pair of next) pair.tenure ??= { id: tenureIds++, next: null, catchUp: null };
-      owned.set(actor, next);
+      for (const { topic, partition } of topicPartitionsOf(own.owned)) next.add(this.#pairOf(actor, topic, partition));
+      this.#endTenures(actor, next);
+      for (const pair of next) pair.tenure ??= { id: this.#tenureIds++, next: null, catchUp: null };
+      this.#owned.set(actor, next);
       return;
     }
     const reset = observationOf(event, "fetch.reset");
     if (reset !== undefined) {
-      pairOf(actor, reset.topic, reset.partition).resetPending = true;
+      this.#pairOf(actor, reset.topic, reset.partition).resetPending = true;
       return;
     }
     const commit = observationOf(event, "member.commit");
     if (commit !== undefined) {
       for (const [topic, partitions] of Object.entries(commit.offsets)) {
-        for (const partition of Object.keys(partitions)) pairOf(actor, topic, Number(partition)).lastCommit = commit.result;
+        for (const partition of Object.keys(partitions)) this.#pairOf(actor, topic, Number(partition)).lastCommit = commit.result;
       }
       return;
     }
     const records = observationOf(event, "member.records");
     if (records === undefined) return;
-    recordsConsumed += records.count;
-    const pair = pairOf(actor, records.topic, records.partition);
+    for (const range of records.ranges) this.#consumed(event.t, index, actor, range);
+  }
+
+  /** One partition's records of a poll. */
+  #consumed(t: Micros, index: number, actor: string, records: RecordRange): void {
+    this.recordsConsumed += records.count;
+    const pair = this.#pairOf(actor, records.topic, records.partition);
     const tp = pair.partition.tp;
     const tenure = pair.tenure;
     if (tenure === undefined) {
-      unowned.push({ t: event.t, index, actor, partition: tp });
+      this.unowned.push({ t, index, actor, partition: tp });
       return;
     }
     const wasReset = pair.resetPending;
     pair.resetPending = false;
     if (tenure.next !== null && records.firstOffset !== tenure.next) {
-      breaks.push({
-        t: event.t,
+      this.breaks.push({
+        t,
         index,
         actor,
         partition: tp,
@@ -167,6 +167,7 @@ function followConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
       });
     }
     const before = pair.partition.consumedUpTo;
+    const live = this.#liveness.isLive(actor);
     if (before !== undefined && records.firstOffset <= before.offset) {
       const count = Math.min(records.lastOffset, before.offset) - records.firstOffset + 1;
       let cause: Redelivery["cause"] = null;
@@ -174,22 +175,56 @@ function followConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
         cause = "reset";
         // The records after it in this tenure catch up through the same re-read.
         tenure.catchUp = cause;
-      } else if (!liveness.isLive(actor)) cause = "zombie";
+      } else if (!live) cause = "zombie";
       else if (tenure.next === null) {
         // A new tenure starts from the last committed offset: it re-reads what the previous owner did not commit.
-        const previous = pairOf(before.actor, records.topic, records.partition).lastCommit;
+        const previous = this.#pairOf(before.actor, records.topic, records.partition).lastCommit;
         cause = previous !== undefined && previous !== "NONE" ? "failed commit" : "rebalance";
         tenure.catchUp = cause;
       } else if (records.firstOffset === tenure.next) cause = tenure.catchUp;
-      redeliveries.push({ t: event.t, index, actor, partition: tp, count, cause });
+      this.redeliveries.push({ t, index, actor, partition: tp, count, cause });
     }
     // A fenced zombie's records are duplicates themselves: they do not move what the group has consumed.
-    const live = liveness.isLive(actor);
     if (live && (before === undefined || records.lastOffset > before.offset))
       pair.partition.consumedUpTo = { offset: records.lastOffset, actor };
     tenure.next = records.lastOffset + 1;
+  }
+
+  #pairOf(actor: string, topic: string, partition: number): PairState {
+    let pairs = this.#pairsByActor.get(actor);
+    if (pairs === undefined) {
+      pairs = new PartitionTable((t, p) => ({
+        partition: this.#partitions.get(t, p),
+        tenure: undefined,
+        resetPending: false,
+        lastCommit: undefined,
+      }));
+      this.#pairsByActor.set(actor, pairs);
+    }
+    return pairs.get(topic, partition);
+  }
+
+  #endTenures(actor: string, keep: Set<PairState>): void {
+    for (const pair of this.#owned.get(actor) ?? []) {
+      if (keep.has(pair)) continue;
+      pair.tenure = undefined;
+      // A reset of a partition given up before its records came explains nothing in a later tenure.
+      pair.resetPending = false;
+    }
+  }
+}
+
+/** The consumption analysis of a history pass, which its checkers share. */
+export const sharedConsumption: SharedAnalysis<ConsumptionAnalysis> = (pass) => new ConsumptionAnalysis(pass.shared(sharedOwnership));
+
+function followConsumption(events: readonly HistoryEvent[]): ConsumptionReport {
+  const liveness = new OwnershipTimeline();
+  const analysis = new ConsumptionAnalysis(liveness);
+  events.forEach((event, index) => {
+    liveness.apply(event);
+    analysis.accept(event, index);
   });
-  return { breaks, redeliveries, unowned, recordsConsumed };
+  return analysis.report;
 }
 
 /** analyseConsumption, computed once per history: several checkers of a run read it. */

@@ -45,7 +45,8 @@ export type DuplicateCause = string;
  */
 export class DuplicateCauses {
   readonly #deliveries = new Map<string, Delivery[]>();
-  readonly #redeliveryCause = new Map<number, DuplicateCause | null>();
+  /** `<original index>/<tp>` of each re-delivery -> its cause. */
+  readonly #redeliveryCause = new Map<string, DuplicateCause | null>();
   readonly #crashes = new Map<string, Micros[]>();
   readonly #removals = new Map<string, { t: Micros; reason: string }[]>();
 
@@ -54,7 +55,8 @@ export class DuplicateCauses {
     const report = analyseConsumption(augmented.events);
     // Which explanation each delivery had pending: a real reset, or the rewind of a rolled-back batch.
     const pending = new Map<string, "reset" | "rewind">();
-    const explainedBy = new Map<number, "reset" | "rewind">();
+    /** `<original index>/<tp>` (a poll's records of one partition) -> what explained them. */
+    const explainedBy = new Map<string, "reset" | "rewind">();
     augmented.events.forEach((event, i) => {
       const original = augmented.originalIndex[i] ?? i;
       const reset = observationOf(event, "fetch.reset");
@@ -64,17 +66,23 @@ export class DuplicateCauses {
       }
       const records = observationOf(event, "member.records");
       if (records === undefined || event.ev !== "obs") return;
-      const key = `${event.actor}/${tpKey(records.topic, records.partition)}`;
-      const explanation = pending.get(key);
-      if (explanation !== undefined) {
-        explainedBy.set(original, explanation);
-        pending.delete(key);
+      for (const range of records.ranges) {
+        const tp = tpKey(range.topic, range.partition);
+        const key = `${event.actor}/${tp}`;
+        const explanation = pending.get(key);
+        if (explanation !== undefined) {
+          explainedBy.set(`${original}/${tp}`, explanation);
+          pending.delete(key);
+        }
       }
     });
     for (const redelivery of report.redeliveries) {
       const original = augmented.originalIndex[redelivery.index] ?? redelivery.index;
-      const cause = redelivery.cause === "reset" && explainedBy.get(original) === "rewind" ? "rolled-back batch" : redelivery.cause;
-      this.#redeliveryCause.set(original, cause);
+      const cause =
+        redelivery.cause === "reset" && explainedBy.get(`${original}/${redelivery.partition}`) === "rewind"
+          ? "rolled-back batch"
+          : redelivery.cause;
+      this.#redeliveryCause.set(`${original}/${redelivery.partition}`, cause);
     }
 
     const actorOfMember = new Map<string, string>();
@@ -98,14 +106,15 @@ export class DuplicateCauses {
       }
       const records = observationOf(event, "member.records");
       if (records !== undefined && event.ev === "obs") {
-        getOrCreate(this.#deliveries, tpKey(records.topic, records.partition), () => []).push({
-          actor: event.actor,
-          first: records.firstOffset,
-          last: records.lastOffset,
-          t: event.t,
-          index,
-          zombie: !liveness.isLive(event.actor),
-        });
+        for (const range of records.ranges)
+          getOrCreate(this.#deliveries, tpKey(range.topic, range.partition), () => []).push({
+            actor: event.actor,
+            first: range.firstOffset,
+            last: range.lastOffset,
+            t: event.t,
+            index,
+            zombie: !liveness.isLive(event.actor),
+          });
       }
     });
   }
@@ -119,7 +128,7 @@ export class DuplicateCauses {
   causeOf(tp: string, offset: number, actors: ReadonlySet<string>): DuplicateCause | null {
     const [first, second] = this.#deliveriesOf(tp, offset, actors);
     if (first === undefined || second === undefined) return null;
-    const cause = this.#redeliveryCause.get(second.index) ?? null;
+    const cause = this.#redeliveryCause.get(`${second.index}/${tp}`) ?? null;
     if (cause === "rolled-back batch" || cause === "reset" || cause === "zombie") return cause;
     // The first processing was a zombie's, ahead of the new owner: the owner's own reading is no re-delivery.
     if (first.zombie) return "zombie";

@@ -2,8 +2,9 @@ import type { Micros } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type GroupTopology, groupTopologies } from "./group-topology.js";
+import { type EventFollower, HistoryPass } from "./history-pass.js";
 import { observationOf } from "./observations.js";
-import { OwnershipTimeline } from "./ownership-timeline.js";
+import { type OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
 
 /**
  * How a consumer group fared: its rebalances, how long it took to settle
@@ -46,93 +47,125 @@ const HEARTBEATS = new Set(["ConsumerGroupHeartbeatRequest", "HeartbeatRequest"]
 const QUIET_US = 1_000_000;
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-function metricsFor(group: GroupTopology, events: readonly HistoryEvent[], spec: SimulationSpec): GroupMetrics {
-  const members = new Set(group.members);
-  const timeline = new OwnershipTimeline();
-  let stable = false;
-  let groupEpoch = -1;
-  let settledAt: Micros | null = null;
-  let changeAt: Micros | null = null;
-  let settledSince: Micros | null = null;
-  let rounds = 0;
-  let changes = 0;
-  const timeToStable: number[] = [];
-  let unowned = group.partitions.length;
-  let countedAt = -1;
-  let lastT: Micros = 0;
-  let unownedUs = 0;
-  let peak = 0;
-  const paused = new Set<string>();
-  let heartbeats = 0;
-  const aliveSince = new Map<string, Micros>();
-  let memberUs = 0;
+/** One group's metrics, followed event by event (every event: the group's time integrals advance with the clock). */
+export class GroupMetricsFollower implements EventFollower {
+  readonly #group: GroupTopology;
+  readonly #members: ReadonlySet<string>;
+  readonly #timeline: OwnershipTimeline;
+  #stable = false;
+  #groupEpoch = -1;
+  #settledAt: Micros | null = null;
+  #changeAt: Micros | null = null;
+  #settledSince: Micros | null = null;
+  #rounds = 0;
+  #changes = 0;
+  readonly #timeToStable: number[] = [];
+  #unowned: number;
+  #countedAt = -1;
+  #lastT: Micros = 0;
+  #unownedUs = 0;
+  #peak = 0;
+  readonly #paused = new Set<string>();
+  #heartbeats = 0;
+  readonly #aliveSince = new Map<string, Micros>();
+  #memberUs = 0;
 
-  for (const event of events) {
+  /** `timeline` must have applied each event before this follower sees it. */
+  constructor(group: GroupTopology, timeline: OwnershipTimeline) {
+    this.#group = group;
+    this.#members = new Set(group.members);
+    this.#timeline = timeline;
+    this.#unowned = group.partitions.length;
+  }
+
+  accept(event: HistoryEvent): void {
+    const members = this.#members;
+    const timeline = this.#timeline;
     // Only states that last count: several events at one instant pass through transient values.
-    if (settledAt !== null && event.t > lastT) {
-      unownedUs += unowned * (event.t - lastT);
-      peak = Math.max(peak, unowned);
+    if (this.#settledAt !== null && event.t > this.#lastT) {
+      this.#unownedUs += this.#unowned * (event.t - this.#lastT);
+      this.#peak = Math.max(this.#peak, this.#unowned);
     }
-    lastT = event.t;
-    if (event.ev === "send" && members.has(event.from) && HEARTBEATS.has(event.type)) heartbeats++;
+    this.#lastT = event.t;
+    if (event.ev === "send" && members.has(event.from) && HEARTBEATS.has(event.type)) this.#heartbeats++;
     if (event.ev === "life" && members.has(event.actor)) {
-      if (event.what === "start" || event.what === "restart") aliveSince.set(event.actor, event.t);
-      if ((event.what === "crash" || event.what === "stop") && aliveSince.has(event.actor)) {
-        memberUs += event.t - (aliveSince.get(event.actor) as Micros);
-        aliveSince.delete(event.actor);
+      if (event.what === "start" || event.what === "restart") this.#aliveSince.set(event.actor, event.t);
+      if ((event.what === "crash" || event.what === "stop") && this.#aliveSince.has(event.actor)) {
+        this.#memberUs += event.t - (this.#aliveSince.get(event.actor) as Micros);
+        this.#aliveSince.delete(event.actor);
       }
     }
-    timeline.apply(event);
     const owned = observationOf(event, "member.owned");
-    if (owned !== undefined && event.ev === "obs" && settledAt !== null && members.has(event.actor)) {
+    if (owned !== undefined && event.ev === "obs" && this.#settledAt !== null && members.has(event.actor)) {
       // A member leaving the group is not pausing; one revoking (or losing) everything while staying is.
-      if (Object.keys(owned.owned).length === 0 && owned.cause !== "leave" && timeline.isAlive(event.actor)) paused.add(event.actor);
+      if (Object.keys(owned.owned).length === 0 && owned.cause !== "leave" && timeline.isAlive(event.actor)) this.#paused.add(event.actor);
     }
     const g = observationOf(event, "gc.group");
-    if (g !== undefined && g.groupId === group.groupId) {
-      if (g.groupEpoch > groupEpoch && groupEpoch >= 0 && settledAt !== null) rounds++;
-      groupEpoch = Math.max(groupEpoch, g.groupEpoch);
-      stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
+    if (g !== undefined && g.groupId === this.#group.groupId) {
+      if (g.groupEpoch > this.#groupEpoch && this.#groupEpoch >= 0 && this.#settledAt !== null) this.#rounds++;
+      this.#groupEpoch = Math.max(this.#groupEpoch, g.groupEpoch);
+      this.#stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
     }
     // Counting is O(partitions): redo it only when ownership moved (most events are records and polls).
-    if (timeline.version !== countedAt) {
-      unowned = timeline.unownedCount(group.partitions);
-      countedAt = timeline.version;
+    if (timeline.version !== this.#countedAt) {
+      this.#unowned = timeline.unownedCount(this.#group.partitions);
+      this.#countedAt = timeline.version;
     }
-    const settled = stable && unowned === 0;
-    if (settled && settledAt === null) settledAt = event.t;
-    if (changeAt !== null && settledSince !== null && event.t - settledSince >= QUIET_US) {
-      timeToStable.push((settledSince - changeAt) / 1000);
-      changeAt = null;
+    const settled = this.#stable && this.#unowned === 0;
+    if (settled && this.#settledAt === null) this.#settledAt = event.t;
+    if (this.#changeAt !== null && this.#settledSince !== null && event.t - this.#settledSince >= QUIET_US) {
+      this.#timeToStable.push((this.#settledSince - this.#changeAt) / 1000);
+      this.#changeAt = null;
     }
-    if (settled) settledSince ??= event.t;
+    if (settled) this.#settledSince ??= event.t;
     else {
-      settledSince = null;
-      if (settledAt !== null && changeAt === null) {
-        changes++;
-        changeAt = event.t;
+      this.#settledSince = null;
+      if (this.#settledAt !== null && this.#changeAt === null) {
+        this.#changes++;
+        this.#changeAt = event.t;
       }
     }
   }
-  if (settledAt !== null) unownedUs += unowned * (spec.durationUs - lastT);
-  if (changeAt !== null && settledSince !== null) timeToStable.push((settledSince - changeAt) / 1000);
-  for (const since of aliveSince.values()) memberUs += spec.durationUs - since;
-  return {
-    groupId: group.groupId,
-    members: group.members.length,
-    partitions: group.partitions.length,
-    firstSettledMs: settledAt === null ? null : settledAt / 1000,
-    rebalances: changes,
-    rounds,
-    timeToStableMs: timeToStable,
-    maxTimeToStableMs: timeToStable.length === 0 ? 0 : Math.max(...timeToStable),
-    peakUnowned: peak,
-    unownedPartitionSeconds: round(unownedUs / 1e6),
-    pausedMembers: paused.size,
-    heartbeatsPerMemberPerMinute: memberUs === 0 ? 0 : round(heartbeats / (memberUs / 60e6), 2),
-  };
+
+  /** The metrics of a run that ended at `endUs` (its duration, or the moment it was interrupted). */
+  finish(endUs: Micros): GroupMetrics {
+    const group = this.#group;
+    const timeToStable = [...this.#timeToStable];
+    let unownedUs = this.#unownedUs;
+    if (this.#settledAt !== null) unownedUs += this.#unowned * (endUs - this.#lastT);
+    if (this.#changeAt !== null && this.#settledSince !== null) timeToStable.push((this.#settledSince - this.#changeAt) / 1000);
+    let memberUs = this.#memberUs;
+    for (const since of this.#aliveSince.values()) memberUs += endUs - since;
+    return {
+      groupId: group.groupId,
+      members: group.members.length,
+      partitions: group.partitions.length,
+      firstSettledMs: this.#settledAt === null ? null : this.#settledAt / 1000,
+      rebalances: this.#changes,
+      rounds: this.#rounds,
+      timeToStableMs: timeToStable,
+      maxTimeToStableMs: timeToStable.length === 0 ? 0 : Math.max(...timeToStable),
+      peakUnowned: this.#peak,
+      unownedPartitionSeconds: round(unownedUs / 1e6),
+      pausedMembers: this.#paused.size,
+      heartbeatsPerMemberPerMinute: memberUs === 0 ? 0 : round(this.#heartbeats / (memberUs / 60e6), 2),
+    };
+  }
+}
+
+/** The metrics of every group of a spec, one follower each on `pass` (after its shared ownership timeline). */
+export function followGroupMetrics(pass: HistoryPass): GroupMetricsFollower[] {
+  const timeline = pass.shared(sharedOwnership);
+  return groupTopologies(pass.spec).map((group) => {
+    const follower = new GroupMetricsFollower(group, timeline);
+    pass.follow(follower);
+    return follower;
+  });
 }
 
 export function groupMetrics(events: readonly HistoryEvent[], spec: SimulationSpec): GroupMetrics[] {
-  return groupTopologies(spec).map((group) => metricsFor(group, events, spec));
+  const pass = new HistoryPass(spec);
+  const groups = followGroupMetrics(pass);
+  pass.acceptAll(events);
+  return groups.map((group) => group.finish(spec.durationUs));
 }

@@ -1,9 +1,12 @@
 import { getOrCreate, type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
+import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
 
 /** The observations apply() reads; every other observation leaves the timeline as it is. */
 const OWNERSHIP_OBSERVATIONS: ReadonlySet<string> = new Set(["member.owned", "member.state", "gc.member", "gc.member-removed"]);
+/** The events that can move ownership: process events and those observations. */
+export const OWNERSHIP_EVENTS: readonly string[] = ["life", ...OWNERSHIP_OBSERVATIONS];
 
 /**
  * Replays a history and keeps, at each step, which member actor owns which
@@ -16,7 +19,8 @@ const OWNERSHIP_OBSERVATIONS: ReadonlySet<string> = new Set(["member.owned", "me
  * reconciliation it started before it was fenced; only the coordinator
  * admitting it again makes it a live member.
  */
-export class OwnershipTimeline {
+export class OwnershipTimeline implements EventFollower {
+  readonly reads = OWNERSHIP_EVENTS;
   readonly #owned = new Map<string, Set<string>>();
   readonly #alive = new Set<string>();
   readonly #fenced = new Set<string>();
@@ -101,6 +105,11 @@ export class OwnershipTimeline {
     return false;
   }
 
+  /** As a follower of a history pass (the pass hands it only the events that can move ownership). */
+  accept(event: HistoryEvent): void {
+    this.apply(event);
+  }
+
   /** Live owners of a partition key. */
   ownersOf(partition: string): readonly string[] {
     return [...(this.#owners.get(partition) ?? [])];
@@ -167,6 +176,9 @@ export class OwnershipTimeline {
     }
   }
 }
+
+/** The one ownership timeline of a history pass, which its checkers and metrics share. */
+export const sharedOwnership: SharedAnalysis<OwnershipTimeline> = () => new OwnershipTimeline();
 
 /** The time a history event happened. */
 export const timeOf = (event: HistoryEvent): Micros => event.t;

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ConfigValue } from "@kcsim/protocol";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { Checker, Violation } from "../checkers/checker.js";
+import type { EventLog } from "../history/event-log.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { HostName } from "../hosts/run-host.js";
 import type { LogLevel } from "../hosts/worker/actor-logs.js";
@@ -48,8 +49,10 @@ export interface Simulation {
   readonly failures: readonly { readonly check: string; readonly violations: readonly Violation[] }[];
   /** Seed, host, history hash, every verdict and the metrics: what `kcsim run --json` prints. */
   readonly summary: RunSummary;
-  /** The history (one JSON-able event per routing decision, observation and process event). */
+  /** The history (one JSON-able event per routing decision, observation and process event), as an array built on first use. */
   readonly events: readonly HistoryEvent[];
+  /** The same events read back one at a time from the run's compact binary history (a long run's array is large). */
+  readonly log: EventLog;
   /** report.html, when `out` was given. */
   readonly report: string | null;
 }
@@ -98,7 +101,10 @@ export async function simulate(scenario: ScenarioFile, options: SimulateOptions 
     ok: failures.length === 0,
     failures,
     summary,
-    events: result.events,
+    get events() {
+      return result.events;
+    },
+    log: result.log,
     report: options.out === undefined ? null : join(options.out, REPORT_FILE),
   };
 }

@@ -58,7 +58,7 @@ async function groupRuns(
     await host.runUntil(spec.durationUs);
     const runMs = performance.now() - t1;
     const maps = memoryMaps();
-    const answered = new Set(host.core.history.events.flatMap((e) => (e.ev === "obs" && e.o.type === "ping.pong" ? [e.actor] : [])));
+    const answered = new Set(host.core.history.log.toArray().flatMap((e) => (e.ev === "obs" && e.o.type === "ping.pong" ? [e.actor] : [])));
     return { ok: answered.size === actors / 2, startMs: t1 - t0, runMs, rssMb, maps };
   } catch (error) {
     return {

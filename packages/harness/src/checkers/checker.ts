@@ -1,4 +1,5 @@
 import type { Micros } from "@kcsim/protocol";
+import { type EventFollower, HistoryPass } from "../analysis/history-pass.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 
@@ -33,6 +34,44 @@ export interface Checker {
   readonly name: string;
   readonly description: string;
   check(events: readonly HistoryEvent[], spec: SimulationSpec): CheckResult;
+}
+
+/** A checker's judgement of one run: fed the run's events in order (those it reads), then asked for its result. */
+export interface Judgement extends EventFollower {
+  finish(): CheckResult;
+}
+
+/**
+ * A checker that judges a history as it streams by, in one pass with the
+ * run's other checkers and metrics: it starts a Judgement on a HistoryPass
+ * (whose shared analyses it may use) instead of reading an array. Its
+ * `check(events, spec)` is that same judgement over an array.
+ */
+export interface StreamingChecker extends Checker {
+  judge(pass: HistoryPass): Judgement;
+}
+
+/** A judgement decided before the run: it reads nothing. */
+export function decided(result: CheckResult): Judgement {
+  return { reads: [], accept() {}, finish: () => result };
+}
+
+export function isStreaming(checker: Checker): checker is StreamingChecker {
+  return typeof (checker as Partial<StreamingChecker>).judge === "function";
+}
+
+/** A StreamingChecker from its judgement; `check` runs the judgement over an array, in a pass of its own. */
+export function streamingChecker(definition: Omit<StreamingChecker, "check">): StreamingChecker {
+  return {
+    ...definition,
+    check(events, spec) {
+      const pass = new HistoryPass(spec);
+      const judgement = definition.judge(pass);
+      pass.follow(judgement);
+      pass.acceptAll(events);
+      return judgement.finish();
+    },
+  };
 }
 
 /** Collects violations up to the cap. */

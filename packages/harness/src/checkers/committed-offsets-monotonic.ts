@@ -1,27 +1,30 @@
 import { observationOf } from "../analysis/observations.js";
-import { type Checker, ViolationList } from "./checker.js";
+import { streamingChecker, ViolationList } from "./checker.js";
 
 /** DESIGN.md rule 4: a group's committed offsets never go backward (no explicit resets happen in scenarios). */
-export const committedOffsetsMonotonic: Checker = {
+export const committedOffsetsMonotonic = streamingChecker({
   name: "committed-offsets-monotonic",
   description: "committed offsets of a group never go backward",
-  check(events) {
+  judge() {
     const violations = new ViolationList();
     const last = new Map<string, { offset: number; index: number }>();
-    events.forEach((event, index) => {
-      const commit = observationOf(event, "gc.offset-commit");
-      if (commit === undefined || commit.errorCode !== 0) return;
-      const key = `${commit.groupId}/${commit.topic}-${commit.partition}`;
-      const previous = last.get(key);
-      if (previous !== undefined && commit.offset < previous.offset) {
-        violations.add(
-          event.t,
-          `group ${commit.groupId}: ${commit.topic}-${commit.partition} committed ${commit.offset} after ${previous.offset} (by ${commit.memberId})`,
-          [previous.index, index],
-        );
-      }
-      last.set(key, { offset: commit.offset, index });
-    });
-    return violations.result();
+    return {
+      reads: ["gc.offset-commit"],
+      accept(event, index) {
+        const commit = observationOf(event, "gc.offset-commit");
+        if (commit === undefined || commit.errorCode !== 0) return;
+        const key = `${commit.groupId}/${commit.topic}-${commit.partition}`;
+        const previous = last.get(key);
+        if (previous !== undefined && commit.offset < previous.offset) {
+          violations.add(
+            event.t,
+            `group ${commit.groupId}: ${commit.topic}-${commit.partition} committed ${commit.offset} after ${previous.offset} (by ${commit.memberId})`,
+            [previous.index, index],
+          );
+        }
+        last.set(key, { offset: commit.offset, index });
+      },
+      finish: () => violations.result(),
+    };
   },
-};
+});

@@ -1,5 +1,5 @@
-import { analyseConsumption } from "../analysis/consumption.js";
-import { type Checker, ViolationList } from "./checker.js";
+import { sharedConsumption } from "../analysis/consumption.js";
+import { streamingChecker, ViolationList } from "./checker.js";
 
 /**
  * Offsets handed to the application are contiguous within one owner's
@@ -7,20 +7,27 @@ import { type Checker, ViolationList } from "./checker.js";
  * explains it; records of a partition the member does not own are a
  * violation too.
  */
-export const contiguousOffsets: Checker = {
+export const contiguousOffsets = streamingChecker({
   name: "contiguous-offsets",
   description: "offsets handed to the application are contiguous within one owner's tenure",
-  check(events) {
-    const violations = new ViolationList();
-    const report = analyseConsumption(events);
-    for (const b of report.breaks) {
-      if (b.cause !== null) continue;
-      violations.add(b.t, `${b.actor} ${b.partition}: ${b.kind} from offset ${b.expected} to ${b.got} with no reset to explain it`, [
-        b.index,
-      ]);
-    }
-    for (const u of report.unowned) violations.add(u.t, `${u.actor} was handed records of ${u.partition}, which it did not own`, [u.index]);
-    violations.items.sort((a, b) => a.t - b.t);
-    return violations.result();
+  judge(pass) {
+    const consumption = pass.shared(sharedConsumption);
+    return {
+      reads: [],
+      accept() {},
+      finish() {
+        const violations = new ViolationList();
+        for (const b of consumption.breaks) {
+          if (b.cause !== null) continue;
+          violations.add(b.t, `${b.actor} ${b.partition}: ${b.kind} from offset ${b.expected} to ${b.got} with no reset to explain it`, [
+            b.index,
+          ]);
+        }
+        for (const u of consumption.unowned)
+          violations.add(u.t, `${u.actor} was handed records of ${u.partition}, which it did not own`, [u.index]);
+        violations.items.sort((a, b) => a.t - b.t);
+        return violations.result();
+      },
+    };
   },
-};
+});

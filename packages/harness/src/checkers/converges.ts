@@ -1,7 +1,7 @@
 import { groupTopologies } from "../analysis/group-topology.js";
 import { observationOf } from "../analysis/observations.js";
-import { OwnershipTimeline } from "../analysis/ownership-timeline.js";
-import { type Checker, notJudged, ViolationList } from "./checker.js";
+import { sharedOwnership } from "../analysis/ownership-timeline.js";
+import { decided, notJudged, streamingChecker, ViolationList } from "./checker.js";
 import { healOf } from "./heal-time.js";
 
 /** Slack added to the timeout-derived bound for retries, backoffs and coordinator loading. */
@@ -13,55 +13,66 @@ const SLACK_MS = 30_000;
  * from its timeouts: session timeout + rebalance timeout + 5 heartbeat
  * intervals + 30 s. A group whose members are all gone is exempt.
  */
-export const converges: Checker = {
+export const converges = streamingChecker({
   name: "converges",
   description: "after faults heal, each group is STABLE with every partition owned, within a bound from its timeouts",
-  check(events, spec) {
-    const violations = new ViolationList();
+  judge(pass) {
+    const spec = pass.spec;
     // "After the faults heal" must come within the run, or there is nothing to judge (and no pass to claim).
     const healed = healOf(spec);
-    if ("never" in healed) return notJudged(`the faults never heal (${healed.never})`);
+    if ("never" in healed) return decided(notJudged(`the faults never heal (${healed.never})`));
     const heal = healed.atUs;
-    if (heal >= spec.durationUs) return notJudged(`the faults heal at ${heal} us, not before the run's end at ${spec.durationUs} us`);
-    for (const group of groupTopologies(spec)) {
-      const boundUs = (group.sessionTimeoutMs + group.rebalanceTimeoutMs + 5 * group.heartbeatIntervalMs + SLACK_MS) * 1000;
-      const deadline = heal + boundUs;
-      const timeline = new OwnershipTimeline();
-      let stable = false;
-      let convergedAt: number | null = null;
-      let unowned = group.partitions.length;
-      let countedAt = -1;
-      for (const event of events) {
-        timeline.apply(event);
+    if (heal >= spec.durationUs)
+      return decided(notJudged(`the faults heal at ${heal} us, not before the run's end at ${spec.durationUs} us`));
+    const timeline = pass.shared(sharedOwnership);
+    const groups = groupTopologies(spec).map((group) => ({
+      group,
+      deadline: heal + (group.sessionTimeoutMs + group.rebalanceTimeoutMs + 5 * group.heartbeatIntervalMs + SLACK_MS) * 1000,
+      stable: false,
+      convergedAt: null as number | null,
+      unowned: group.partitions.length,
+      countedAt: -1,
+    }));
+    return {
+      // Every event: a group already settled converges at the first event after the heal, whatever it is.
+      accept(event) {
         const g = observationOf(event, "gc.group");
-        if (g !== undefined && g.groupId === group.groupId) stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
-        if (event.t < heal || convergedAt !== null || !stable) continue;
-        // Counting is O(partitions): redo it only when ownership moved.
-        if (timeline.version !== countedAt) {
-          unowned = timeline.unownedCount(group.partitions);
-          countedAt = timeline.version;
+        for (const state of groups) {
+          if (g !== undefined && g.groupId === state.group.groupId)
+            state.stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
+          if (event.t < heal || state.convergedAt !== null || !state.stable) continue;
+          // Counting is O(partitions): redo it only when ownership moved.
+          if (timeline.version !== state.countedAt) {
+            state.unowned = timeline.unownedCount(state.group.partitions);
+            state.countedAt = timeline.version;
+          }
+          if (state.unowned === 0) state.convergedAt = event.t;
         }
-        if (unowned === 0) convergedAt = event.t;
-      }
-      const alive = group.members.filter((m) => timeline.isAlive(m));
-      if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
-      if (convergedAt !== null) {
-        violations.add(
-          convergedAt,
-          `group ${group.groupId} converged only at ${convergedAt} us, after its bound ${deadline} us (faults healed at ${heal} us)`,
-        );
-      } else if (spec.durationUs >= deadline) {
-        violations.add(
-          deadline,
-          `group ${group.groupId} never reached STABLE with all ${group.partitions.length} partitions owned after the faults healed at ${heal} us`,
-        );
-      } else {
-        violations.add(
-          spec.durationUs,
-          `group ${group.groupId} had not converged when the run ended at ${spec.durationUs} us (faults healed at ${heal} us; the bound ${deadline} us lies beyond the run)`,
-        );
-      }
-    }
-    return violations.result();
+      },
+      finish() {
+        const violations = new ViolationList();
+        for (const { group, deadline, convergedAt } of groups) {
+          const alive = group.members.filter((m) => timeline.isAlive(m));
+          if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
+          if (convergedAt !== null) {
+            violations.add(
+              convergedAt,
+              `group ${group.groupId} converged only at ${convergedAt} us, after its bound ${deadline} us (faults healed at ${heal} us)`,
+            );
+          } else if (spec.durationUs >= deadline) {
+            violations.add(
+              deadline,
+              `group ${group.groupId} never reached STABLE with all ${group.partitions.length} partitions owned after the faults healed at ${heal} us`,
+            );
+          } else {
+            violations.add(
+              spec.durationUs,
+              `group ${group.groupId} had not converged when the run ended at ${spec.durationUs} us (faults healed at ${heal} us; the bound ${deadline} us lies beyond the run)`,
+            );
+          }
+        }
+        return violations.result();
+      },
+    };
   },
-};
+});

@@ -1,5 +1,5 @@
 import { observationOf } from "../analysis/observations.js";
-import { type Checker, ViolationList } from "./checker.js";
+import { streamingChecker, ViolationList } from "./checker.js";
 
 /** Member epochs may also drop to these: 0 (rejoin), -1 (left), -2 (static member left temporarily). */
 const RESET_EPOCHS = new Set([0, -1, -2]);
@@ -18,10 +18,10 @@ const RESET_EPOCHS = new Set([0, -1, -2]);
  * reload a classic group's generation may drop, but never below the last
  * generation that handed out assignments.
  */
-export const epochsMonotonic: Checker = {
+export const epochsMonotonic = streamingChecker({
   name: "epochs-monotonic",
   description: "group and assignment epochs never decrease; member epochs only rise or reset to 0",
-  check(events) {
+  judge() {
     const violations = new ViolationList();
     const groups = new Map<string, { groupEpoch: number; assignmentEpoch: number; index: number }>();
     /** classic group -> highest generation whose assignments were installed (gc.member) */
@@ -35,60 +35,63 @@ export const epochsMonotonic: Checker = {
       }
       members.set(key, { epoch, index });
     };
-    events.forEach((event, index) => {
-      if (observationOf(event, "gc.loaded") !== undefined) {
-        for (const groupId of groups.keys()) reloaded.add(groupId);
-        return;
-      }
-      const group = observationOf(event, "gc.group");
-      if (group !== undefined) {
-        let previous = groups.get(group.groupId);
-        if (group.protocol === "classic" && reloaded.delete(group.groupId) && previous !== undefined) {
-          const floor = installed.get(group.groupId) ?? -1;
-          if (group.groupEpoch < floor) {
-            violations.add(
-              event.t,
-              `group ${group.groupId}: reloaded at generation ${group.groupEpoch}, below generation ${floor} whose assignments were handed out`,
-              [previous.index, index],
-            );
-          }
-          previous = undefined;
+    return {
+      reads: ["gc.loaded", "gc.group", "gc.member", "gc.member-removed", "member.state"],
+      accept(event, index) {
+        if (observationOf(event, "gc.loaded") !== undefined) {
+          for (const groupId of groups.keys()) reloaded.add(groupId);
+          return;
         }
-        // A group deleted and created anew (EMPTY with no members at epoch 0) may restart its epochs.
-        if (previous !== undefined && !(group.members === 0 && group.groupEpoch === 0)) {
-          if (group.groupEpoch < previous.groupEpoch) {
-            violations.add(event.t, `group ${group.groupId}: group epoch went from ${previous.groupEpoch} down to ${group.groupEpoch}`, [
-              previous.index,
-              index,
-            ]);
+        const group = observationOf(event, "gc.group");
+        if (group !== undefined) {
+          let previous = groups.get(group.groupId);
+          if (group.protocol === "classic" && reloaded.delete(group.groupId) && previous !== undefined) {
+            const floor = installed.get(group.groupId) ?? -1;
+            if (group.groupEpoch < floor) {
+              violations.add(
+                event.t,
+                `group ${group.groupId}: reloaded at generation ${group.groupEpoch}, below generation ${floor} whose assignments were handed out`,
+                [previous.index, index],
+              );
+            }
+            previous = undefined;
           }
-          if (group.assignmentEpoch < previous.assignmentEpoch) {
-            violations.add(
-              event.t,
-              `group ${group.groupId}: assignment epoch went from ${previous.assignmentEpoch} down to ${group.assignmentEpoch}`,
-              [previous.index, index],
-            );
+          // A group deleted and created anew (EMPTY with no members at epoch 0) may restart its epochs.
+          if (previous !== undefined && !(group.members === 0 && group.groupEpoch === 0)) {
+            if (group.groupEpoch < previous.groupEpoch) {
+              violations.add(event.t, `group ${group.groupId}: group epoch went from ${previous.groupEpoch} down to ${group.groupEpoch}`, [
+                previous.index,
+                index,
+              ]);
+            }
+            if (group.assignmentEpoch < previous.assignmentEpoch) {
+              violations.add(
+                event.t,
+                `group ${group.groupId}: assignment epoch went from ${previous.assignmentEpoch} down to ${group.assignmentEpoch}`,
+                [previous.index, index],
+              );
+            }
           }
+          groups.set(group.groupId, { groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch, index });
+          return;
         }
-        groups.set(group.groupId, { groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch, index });
-        return;
-      }
-      const member = observationOf(event, "gc.member");
-      if (member !== undefined) {
-        installed.set(member.groupId, Math.max(installed.get(member.groupId) ?? -1, member.memberEpoch));
-        memberMove(`gc/${member.groupId}/${member.memberId}`, `coordinator's ${member.memberId}`, member.memberEpoch, event.t, index);
-        return;
-      }
-      const removed = observationOf(event, "gc.member-removed");
-      if (removed !== undefined) {
-        members.delete(`gc/${removed.groupId}/${removed.memberId}`);
-        return;
-      }
-      const state = observationOf(event, "member.state");
-      if (state !== undefined && state.protocol === "consumer" && event.ev === "obs") {
-        memberMove(`client/${event.actor}`, `${event.actor}`, state.memberEpoch, event.t, index);
-      }
-    });
-    return violations.result();
+        const member = observationOf(event, "gc.member");
+        if (member !== undefined) {
+          installed.set(member.groupId, Math.max(installed.get(member.groupId) ?? -1, member.memberEpoch));
+          memberMove(`gc/${member.groupId}/${member.memberId}`, `coordinator's ${member.memberId}`, member.memberEpoch, event.t, index);
+          return;
+        }
+        const removed = observationOf(event, "gc.member-removed");
+        if (removed !== undefined) {
+          members.delete(`gc/${removed.groupId}/${removed.memberId}`);
+          return;
+        }
+        const state = observationOf(event, "member.state");
+        if (state !== undefined && state.protocol === "consumer" && event.ev === "obs") {
+          memberMove(`client/${event.actor}`, `${event.actor}`, state.memberEpoch, event.t, index);
+        }
+      },
+      finish: () => violations.result(),
+    };
   },
-};
+});

@@ -1,7 +1,15 @@
 import { getOrCreate, tpKey } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
-import { type Checker, ViolationList } from "./checker.js";
+import type { HistoryEvent } from "../history/history-event.js";
+import { streamingChecker, ViolationList } from "./checker.js";
 import { drainCutoffUs } from "./drain-time.js";
+
+/** Adds a consumed range, extending the last one when it continues or overlaps it (polls mostly do): the same cover, fewer ranges. */
+function addRange(ranges: [number, number][], from: number, to: number): void {
+  const last = ranges[ranges.length - 1];
+  if (last !== undefined && last[0] <= from && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+  else ranges.push([from, to]);
+}
 
 /**
  * DESIGN.md rule 5 (at least once): every record a producer saw
@@ -20,11 +28,11 @@ import { drainCutoffUs } from "./drain-time.js";
  * nothing. The acknowledged append is the one of the broker whose answer
  * acknowledged it.
  */
-export const noLoss: Checker = {
+export const noLoss = streamingChecker({
   name: "no-loss",
   description: "every acknowledged record is consumed at least once after the faults heal",
-  check(events, spec) {
-    const violations = new ViolationList();
+  judge(pass) {
+    const spec = pass.spec;
     const cutoff = drainCutoffUs(spec);
     /** tp -> offset -> leader epoch of the append the producer saw acknowledged */
     const acked = new Map<string, Map<number, { epoch: number; t: number; index: number }>>();
@@ -35,7 +43,7 @@ export const noLoss: Checker = {
     /** tp -> consumed offset ranges */
     const consumed = new Map<string, [number, number][]>();
     const overwritten = new Map<string, { offset: number; t: number; index: number }>();
-    events.forEach((event, index) => {
+    const accept = (event: HistoryEvent, index: number) => {
       const append = observationOf(event, "broker.append");
       if (append !== undefined) {
         const key = tpKey(append.topic, append.partition);
@@ -67,28 +75,37 @@ export const noLoss: Checker = {
       }
       const records = observationOf(event, "member.records");
       if (records !== undefined)
-        getOrCreate(consumed, tpKey(records.topic, records.partition), () => []).push([records.firstOffset, records.lastOffset]);
-    });
-    for (const [key, loss] of [...overwritten].sort((a, b) => a[1].t - b[1].t)) {
-      violations.add(loss.t, `acknowledged record ${key.replace("@", " offset ")} was overwritten by another leader: lost`, [loss.index]);
-    }
-    for (const [tp, offsets] of acked) {
-      const ranges = (consumed.get(tp) ?? []).sort((a, b) => a[0] - b[0]);
-      const unseen: number[] = [];
-      let firstIndex = -1;
-      for (const [offset, ack] of offsets) {
-        if (ack.t > cutoff || overwritten.has(`${tp}@${offset}`)) continue;
-        if (!ranges.some(([from, to]) => from <= offset && offset <= to)) {
-          unseen.push(offset);
-          if (firstIndex < 0) firstIndex = ack.index;
+        for (const range of records.ranges)
+          addRange(
+            getOrCreate(consumed, tpKey(range.topic, range.partition), () => []),
+            range.firstOffset,
+            range.lastOffset,
+          );
+    };
+    const finish = () => {
+      const violations = new ViolationList();
+      for (const [key, loss] of [...overwritten].sort((a, b) => a[1].t - b[1].t)) {
+        violations.add(loss.t, `acknowledged record ${key.replace("@", " offset ")} was overwritten by another leader: lost`, [loss.index]);
+      }
+      for (const [tp, offsets] of acked) {
+        const ranges = (consumed.get(tp) ?? []).sort((a, b) => a[0] - b[0]);
+        const unseen: number[] = [];
+        let firstIndex = -1;
+        for (const [offset, ack] of offsets) {
+          if (ack.t > cutoff || overwritten.has(`${tp}@${offset}`)) continue;
+          if (!ranges.some(([from, to]) => from <= offset && offset <= to)) {
+            unseen.push(offset);
+            if (firstIndex < 0) firstIndex = ack.index;
+          }
+        }
+        if (unseen.length > 0) {
+          unseen.sort((a, b) => a - b);
+          const shown = unseen.length > 5 ? `${unseen.slice(0, 5).join(", ")}, ... (${unseen.length} in all)` : unseen.join(", ");
+          violations.add(spec.durationUs, `${tp}: acknowledged records never consumed: offsets ${shown}`, [firstIndex]);
         }
       }
-      if (unseen.length > 0) {
-        unseen.sort((a, b) => a - b);
-        const shown = unseen.length > 5 ? `${unseen.slice(0, 5).join(", ")}, ... (${unseen.length} in all)` : unseen.join(", ");
-        violations.add(spec.durationUs, `${tp}: acknowledged records never consumed: offsets ${shown}`, [firstIndex]);
-      }
-    }
-    return violations.result();
+      return violations.result();
+    };
+    return { reads: ["broker.append", "producer.ack", "member.records"], accept, finish };
   },
-};
+});

@@ -2,7 +2,8 @@ import { getOrCreate, type Micros } from "@kcsim/protocol";
 import { groupTopologies } from "../analysis/group-topology.js";
 import { MemberClock } from "../analysis/member-clock.js";
 import { observationOf } from "../analysis/observations.js";
-import { type Checker, ViolationList } from "./checker.js";
+import type { HistoryEvent } from "../history/history-event.js";
+import { streamingChecker, ViolationList } from "./checker.js";
 
 /** How late an expiry may be observed after it is due (the member's timer granularity). */
 const TOLERANCE_US = 10_000;
@@ -177,11 +178,11 @@ function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): M
  * lateness, and the race at its end (the resumed application may poll
  * before the expiry is noticed); a crash ends the gap.
  */
-export const pollExpiry: Checker = {
+export const pollExpiry = streamingChecker({
   name: "poll-expiry",
   description: "a member is expelled for poll inactivity exactly when its poll gap, on its own clock, exceeds max.poll.interval.ms",
-  check(events, spec) {
-    const violations = new ViolationList();
+  judge(pass) {
+    const spec = pass.spec;
     const maxPoll = new Map<string, number>();
     for (const group of groupTopologies(spec)) for (const [member, value] of group.maxPollIntervalMs) maxPoll.set(member, value * 1000);
     const tracks = new Map<string, MemberTrack>();
@@ -208,7 +209,7 @@ export const pollExpiry: Checker = {
       track(actor)[what].push({ from: since, to: t });
       openSince.delete(`${actor}/${what}`);
     };
-    events.forEach((event, index) => {
+    const accept = (event: HistoryEvent, index: number) => {
       if (event.ev === "send" && maxPoll.has(event.from)) ran(track(event.from), event.t);
       if (event.ev === "life" && maxPoll.has(event.actor)) {
         const member = track(event.actor);
@@ -244,72 +245,77 @@ export const pollExpiry: Checker = {
       if (state !== undefined) member.changes.push({ t: event.t, index, state: state.to });
       const coordinator = observationOf(event, "member.coordinator");
       if (coordinator !== undefined) member.changes.push({ t: event.t, index, known: coordinator.coordinator !== null });
-    });
-    for (const [key, from] of openSince) {
-      const [actor, what] = key.split("/") as [string, "down" | "frozen"];
-      track(actor)[what].push({ from, to: Number.POSITIVE_INFINITY });
-    }
-    for (const [actor, t] of tracks) {
-      const max = maxPoll.get(actor) as number;
-      const stepped = t.clock.stepped;
-      const onItsClock = (virtual: Micros, clock: Micros) => (clock === virtual ? "" : ` (virtual ${virtual})`);
-      for (const timeout of t.timeouts) {
-        const k = lastIndexBefore(t.pollTimes, timeout.t);
-        const last = t.pollClocks[k];
-        const lastHigh = t.pollHighs[k] as Micros;
-        // The poll timer's time at the poll: the member's clock, or more if its clock was stepped back (Timer.update).
-        if (last === undefined || timeout.lastPollUs < last || timeout.lastPollUs > lastHigh) {
-          violations.add(
-            timeout.t,
-            `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last === undefined ? "never" : `${last}${lastHigh > last ? `..${lastHigh}` : ""} on its own clock${onItsClock(t.pollTimes[k] as Micros, last)}`}`,
-            [timeout.index],
-          );
-        } else if (timeout.high - timeout.lastPollUs < max) {
-          violations.add(
-            timeout.t,
-            `${actor} expired ${timeout.high - timeout.lastPollUs} us after its last poll${stepped ? " on its own clock" : ""}, before max.poll.interval.ms (${max / 1000} ms)`,
-            [timeout.index],
-          );
-        }
+    };
+    const finish = () => {
+      const violations = new ViolationList();
+      for (const [key, from] of openSince) {
+        const [actor, what] = key.split("/") as [string, "down" | "frozen"];
+        track(actor)[what].push({ from, to: Number.POSITIVE_INFINITY });
       }
-      t.pollTimes.forEach((from, i) => {
-        const next = t.pollTimes[i + 1] ?? spec.durationUs + 1;
-        // A quick pass over short gaps: no stretch of virtual time gains more than the forward steps on the own clock.
-        if (next - from + t.clock.forwardUs <= max) return;
-        const fromClock = t.pollClocks[i] as Micros;
-        const fromHigh = t.pollHighs[i] as Micros;
-        const inGap = t.timeouts.filter((x) => x.lastPollUs >= fromClock && x.lastPollUs <= fromHigh && x.t > from && x.t <= next);
-        // The deadline is on the poll timer's time: the expiry's lastPollUs says which; without one, judge by the
-        // latest the timer may have started at (a poll just after a backward step starts it at the clock's high-water mark).
-        const deadline = (inGap[0]?.lastPollUs ?? fromHigh) + max;
-        const crash = t.down.find((d) => d.from >= from && d.from < next);
-        const until = Math.min(next, crash?.from ?? Number.POSITIVE_INFINITY, spec.durationUs);
-        const due = earliestExpiry(t, i, deadline, until);
-        if (due === null) {
-          if (inGap.length > 0)
-            violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [
-              inGap[0]?.index ?? 0,
-            ]);
-          return;
+      for (const [actor, t] of tracks) {
+        const max = maxPoll.get(actor) as number;
+        const stepped = t.clock.stepped;
+        const onItsClock = (virtual: Micros, clock: Micros) => (clock === virtual ? "" : ` (virtual ${virtual})`);
+        for (const timeout of t.timeouts) {
+          const k = lastIndexBefore(t.pollTimes, timeout.t);
+          const last = t.pollClocks[k];
+          const lastHigh = t.pollHighs[k] as Micros;
+          // The poll timer's time at the poll: the member's clock, or more if its clock was stepped back (Timer.update).
+          if (last === undefined || timeout.lastPollUs < last || timeout.lastPollUs > lastHigh) {
+            violations.add(
+              timeout.t,
+              `${actor} expired for poll inactivity with lastPollUs ${timeout.lastPollUs}, but its last poll was at ${last === undefined ? "never" : `${last}${lastHigh > last ? `..${lastHigh}` : ""} on its own clock${onItsClock(t.pollTimes[k] as Micros, last)}`}`,
+              [timeout.index],
+            );
+          } else if (timeout.high - timeout.lastPollUs < max) {
+            violations.add(
+              timeout.t,
+              `${actor} expired ${timeout.high - timeout.lastPollUs} us after its last poll${stepped ? " on its own clock" : ""}, before max.poll.interval.ms (${max / 1000} ms)`,
+              [timeout.index],
+            );
+          }
         }
-        const latest = stepped ? latestExpiry(t, due, deadline) : due;
-        if (latest + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
-        const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, latest + TOLERANCE_US);
-        if (inGap.length > 1 || (inGap.length === 0 && !frozenAtDue)) {
-          violations.add(
-            due,
-            `${actor} went ${Math.min(next, spec.durationUs) - from} us without polling (max.poll.interval.ms ${max / 1000} ms) and was expired ${inGap.length} times`,
-          );
-          return;
-        }
-        const expiry = inGap[0];
-        if (expiry !== undefined && !frozenAtDue && (expiry.t < due || expiry.t > latest + TOLERANCE_US)) {
-          const when = latest === due ? `at ${due} us` : `between ${due} and ${latest} us (its clock was stepped)`;
-          violations.add(expiry.t, `${actor}'s poll-timeout came at ${expiry.t} us; it was due ${when}`, [expiry.index]);
-        }
-      });
-    }
-    violations.items.sort((a, b) => a.t - b.t);
-    return violations.result();
+        t.pollTimes.forEach((from, i) => {
+          const next = t.pollTimes[i + 1] ?? spec.durationUs + 1;
+          // A quick pass over short gaps: no stretch of virtual time gains more than the forward steps on the own clock.
+          if (next - from + t.clock.forwardUs <= max) return;
+          const fromClock = t.pollClocks[i] as Micros;
+          const fromHigh = t.pollHighs[i] as Micros;
+          const inGap = t.timeouts.filter((x) => x.lastPollUs >= fromClock && x.lastPollUs <= fromHigh && x.t > from && x.t <= next);
+          // The deadline is on the poll timer's time: the expiry's lastPollUs says which; without one, judge by the
+          // latest the timer may have started at (a poll just after a backward step starts it at the clock's high-water mark).
+          const deadline = (inGap[0]?.lastPollUs ?? fromHigh) + max;
+          const crash = t.down.find((d) => d.from >= from && d.from < next);
+          const until = Math.min(next, crash?.from ?? Number.POSITIVE_INFINITY, spec.durationUs);
+          const due = earliestExpiry(t, i, deadline, until);
+          if (due === null) {
+            if (inGap.length > 0)
+              violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [
+                inGap[0]?.index ?? 0,
+              ]);
+            return;
+          }
+          const latest = stepped ? latestExpiry(t, due, deadline) : due;
+          if (latest + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
+          const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, latest + TOLERANCE_US);
+          if (inGap.length > 1 || (inGap.length === 0 && !frozenAtDue)) {
+            violations.add(
+              due,
+              `${actor} went ${Math.min(next, spec.durationUs) - from} us without polling (max.poll.interval.ms ${max / 1000} ms) and was expired ${inGap.length} times`,
+            );
+            return;
+          }
+          const expiry = inGap[0];
+          if (expiry !== undefined && !frozenAtDue && (expiry.t < due || expiry.t > latest + TOLERANCE_US)) {
+            const when = latest === due ? `at ${due} us` : `between ${due} and ${latest} us (its clock was stepped)`;
+            violations.add(expiry.t, `${actor}'s poll-timeout came at ${expiry.t} us; it was due ${when}`, [expiry.index]);
+          }
+        });
+      }
+      violations.items.sort((a, b) => a.t - b.t);
+      return violations.result();
+    };
+    // Sends and process events of members, and their observations (each one a moment the member ran).
+    return { reads: ["send", "life", "obs"], accept, finish };
   },
-};
+});

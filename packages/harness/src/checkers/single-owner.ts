@@ -1,7 +1,7 @@
 import { tpKey } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
-import { OwnershipTimeline } from "../analysis/ownership-timeline.js";
-import { type Checker, ViolationList } from "./checker.js";
+import { OWNERSHIP_EVENTS, sharedOwnership } from "../analysis/ownership-timeline.js";
+import { streamingChecker, ViolationList } from "./checker.js";
 
 /** A second live owner seen at the current instant, reported once it outlasts the instant or is acted on. */
 interface Conflict {
@@ -29,12 +29,12 @@ interface Conflict {
  * a record of them (Kafka's AbstractMembershipManager does the same: a
  * newer target does not abort a reconciliation in progress).
  */
-export const singleOwner: Checker = {
+export const singleOwner = streamingChecker({
   name: "single-owner",
   description: "no partition has two live, unfenced owners at once",
-  check(events) {
+  judge(pass) {
     const violations = new ViolationList();
-    const timeline = new OwnershipTimeline();
+    const timeline = pass.shared(sharedOwnership);
     const reported = new Set<string>();
     const pending = new Map<string, Conflict>();
     const keyOf = (partition: string, owners: readonly string[]) => `${partition}:${[...owners].sort().join(",")}`;
@@ -46,32 +46,38 @@ export const singleOwner: Checker = {
     };
     /** The instant is over: the conflicts whose owners all still own the partition are real. */
     const settle = () => {
+      if (pending.size === 0) return;
       for (const [key, conflict] of pending) {
         const owners = timeline.ownersOf(conflict.partition);
         if (conflict.owners.every((owner) => owners.includes(owner))) report(key, conflict);
       }
       pending.clear();
     };
-    let instant = Number.NaN;
-    events.forEach((event, index) => {
-      if (event.t !== instant) {
-        if (pending.size > 0) settle();
-        instant = event.t;
-      }
-      timeline.apply(event);
-      for (const conflict of timeline.conflicts) {
-        const key = keyOf(conflict.partition, conflict.owners);
-        if (!reported.has(key) && !pending.has(key)) pending.set(key, { t: event.t, index, ...conflict });
-      }
-      if (pending.size === 0) return;
-      const records = observationOf(event, "member.records");
-      if (records === undefined || event.ev !== "obs") return;
-      const partition = tpKey(records.topic, records.partition);
-      for (const [key, conflict] of pending) {
-        if (conflict.partition === partition && conflict.owners.includes(event.actor)) report(key, conflict);
-      }
-    });
-    settle();
-    return violations.result();
+    return {
+      reads: [...OWNERSHIP_EVENTS, "member.records"],
+      instantOver: settle,
+      accept(event, index) {
+        const records = observationOf(event, "member.records");
+        if (records === undefined) {
+          // The timeline has just applied this event: its conflicts are the ones it began.
+          for (const conflict of timeline.conflicts) {
+            const key = keyOf(conflict.partition, conflict.owners);
+            if (!reported.has(key) && !pending.has(key)) pending.set(key, { t: event.t, index, ...conflict });
+          }
+          return;
+        }
+        if (pending.size === 0 || event.ev !== "obs") return;
+        for (const range of records.ranges) {
+          const partition = tpKey(range.topic, range.partition);
+          for (const [key, conflict] of pending) {
+            if (conflict.partition === partition && conflict.owners.includes(event.actor)) report(key, conflict);
+          }
+        }
+      },
+      finish() {
+        settle();
+        return violations.result();
+      },
+    };
   },
-};
+});

@@ -1,5 +1,5 @@
 import { observationOf } from "../analysis/observations.js";
-import { type Checker, ViolationList } from "./checker.js";
+import { streamingChecker, ViolationList } from "./checker.js";
 
 /** A gc.group of the operation being read: the group's epoch before and after it. */
 interface EpochChange {
@@ -34,10 +34,10 @@ interface GroupState {
  * COMPLETING_REBALANCE Kafka rebalances on purpose (the leader may have
  * assigned the old member id). Those bumps are not the replacement's.
  */
-export const staticReplacementNoBump: Checker = {
+export const staticReplacementNoBump = streamingChecker({
   name: "static-replacement-no-bump",
   description: "a static member rejoining under its instance id does not bump the group epoch",
-  check(events) {
+  judge() {
     const violations = new ViolationList();
     /** groupId -> its last reported group epoch */
     const epochs = new Map<string, number>();
@@ -45,39 +45,42 @@ export const staticReplacementNoBump: Checker = {
     const states = new Map<string, GroupState>();
     /** coordinator -> the gc.group run it reported last (cleared by any other observation) */
     const runs = new Map<string, { t: number; changes: EpochChange[] }>();
-    events.forEach((event, index) => {
-      if (event.ev !== "obs") return;
-      const group = observationOf(event, "gc.group");
-      if (group !== undefined) {
+    return {
+      reads: ["obs"],
+      accept(event, index) {
+        if (event.ev !== "obs") return;
+        const group = observationOf(event, "gc.group");
+        if (group !== undefined) {
+          const run = runs.get(event.actor);
+          const change = {
+            groupId: group.groupId,
+            before: epochs.get(group.groupId),
+            after: group.groupEpoch,
+            previous: states.get(group.groupId),
+            index,
+          };
+          if (run !== undefined && run.t === event.t) run.changes.push(change);
+          else runs.set(event.actor, { t: event.t, changes: [change] });
+          epochs.set(group.groupId, group.groupEpoch);
+          states.set(group.groupId, { protocol: group.protocol, state: group.state });
+          return;
+        }
         const run = runs.get(event.actor);
-        const change = {
-          groupId: group.groupId,
-          before: epochs.get(group.groupId),
-          after: group.groupEpoch,
-          previous: states.get(group.groupId),
-          index,
-        };
-        if (run !== undefined && run.t === event.t) run.changes.push(change);
-        else runs.set(event.actor, { t: event.t, changes: [change] });
-        epochs.set(group.groupId, group.groupEpoch);
-        states.set(group.groupId, { protocol: group.protocol, state: group.state });
-        return;
-      }
-      const run = runs.get(event.actor);
-      runs.delete(event.actor);
-      const removed = observationOf(event, "gc.member-removed");
-      if (removed === undefined || removed.reason !== "static-replaced" || run === undefined || run.t !== event.t) return;
-      const bump = run.changes.find((c) => c.groupId === removed.groupId && c.before !== undefined && c.after > c.before);
-      if (bump === undefined) return;
-      // The state before the operation is the first change's previous state (later ones are the operation's own).
-      const before = run.changes.find((c) => c.groupId === removed.groupId)?.previous;
-      if (before?.protocol === "classic" && before.state !== "STABLE") return;
-      violations.add(
-        event.t,
-        `group ${removed.groupId}: the static rejoin of instance ${removed.instanceId ?? "?"} (replacing ${removed.memberId}) bumped the group epoch ${bump.before} -> ${bump.after}`,
-        [bump.index, index],
-      );
-    });
-    return violations.result();
+        runs.delete(event.actor);
+        const removed = observationOf(event, "gc.member-removed");
+        if (removed === undefined || removed.reason !== "static-replaced" || run === undefined || run.t !== event.t) return;
+        const bump = run.changes.find((c) => c.groupId === removed.groupId && c.before !== undefined && c.after > c.before);
+        if (bump === undefined) return;
+        // The state before the operation is the first change's previous state (later ones are the operation's own).
+        const before = run.changes.find((c) => c.groupId === removed.groupId)?.previous;
+        if (before?.protocol === "classic" && before.state !== "STABLE") return;
+        violations.add(
+          event.t,
+          `group ${removed.groupId}: the static rejoin of instance ${removed.instanceId ?? "?"} (replacing ${removed.memberId}) bumped the group epoch ${bump.before} -> ${bump.after}`,
+          [bump.index, index],
+        );
+      },
+      finish: () => violations.result(),
+    };
   },
-};
+});

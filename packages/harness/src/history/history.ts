@@ -1,48 +1,79 @@
 import { createHash, type Hash } from "node:crypto";
+import { BlockStore } from "./block-store.js";
+import { ByteWriter } from "./byte-writer.js";
+import { EventLog } from "./event-log.js";
+import { HistoryEncoder } from "./history-codec.js";
 import type { HistoryEvent, HistoryHeader } from "./history-event.js";
 
 export interface HistoryOptions {
-  /** Keep the events in memory (checkers and reports read them). Default true. */
+  /** Keep the events (their binary records) for checkers and reports to read back. Default true. */
   readonly keepEvents?: boolean;
-  /** Called with each serialized line (header included), e.g. to write history.jsonl. */
+  /** Sees each event as it is recorded, with its index (a run's checkers and metrics judge it as it goes). */
+  readonly onEvent?: (event: HistoryEvent, index: number) => void;
+  /** Called with each event's JSON line, the header's first (history.jsonl, written as the run goes). */
   readonly onLine?: (line: string) => void;
+  /** Bytes of records kept in memory before later ones spill to a temporary file (default 256 MiB). */
+  readonly memoryBudget?: number;
 }
 
-/**
- * Lines are fed to the hash in chunks of about this many characters: one
- * `hash.update` per line (two with its newline) cost more than hashing the
- * bytes themselves. SHA-256 over the concatenation is the same digest.
- */
-const HASH_CHUNK_CHARS = 64 * 1024;
+/** A block is sealed (hashed, stored) once it holds this many bytes; blocks are read back one at a time. */
+const BLOCK_BYTES = 64 * 1024;
 
 /**
- * The run's history: one JSON line per event after a header line, and a
- * SHA-256 over all lines (each followed by "\n"): the history hash that
- * proves two runs (or two hosts) made the same decisions.
+ * The run's history: every event recorded as a compact binary record
+ * (history-codec.ts), hashed block by block as it is written. The history
+ * hash, which proves two runs (or two hosts) made the same decisions, is
+ * the SHA-256 of the header's JSON line (with its "\n") followed by the
+ * record stream. JSON lines are made only for whoever asks (onLine):
+ * `run --out` streams them to history.jsonl.
  */
 export class History {
   readonly header: HistoryHeader;
-  readonly events: HistoryEvent[] = [];
   readonly #keep: boolean;
+  readonly #onEvent: ((event: HistoryEvent, index: number) => void) | undefined;
   readonly #onLine: ((line: string) => void) | undefined;
   readonly #hash: Hash = createHash("sha256");
-  /** Lines (each with its "\n") not yet fed to the hash. */
-  #pending = "";
+  readonly #encoder = new HistoryEncoder();
+  readonly #writer = new ByteWriter(2 * BLOCK_BYTES);
+  readonly #store: BlockStore;
+  /** The index of each stored block's first event. */
+  readonly #firstEvents: number[] = [];
+  readonly #log: EventLog;
+  #blockStart = 0;
   #count = 0;
   #digest: string | null = null;
 
   constructor(header: HistoryHeader, options: HistoryOptions = {}) {
     this.header = header;
     this.#keep = options.keepEvents ?? true;
+    this.#onEvent = options.onEvent;
     this.#onLine = options.onLine;
-    this.#line(JSON.stringify(header));
+    this.#store = new BlockStore(options.memoryBudget);
+    const line = JSON.stringify(header);
+    this.#hash.update(`${line}\n`);
+    this.#onLine?.(line);
+    const history = this;
+    this.#log = new EventLog({
+      tables: this.#encoder.tables,
+      get events() {
+        return history.#keep ? history.#count : 0;
+      },
+      get blocks() {
+        return history.#keep ? history.#store.count + (history.#writer.pos > 0 ? 1 : 0) : 0;
+      },
+      block: (index) => (index < this.#store.count ? this.#store.get(index) : this.#writer.bytes.subarray(0, this.#writer.pos)),
+      firstEventOf: (index) => (index < this.#firstEvents.length ? (this.#firstEvents[index] as number) : this.#blockStart),
+    });
   }
 
   record(event: HistoryEvent): void {
     if (this.#digest !== null) throw new Error("history already finished");
-    this.#count++;
-    if (this.#keep) this.events.push(event);
-    this.#line(JSON.stringify(event));
+    const index = this.#count++;
+    const writer = this.#writer;
+    this.#encoder.encode(event, writer);
+    if (writer.pos >= BLOCK_BYTES) this.#seal();
+    this.#onEvent?.(event, index);
+    if (this.#onLine !== undefined) this.#onLine(JSON.stringify(event));
   }
 
   /** Events recorded, the header excluded. */
@@ -50,23 +81,34 @@ export class History {
     return this.#count;
   }
 
+  /** The recorded events, read back from their records (none when the history keeps no events). */
+  get log(): EventLog {
+    return this.#log;
+  }
+
+  /** Bytes of binary records so far. */
+  get bytes(): number {
+    return this.#store.bytes + this.#writer.pos;
+  }
+
   /** Seals the history and returns its hash (hex). Idempotent. */
   finish(): string {
     if (this.#digest === null) {
-      this.#flush();
+      if (this.#writer.pos > 0) this.#seal();
       this.#digest = this.#hash.digest("hex");
     }
     return this.#digest;
   }
 
-  #line(line: string): void {
-    this.#pending += `${line}\n`;
-    if (this.#pending.length >= HASH_CHUNK_CHARS) this.#flush();
-    this.#onLine?.(line);
-  }
-
-  #flush(): void {
-    this.#hash.update(this.#pending);
-    this.#pending = "";
+  /** Hashes the open block, stores it (when events are kept) and starts the next; each block's times start from 0. */
+  #seal(): void {
+    const block = this.#writer.take();
+    this.#hash.update(block);
+    if (this.#keep) {
+      this.#store.add(block);
+      this.#firstEvents.push(this.#blockStart);
+    }
+    this.#blockStart = this.#count;
+    this.#encoder.startBlock();
   }
 }

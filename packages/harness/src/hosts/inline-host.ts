@@ -5,7 +5,7 @@ import { AsyncWorkProbe, acquireVirtualRuntime, drainMicrotasks } from "../kafka
 import { ActorCell, type CellSink } from "../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../kernel/actor-registry.js";
 import { MemoryDurableLog } from "../kernel/durable-log.js";
-import type { RunResult } from "../kernel/run-result.js";
+import { type RunResult, withEventArray } from "../kernel/run-result.js";
 import { silentLogger } from "../kernel/silent-logger.js";
 import { SimulationCore } from "../kernel/simulation-core.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
@@ -143,18 +143,18 @@ export class InlineHost {
     const core = this.core;
     const actors: Record<ActorId, { state: string; snapshot: ReturnType<ActorCell["snapshot"]> }> = {};
     for (const [id, cell] of this.#cells) actors[id] = { state: cell.state, snapshot: cell.snapshot() };
-    return {
+    return withEventArray({
       host: "inline",
       scenario: core.spec.scenario,
       seed: core.spec.seed,
       historyHash: core.history.finish(),
-      events: core.history.events,
+      log: core.history.log,
       eventsProcessed: core.eventsProcessed,
       virtualEndUs: core.now,
       wallMs,
       router: core.router.stats,
       choices: core.router.fired,
       actors,
-    };
+    });
   }
 }

@@ -1,15 +1,10 @@
 import type { CheckResult } from "../checkers/checker.js";
-import type { HistoryEvent } from "../history/history-event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
-import { signatureOf } from "./failure-signature.js";
+import { type EventsByIndex, signatureOf } from "./failure-signature.js";
 import type { HuntFailure } from "./hunt-task.js";
 
 /** The checkers of a judged run that failed, each with its first violation and that violation's signature. */
-export function failedChecks(
-  checks: Readonly<Record<string, CheckResult>>,
-  events: readonly HistoryEvent[],
-  spec: SimulationSpec,
-): HuntFailure[] {
+export function failedChecks(checks: Readonly<Record<string, CheckResult>>, events: EventsByIndex, spec: SimulationSpec): HuntFailure[] {
   return Object.entries(checks)
     .filter(([, check]) => !check.ok)
     .map(([check, result]) => {

@@ -53,13 +53,21 @@ function actorsOf(event: HistoryEvent): readonly ActorId[] {
   }
 }
 
+/** A run's events by index: an array, or a run's EventLog (which decodes only the events asked for). */
+export interface EventsByIndex {
+  at(index: number): HistoryEvent | undefined;
+}
+
 const sortedDistinct = (items: Iterable<string>): string[] => [...new Set(items)].sort();
 
 /** The signature of one violation, read from the history events it cites and the run's actors. */
-export function signatureOf(violation: Violation | undefined, events: readonly HistoryEvent[], spec: SimulationSpec): FailureSignature {
+export function signatureOf(violation: Violation | undefined, events: EventsByIndex, spec: SimulationSpec): FailureSignature {
   if (violation === undefined) return EMPTY_SIGNATURE;
   const kindOf = new Map(spec.actors.map((actor) => [actor.id, actor.kind]));
-  const cited = violation.events.map((index) => events[index]).filter((event): event is HistoryEvent => event !== undefined);
+  const cited = violation.events
+    .filter((index) => index >= 0)
+    .map((index) => events.at(index))
+    .filter((event): event is HistoryEvent => event !== undefined);
   return {
     events: sortedDistinct(cited.map(eventKind)),
     roles: sortedDistinct(cited.flatMap(actorsOf).flatMap((id) => kindOf.get(id) ?? [])),

@@ -60,7 +60,7 @@ export async function replayFailure(dir: string, out?: string, replayCommand?: s
     ...(out !== undefined ? { out } : {}),
     ...(replayCommand !== undefined ? { replayCommand } : {}),
   });
-  const failures = failedChecks(summary.checks, result.events, toSimulationSpec(scenario, { seed: record.seed }));
+  const failures = failedChecks(summary.checks, result.log, toSimulationSpec(scenario, { seed: record.seed }));
   const names = (list: readonly HuntFailure[]) => list.map((f) => f.check).join(",");
   return {
     scenario: summary.scenario,

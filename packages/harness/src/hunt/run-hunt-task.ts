@@ -17,7 +17,7 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
   const plan = bugs.length === 0 ? withProtocol : { ...withProtocol, scenario: { ...withProtocol.scenario, bugs } };
   const started = performance.now();
   const { summary, result } = await runScenario(plan.scenario, { host: "inline", seed: task.seed });
-  const failures = failedChecks(summary.checks, result.events, toSimulationSpec(plan.scenario, { seed: task.seed }));
+  const failures = failedChecks(summary.checks, result.log, toSimulationSpec(plan.scenario, { seed: task.seed }));
   const wallMs = performance.now() - started;
   const history =
     task.withHistory === true && failures.length > 0 ? await historyOf(plan.scenario, task.seed, summary.historyHash) : undefined;
@@ -44,7 +44,7 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
  */
 async function historyOf(scenario: ScenarioFile, seed: number, expectedHash: string): Promise<string> {
   const lines: string[] = [];
-  const again = await runSpec(toSimulationSpec(scenario, { seed }), "inline", (line) => lines.push(line));
+  const again = await runSpec(toSimulationSpec(scenario, { seed }), "inline", { keepEvents: false, onLine: (line) => lines.push(line) });
   if (again.historyHash !== expectedHash)
     throw new Error(`seed ${seed}: the run did not repeat itself (history hash ${again.historyHash}, first run ${expectedHash})`);
   return `${lines.join("\n")}\n`;

@@ -169,7 +169,7 @@ export class KafkaJSConsumerActor implements Actor {
   async #eachMessage({ topic, partition, message }: EachMessagePayload): Promise<void> {
     await this.#appPaused?.resumed;
     const offset = Number(message.offset);
-    (this.#gateway as WireClientGateway).membership.consumed(topic, partition, offset, offset, 1);
+    (this.#gateway as WireClientGateway).membership.consumed([{ topic, partition, firstOffset: offset, lastOffset: offset, count: 1 }]);
     await this.#process(1);
   }
 
@@ -178,7 +178,9 @@ export class KafkaJSConsumerActor implements Actor {
       if (!isRunning() || isStale()) return;
       await this.#appPaused?.resumed;
       const offset = Number(message.offset);
-      (this.#gateway as WireClientGateway).membership.consumed(batch.topic, batch.partition, offset, offset, 1);
+      (this.#gateway as WireClientGateway).membership.consumed([
+        { topic: batch.topic, partition: batch.partition, firstOffset: offset, lastOffset: offset, count: 1 },
+      ]);
       await this.#process(1);
       resolveOffset(message.offset);
       await heartbeat();

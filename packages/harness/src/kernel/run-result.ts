@@ -1,4 +1,5 @@
 import type { ActorId, JsonValue, Micros } from "@kcsim/protocol";
+import type { EventLog } from "../history/event-log.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { FaultChoice } from "../router/fault-plan.js";
 import type { RouterStats } from "../router/router.js";
@@ -9,7 +10,9 @@ export interface RunResult {
   readonly scenario: string;
   readonly seed: number;
   readonly historyHash: string;
-  /** The events (when the run kept them). */
+  /** The recorded events, read back from the binary history on demand (when the run kept them). */
+  readonly log: EventLog;
+  /** Every event as an object, built from `log` on first use: a long run's array is large, `log` reads them one at a time. */
   readonly events: readonly HistoryEvent[];
   readonly eventsProcessed: number;
   readonly virtualEndUs: Micros;
@@ -21,4 +24,13 @@ export interface RunResult {
   readonly choices: readonly FaultChoice[];
   /** Each actor's final process state and snapshot. */
   readonly actors: Readonly<Record<ActorId, { readonly state: string; readonly snapshot: JsonValue }>>;
+}
+
+/** Gives a host's result its `events`, an array built from its log the first time someone reads it. */
+export function withEventArray<T extends Omit<RunResult, "events">>(result: T): T & Pick<RunResult, "events"> {
+  return Object.defineProperty(result, "events", {
+    get: () => result.log.toArray(),
+    enumerable: true,
+    configurable: true,
+  }) as T & Pick<RunResult, "events">;
 }

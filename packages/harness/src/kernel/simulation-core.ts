@@ -71,7 +71,7 @@ export class SimulationCore implements CellSink {
     this.router = new Router(spec.plan, spec.seed);
     const header: HistoryHeader = {
       kcsim: "history",
-      format: 2,
+      format: 3,
       seed: spec.seed,
       scenario: spec.scenario,
       versions: { kcsim: KCSIM_VERSION, protocol: PROTOCOL_VERSION },

@@ -1,4 +1,6 @@
-import { type GroupMetrics, groupMetrics } from "../analysis/group-metrics.js";
+import { followGroupMetrics, type GroupMetrics, type GroupMetricsFollower } from "../analysis/group-metrics.js";
+import { type EventFollower, HistoryPass } from "../analysis/history-pass.js";
+import type { HistoryEvent } from "../history/history-event.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import type { NetworkMode } from "../router/fault-plan.js";
@@ -36,48 +38,72 @@ export interface RunMetrics {
   readonly groups: readonly GroupMetrics[];
 }
 
-export function runMetrics(result: RunResult, spec: SimulationSpec): RunMetrics {
-  let rejectedFrames = 0;
-  let lostMessages = 0;
-  let actorErrors = 0;
-  let connects = 0;
-  let timeouts = 0;
-  for (const event of result.events) {
-    if (event.ev === "reject") rejectedFrames++;
-    else if (event.ev === "lost") lostMessages++;
-    else if (event.ev === "error") actorErrors++;
+/** A run's metrics, counted as its history streams by (followers of the run's history pass). */
+export class RunMetricsFollower implements EventFollower {
+  readonly reads = ["reject", "lost", "error", "conn"];
+  #rejectedFrames = 0;
+  #lostMessages = 0;
+  #actorErrors = 0;
+  #connects = 0;
+  #timeouts = 0;
+  readonly #groups: readonly GroupMetricsFollower[];
+
+  /** Joins `pass`, with a follower per consumer group of its spec. */
+  constructor(pass: HistoryPass) {
+    pass.follow(this);
+    this.#groups = followGroupMetrics(pass);
+  }
+
+  accept(event: HistoryEvent): void {
+    if (event.ev === "reject") this.#rejectedFrames++;
+    else if (event.ev === "lost") this.#lostMessages++;
+    else if (event.ev === "error") this.#actorErrors++;
     else if (event.ev === "conn") {
-      if (event.what === "connect") connects++;
-      else if (event.what === "close" || event.what === "connect-timeout") timeouts++;
+      if (event.what === "connect") this.#connects++;
+      else if (event.what === "close" || event.what === "connect-timeout") this.#timeouts++;
     }
   }
-  const router = result.router;
-  const virtualMs = result.virtualEndUs / 1000;
-  const sortedTypes = Object.keys(router.byType).sort();
-  return {
-    virtualMs,
-    wallMs: Math.round(result.wallMs * 10) / 10,
-    eventsProcessed: result.eventsProcessed,
-    historyEvents: result.events.length,
-    network: spec.plan.network.mode,
-    messages: router.messages,
-    delivered: router.delivered,
-    dropped: router.dropped,
-    partitioned: router.partitioned,
-    duplicated: router.duplicated,
-    reordered: router.reordered,
-    corrupted: router.corrupted,
-    breaks: router.breaks,
-    broken: router.broken,
-    held: router.held,
-    connects,
-    timeouts,
-    rejectedFrames,
-    lostMessages,
-    actorErrors,
-    bytes: router.bytes,
-    messagesByType: Object.fromEntries(sortedTypes.map((type) => [type, router.byType[type] as { count: number; bytes: number }])),
-    speedup: result.wallMs > 0 ? Math.round(virtualMs / result.wallMs) : 0,
-    groups: groupMetrics(result.events, spec),
-  };
+
+  /** The metrics of the run, which ran as `spec` says (its duration: where an interrupted run stopped). */
+  finish(result: Omit<RunResult, "events">, spec: SimulationSpec): RunMetrics {
+    const router = result.router;
+    const virtualMs = result.virtualEndUs / 1000;
+    const sortedTypes = Object.keys(router.byType).sort();
+    return {
+      virtualMs,
+      wallMs: Math.round(result.wallMs * 10) / 10,
+      eventsProcessed: result.eventsProcessed,
+      historyEvents: result.log.length,
+      network: spec.plan.network.mode,
+      messages: router.messages,
+      delivered: router.delivered,
+      dropped: router.dropped,
+      partitioned: router.partitioned,
+      duplicated: router.duplicated,
+      reordered: router.reordered,
+      corrupted: router.corrupted,
+      breaks: router.breaks,
+      broken: router.broken,
+      held: router.held,
+      connects: this.#connects,
+      timeouts: this.#timeouts,
+      rejectedFrames: this.#rejectedFrames,
+      lostMessages: this.#lostMessages,
+      actorErrors: this.#actorErrors,
+      bytes: router.bytes,
+      messagesByType: Object.fromEntries(sortedTypes.map((type) => [type, router.byType[type] as { count: number; bytes: number }])),
+      speedup: result.wallMs > 0 ? Math.round(virtualMs / result.wallMs) : 0,
+      groups: this.#groups.map((group) => group.finish(spec.durationUs)),
+    };
+  }
+}
+
+/** A finished run's metrics, from its recorded events (one pass). */
+export function runMetrics(result: Omit<RunResult, "events">, spec: SimulationSpec): RunMetrics {
+  const pass = new HistoryPass(spec);
+  const metrics = new RunMetricsFollower(pass);
+  result.log.forEach((event, index) => {
+    pass.accept(event, index);
+  });
+  return metrics.finish(result, spec);
 }

@@ -60,6 +60,12 @@ function aboutOf(o: Record<string, unknown>): { memberId: string | null; partiti
   const memberId = typeof o.memberId === "string" ? o.memberId : null;
   const partitions: string[] = [];
   if (typeof o.topic === "string" && typeof o.partition === "number") partitions.push(`${o.topic}-${o.partition}`);
+  // A poll's records: a range per partition.
+  if (Array.isArray(o.ranges))
+    for (const range of o.ranges as unknown[]) {
+      const { topic, partition } = (range ?? {}) as { topic?: unknown; partition?: unknown };
+      if (typeof topic === "string" && typeof partition === "number") partitions.push(`${topic}-${partition}`);
+    }
   return { memberId, partitions };
 }
 

@@ -76,9 +76,11 @@ export class ConsumerProgress {
     const groupId = this.#directory.groupOf(event.actor);
     if (groupId === null) return;
     const group = this.#group(groupId);
-    group.records += records.count;
-    const key = `${records.topic}-${records.partition}`;
-    group.position.set(key, Math.max(group.position.get(key) ?? 0, records.lastOffset + 1));
+    for (const range of records.ranges) {
+      group.records += range.count;
+      const key = `${range.topic}-${range.partition}`;
+      group.position.set(key, Math.max(group.position.get(key) ?? 0, range.lastOffset + 1));
+    }
   }
 
   finish(endUs: Micros): GroupProgress[] {

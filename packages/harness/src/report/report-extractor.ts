@@ -193,14 +193,14 @@ export function withExplanations(data: ReportData, extractor: ReportExtractor, i
   return { ...data, explanations: chains.finish(rerun) };
 }
 
-/** Extracts the report's data from events already in memory (a run that just finished): two passes. */
-export function extractReport(events: readonly HistoryEvent[], inputs: ReportInputs): ReportData {
+/** Extracts the report's data from a run's events at hand (an array, or a finished run's log): two passes. */
+export function extractReport(events: Iterable<HistoryEvent>, inputs: ReportInputs): ReportData {
   const extractor = new ReportExtractor(inputs);
   for (const event of events) extractor.accept(event);
   const data = extractor.finish();
-  if (extractor.chains.planned)
-    events.forEach((event, index) => {
-      extractor.chains.collect(event, index);
-    });
+  if (extractor.chains.planned) {
+    let index = 0;
+    for (const event of events) extractor.chains.collect(event, index++);
+  }
   return withExplanations(data, extractor, inputs);
 }

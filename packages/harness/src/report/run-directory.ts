@@ -54,9 +54,34 @@ function observationProblem(o: Record<string, unknown>): string | null {
   switch (o.type) {
     case "member.owned":
       return isString(o.memberId) && isPartitionsByTopic(o.owned) ? null : "member.owned needs memberId and owned partitions by topic";
+    case "member.records":
+      return Array.isArray(o.ranges) &&
+        o.ranges.every(
+          (r) =>
+            isRecord(r) &&
+            isString(r.topic) &&
+            Number.isInteger(r.partition) &&
+            typeof r.firstOffset === "number" &&
+            typeof r.lastOffset === "number" &&
+            typeof r.count === "number",
+        )
+        ? null
+        : "member.records needs ranges [{topic, partition, firstOffset, lastOffset, count}]";
     default:
       return null;
   }
+}
+
+/**
+ * A line of a history written before format 3 in today's shape: its
+ * `member.records` held one partition's records (topic, partition,
+ * offsets, count) where today's holds a range per partition.
+ */
+function upgraded(value: unknown): unknown {
+  if (!isRecord(value) || value.ev !== "obs" || !isRecord(value.o) || value.o.type !== "member.records" || "ranges" in value.o)
+    return value;
+  const { type, memberId, topic, partition, firstOffset, lastOffset, count } = value.o;
+  return { ...value, o: { type, memberId, ranges: [{ topic, partition, firstOffset, lastOffset, count }] } };
 }
 
 function readJson(file: string): unknown {
@@ -161,6 +186,7 @@ export async function readRunDirectory(dir: string, registry: ActorRegistry | nu
       extractor = new ReportExtractor(inputs);
       continue;
     }
+    value = upgraded(value);
     const problem = historyLineProblem(value);
     if (problem !== null) {
       lines.close();
@@ -189,7 +215,7 @@ export async function readRunDirectory(dir: string, registry: ActorRegistry | nu
     // The second pass: the events in the violations' windows (the first pass checked every line).
     let index = -1;
     for await (const line of historyLines(historyFile)) {
-      if (index >= 0) extractor.chains.collect(JSON.parse(line) as HistoryEvent, index);
+      if (index >= 0) extractor.chains.collect(upgraded(JSON.parse(line)) as HistoryEvent, index);
       index++;
     }
   }

@@ -24,8 +24,8 @@ function write(dir: string, data: ReportData): WrittenReport {
   return { path, bytes: Buffer.byteLength(html), data };
 }
 
-/** Writes report.html into a run directory from a run that just finished (its events still in memory). */
-export function writeRunReport(dir: string, inputs: ReportInputs, events: readonly HistoryEvent[]): WrittenReport {
+/** Writes report.html into a run directory from a run that just finished (its events still at hand: an array, or its log, read twice). */
+export function writeRunReport(dir: string, inputs: ReportInputs, events: Iterable<HistoryEvent>): WrittenReport {
   return write(dir, extractReport(events, inputs));
 }
 

@@ -2,16 +2,18 @@ import { join } from "node:path";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { Checker, CheckResult } from "../checkers/checker.js";
 import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
+import type { HistoryOptions } from "../history/history.js";
 import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js";
 import { loadRegistry, withDefaultActors } from "../hosts/worker/load-registry.js";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { RunResult } from "../kernel/run-result.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
-import { type RunMetrics, runMetrics } from "../metrics/run-metrics.js";
+import type { RunMetrics } from "../metrics/run-metrics.js";
+import { LineFile } from "../output/line-file.js";
 import { prepareRunDir } from "../output/output-dir.js";
 import { ScenarioError, type SpecOverrides, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
-import { settingsErrorAtStart } from "./settings-error.js";
+import { judgeFinished, RunJudge } from "./run-judge.js";
 import { writeRunDirectory } from "./write-run-directory.js";
 
 export type { HostName, HostOptions } from "../hosts/run-host.js";
@@ -41,19 +43,17 @@ export interface RunSummary {
   readonly interruptedAtMs?: number;
 }
 
+/** Judges a run's events (an array, or a finished run's `events`) with the named checkers, in one pass for the streaming ones. */
 export function judge(
   result: Pick<RunResult, "events">,
   spec: SimulationSpec,
   names: readonly string[],
   checkers: ReadonlyMap<string, Checker> = CHECKERS,
 ): Record<string, CheckResult> {
-  const checks: Record<string, CheckResult> = {};
-  for (const name of names) {
-    const checker = checkers.get(name);
-    if (checker === undefined) throw new ScenarioError(`unknown checker '${name}' (known: ${[...checkers.keys()].join(", ")})`);
-    checks[name] = checker.check(result.events, spec);
-  }
-  return checks;
+  const judgeRun = new RunJudge(spec, names, checkers);
+  const events = result.events;
+  judgeRun.pass.acceptAll(events);
+  return judgeRun.checks(() => events);
 }
 
 /** kcsim's checkers and the caller's, by name; a caller's checker may not take a name kcsim uses. */
@@ -69,12 +69,12 @@ export function checkersWith(custom: readonly Checker[] = []): ReadonlyMap<strin
 export async function runSpec(
   spec: SimulationSpec,
   host: HostName,
-  onLine?: (line: string) => void,
+  history: HistoryOptions = {},
   hostOptions: HostOptions = {},
 ): Promise<RunResult & { readonly recordingText?: string }> {
-  const history = onLine === undefined ? {} : { onLine };
   const { result, recording } = await runInHost(spec, host, hostOptions, history);
-  return recording === null ? result : { ...result, recordingText: recording };
+  if (recording !== null) Object.defineProperty(result, "recordingText", { value: recording, enumerable: true });
+  return result;
 }
 
 /** Runs a validated scenario in a host, judges it, and writes the run directory when asked. */
@@ -90,29 +90,53 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
       throw new ScenarioError(`${scenario.name}: checkers: unknown checker '${name}' (known: ${[...checkers.keys()].join(", ")})`);
   // Created, writable and cleared of an earlier run's files before the run, so nothing is lost after it.
   if (options.out !== undefined) prepareRunDir("--out", options.out);
-  const lines: string[] = [];
   // A realtime run's recording streams into the run directory, so an interrupted run keeps it.
   const hostOptions: HostOptions =
     options.out !== undefined && options.host === "realtime"
       ? { ...options.hostOptions, recordingFile: join(options.out, "recording.jsonl") }
       : (options.hostOptions ?? {});
-  const result = await runSpec(spec, options.host, options.out === undefined ? undefined : (line) => lines.push(line), hostOptions);
-  const settingsError = settingsErrorAtStart(spec.scenario, result.events);
-  if (settingsError !== null) throw settingsError;
-  // An interrupted run is judged as the shorter run it was, not against the end it never reached.
-  const judged = result.interruptedAtUs === undefined ? spec : { ...spec, durationUs: result.interruptedAtUs };
+  // Judged as the history is recorded; its JSON lines stream to history.jsonl (when asked for), never held whole.
+  const judgeRun = new RunJudge(spec, checkerNames, checkers);
+  const historyFile = options.out === undefined ? null : new LineFile(join(options.out, "history.jsonl"));
+  let result: RunResult & { readonly recordingText?: string };
+  try {
+    result = await runSpec(
+      spec,
+      options.host,
+      { onEvent: judgeRun.accept, ...(historyFile !== null ? { onLine: historyFile.write } : {}) },
+      hostOptions,
+    );
+  } catch (error) {
+    historyFile?.abandon();
+    throw error;
+  }
+  const settingsError = judgeRun.settingsError;
+  if (settingsError !== null) {
+    historyFile?.abandon();
+    throw settingsError;
+  }
+  historyFile?.close();
+  // An interrupted run is judged as the shorter run it was, not against the end it never reached (again, from its log).
+  const judged =
+    result.interruptedAtUs === undefined
+      ? { spec, checks: judgeRun.checks(() => result.log.toArray()), metrics: judgeRun.metrics(result) }
+      : {
+          spec: { ...spec, durationUs: result.interruptedAtUs },
+          ...judgeFinished(result, { ...spec, durationUs: result.interruptedAtUs }, checkerNames, checkers),
+        };
   const summary: RunSummary = {
     scenario: spec.scenario,
     seed: spec.seed,
     host: options.host,
     historyHash: result.historyHash,
-    checks: judge(result, judged, checkerNames, checkers),
-    metrics: runMetrics(result, judged),
+    checks: judged.checks,
+    metrics: judged.metrics,
     replay: options.replayCommand ?? "",
     ...(result.interruptedAtUs !== undefined ? { interruptedAtMs: result.interruptedAtUs / 1000 } : {}),
   };
+  // history.jsonl is already in place (streamed as the run went).
   if (options.out !== undefined)
-    writeRunDirectory(options.out, lines, summary, spec, result, {
+    writeRunDirectory(options.out, null, summary, spec, result, {
       rerunWith: await registryOf(options.hostOptions ?? {}),
       descriptions: new Map((options.checkers ?? []).map((c) => [c.name, c.description])),
     });

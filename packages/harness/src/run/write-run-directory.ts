@@ -14,20 +14,21 @@ export interface RunDirectoryOptions {
 
 /**
  * Writes a judged run's directory (prepared beforehand by prepareRunDir):
- * history.jsonl (its header and lines), summary.json, command.txt,
+ * history.jsonl (its header and lines; `lines` null when the run streamed
+ * it there already, as `kcsim run --out` does), summary.json, command.txt,
  * spec.json, report.html, and recording.jsonl for a realtime run whose
  * recording was not streamed there (it replays from it, not from its seed).
  * Each file is written atomically.
  */
 export function writeRunDirectory(
   out: string,
-  lines: readonly string[],
+  lines: readonly string[] | null,
   summary: RunSummary,
   spec: SimulationSpec,
   result: RunResult & { readonly recordingText?: string },
   options: RunDirectoryOptions = {},
 ): void {
-  writeAtomic(join(out, "history.jsonl"), `${lines.join("\n")}\n`);
+  if (lines !== null) writeAtomic(join(out, "history.jsonl"), `${lines.join("\n")}\n`);
   writeAtomic(join(out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   writeAtomic(join(out, "command.txt"), `${summary.replay}\n`);
   if (result.recordingText !== undefined) writeAtomic(join(out, "recording.jsonl"), result.recordingText);
@@ -42,6 +43,6 @@ export function writeRunDirectory(
       ...(options.rerunWith !== undefined ? { rerunWith: options.rerunWith } : {}),
       ...(options.descriptions !== undefined ? { descriptions: options.descriptions } : {}),
     },
-    result.events,
+    result.log,
   );
 }

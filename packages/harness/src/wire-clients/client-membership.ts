@@ -1,3 +1,4 @@
+import type { RecordRange } from "@kcsim/member";
 import {
   CONSUMER_PROTOCOL_TYPE,
   ErrorCode,
@@ -115,9 +116,10 @@ export class ClientMembership {
     }
   }
 
-  /** Records the application was handed (records: "application"): reported as they come, per partition. */
-  consumed(topic: string, partition: number, firstOffset: number, lastOffset: number, count: number): void {
-    this.#port.observe({ type: "member.records", memberId: this.#currentMemberId(), topic, partition, firstOffset, lastOffset, count });
+  /** Records the application was handed: one `member.records` with a range per partition (records: "application" reports them as they come). */
+  consumed(ranges: readonly RecordRange[]): void {
+    if (ranges.length === 0) return;
+    this.#port.observe({ type: "member.records", memberId: this.#currentMemberId(), ranges });
   }
 
   /** The membership the client holds in a group, if any (its id and generation). */
@@ -255,6 +257,8 @@ export class ClientMembership {
   #fetched(body: WireRequestOf<"Fetch">, response: WireResponseOf<"Fetch">): void {
     const asked = new Map<string, number>();
     for (const topic of body.topics) for (const p of topic.partitions) asked.set(tpKey(topic.topic, p.partition), Number(p.fetchOffset));
+    // One member.records per answer, as a poll's: a range per partition that brought new records.
+    const ranges: RecordRange[] = [];
     for (const topic of response.responses) {
       for (const p of topic.partitions) {
         if (p.errorCode !== ErrorCode.NONE || p.records === null) continue;
@@ -265,9 +269,10 @@ export class ClientMembership {
         const first = offsets[0] as number;
         const last = offsets[offsets.length - 1] as number;
         this.#delivered.set(key, last + 1);
-        this.consumed(topic.topic, p.partitionIndex, first, last, offsets.length);
+        ranges.push({ topic: topic.topic, partition: p.partitionIndex, firstOffset: first, lastOffset: last, count: offsets.length });
       }
     }
+    this.consumed(ranges);
   }
 
   /** A client asks a partition's earliest or latest offset when it has no position to resume from: its position is reset. */

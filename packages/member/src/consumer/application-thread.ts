@@ -7,12 +7,12 @@ import type { ApplicationConfig } from "./consumer-member-config.js";
 import type { MemberObserver } from "./member-observer.js";
 import type { LeaveReason, RebalanceListenerInvoker } from "./membership-manager.js";
 
-/** The records of one partition in a polled batch (its `member.records` observation). */
+/** The records of one partition in a polled batch (a range of its `member.records` observation), while it is counted. */
 interface PartitionRun {
   readonly topic: string;
   readonly partition: number;
-  readonly first: number;
-  last: number;
+  readonly firstOffset: number;
+  lastOffset: number;
   count: number;
 }
 
@@ -410,8 +410,11 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     }
   }
 
+  /** One `member.records` for the poll: a range per partition, in the order the batch first holds each. */
   #observeRecords(records: readonly ConsumedRecord[], ctx: Context): void {
+    if (records.length === 0) return;
     const byPartition = new Map<string, PartitionRun>();
+    const ranges: PartitionRun[] = [];
     let run: PartitionRun | undefined;
     for (const record of records) {
       // A batch holds runs of one partition's records: only a change of partition needs its key built and looked up.
@@ -419,14 +422,14 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
         const key = tpKey(record.topic, record.partition);
         const seen = byPartition.get(key);
         if (seen === undefined) {
-          run = { topic: record.topic, partition: record.partition, first: record.offset, last: record.offset, count: 0 };
+          run = { topic: record.topic, partition: record.partition, firstOffset: record.offset, lastOffset: record.offset, count: 0 };
           byPartition.set(key, run);
+          ranges.push(run);
         } else run = seen;
       }
-      run.last = record.offset;
+      run.lastOffset = record.offset;
       run.count++;
     }
-    for (const { topic, partition, first, last, count } of byPartition.values())
-      this.#observer.records(ctx, topic, partition, first, last, count);
+    this.#observer.records(ctx, ranges);
   }
 }

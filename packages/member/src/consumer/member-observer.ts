@@ -13,6 +13,7 @@ import type {
   PollTimerResetObservation,
   ProcessedBatchObservation,
   RebalanceCallback,
+  RecordRange,
   RecordsObservation,
   SinkWriteObservation,
 } from "../observations.js";
@@ -106,16 +107,8 @@ export class MemberObserver {
     } satisfies PollTimeoutObservation);
   }
 
-  records(ctx: Context, topic: string, partition: number, firstOffset: number, lastOffset: number, count: number): void {
-    ctx.observe({
-      type: "member.records",
-      memberId: this.#memberId,
-      topic,
-      partition,
-      firstOffset,
-      lastOffset,
-      count,
-    } satisfies RecordsObservation);
+  records(ctx: Context, ranges: readonly RecordRange[]): void {
+    ctx.observe({ type: "member.records", memberId: this.#memberId, ranges } satisfies RecordsObservation);
   }
 
   commit(ctx: Context, kind: CommitKind, memberEpoch: number, offsets: CommittedOffsets, result: string): void {

@@ -6,7 +6,7 @@ import type { ActorRegistry } from "../../kernel/actor-registry.js";
 import { entryPoint } from "../../kernel/built-module.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
-import type { RunResult } from "../../kernel/run-result.js";
+import { type RunResult, withEventArray } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
 import { type LogSpec, SILENT_LOGS } from "../worker/actor-logs.js";
@@ -496,18 +496,18 @@ export class LockstepHost {
 
   #result(wallMs: number, actors: Record<ActorId, ActorReport>): RunResult {
     const core = this.core;
-    return {
+    return withEventArray({
       host: "lockstep",
       scenario: core.spec.scenario,
       seed: core.spec.seed,
       historyHash: core.history.finish(),
-      events: core.history.events,
+      log: core.history.log,
       eventsProcessed: core.eventsProcessed + this.#timersRun,
       virtualEndUs: core.now,
       wallMs,
       router: core.router.stats,
       choices: core.router.fired,
       actors,
-    };
+    });
   }
 }

@@ -6,7 +6,7 @@ import type { ActorRegistry } from "../../kernel/actor-registry.js";
 import { entryPoint } from "../../kernel/built-module.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import { type ControlAction, HOST_ORIGIN, type Payload, type SimEvent } from "../../kernel/event.js";
-import type { RunResult } from "../../kernel/run-result.js";
+import { type RunResult, withEventArray } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { ActorSpec, SimulationSpec } from "../../kernel/simulation-spec.js";
 import {
@@ -674,7 +674,7 @@ export class RealtimeHost {
   #result(wallMsTaken: number, actors: Record<ActorId, ActorReport>): RealtimeRunResult {
     const core = this.core;
     // Effects arrive in the order threads report them; the history is in virtual-time order (stable).
-    const events: HistoryEvent[] = [...core.history.events].sort((a, b) => a.t - b.t);
+    const events: HistoryEvent[] = [...core.history.log.toArray()].sort((a, b) => a.t - b.t);
     const history = new History(core.history.header, this.#options.history ?? {});
     for (const event of events) history.record(event);
     const historyHash = history.finish();
@@ -682,12 +682,12 @@ export class RealtimeHost {
     // An open-ended run (kcsim serve) ends where end() stopped it; an interrupted one where it was interrupted.
     const endUs = interruptedAt ?? this.#endedAtUs ?? core.spec.durationUs;
     this.#recording.finish({ t: endUs, historyHash, interrupted: interruptedAt !== null });
-    return {
+    return withEventArray({
       host: "realtime",
       scenario: core.spec.scenario,
       seed: core.spec.seed,
       historyHash,
-      events: history.events,
+      log: history.log,
       eventsProcessed: this.#runs,
       virtualEndUs: endUs,
       ...(interruptedAt !== null ? { interruptedAtUs: interruptedAt } : {}),
@@ -697,7 +697,7 @@ export class RealtimeHost {
       actors,
       recording: this.#recording.recording(),
       workers: { started: this.#startMs.length, startMs: [...this.#startMs] },
-    };
+    });
   }
 
   /** Writes the recording (recording.jsonl) as text. */

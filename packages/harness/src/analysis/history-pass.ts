@@ -1,0 +1,90 @@
+import type { HistoryEvent } from "../history/history-event.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
+
+/** Something that reads a history event by event, in order. */
+export interface EventFollower {
+  /**
+   * The events it needs: event kinds ("send", "life", "conn", ...), "obs" for
+   * every observation, or observation types ("gc.member", ...). Omitted: every
+   * event. It is handed those events and no others.
+   */
+  readonly reads?: readonly string[];
+  accept(event: HistoryEvent, index: number): void;
+  /** The instant (virtual time) of the events so far is over: a later one begins with the next event. */
+  instantOver?(): void;
+}
+
+/** An analysis several followers of one pass share, built by this function on first use. */
+export type SharedAnalysis<T extends EventFollower> = (pass: HistoryPass) => T;
+
+/**
+ * One pass over a run's history that feeds every checker and metric at once,
+ * whether the events come live from the History as they are recorded or
+ * from an array. Analyses that several of them need (who owns which
+ * partition, what each application consumed) are built once per pass
+ * (`shared`) and see each event before the followers that read them.
+ * Each event goes only to the followers that read its kind or type, in the
+ * order they joined.
+ */
+export class HistoryPass {
+  readonly spec: SimulationSpec;
+  readonly #followers: EventFollower[] = [];
+  readonly #instantFollowers: EventFollower[] = [];
+  readonly #shared = new Map<SharedAnalysis<EventFollower>, EventFollower>();
+  /** Followers of each observation type, and of each other kind of event. */
+  readonly #byType = new Map<string, readonly EventFollower[]>();
+  readonly #byKind = new Map<string, readonly EventFollower[]>();
+  #instant = Number.NaN;
+  #started = false;
+
+  constructor(spec: SimulationSpec) {
+    this.spec = spec;
+  }
+
+  /** The pass's instance of a shared analysis, made (and fed from then on) the first time anyone asks. */
+  shared<T extends EventFollower>(make: SharedAnalysis<T>): T {
+    const known = this.#shared.get(make as SharedAnalysis<EventFollower>);
+    if (known !== undefined) return known as T;
+    const made = make(this);
+    this.#shared.set(make as SharedAnalysis<EventFollower>, made);
+    this.follow(made);
+    return made;
+  }
+
+  /** Adds a follower: it sees every event from the first one on, after the followers (and shared analyses) before it. */
+  follow(follower: EventFollower): void {
+    if (this.#started) throw new Error("a history pass takes its followers before its first event");
+    this.#followers.push(follower);
+    if (follower.instantOver !== undefined) this.#instantFollowers.push(follower);
+  }
+
+  accept(event: HistoryEvent, index: number): void {
+    this.#started = true;
+    if (event.t !== this.#instant) {
+      if (!Number.isNaN(this.#instant)) for (const follower of this.#instantFollowers) follower.instantOver?.();
+      this.#instant = event.t;
+    }
+    const route =
+      event.ev === "obs"
+        ? (this.#byType.get(event.o.type) ?? this.#route(this.#byType, event.o.type, event))
+        : (this.#byKind.get(event.ev) ?? this.#route(this.#byKind, event.ev, event));
+    for (let i = 0; i < route.length; i++) (route[i] as EventFollower).accept(event, index);
+  }
+
+  /** Feeds a whole history, in order. */
+  acceptAll(events: Iterable<HistoryEvent>): void {
+    let index = 0;
+    for (const event of events) this.accept(event, index++);
+  }
+
+  #route(routes: Map<string, readonly EventFollower[]>, key: string, event: HistoryEvent): readonly EventFollower[] {
+    const reads = (follower: EventFollower) => {
+      const wanted = follower.reads;
+      if (wanted === undefined) return true;
+      return event.ev === "obs" ? wanted.includes("obs") || wanted.includes(event.o.type) : wanted.includes(event.ev);
+    };
+    const route = this.#followers.filter(reads);
+    routes.set(key, route);
+    return route;
+  }
+}

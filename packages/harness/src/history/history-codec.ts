@@ -1,0 +1,427 @@
+import type { ActorId, Observation } from "@kcsim/protocol";
+import type { Fate } from "../router/router.js";
+import type { ByteReader } from "./byte-reader.js";
+import type { ByteWriter } from "./byte-writer.js";
+import type { ConnectionRecord, HistoryEvent, ObservationRecord, SendRecord } from "./history-event.js";
+
+/*
+ * The history's binary record stream (history format 3). Each event is one
+ * record: a kind byte, the time as a signed varint delta from the previous
+ * event's, then the kind's fields in a fixed order. Observations (free-form
+ * JSON values) are written as tagged values; an object is its shape (the
+ * list of its keys, defined inline the first time it appears, then named
+ * by number) followed by its values. Short strings are interned: written
+ * inline the first time, then named by number. Everything depends only on
+ * the sequence of events recorded, so the same events give the same bytes,
+ * in every host: the history hash is the SHA-256 of this stream.
+ */
+
+enum Kind {
+  Send = 1,
+  Obs = 2,
+  Life = 3,
+  Error = 4,
+  Reject = 5,
+  Lost = 6,
+  Conn = 7,
+}
+
+/** How a string is written: null, inline (not interned), defined (interned from here on), or a reference (id + REF). */
+enum Str {
+  Null = 0,
+  Inline = 1,
+  Define = 2,
+  Ref = 3,
+}
+
+/** Value tags; tags from SMALL_INT on are the integers 0..(255 - SMALL_INT) themselves. */
+enum Tag {
+  Null = 0,
+  False = 1,
+  True = 2,
+  Undefined = 3,
+  Uint = 4,
+  NegInt = 5,
+  Float = 6,
+  String = 7,
+  Array = 8,
+  Shape = 9,
+  NewShape = 10,
+  SmallInt = 32,
+}
+const SMALL_INT_MAX = 255 - Tag.SmallInt;
+
+/** Send record flags: which optional fields follow. */
+enum SendFlag {
+  Fault = 1,
+  Corrupt = 2,
+  Reordered = 4,
+  Conn = 8,
+  Held = 16,
+}
+
+/** Strings longer than this are written inline every time (error stacks, log details): interning them saves nothing. */
+const MAX_INTERNED_LENGTH = 64;
+/** Interned strings and object shapes at most: past that, strings go inline and new shapes list their keys each time. */
+const MAX_INTERNED = 1 << 20;
+
+/** A node of the shape tree: the keys seen so far along the path from the root, and the shape's id once used. */
+interface ShapeNode {
+  id: number;
+  readonly keys: readonly string[];
+  readonly next: Map<string, ShapeNode>;
+}
+
+/**
+ * The strings and object shapes a stream has defined so far, by id: the
+ * encoder appends to them, and a decoder of the same stream (in this
+ * process) looks references up in them.
+ */
+export class HistoryTables {
+  readonly strings: string[] = [];
+  readonly stringIds = new Map<string, number>();
+  readonly shapes: (readonly string[])[] = [];
+  readonly shapeRoot: ShapeNode = { id: -1, keys: [], next: new Map() };
+}
+
+/** Writes events into a ByteWriter as records of the binary stream. */
+export class HistoryEncoder {
+  readonly tables: HistoryTables;
+  #lastT = 0;
+  /** Values of the objects being written, collected while their shape is found (a stack shared by nested objects). */
+  readonly #values: unknown[] = [];
+
+  constructor(tables: HistoryTables = new HistoryTables()) {
+    this.tables = tables;
+  }
+
+  /** A new block starts: its first event's time is written whole, so each block decodes on its own. */
+  startBlock(): void {
+    this.#lastT = 0;
+  }
+
+  encode(event: HistoryEvent, out: ByteWriter): void {
+    const t = event.t;
+    switch (event.ev) {
+      case "send":
+        out.u8(Kind.Send);
+        this.#time(t, out);
+        this.#send(event, out);
+        return;
+      case "obs":
+        out.u8(Kind.Obs);
+        this.#time(t, out);
+        this.#string(event.actor, out);
+        this.#value(event.o, out);
+        return;
+      case "life":
+        out.u8(Kind.Life);
+        this.#time(t, out);
+        this.#string(event.actor, out);
+        this.#string(event.what, out);
+        this.#string(event.detail, out);
+        return;
+      case "error":
+        out.u8(Kind.Error);
+        this.#time(t, out);
+        this.#string(event.actor, out);
+        this.#string(event.during, out);
+        this.#string(event.message, out);
+        this.#string(event.stack, out);
+        return;
+      case "reject":
+        out.u8(Kind.Reject);
+        this.#time(t, out);
+        this.#string(event.actor, out);
+        this.#string(event.from, out);
+        this.#string(event.reason, out);
+        this.#string(event.detail, out);
+        return;
+      case "lost":
+        out.u8(Kind.Lost);
+        this.#time(t, out);
+        this.#string(event.actor, out);
+        this.#string(event.from, out);
+        this.#string(event.type, out);
+        this.#string(event.why, out);
+        return;
+      case "conn":
+        out.u8(Kind.Conn);
+        this.#time(t, out);
+        this.#connection(event, out);
+        return;
+    }
+  }
+
+  #time(t: number, out: ByteWriter): void {
+    out.int(t - this.#lastT);
+    this.#lastT = t;
+  }
+
+  #send(event: SendRecord, out: ByteWriter): void {
+    this.#string(event.from, out);
+    this.#string(event.to, out);
+    this.#string(event.type, out);
+    out.uint(event.bytes);
+    this.#string(event.fate, out);
+    out.uint(event.at.length);
+    for (const at of event.at) out.int(at - event.t);
+    const flags =
+      (event.fault !== undefined ? SendFlag.Fault : 0) |
+      (event.corrupt !== undefined ? SendFlag.Corrupt : 0) |
+      (event.reordered === true ? SendFlag.Reordered : 0) |
+      (event.conn !== undefined ? SendFlag.Conn : 0) |
+      (event.held === true ? SendFlag.Held : 0);
+    out.u8(flags);
+    if (event.fault !== undefined) this.#string(event.fault, out);
+    if (event.corrupt !== undefined) this.#string(event.corrupt, out);
+    if (event.conn !== undefined) out.int(event.conn);
+  }
+
+  #connection(event: ConnectionRecord, out: ByteWriter): void {
+    this.#string(event.actor, out);
+    this.#string(event.peer, out);
+    out.int(event.gen);
+    this.#string(event.what, out);
+    this.#string(event.connection, out);
+    this.#string(event.reason, out);
+    if (event.at === undefined) out.u8(0);
+    else {
+      out.u8(1);
+      out.int(event.at[0] - event.t);
+      out.int(event.at[1] - event.t);
+    }
+  }
+
+  #string(value: string | null, out: ByteWriter): void {
+    if (value === null) {
+      out.u8(Str.Null);
+      return;
+    }
+    const tables = this.tables;
+    const id = tables.stringIds.get(value);
+    if (id !== undefined) {
+      out.uint(id + Str.Ref);
+      return;
+    }
+    if (value.length <= MAX_INTERNED_LENGTH && tables.strings.length < MAX_INTERNED) {
+      tables.stringIds.set(value, tables.strings.length);
+      tables.strings.push(value);
+      out.u8(Str.Define);
+    } else out.u8(Str.Inline);
+    out.string(value);
+  }
+
+  #value(value: unknown, out: ByteWriter): void {
+    switch (typeof value) {
+      case "number":
+        if (Number.isSafeInteger(value)) {
+          if (value >= 0) {
+            if (value <= SMALL_INT_MAX) out.u8(Tag.SmallInt + value);
+            else {
+              out.u8(Tag.Uint);
+              out.uint(value);
+            }
+          } else {
+            out.u8(Tag.NegInt);
+            out.uint(-value);
+          }
+        } else {
+          out.u8(Tag.Float);
+          out.float64(value);
+        }
+        return;
+      case "string":
+        out.u8(Tag.String);
+        this.#string(value, out);
+        return;
+      case "boolean":
+        out.u8(value ? Tag.True : Tag.False);
+        return;
+      case "object":
+        if (value === null) out.u8(Tag.Null);
+        else if (Array.isArray(value)) {
+          out.u8(Tag.Array);
+          out.uint(value.length);
+          for (const item of value) this.#value(item, out);
+        } else this.#object(value as Record<string, unknown>, out);
+        return;
+      default:
+        // undefined, functions and symbols: JSON writes null in an array (object keys holding them are skipped).
+        out.u8(Tag.Undefined);
+    }
+  }
+
+  #object(value: Record<string, unknown>, out: ByteWriter): void {
+    const values = this.#values;
+    const base = values.length;
+    let node = this.tables.shapeRoot;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = value[key];
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      let next = node.next.get(key);
+      if (next === undefined) {
+        next = { id: -1, keys: [...node.keys, key], next: new Map() };
+        node.next.set(key, next);
+      }
+      node = next;
+      values.push(item);
+    }
+    const shapes = this.tables.shapes;
+    if (node.id >= 0) {
+      out.u8(Tag.Shape);
+      out.uint(node.id);
+    } else {
+      out.u8(Tag.NewShape);
+      if (shapes.length < MAX_INTERNED) {
+        node.id = shapes.length;
+        shapes.push(node.keys);
+      }
+      out.uint(node.keys.length);
+      for (const key of node.keys) this.#string(key, out);
+    }
+    const end = values.length;
+    for (let i = base; i < end; i++) this.#value(values[i], out);
+    values.length = base;
+  }
+}
+
+/** Reads records back into events, with the tables of the encoder that wrote them. */
+export class HistoryDecoder {
+  readonly #tables: HistoryTables;
+
+  constructor(tables: HistoryTables) {
+    this.#tables = tables;
+  }
+
+  /** The next event of `input`; `lastT` is the time of the event before it (0 at a block's start). */
+  decode(input: ByteReader, lastT: number): HistoryEvent {
+    const kind = input.u8();
+    const t = lastT + input.int();
+    switch (kind) {
+      case Kind.Send:
+        return this.#send(t, input);
+      case Kind.Obs: {
+        const actor = this.#string(input) as ActorId;
+        const o = this.#value(input) as Observation;
+        const event: ObservationRecord = { t, ev: "obs", actor, o };
+        return event;
+      }
+      case Kind.Life:
+        return { t, ev: "life", actor: this.#str(input), what: this.#str(input), detail: this.#string(input) };
+      case Kind.Error:
+        return { t, ev: "error", actor: this.#str(input), during: this.#str(input), message: this.#str(input), stack: this.#str(input) };
+      case Kind.Reject:
+        return { t, ev: "reject", actor: this.#str(input), from: this.#str(input), reason: this.#str(input), detail: this.#str(input) };
+      case Kind.Lost:
+        return { t, ev: "lost", actor: this.#str(input), from: this.#str(input), type: this.#str(input), why: this.#str(input) };
+      case Kind.Conn:
+        return this.#connection(t, input);
+      default:
+        throw new RangeError(`unknown history record kind ${kind}`);
+    }
+  }
+
+  #send(t: number, input: ByteReader): SendRecord {
+    const from = this.#str(input);
+    const to = this.#str(input);
+    const type = this.#str(input);
+    const bytes = input.uint();
+    const fate = this.#str(input) as Fate;
+    const count = input.uint();
+    const at: number[] = [];
+    for (let i = 0; i < count; i++) at.push(t + input.int());
+    const flags = input.u8();
+    const record: { -readonly [K in keyof SendRecord]: SendRecord[K] } = { t, ev: "send", from, to, type, bytes, fate, at };
+    if (flags & SendFlag.Fault) record.fault = this.#str(input);
+    if (flags & SendFlag.Corrupt) record.corrupt = this.#str(input) as "truncate" | "garbage";
+    if (flags & SendFlag.Reordered) record.reordered = true;
+    if (flags & SendFlag.Conn) record.conn = input.int();
+    if (flags & SendFlag.Held) record.held = true;
+    return record;
+  }
+
+  #connection(t: number, input: ByteReader): ConnectionRecord {
+    const actor = this.#str(input);
+    const peer = this.#str(input);
+    const gen = input.int();
+    const what = this.#str(input);
+    const connection = this.#str(input);
+    const reason = this.#string(input);
+    if (input.u8() === 0) return { t, ev: "conn", actor, peer, gen, what, connection, reason };
+    const at: [number, number] = [t + input.int(), t + input.int()];
+    return { t, ev: "conn", actor, peer, gen, what, connection, reason, at };
+  }
+
+  #str(input: ByteReader): string {
+    const value = this.#string(input);
+    if (value === null) throw new RangeError("history record: a string expected, null found");
+    return value;
+  }
+
+  #string(input: ByteReader): string | null {
+    const head = input.uint();
+    if (head >= Str.Ref) {
+      const value = this.#tables.strings[head - Str.Ref];
+      if (value === undefined) throw new RangeError(`history record: unknown string ${head - Str.Ref}`);
+      return value;
+    }
+    if (head === Str.Null) return null;
+    return input.string();
+  }
+
+  #value(input: ByteReader): unknown {
+    const tag = input.u8();
+    if (tag >= Tag.SmallInt) return tag - Tag.SmallInt;
+    switch (tag) {
+      case Tag.Null:
+        return null;
+      case Tag.False:
+        return false;
+      case Tag.True:
+        return true;
+      case Tag.Undefined:
+        return undefined;
+      case Tag.Uint:
+        return input.uint();
+      case Tag.NegInt:
+        return -input.uint();
+      case Tag.Float:
+        return input.float64();
+      case Tag.String:
+        return this.#string(input);
+      case Tag.Array: {
+        const length = input.uint();
+        const items: unknown[] = [];
+        for (let i = 0; i < length; i++) items.push(this.#value(input));
+        return items;
+      }
+      case Tag.Shape: {
+        const id = input.uint();
+        const keys = this.#tables.shapes[id];
+        if (keys === undefined) throw new RangeError(`history record: unknown object shape ${id}`);
+        return this.#fields(keys, input);
+      }
+      case Tag.NewShape: {
+        const count = input.uint();
+        const keys: string[] = [];
+        for (let i = 0; i < count; i++) keys.push(this.#str(input));
+        return this.#fields(keys, input);
+      }
+      default:
+        throw new RangeError(`history record: unknown value tag ${tag}`);
+    }
+  }
+
+  #fields(keys: readonly string[], input: ByteReader): Record<string, unknown> {
+    const object: Record<string, unknown> = {};
+    for (const key of keys) {
+      const value = this.#value(input);
+      // An own "__proto__" key (a topic may be named so) must stay a key, not replace the prototype.
+      if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+      else object[key] = value;
+    }
+    return object;
+  }
+}

@@ -50,7 +50,9 @@ type Lists = "choices" | "faults" | "partitions" | "nemesis";
  * 1. It reruns the original (which must fail the checker) and pins the
  *    run's random fault decisions (its choice list: which message on which
  *    link each fault broke, dropped, corrupted, duplicated or reordered), so
- *    that every later trial makes exactly those decisions and no others.
+ *    that every later trial makes exactly those decisions and no others;
+ *    then it cuts the run just past the violation (the same run up to
+ *    there), so that each trial costs only what the failure needs.
  * 2. Delta debugging (ddmin) over the choices: each reduction neutralises
  *    some while every other choice, and every latency, stays identical.
  * 3. ddmin over the nemesis steps, the faults and the partitions.
@@ -98,6 +100,12 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     options.onTrial?.(trials, failed, sizeOf(failed ? candidate : current));
     return failed;
   };
+
+  // First, the run cut just past its violation: with the choices pinned it is the same run up to there, and every
+  // later trial costs only as much virtual time as the failure needs.
+  const cutAt = justPastViolation(violationAtUs);
+  if (cutAt !== null && cutAt < current.durationMs && (await fails({ ...current, durationMs: cutAt })))
+    current = { ...current, durationMs: cutAt };
 
   for (const list of ["choices", "nemesis", "faults", "partitions"] as const satisfies readonly Lists[]) {
     let items = [...(current[list] ?? [])] as unknown[];
@@ -163,7 +171,7 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
   }
   // A shorter run: first just past the original violation, then by quarters.
   if (violationAtUs !== undefined && trials < maxTrials) {
-    const justPast = Math.max(10_000, Math.ceil(violationAtUs / 1_000_000) * 1000 + 1000);
+    const justPast = justPastViolation(violationAtUs) as number;
     if (justPast < current.durationMs) {
       const candidate = { ...current, durationMs: justPast };
       if (await fails(candidate)) current = candidate;
@@ -177,6 +185,11 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     current = candidate;
   }
   return { scenario: current, original: sizeOf(pinned), shrunk: sizeOf(current), trials };
+}
+
+/** A duration just past a violation at `t` us (the next whole second, plus one), at least 10 s; null without one. */
+function justPastViolation(t: number | undefined): number | null {
+  return t === undefined ? null : Math.max(10_000, Math.ceil(t / 1_000_000) * 1000 + 1000);
 }
 
 /** A scenario whose pinned choices name only faults it still has. */

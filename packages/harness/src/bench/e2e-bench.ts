@@ -92,7 +92,8 @@ export function runE2e(options: E2eOptions = E2E_DEFAULTS): E2eResult {
       const o = (JSON.parse(line) as { o: { errorCode: number; count: number } }).o;
       if (o.errorCode === 0) produced += o.count;
     } else if (line.includes('"type":"member.records"')) {
-      consumed += (JSON.parse(line) as { o: { count: number } }).o.count;
+      // One line per poll, a range per partition (history format 3).
+      for (const range of (JSON.parse(line) as { o: { ranges: readonly { count: number }[] } }).o.ranges) consumed += range.count;
     }
   };
   const host = new InlineHost(spec, DEFAULT_REGISTRY, { history: { keepEvents: false, onLine } });

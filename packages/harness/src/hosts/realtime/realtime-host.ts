@@ -165,13 +165,12 @@ export class RealtimeHost {
   #workers = 0;
   #hostEvents = 0;
   #runs = 0;
-  #interruptedAt: Micros | null = null;
+  /** Where interrupt() (SIGINT, SIGTERM) or end() (kcsim serve's open-ended run) stopped the run, in virtual time. */
+  #stoppedAt: { readonly t: Micros; readonly interrupted: boolean } | null = null;
   /** Actors of mainThreadKinds: they stay in the stand-ins' shard, in this thread. */
   readonly #mainThread = new Set<ActorId>();
   /** Actors added while running (addActor), after the spec's. */
   readonly #added: ActorSpec[] = [];
-  /** When an open-ended run was ended (end()), in virtual time; null until then. */
-  #endedAtUs: Micros | null = null;
 
   constructor(spec: SimulationSpec, options: RealtimeHostOptions = {}) {
     this.core = new SimulationCore(spec, { keepEvents: true });
@@ -227,7 +226,7 @@ export class RealtimeHost {
     const started = performance.now();
     try {
       await this.start();
-      if (this.#interruptedAt === null) {
+      if (this.#stoppedAt === null) {
         await new Promise<void>((resolve) => {
           this.#ended = resolve;
           this.#schedule();
@@ -250,13 +249,7 @@ export class RealtimeHost {
    * ends as soon as the workers are up.
    */
   interrupt(): void {
-    if (this.#interruptedAt !== null) return;
-    this.#interruptedAt = this.now();
-    if (this.#ended === null) return;
-    this.#over = true;
-    this.#timer?.cancel();
-    this.#timer = null;
-    this.#ended();
+    this.#stopNow(true);
   }
 
   /** Resolves once the clock has started (run() starts it). */
@@ -269,12 +262,18 @@ export class RealtimeHost {
    * stops the workers and resolves with the result, whose virtual end is this moment.
    */
   end(): void {
-    if (this.#over) return;
-    this.#endedAtUs = this.now();
+    if (!this.#over) this.#stopNow(false);
+  }
+
+  /** interrupt() and end(): the first one stops the run at this instant; before the clock starts, once the workers are up. */
+  #stopNow(interrupted: boolean): void {
+    if (this.#stoppedAt !== null) return;
+    this.#stoppedAt = { t: this.now(), interrupted };
+    if (this.#ended === null) return;
     this.#over = true;
     this.#timer?.cancel();
     this.#timer = null;
-    this.#ended?.();
+    this.#ended();
   }
 
   /**
@@ -678,9 +677,9 @@ export class RealtimeHost {
     const history = new History(core.history.header, this.#options.history ?? {});
     for (const event of events) history.record(event);
     const historyHash = history.finish();
-    const interruptedAt = this.#interruptedAt;
-    // An open-ended run (kcsim serve) ends where end() stopped it; an interrupted one where it was interrupted.
-    const endUs = interruptedAt ?? this.#endedAtUs ?? core.spec.durationUs;
+    const stopped = this.#stoppedAt;
+    const interruptedAt = stopped?.interrupted === true ? stopped.t : null;
+    const endUs = stopped?.t ?? core.spec.durationUs;
     this.#recording.finish({ t: endUs, historyHash, interrupted: interruptedAt !== null });
     return withEventArray({
       host: "realtime",

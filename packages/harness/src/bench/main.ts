@@ -1,5 +1,6 @@
 import { assignorBench } from "./assignor-bench.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
+import { bigRunBench } from "./big-run-bench.js";
 import { compressionBench } from "./compression-bench.js";
 import { e2eBench } from "./e2e-bench.js";
 import { fetchBytesBench } from "./fetch-bytes-bench.js";
@@ -38,6 +39,7 @@ const SUITES: readonly BenchSuite[] = [
   queueHuntBench,
   serveBench,
   kafkajsHuntBench,
+  bigRunBench,
 ];
 
 /**
@@ -47,7 +49,7 @@ const SUITES: readonly BenchSuite[] = [
  * kafkajs-hunt: 100 seeds of KafkaJS in virtual time and their replays,
  * about a quarter of an hour); run them by name.
  */
-const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench, mutationFuzzBench, kafkajsHuntBench]);
+const ON_DEMAND: ReadonlySet<BenchSuite> = new Set([lockstepSweepBench, groupJoinBench, mutationFuzzBench, kafkajsHuntBench, bigRunBench]);
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((name) => !SUITES.some((suite) => suite.name === name));

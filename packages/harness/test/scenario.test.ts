@@ -48,9 +48,20 @@ describe("scenario files", () => {
     expect(problem({ ...base, nemesis: [{ atMs: 1, actor: "ghost", action: "crash" }] })).toBe(
       "s.json: nemesis[0].actor: no actor 'ghost'",
     );
-    expect(problem({ ...base, partitions: [{ name: "p", a: ["a"], b: ["b*"], direction: "two-way", startMs: 5, endMs: 1 }] })).toBe(
+    expect(problem({ ...base, partitions: [{ name: "p", a: ["a"], b: ["a*"], direction: "two-way", startMs: 5, endMs: 1 }] })).toBe(
       "s.json: partitions[0].endMs: ends (1) before it starts (5)",
     );
+    // Connection-level faults on actors the run does not have: an id, or a glob that matches no actor.
+    expect(problem({ ...base, faults: [{ name: "f", from: ["ghost"], drop: { probability: 0.1 } }] })).toBe(
+      "s.json: faults[0].from: no actor 'ghost'",
+    );
+    expect(problem({ ...base, faults: [{ name: "f", to: ["a", "b*"], delay: { dist: "fixed", ms: 5 } }] })).toBe(
+      "s.json: faults[0].to: 'b*' matches no actor",
+    );
+    expect(problem({ ...base, partitions: [{ name: "p", a: ["a"], b: ["ghost"], direction: "two-way", startMs: 1, endMs: 5 }] })).toBe(
+      "s.json: partitions[0].b: no actor 'ghost'",
+    );
+    expect(() => validateScenario({ ...base, faults: [{ name: "f", from: ["client:*"], drop: { probability: 0.1 } }] }, "s.json")).not.toThrow();
     expect(problem([])).toMatch(/^s\.json: \(top level\)/);
   });
 

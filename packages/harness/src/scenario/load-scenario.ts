@@ -8,6 +8,7 @@ import type { ActorRegistry } from "../kernel/actor-registry.js";
 import type { ControlAction } from "../kernel/event.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fault-plan.js";
+import { globToRegExp } from "../router/selector.js";
 import { CLIENT_ACTOR_PREFIX } from "../serve/client-identity.js";
 import { actorConfigProblem } from "./actor-config-check.js";
 import { expandGroups, type GroupProtocol, groupMembers, groupNemesis } from "./expand-groups.js";
@@ -143,15 +144,22 @@ export function validateScenario(value: unknown, source: string, registry: Actor
 /**
  * Faults must mean something in the scenario's network: duplicate and
  * reorder exist only for datagrams (a connection delivers each byte once,
- * in order), and a fault or partition that names an actor (not a glob, not
- * a real client's `client:` name) the run does not have is a mistake, not a
- * fault that never fires.
+ * in order), and a fault or partition that names an actor the run does not
+ * have, or a glob that matches none of its actors, is a mistake, not a fault
+ * that never fires (a real client's `client:` name joins the run later).
  */
 function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, source: string): void {
   const mode = networkOf(scenario).mode;
   // "client:<client.id>" names a real client of kcsim serve, which joins the run when it connects.
+  // A glob that matches none of the run's actors is as much a mistake as an unknown id (a typo such as `membr-*`).
   const unknownActor = (names: readonly string[] | undefined): string | undefined =>
-    names?.find((name) => !name.includes("*") && !name.startsWith(CLIENT_ACTOR_PREFIX) && !ids.has(name));
+    names?.find((name) => {
+      if (name.startsWith(CLIENT_ACTOR_PREFIX)) return false;
+      if (!name.includes("*")) return !ids.has(name);
+      const glob = globToRegExp(name);
+      return ![...ids].some((id) => glob.test(id));
+    });
+  const noActor = (name: string): string => (name.includes("*") ? `'${name}' matches no actor` : `no actor '${name}'`);
   (scenario.faults ?? []).forEach((fault, i) => {
     if (mode === "connection") {
       for (const key of ["duplicate", "reorder"] as const) {
@@ -163,7 +171,7 @@ function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, s
     }
     for (const key of ["from", "to"] as const) {
       const missing = unknownActor(fault[key]);
-      if (missing !== undefined) throw new ScenarioError(`${source}: faults[${i}].${key}: no actor '${missing}'`);
+      if (missing !== undefined) throw new ScenarioError(`${source}: faults[${i}].${key}: ${noActor(missing)}`);
     }
   });
   const faults = new Map((scenario.faults ?? []).map((fault) => [fault.name, fault]));
@@ -176,7 +184,7 @@ function validateFaultScopes(scenario: ScenarioFile, ids: ReadonlySet<string>, s
   (scenario.partitions ?? []).forEach((partition, i) => {
     for (const key of ["a", "b"] as const) {
       const missing = unknownActor(partition[key]);
-      if (missing !== undefined) throw new ScenarioError(`${source}: partitions[${i}].${key}: no actor '${missing}'`);
+      if (missing !== undefined) throw new ScenarioError(`${source}: partitions[${i}].${key}: ${noActor(missing)}`);
     }
   });
 }

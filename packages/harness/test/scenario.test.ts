@@ -61,7 +61,9 @@ describe("scenario files", () => {
     expect(problem({ ...base, partitions: [{ name: "p", a: ["a"], b: ["ghost"], direction: "two-way", startMs: 1, endMs: 5 }] })).toBe(
       "s.json: partitions[0].b: no actor 'ghost'",
     );
-    expect(() => validateScenario({ ...base, faults: [{ name: "f", from: ["client:*"], drop: { probability: 0.1 } }] }, "s.json")).not.toThrow();
+    expect(() =>
+      validateScenario({ ...base, faults: [{ name: "f", from: ["client:*"], drop: { probability: 0.1 } }] }, "s.json"),
+    ).not.toThrow();
     expect(problem([])).toMatch(/^s\.json: \(top level\)/);
   });
 

@@ -1,5 +1,6 @@
 import { type JsonValue, pick, randomInt, streamFor, type UniformSource } from "@kcsim/protocol";
 import type { NetworkMode } from "../router/fault-plan.js";
+import { groupMembers } from "../scenario/expand-groups.js";
 import { networkOf, validateScenario } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { ChaosPlan } from "./chaos-plan.js";
@@ -26,12 +27,7 @@ interface Cast {
 
 /** The member, coordinator and broker ids the scenario will have. */
 function castOf(scenario: ScenarioFile): Cast {
-  const members: string[] = [];
-  for (const group of scenario.groups ?? []) {
-    const prefix = group.idPrefix ?? "member-";
-    const total = group.members + (group.joins ?? []).reduce((n, j) => n + j.count, 0);
-    for (let i = 1; i <= total; i++) members.push(`${prefix}${i}`);
-  }
+  const members = (scenario.groups ?? []).flatMap((group) => groupMembers(group).map((member) => member.id));
   const coordinators = Array.from({ length: scenario.cluster?.coordinators ?? 1 }, (_, i) => `coordinator-${i}`);
   const brokers = Array.from({ length: scenario.cluster?.brokers ?? 0 }, (_, i) => `broker-${i}`);
   return { members, coordinators, brokers };

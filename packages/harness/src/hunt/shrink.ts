@@ -1,6 +1,7 @@
 import { runScenario } from "../run/run-scenario.js";
+import { groupMemberNumbering, groupMembers } from "../scenario/expand-groups.js";
 import { ScenarioError, validateScenario } from "../scenario/load-scenario.js";
-import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import type { GroupSpec, ScenarioFile } from "../scenario/scenario-schema.js";
 
 /** How big a scenario is, for reporting what shrinking achieved. */
 export interface ScenarioSize {
@@ -20,7 +21,8 @@ export function sizeOf(scenario: ScenarioFile): ScenarioSize {
     faults: scenario.faults?.length ?? 0,
     partitions: scenario.partitions?.length ?? 0,
     nemesisSteps: scenario.nemesis?.length ?? 0,
-    members: (scenario.groups ?? []).reduce((n, g) => n + g.members, 0),
+    // The starting members that run (later joins not counted).
+    members: (scenario.groups ?? []).reduce((n, g) => n + g.members - (g.withoutMembers ?? []).filter((m) => m <= g.members).length, 0),
     topicPartitions: (scenario.cluster?.topics ?? []).reduce((n, t) => n + t.partitions, 0),
     durationMs: scenario.durationMs,
   };
@@ -107,14 +109,18 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
   if (cutAt !== null && cutAt < current.durationMs && (await fails({ ...current, durationMs: cutAt })))
     current = { ...current, durationMs: cutAt };
 
-  for (const list of ["choices", "nemesis", "faults", "partitions"] as const satisfies readonly Lists[]) {
-    let items = [...(current[list] ?? [])] as unknown[];
+  /**
+   * Delta debugging over one list of `current`: removes ever smaller chunks of
+   * its items while the candidate `build` makes of the rest still fails.
+   */
+  const ddmin = async <T>(all: readonly T[], build: (items: readonly T[]) => ScenarioFile): Promise<void> => {
+    let items = [...all];
     let chunk = Math.max(1, Math.floor(items.length / 2));
     while (items.length > 0 && chunk >= 1 && trials < maxTrials) {
       let removedSome = false;
       for (let start = 0; start < items.length && trials < maxTrials; ) {
         const candidateItems = [...items.slice(0, start), ...items.slice(start + chunk)];
-        const candidate = withoutDanglingChoices({ ...current, [list]: candidateItems } as ScenarioFile);
+        const candidate = build(candidateItems);
         if (await fails(candidate)) {
           current = candidate;
           items = candidateItems;
@@ -125,6 +131,10 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
       }
       if (!removedSome) chunk = Math.floor(chunk / 2);
     }
+  };
+
+  for (const list of ["choices", "nemesis", "faults", "partitions"] as const satisfies readonly Lists[]) {
+    await ddmin<unknown>(current[list] ?? [], (items) => withoutDanglingChoices({ ...current, [list]: items } as ScenarioFile));
   }
 
   // Fewer members: half as many, else one fewer, while the checker still fails.
@@ -137,7 +147,7 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
       for (const members of new Set([Math.max(1, Math.floor(group.members / 2)), group.members - 1])) {
         const candidate = withoutMissingActors({
           ...current,
-          groups: (current.groups ?? []).map((x, i) => (i === g ? { ...group, members } : x)),
+          groups: (current.groups ?? []).map((x, i) => (i === g ? withMemberCount(group, members) : x)),
         });
         if (await fails(candidate)) {
           current = candidate;
@@ -146,6 +156,16 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
         }
       }
       if (!reduced) break;
+    }
+    // Then members by identity: a race between member-10 and member-11 keeps those two while the others leave;
+    // the members that stay keep their numbers, so the pinned choices and nemesis steps still name them.
+    const group = current.groups?.[g];
+    if (group !== undefined) {
+      await ddmin(
+        groupMembers(group).map((member) => member.number),
+        (running) =>
+          withoutMissingActors({ ...current, groups: (current.groups ?? []).map((x, i) => (i === g ? runningOnly(x, running) : x)) }),
+      );
     }
   }
   const topics = current.cluster?.topics ?? [];
@@ -192,6 +212,31 @@ function justPastViolation(t: number | undefined): number | null {
   return t === undefined ? null : Math.max(10_000, Math.ceil(t / 1_000_000) * 1000 + 1000);
 }
 
+/**
+ * The group with only the members numbered in `running` (numbers of its plan):
+ * the others are left out, the last starting members by a smaller count.
+ */
+function runningOnly(group: GroupSpec, running: readonly number[]): GroupSpec {
+  const keep = new Set(running);
+  let members = group.members;
+  const hasJoins = (group.joins ?? []).length > 0;
+  // Trailing starting members that are gone shrink the count instead (members that join later are numbered after them).
+  while (!hasJoins && members > 1 && !keep.has(members)) members--;
+  const { withoutMembers: _previous, ...rest } = group;
+  const without = groupMemberNumbering({ ...rest, members })
+    .map((member) => member.number)
+    .filter((n) => !keep.has(n));
+  return without.length === 0 ? { ...rest, members } : { ...rest, members, withoutMembers: without };
+}
+
+/** The group starting `members` members, still leaving out those of its left-out numbers that remain. */
+function withMemberCount(group: GroupSpec, members: number): GroupSpec {
+  const { withoutMembers, ...rest } = group;
+  const total = groupMemberNumbering({ ...rest, members }).length;
+  const without = (withoutMembers ?? []).filter((n) => n <= total);
+  return without.length === 0 ? { ...rest, members } : { ...rest, members, withoutMembers: without };
+}
+
 /** A scenario whose pinned choices name only faults it still has. */
 function withoutDanglingChoices(scenario: ScenarioFile): ScenarioFile {
   if (scenario.choices === undefined) return scenario;
@@ -205,14 +250,8 @@ function withoutDanglingChoices(scenario: ScenarioFile): ScenarioFile {
  * goes with them).
  */
 function withoutMissingActors(scenario: ScenarioFile): ScenarioFile {
-  const present = new Set<string>();
-  const prefixes = new Set<string>();
-  for (const group of scenario.groups ?? []) {
-    const prefix = group.idPrefix ?? "member-";
-    prefixes.add(prefix);
-    const total = group.members + (group.joins ?? []).reduce((n, j) => n + j.count, 0);
-    for (let i = 1; i <= total; i++) present.add(`${prefix}${i}`);
-  }
+  const present = new Set((scenario.groups ?? []).flatMap((group) => groupMembers(group).map((member) => member.id)));
+  const prefixes = new Set((scenario.groups ?? []).map((group) => group.idPrefix ?? "member-"));
   const isGone = (name: string) =>
     !present.has(name) && [...prefixes].some((prefix) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)));
   const keep = (names: readonly string[] | undefined) => names?.filter((name) => !isGone(name));

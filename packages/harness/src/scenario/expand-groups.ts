@@ -93,8 +93,14 @@ function expandDataPath(scenario: ScenarioFile, cluster: ClusterSpec): ActorSpec
   return actors;
 }
 
-/** The member actor ids of a group, in order, with their start times. */
+/** The member actors of a group that run (not those it leaves out), in order, with their numbers and start times. */
 export function groupMembers(group: GroupSpec): { id: string; number: number; startAtMs: number }[] {
+  const left = new Set(group.withoutMembers ?? []);
+  return groupMemberNumbering(group).filter((member) => !left.has(member.number));
+}
+
+/** Every member number a group's plan names (starting members, then joins), those it leaves out included. */
+export function groupMemberNumbering(group: GroupSpec): { id: string; number: number; startAtMs: number }[] {
   const prefix = group.idPrefix ?? "member-";
   const start = group.startAtMs ?? 0;
   const out: { id: string; number: number; startAtMs: number }[] = [];

@@ -11,7 +11,7 @@ import { DEFAULT_NETWORK, type FaultPlan, type NetworkSpec } from "../router/fau
 import { globToRegExp } from "../router/selector.js";
 import { CLIENT_ACTOR_PREFIX } from "../serve/client-identity.js";
 import { actorConfigProblem } from "./actor-config-check.js";
-import { expandGroups, type GroupProtocol, groupMembers, groupNemesis } from "./expand-groups.js";
+import { expandGroups, type GroupProtocol, groupMemberNumbering, groupMembers, groupNemesis } from "./expand-groups.js";
 import { MAX_ACTORS, MAX_GROUP_COST, MAX_MEMBERS, MAX_PARTITIONS, MAX_PRODUCERS } from "./limits.js";
 import { unknownPlantedBug, withPlantedBugs } from "./planted-bugs-config.js";
 import { ScenarioError } from "./scenario-error.js";
@@ -206,17 +206,28 @@ function validateSizes(scenario: ScenarioFile, source: string): void {
   let members = 0;
   (scenario.groups ?? []).forEach((group, i) => {
     const count = groupMembers(group).length;
+    const numbered = groupMemberNumbering(group).length;
+    const left = new Set(group.withoutMembers ?? []);
+    (group.withoutMembers ?? []).forEach((n, k) => {
+      if (n > numbered)
+        throw new ScenarioError(
+          `${source}: groups[${i}].withoutMembers[${k}]: member ${n} does not exist (the group numbers ${numbered} members)`,
+        );
+    });
+    if (count === 0) throw new ScenarioError(`${source}: groups[${i}].withoutMembers: leaves out every member of the group`);
     members += count + (group.replacements?.length ?? 0);
     (group.replacements ?? []).forEach((r, k) => {
       if (r.member > group.members)
         throw new ScenarioError(
           `${source}: groups[${i}].replacements[${k}].member: member ${r.member} does not exist (the group starts ${group.members} members)`,
         );
+      if (left.has(r.member))
+        throw new ScenarioError(`${source}: groups[${i}].replacements[${k}].member: member ${r.member} is left out (withoutMembers)`);
     });
     (group.overrides ?? []).forEach((o, k) => {
-      if (o.member > count)
+      if (o.member > numbered)
         throw new ScenarioError(
-          `${source}: groups[${i}].overrides[${k}].member: member ${o.member} does not exist (the group has ${count} members)`,
+          `${source}: groups[${i}].overrides[${k}].member: member ${o.member} does not exist (the group has ${numbered} members)`,
         );
     });
     const subscribed = new Set(group.subscription);

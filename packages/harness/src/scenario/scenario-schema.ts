@@ -373,6 +373,14 @@ export const GroupSchema = Type.Object(
         { description: "Members that join later, numbered after the first ones." },
       ),
     ),
+    withoutMembers: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: MAX_MEMBERS }), {
+        minItems: 1,
+        uniqueItems: true,
+        description:
+          "Member numbers that do not run (kcsim shrink writes it when it leaves members out); every other member keeps its number, id and start time, so a pinned schedule still names the same actors.",
+      }),
+    ),
     replacements: Type.Optional(
       Type.Array(
         Type.Object(

@@ -70,6 +70,16 @@ interface ShapeNode {
   id: number;
   readonly keys: readonly string[];
   readonly next: Map<string, ShapeNode>;
+  /** The last key followed from here and where it led (objects of one kind take the same path every time). */
+  lastKey: string;
+  lastNext: ShapeNode | null;
+}
+
+const shapeNode = (keys: readonly string[]): ShapeNode => ({ id: -1, keys, next: new Map(), lastKey: "", lastNext: null });
+
+function hasEnumerableKey(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
 }
 
 /**
@@ -81,7 +91,7 @@ export class HistoryTables {
   readonly strings: string[] = [];
   readonly stringIds = new Map<string, number>();
   readonly shapes: (readonly string[])[] = [];
-  readonly shapeRoot: ShapeNode = { id: -1, keys: [], next: new Map() };
+  readonly shapeRoot: ShapeNode = shapeNode([]);
 }
 
 /** Writes events into a ByteWriter as records of the binary stream. */
@@ -90,6 +100,8 @@ export class HistoryEncoder {
   #lastT = 0;
   /** Values of the objects being written, collected while their shape is found (a stack shared by nested objects). */
   readonly #values: unknown[] = [];
+  /** Whether Object.prototype has no enumerable keys (checked per observation): then for-in of a plain object yields own keys only. */
+  #plainPrototype = false;
 
   constructor(tables: HistoryTables = new HistoryTables()) {
     this.tables = tables;
@@ -112,6 +124,7 @@ export class HistoryEncoder {
         out.u8(Kind.Obs);
         this.#time(t, out);
         this.#string(event.actor, out);
+        this.#plainPrototype = !hasEnumerableKey(Object.prototype);
         this.#value(event.o, out);
         return;
       case "life":
@@ -256,17 +269,24 @@ export class HistoryEncoder {
     const values = this.#values;
     const base = values.length;
     let node = this.tables.shapeRoot;
+    const ownOnly = this.#plainPrototype && Object.getPrototypeOf(value) === Object.prototype;
     for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
+      if (!ownOnly && !Object.hasOwn(value, key)) continue;
       const item = value[key];
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      values.push(item);
+      if (node.lastKey === key && node.lastNext !== null) {
+        node = node.lastNext;
+        continue;
+      }
       let next = node.next.get(key);
       if (next === undefined) {
-        next = { id: -1, keys: [...node.keys, key], next: new Map() };
+        next = shapeNode([...node.keys, key]);
         node.next.set(key, next);
       }
+      node.lastKey = key;
+      node.lastNext = next;
       node = next;
-      values.push(item);
     }
     const shapes = this.tables.shapes;
     if (node.id >= 0) {

@@ -99,6 +99,8 @@ export interface CellOptions {
   readonly burnCpu?: (micros: Micros) => void;
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** The cell's own timer that restarts the actor after an exception. */
 const RESTART_TIMER = "$restart";
 /**
@@ -463,8 +465,18 @@ export class ActorCell {
     if (!Number.isInteger(after) || after < 0)
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
     const replaced = this.#timers.get(name);
+    // Still queued: it has not fired, so nothing but the queue and #timers holds it (a popped timer is out of
+    // #timers or held while paused), and it can be re-keyed in place instead of replaced by a new entry.
+    const queued = replaced !== undefined && replaced.slot >= 0;
     if (replaced !== undefined) this.#sink.cancelTimer(replaced);
     const seq = ++this.#seq;
+    if (queued) {
+      const rearmed = replaced as Mutable<ArmedTimer>;
+      rearmed.due = this.#now + after;
+      rearmed.seq = seq;
+      this.#sink.scheduleTimer(rearmed);
+      return;
+    }
     const timer: ArmedTimer = {
       kind: "timer",
       due: this.#now + after,

@@ -41,6 +41,8 @@ export interface CellSink {
     payload: Payload,
     bytes: number,
     conn: ConnectionWireId,
+    /** The sender's origin rank, when the caller knows it (saves the sink a lookup). */
+    fromRank?: number,
   ): void;
   /** Something happened to one of the actor's client connections (the history's "conn" lines). */
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void;
@@ -425,16 +427,16 @@ export class ActorCell {
     const seq = ++this.#seq;
     switch (this.#options.messages) {
       case "sealed":
-        this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn, this.#options.rank);
         return;
       case "frames": {
         deepFreeze(message);
         const frame = encode(message);
-        this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn, this.#options.rank);
         return;
       }
       case "raw":
-        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn, this.#options.rank);
         return;
     }
   }

@@ -100,6 +100,11 @@ export class HistoryEncoder {
   #lastT = 0;
   /** Values of the objects being written, collected while their shape is found (a stack shared by nested objects). */
   readonly #values: unknown[] = [];
+  /** The last send's type and fate and their references (send records repeat them): no table lookup when they repeat. */
+  #lastType = "";
+  #lastTypeRef = -1;
+  #lastFate = "";
+  #lastFateRef = -1;
   /** Whether Object.prototype has no enumerable keys (checked per observation): then for-in of a plain object yields own keys only. */
   #plainPrototype = false;
 
@@ -174,9 +179,19 @@ export class HistoryEncoder {
   #send(event: SendRecord, out: ByteWriter): void {
     this.#string(event.from, out);
     this.#string(event.to, out);
-    this.#string(event.type, out);
+    const type = event.type;
+    if (type === this.#lastType && this.#lastTypeRef >= 0) out.uint(this.#lastTypeRef);
+    else {
+      this.#lastType = type;
+      this.#lastTypeRef = this.#string(type, out);
+    }
     out.uint(event.bytes);
-    this.#string(event.fate, out);
+    const fate = event.fate;
+    if (fate === this.#lastFate && this.#lastFateRef >= 0) out.uint(this.#lastFateRef);
+    else {
+      this.#lastFate = fate;
+      this.#lastFateRef = this.#string(fate, out);
+    }
     out.uint(event.at.length);
     for (const at of event.at) out.int(at - event.t);
     const flags =
@@ -206,23 +221,27 @@ export class HistoryEncoder {
     }
   }
 
-  #string(value: string | null, out: ByteWriter): void {
+  /** Writes a string; returns the reference that names it from now on (its id + Str.Ref), or -1 if it is not interned. */
+  #string(value: string | null, out: ByteWriter): number {
     if (value === null) {
       out.u8(Str.Null);
-      return;
+      return -1;
     }
     const tables = this.tables;
     const id = tables.stringIds.get(value);
     if (id !== undefined) {
       out.uint(id + Str.Ref);
-      return;
+      return id + Str.Ref;
     }
+    let ref = -1;
     if (value.length <= MAX_INTERNED_LENGTH && tables.strings.length < MAX_INTERNED) {
+      ref = tables.strings.length + Str.Ref;
       tables.stringIds.set(value, tables.strings.length);
       tables.strings.push(value);
       out.u8(Str.Define);
     } else out.u8(Str.Inline);
     out.string(value);
+    return ref;
   }
 
   #value(value: unknown, out: ByteWriter): void {

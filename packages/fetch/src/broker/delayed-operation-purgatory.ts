@@ -37,6 +37,9 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
       if (watchers === undefined) {
         watchers = { ops: new Set(), lastId: op.id, inIdOrder: true };
         this.#watchers.set(key, watchers);
+      } else if (watchers.ops.size === 0) {
+        watchers.lastId = op.id;
+        watchers.inIdOrder = true;
       } else if (!watchers.ops.has(op)) {
         if (op.id < watchers.lastId) watchers.inIdOrder = false;
         watchers.lastId = op.id;
@@ -51,10 +54,8 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
     if (op === undefined) return undefined;
     this.#ops.delete(id);
     for (const key of op.watchKeys) {
-      const watchers = this.#watchers.get(key);
-      if (watchers === undefined) continue;
-      watchers.ops.delete(op);
-      if (watchers.ops.size === 0) this.#watchers.delete(key);
+      // An emptied entry stays for the key's next watcher (keys are partitions: a bounded set).
+      this.#watchers.get(key)?.ops.delete(op);
     }
     return op;
   }
@@ -62,7 +63,7 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
   /** The operations watching `key`, oldest (lowest id) first. */
   watching(key: string): Op[] {
     const watchers = this.#watchers.get(key);
-    if (watchers === undefined) return [];
+    if (watchers === undefined || watchers.ops.size === 0) return [];
     const ops = [...watchers.ops];
     // Operations are parked in id order, so this is already sorted unless one was watched again out of order.
     if (!watchers.inIdOrder) ops.sort((a, b) => a.id - b.id);

@@ -74,6 +74,13 @@ let frame = 0;
 let nextOwnId = SHARED_LIMIT_ID;
 const own: Shape[] = [];
 let freezing = false;
+/** Whether Object.prototype has no enumerable keys (checked once per pass): then for-in of a plain object yields its own keys only. */
+let plainPrototype = true;
+
+function hasEnumerableKey(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
+}
 
 const recordRef = (id: number): number => (id >= 0x60 && TWO_BYTE_RECORDS ? 2 : 1);
 const lengthHeader = (n: number): number => (n < 0x10 ? 1 : n < 0x10000 ? 3 : 5);
@@ -146,9 +153,11 @@ function arraySize(array: unknown[]): number {
 }
 
 function recordSize(object: Record<string, unknown>): number {
+  // For-in of a plain object whose prototype adds no enumerable keys yields own keys only (msgpackr's own-key test passes).
+  const ownOnly = plainPrototype && Object.getPrototypeOf(object) === Object.prototype;
   let node = root;
   for (const key in object) {
-    if (typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
+    if (ownOnly || typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
       if (node.lastKey === key && node.lastNext !== null) {
         node = node.lastNext;
         continue;
@@ -184,7 +193,7 @@ function recordSize(object: Record<string, unknown>): number {
   }
   const sealing = freezing && !Object.isFrozen(object);
   for (const key in object) {
-    if (typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
+    if (ownOnly || typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
       let value = object[key];
       if (sealing && isBytes(value)) object[key] = value = Buffer.copyBytesFrom(value);
       size += sizeOf(value);
@@ -199,6 +208,7 @@ function pass(value: unknown, freeze: boolean): number {
   nextOwnId = SHARED_LIMIT_ID;
   own.length = 0;
   freezing = freeze;
+  plainPrototype = !hasEnumerableKey(Object.prototype);
   if (madeShapes > MAX_SHAPES) {
     root = sharedTrie();
     madeShapes = 0;

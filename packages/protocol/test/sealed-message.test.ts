@@ -112,6 +112,20 @@ describe("encodedSize: the codec's frame length without encoding", () => {
     }
   });
 
+  it("equals it when for-in also yields inherited keys (a prototype with enumerable keys, a polluted Object.prototype)", () => {
+    const inherited = Object.assign(Object.create({ extra: 1 }) as object, { type: "SimPing", seq: 1 }) as unknown as Message;
+    expect(encodedSize(inherited)).toBe(encode(inherited).length);
+    const message = { type: "SimPing", seq: 2, nested: { a: 1 } } as unknown as Message;
+    const before = encode(message).length;
+    Object.defineProperty(Object.prototype, "polluted", { value: 7, enumerable: true, configurable: true, writable: true });
+    try {
+      expect(encodedSize(message)).toBe(encode(message).length);
+    } finally {
+      delete (Object.prototype as { polluted?: number }).polluted;
+    }
+    expect(encodedSize(message)).toBe(before);
+  });
+
   it("equals it for values the pass does not model (it encodes them instead)", () => {
     const odd = { type: "SimPing", when: new Date(0), set: new Set([1]), big: 2n ** 70n } as unknown as Message;
     expect(() => encode(odd)).toThrow();

@@ -4,6 +4,13 @@ export interface DelayedOperation {
   readonly watchKeys: readonly string[];
 }
 
+/** The operations watching one key, in the order they started watching, and whether that is still id order. */
+interface Watchers<Op> {
+  readonly ops: Set<Op>;
+  lastId: number;
+  inIdOrder: boolean;
+}
+
 /**
  * Requests parked until their partitions change or they time out (Kafka's
  * `DelayedOperationPurgatory`), watched by partition key. The owner arms one
@@ -13,7 +20,7 @@ export interface DelayedOperation {
  */
 export class DelayedOperationPurgatory<Op extends DelayedOperation> {
   readonly #ops = new Map<number, Op>();
-  readonly #watchers = new Map<string, Set<number>>();
+  readonly #watchers = new Map<string, Watchers<Op>>();
 
   get size(): number {
     return this.#ops.size;
@@ -26,12 +33,18 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
   watch(op: Op): void {
     this.#ops.set(op.id, op);
     for (const key of op.watchKeys) {
-      let ids = this.#watchers.get(key);
-      if (ids === undefined) {
-        ids = new Set();
-        this.#watchers.set(key, ids);
+      let watchers = this.#watchers.get(key);
+      if (watchers === undefined) {
+        watchers = { ops: new Set(), lastId: op.id, inIdOrder: true };
+        this.#watchers.set(key, watchers);
+      } else if (watchers.ops.size === 0) {
+        watchers.lastId = op.id;
+        watchers.inIdOrder = true;
+      } else if (!watchers.ops.has(op)) {
+        if (op.id < watchers.lastId) watchers.inIdOrder = false;
+        watchers.lastId = op.id;
       }
-      ids.add(op.id);
+      watchers.ops.add(op);
     }
   }
 
@@ -41,17 +54,19 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
     if (op === undefined) return undefined;
     this.#ops.delete(id);
     for (const key of op.watchKeys) {
-      const ids = this.#watchers.get(key);
-      ids?.delete(id);
-      if (ids?.size === 0) this.#watchers.delete(key);
+      // An emptied entry stays for the key's next watcher (keys are partitions: a bounded set).
+      this.#watchers.get(key)?.ops.delete(op);
     }
     return op;
   }
 
-  /** The operations watching `key`, oldest first. */
+  /** The operations watching `key`, oldest (lowest id) first. */
   watching(key: string): Op[] {
-    const ids = this.#watchers.get(key);
-    if (ids === undefined) return [];
-    return [...ids].sort((a, b) => a - b).flatMap((id) => this.#ops.get(id) ?? []);
+    const watchers = this.#watchers.get(key);
+    if (watchers === undefined || watchers.ops.size === 0) return [];
+    const ops = [...watchers.ops];
+    // Operations are parked in id order, so this is already sorted unless one was watched again out of order.
+    if (!watchers.inIdOrder) ops.sort((a, b) => a.id - b.id);
+    return ops;
   }
 }

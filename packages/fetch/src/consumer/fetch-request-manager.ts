@@ -169,7 +169,8 @@ export class FetchRequestManager {
       if (response.errorCode === ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR) this.#refresher.requestUpdate();
       return [];
     }
-    const requested = new Map(pending.data.sessionPartitions.map((p) => [tpKey(p.topic, p.partition), p.data.fetchOffset]));
+    // Built on the first partition the response names (an incremental response is mostly empty).
+    let requested: Map<string, number> | null = null;
     const topicNames = handler.sessionTopicNames();
     const fetched: FetchedPartition[] = [];
     for (const topic of response.responses) {
@@ -177,6 +178,7 @@ export class FetchRequestManager {
       if (name === undefined) continue;
       for (const data of topic.partitions) {
         const key = tpKey(name, data.partitionIndex);
+        requested ??= new Map(pending.data.sessionPartitions.map((p) => [tpKey(p.topic, p.partition), p.data.fetchOffset]));
         const fetchOffset = requested.get(key);
         if (fetchOffset === undefined) {
           ctx.log.error("fetch response for a partition the request did not have", { partition: key, broker: from });

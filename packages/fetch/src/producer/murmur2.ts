@@ -41,5 +41,15 @@ const utf8 = new TextEncoder();
 
 /** The default partitioner for a keyed record: toPositive(murmur2(UTF-8 key bytes)) % partitions. */
 export function partitionForKey(key: string, numPartitions: number): number {
-  return toPositive(murmur2(utf8.encode(key))) % numPartitions;
+  let hash = keyHashes.get(key);
+  if (hash === undefined) {
+    hash = toPositive(murmur2(utf8.encode(key)));
+    if (keyHashes.size >= MAX_CACHED_KEYS) keyHashes.clear();
+    keyHashes.set(key, hash);
+  }
+  return hash % numPartitions;
 }
+
+/** The positive murmur2 of keys seen lately (workloads draw their keys from a bounded set). */
+const keyHashes = new Map<string, number>();
+const MAX_CACHED_KEYS = 10_000;

@@ -62,6 +62,8 @@ export class RecordAccumulator {
   readonly #byTopic = new Map<string, PartitionQueue[]>();
   /** The queues with at least one batch. */
   readonly #nonEmpty = new Set<PartitionQueue>();
+  /** #nonEmpty sorted by index, until its membership changes. */
+  #inOrder: readonly PartitionQueue[] | null = null;
   #drainIndex = 0;
 
   constructor(batchSize: number, linger: Micros) {
@@ -94,13 +96,18 @@ export class RecordAccumulator {
 
   /** Keeps the ready queue in step after `queue`'s batches changed. */
   #changed(queue: PartitionQueue): void {
-    if (queue.batches.length > 0) this.#nonEmpty.add(queue);
-    else this.#nonEmpty.delete(queue);
+    if (queue.batches.length > 0) {
+      if (!this.#nonEmpty.has(queue)) {
+        this.#nonEmpty.add(queue);
+        this.#inOrder = null;
+      }
+    } else if (this.#nonEmpty.delete(queue)) this.#inOrder = null;
   }
 
-  /** The queues with batches, in creation order. */
-  #nonEmptyInOrder(): PartitionQueue[] {
-    return [...this.#nonEmpty].sort(byIndex);
+  /** The queues with batches, in creation order (an array no one changes: scans may change the queues meanwhile). */
+  #nonEmptyInOrder(): readonly PartitionQueue[] {
+    if (this.#inOrder === null) this.#inOrder = [...this.#nonEmpty].sort(byIndex);
+    return this.#inOrder;
   }
 
   /**

@@ -70,6 +70,16 @@ interface ShapeNode {
   id: number;
   readonly keys: readonly string[];
   readonly next: Map<string, ShapeNode>;
+  /** The last key followed from here and where it led (objects of one kind take the same path every time). */
+  lastKey: string;
+  lastNext: ShapeNode | null;
+}
+
+const shapeNode = (keys: readonly string[]): ShapeNode => ({ id: -1, keys, next: new Map(), lastKey: "", lastNext: null });
+
+function hasEnumerableKey(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
 }
 
 /**
@@ -81,7 +91,7 @@ export class HistoryTables {
   readonly strings: string[] = [];
   readonly stringIds = new Map<string, number>();
   readonly shapes: (readonly string[])[] = [];
-  readonly shapeRoot: ShapeNode = { id: -1, keys: [], next: new Map() };
+  readonly shapeRoot: ShapeNode = shapeNode([]);
 }
 
 /** Writes events into a ByteWriter as records of the binary stream. */
@@ -90,6 +100,13 @@ export class HistoryEncoder {
   #lastT = 0;
   /** Values of the objects being written, collected while their shape is found (a stack shared by nested objects). */
   readonly #values: unknown[] = [];
+  /** The last send's type and fate and their references (send records repeat them): no table lookup when they repeat. */
+  #lastType = "";
+  #lastTypeRef = -1;
+  #lastFate = "";
+  #lastFateRef = -1;
+  /** Whether Object.prototype has no enumerable keys (checked per observation): then for-in of a plain object yields own keys only. */
+  #plainPrototype = false;
 
   constructor(tables: HistoryTables = new HistoryTables()) {
     this.tables = tables;
@@ -112,6 +129,7 @@ export class HistoryEncoder {
         out.u8(Kind.Obs);
         this.#time(t, out);
         this.#string(event.actor, out);
+        this.#plainPrototype = !hasEnumerableKey(Object.prototype);
         this.#value(event.o, out);
         return;
       case "life":
@@ -161,9 +179,19 @@ export class HistoryEncoder {
   #send(event: SendRecord, out: ByteWriter): void {
     this.#string(event.from, out);
     this.#string(event.to, out);
-    this.#string(event.type, out);
+    const type = event.type;
+    if (type === this.#lastType && this.#lastTypeRef >= 0) out.uint(this.#lastTypeRef);
+    else {
+      this.#lastType = type;
+      this.#lastTypeRef = this.#string(type, out);
+    }
     out.uint(event.bytes);
-    this.#string(event.fate, out);
+    const fate = event.fate;
+    if (fate === this.#lastFate && this.#lastFateRef >= 0) out.uint(this.#lastFateRef);
+    else {
+      this.#lastFate = fate;
+      this.#lastFateRef = this.#string(fate, out);
+    }
     out.uint(event.at.length);
     for (const at of event.at) out.int(at - event.t);
     const flags =
@@ -193,23 +221,27 @@ export class HistoryEncoder {
     }
   }
 
-  #string(value: string | null, out: ByteWriter): void {
+  /** Writes a string; returns the reference that names it from now on (its id + Str.Ref), or -1 if it is not interned. */
+  #string(value: string | null, out: ByteWriter): number {
     if (value === null) {
       out.u8(Str.Null);
-      return;
+      return -1;
     }
     const tables = this.tables;
     const id = tables.stringIds.get(value);
     if (id !== undefined) {
       out.uint(id + Str.Ref);
-      return;
+      return id + Str.Ref;
     }
+    let ref = -1;
     if (value.length <= MAX_INTERNED_LENGTH && tables.strings.length < MAX_INTERNED) {
+      ref = tables.strings.length + Str.Ref;
       tables.stringIds.set(value, tables.strings.length);
       tables.strings.push(value);
       out.u8(Str.Define);
     } else out.u8(Str.Inline);
     out.string(value);
+    return ref;
   }
 
   #value(value: unknown, out: ByteWriter): void {
@@ -256,17 +288,24 @@ export class HistoryEncoder {
     const values = this.#values;
     const base = values.length;
     let node = this.tables.shapeRoot;
+    const ownOnly = this.#plainPrototype && Object.getPrototypeOf(value) === Object.prototype;
     for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
+      if (!ownOnly && !Object.hasOwn(value, key)) continue;
       const item = value[key];
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      values.push(item);
+      if (node.lastKey === key && node.lastNext !== null) {
+        node = node.lastNext;
+        continue;
+      }
       let next = node.next.get(key);
       if (next === undefined) {
-        next = { id: -1, keys: [...node.keys, key], next: new Map() };
+        next = shapeNode([...node.keys, key]);
         node.next.set(key, next);
       }
+      node.lastKey = key;
+      node.lastNext = next;
       node = next;
-      values.push(item);
     }
     const shapes = this.tables.shapes;
     if (node.id >= 0) {

@@ -28,6 +28,8 @@ export interface InlineHostOptions {
 export class InlineHost {
   readonly core: SimulationCore;
   readonly #cells = new Map<ActorId, ActorCell>();
+  /** The cells by origin rank: a timer's rank is its cell's, so a timer finds its cell without a lookup by name. */
+  readonly #cellsByRank: ActorCell[] = [];
   readonly #logs = new Map<ActorId, MemoryDurableLog>();
   /** Actors that run async client code (ASYNC_ACTOR_KINDS): their events need runAsync. */
   readonly #asyncActors: ReadonlySet<ActorId>;
@@ -57,6 +59,7 @@ export class InlineHost {
         sink,
       );
       this.#cells.set(actor.id, cell);
+      this.#cellsByRank[this.core.ranks.rank(actor.id)] = cell;
     }
   }
 
@@ -74,7 +77,7 @@ export class InlineHost {
     const heap = new HeapGuard(`in the inline run of ${core.spec.scenario}`);
     for (let event = core.popDue(until); event !== undefined; event = core.popDue(until)) {
       heap.tick();
-      const cell = this.#cells.get(event.to);
+      const cell = event.kind === "timer" ? this.#cellsByRank[event.rank] : this.#cells.get(event.to);
       if (cell === undefined) core.undeliverable(event);
       else cell.handle(event);
     }

@@ -41,6 +41,8 @@ export interface CellSink {
     payload: Payload,
     bytes: number,
     conn: ConnectionWireId,
+    /** The sender's origin rank, when the caller knows it (saves the sink a lookup). */
+    fromRank?: number,
   ): void;
   /** Something happened to one of the actor's client connections (the history's "conn" lines). */
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void;
@@ -98,6 +100,8 @@ export interface CellOptions {
   /** Real CPU work for `ctx.burnCpu` (worker hosts); absent = a no-op (virtual hosts stay fast). */
   readonly burnCpu?: (micros: Micros) => void;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The cell's own timer that restarts the actor after an exception. */
 const RESTART_TIMER = "$restart";
@@ -423,16 +427,16 @@ export class ActorCell {
     const seq = ++this.#seq;
     switch (this.#options.messages) {
       case "sealed":
-        this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn, this.#options.rank);
         return;
       case "frames": {
         deepFreeze(message);
         const frame = encode(message);
-        this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn, this.#options.rank);
         return;
       }
       case "raw":
-        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn, this.#options.rank);
         return;
     }
   }
@@ -463,8 +467,18 @@ export class ActorCell {
     if (!Number.isInteger(after) || after < 0)
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
     const replaced = this.#timers.get(name);
+    // Still queued: it has not fired, so nothing but the queue and #timers holds it (a popped timer is out of
+    // #timers or held while paused), and it can be re-keyed in place instead of replaced by a new entry.
+    const queued = replaced !== undefined && replaced.slot >= 0;
     if (replaced !== undefined) this.#sink.cancelTimer(replaced);
     const seq = ++this.#seq;
+    if (queued) {
+      const rearmed = replaced as Mutable<ArmedTimer>;
+      rearmed.due = this.#now + after;
+      rearmed.seq = seq;
+      this.#sink.scheduleTimer(rearmed);
+      return;
+    }
     const timer: ArmedTimer = {
       kind: "timer",
       due: this.#now + after,

@@ -146,7 +146,17 @@ export class SimulationCore implements CellSink {
     if (event.kind === "deliver") this.lost(event.to, event.due, event.from, event.msgType, "no such actor");
   }
 
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: number): void {
+  send(
+    from: ActorId,
+    to: ActorId,
+    seq: number,
+    now: Micros,
+    msgType: string,
+    payload: Payload,
+    bytes: number,
+    conn: number,
+    fromRank?: number,
+  ): void {
     const client = conn >= 0 ? from : to;
     const gen = Math.abs(conn);
     const decision =
@@ -163,7 +173,7 @@ export class SimulationCore implements CellSink {
     if (decision.held) record.held = true;
     this.history.record(record);
     const delivered = decision.corrupt === null ? payload : this.#corrupted(payload, decision.corrupt);
-    const rank = decision.at.length > 0 || decision.breakAt !== null ? this.ranks.rank(from) : 0;
+    const rank = decision.at.length > 0 || decision.breakAt !== null ? (fromRank ?? this.ranks.rank(from)) : 0;
     for (let sub = 0; sub < decision.at.length; sub++) {
       const event: DeliveryEvent = {
         kind: "deliver",

@@ -38,8 +38,7 @@ export class InlineHost {
     const sink = options.sink?.(this.core) ?? this.core;
     for (const actor of spec.actors) {
       if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
-      // Not mirrored: the cells' logs are the only copies, so no record is encoded unless asked for.
-      const storage = new MemoryDurableLog([], { mirrored: false });
+      const storage = new MemoryDurableLog();
       this.#logs.set(actor.id, storage);
       const cell = new ActorCell(
         {

@@ -1,3 +1,4 @@
+import type { TopicIdPartitions } from "../topic-id-partitions.js";
 import { compareTopicIds } from "./topic-id-order.js";
 
 /** A topic as the assignors see it (`SubscribedTopicDescriber` in Kafka). */
@@ -25,6 +26,7 @@ export class SubscribedTopicDescriber {
   private readonly offsets: Int32Array;
   private topicOfPartitionCache: Int32Array | undefined;
   private topicIdRankCache: Int32Array | undefined;
+  private readonly entryTopicIndexes = new WeakMap<readonly TopicIdPartitions[], Int32Array>();
 
   constructor(topics: readonly TopicMetadata[]) {
     this.topics = topics;
@@ -52,6 +54,22 @@ export class SubscribedTopicDescriber {
   /** The position of a topic in `topics`, or -1. */
   topicIndex(topicId: string): number {
     return this.indexById.get(topicId) ?? -1;
+  }
+
+  /**
+   * The topic index of each entry of an assignment (-1 for a topic not
+   * described), derived once per assignment array: targets are immutable and
+   * most carry over unchanged from one target assignment to the next.
+   */
+  topicIndexesOf(assignment: readonly TopicIdPartitions[]): Int32Array {
+    let indexes = this.entryTopicIndexes.get(assignment);
+    if (indexes === undefined || indexes.length !== assignment.length) {
+      indexes = new Int32Array(assignment.length);
+      for (let entry = 0; entry < assignment.length; entry++)
+        indexes[entry] = this.topicIndex((assignment[entry] as TopicIdPartitions).topicId);
+      this.entryTopicIndexes.set(assignment, indexes);
+    }
+    return indexes;
   }
 
   topicIdAt(topicIndex: number): string {

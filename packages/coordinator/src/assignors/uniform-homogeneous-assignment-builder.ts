@@ -48,22 +48,23 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     if (subscribedTopicCount === 0) return emptyGroupAssignment(members);
 
-    // Topic index of every current-assignment entry, looked up once.
-    let entryCount = 0;
-    for (const member of members) entryCount += member.currentAssignment.length;
-    const entryTopics = new Int32Array(entryCount);
+    // Topic index of every current-assignment entry (cached per target array by the describer).
+    const entryTopics: Int32Array[] = new Array(members.length);
     // Which partitions some member's current target holds (Kafka's `isPartitionAssigned`).
     const held = new Uint8Array(topics.totalPartitions);
     let heldCount = 0;
-    let entry = 0;
-    for (const member of members) {
-      for (const topicPartitions of member.currentAssignment) {
-        const topicIndex = topics.topicIndex(topicPartitions.topicId);
-        entryTopics[entry++] = topicIndex;
+    for (let m = 0; m < members.length; m++) {
+      const assignment = members[m]!.currentAssignment;
+      const topicIndexes = topics.topicIndexesOf(assignment);
+      entryTopics[m] = topicIndexes;
+      for (let entry = 0; entry < assignment.length; entry++) {
+        const topicIndex = topicIndexes[entry]!;
         if (topicIndex < 0) continue;
         const offset = topics.partitionOffsetAt(topicIndex);
         const count = topics.partitionCountAt(topicIndex);
-        for (const partition of topicPartitions.partitions) {
+        const partitions = assignment[entry]!.partitions;
+        for (let i = 0; i < partitions.length; i++) {
+          const partition = partitions[i]!;
           if (partition >= 0 && partition < count) {
             held[offset + partition] = 1;
             heldCount++;
@@ -95,7 +96,6 @@ export class UniformHomogeneousAssignmentBuilder {
     const unfilledMembers = new Int32Array(memberCount);
     const unfilledQuota = new Int32Array(memberCount);
     let unfilledCount = 0;
-    entry = 0;
     for (let m = 0; m < memberCount; m++) {
       keptStart[m] = keptLength;
       let quota = minimumQuota;
@@ -103,18 +103,21 @@ export class UniformHomogeneousAssignmentBuilder {
         quota++;
         membersWithExtraPartition--;
       }
-      for (const topicPartitions of members[m]!.currentAssignment) {
-        const topicIndex = entryTopics[entry++]!;
+      const assignment = members[m]!.currentAssignment;
+      const topicIndexes = entryTopics[m]!;
+      for (let entry = 0; entry < assignment.length; entry++) {
+        const topicIndex = topicIndexes[entry]!;
         if (topicIndex < 0 || subscribed[topicIndex] === 0) {
           changed[m] = 1; // topic no longer subscribed: dropped
           continue;
         }
         const offset = topics.partitionOffsetAt(topicIndex);
         const count = topics.partitionCountAt(topicIndex);
-        const partitions = topicPartitions.partitions;
+        const partitions = assignment[entry]!.partitions;
         const keepWhole = partitions.length <= quota;
         if (keepWhole) quota -= partitions.length;
-        for (const partition of partitions) {
+        for (let i = 0; i < partitions.length; i++) {
+          const partition = partitions[i]!;
           if (partition < 0 || partition >= count) {
             changed[m] = 1; // not a partition of the topic (Kafka never produces one)
           } else if (keepWhole) {

@@ -14,8 +14,13 @@ export type AssignedPartitionStatus = "awaiting-callback" | "owned" | "pending-r
 
 interface Entry {
   readonly partition: TopicPartition;
+  /** Its tpKey (the key of the entries map). */
+  readonly key: string;
   status: AssignedPartitionStatus;
 }
+
+/** An assigned partition with its status, as `entries()` lists them. */
+export type AssignedPartitionEntry = Readonly<Entry>;
 
 /**
  * The partitions assigned to the consumer (the assignment half of Kafka's
@@ -26,6 +31,8 @@ export class AssignedPartitions {
   readonly #source: RecordSource;
   readonly #observer: MemberObserver;
   readonly #entries = new Map<string, Entry>();
+  /** The entries sorted by partition, made on demand and dropped whenever a partition is added or removed. */
+  #sorted: readonly Entry[] | null = null;
   #reportedOwned = new Set<string>();
 
   constructor(source: RecordSource, observer: MemberObserver) {
@@ -35,7 +42,12 @@ export class AssignedPartitions {
 
   /** Every assigned partition, whatever its status, sorted. */
   all(): TopicPartition[] {
-    return [...this.#entries.values()].map((entry) => entry.partition).sort(compareTp);
+    return this.#sortedEntries().map((entry) => entry.partition);
+  }
+
+  /** Every assigned partition with its status, sorted by partition (a snapshot: statuses read later may have moved on). */
+  entries(): readonly AssignedPartitionEntry[] {
+    return this.#sortedEntries();
   }
 
   owned(): TopicPartition[] {
@@ -70,8 +82,11 @@ export class AssignedPartitions {
   install(assignment: readonly TopicPartition[], added: readonly TopicPartition[], ctx: Context): void {
     const keep = new Set(assignment.map((tp) => tpKey(tp.topic, tp.partition)));
     for (const key of [...this.#entries.keys()]) if (!keep.has(key)) this.#entries.delete(key);
-    for (const partition of added)
-      this.#entries.set(tpKey(partition.topic, partition.partition), { partition, status: "awaiting-callback" });
+    for (const partition of added) {
+      const key = tpKey(partition.topic, partition.partition);
+      this.#entries.set(key, { partition, key, status: "awaiting-callback" });
+    }
+    this.#sorted = null;
     this.#source.assign(this.all(), ctx);
     if (added.length > 0) this.#source.setFetchable(added, false, ctx);
     this.#report("revoked", ctx);
@@ -93,15 +108,20 @@ export class AssignedPartitions {
   clear(cause: OwnershipChangeCause, ctx: Context): void {
     if (this.#entries.size === 0) return;
     this.#entries.clear();
+    this.#sorted = null;
     this.#source.assign([], ctx);
     this.#report(cause, ctx);
   }
 
   #withStatus(status: AssignedPartitionStatus): TopicPartition[] {
-    return [...this.#entries.values()]
-      .filter((entry) => entry.status === status)
-      .map((entry) => entry.partition)
-      .sort(compareTp);
+    const partitions: TopicPartition[] = [];
+    for (const entry of this.#sortedEntries()) if (entry.status === status) partitions.push(entry.partition);
+    return partitions;
+  }
+
+  #sortedEntries(): readonly Entry[] {
+    this.#sorted ??= [...this.#entries.values()].sort((a, b) => compareTp(a.partition, b.partition));
+    return this.#sorted;
   }
 
   #setStatus(partitions: readonly TopicPartition[], status: AssignedPartitionStatus, ctx: Context): void {

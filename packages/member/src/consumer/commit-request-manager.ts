@@ -136,10 +136,10 @@ export class CommitRequestManager {
    */
   allConsumed(): Map<string, { partition: TopicPartition; offset: number }> {
     const offsets = new Map<string, { partition: TopicPartition; offset: number }>();
-    for (const partition of this.#assigned.all()) {
-      if (this.#assigned.statusOf(partition) === "released") continue;
+    for (const { partition, key, status } of this.#assigned.entries()) {
+      if (status === "released") continue;
       const offset = this.#source.position(partition);
-      if (offset !== null) offsets.set(`${partition.topic}-${partition.partition}`, { partition, offset });
+      if (offset !== null) offsets.set(key, { partition, offset });
     }
     return offsets;
   }
@@ -185,6 +185,8 @@ export class CommitRequestManager {
 
   /** Sends the commits that can go now; gives up those whose deadline passed before they could. */
   poll(ctx: Context): void {
+    // Called after every event of the member: nothing waiting is the common case.
+    if (this.#unsent.length === 0) return;
     const now = ctx.now();
     for (const commit of [...this.#unsent]) {
       if (now < commit.deadline) continue;

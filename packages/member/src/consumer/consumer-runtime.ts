@@ -276,17 +276,18 @@ export class ConsumerRuntime {
     this.#app.refreshPollWait(ctx);
 
     const now = ctx.now();
-    let next: number | null = null;
-    for (const at of [
-      this.#heartbeat.nextWakeAt(now),
-      this.#coordinator.nextWakeAt(now),
-      this.#commits.nextWakeAt(now),
-      this.#positions.nextWakeAt(now),
-    ]) {
-      if (at !== null) next = next === null ? at : Math.min(next, at);
-    }
+    let next = earlier(null, this.#heartbeat.nextWakeAt(now));
+    next = earlier(next, this.#coordinator.nextWakeAt(now));
+    next = earlier(next, this.#commits.nextWakeAt(now));
+    next = earlier(next, this.#positions.nextWakeAt(now));
     if (next === null || !Number.isFinite(next)) ctx.cancelTimer(BACKGROUND_TIMER);
     // At least 1us ahead: something due now was done above, so re-checking at the same instant could spin.
     else ctx.setTimer(BACKGROUND_TIMER, Math.max(1, next - now));
   }
+}
+
+/** The earlier of two wake-up times, null meaning none. */
+function earlier(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.min(a, b);
 }

@@ -9,7 +9,7 @@ export interface HeartbeatSubject {
   readonly groupInstanceId: string | null;
   readonly state: ClientMemberState;
   readonly memberEpoch: number;
-  /** Subscribed topic names, sorted. */
+  /** Subscribed topic names, sorted: a new array for each change, never changed in place. */
   readonly subscription: readonly string[];
   /** The last reconciled assignment (with its local epoch). */
   readonly currentAssignment: LocalAssignment;
@@ -29,6 +29,8 @@ export class HeartbeatFields {
   readonly #serverAssignor: string | null;
   #sentRebalanceTimeoutMs = -1;
   #sentSubscription: readonly string[] | null = null;
+  /** The member's subscription array the last sent one was copied from (the member replaces it, never changes it). */
+  #sentSubscriptionSource: readonly string[] | null = null;
   #sentServerAssignor: string | null = null;
   #sentAssignment: LocalAssignment | null = null;
 
@@ -40,6 +42,7 @@ export class HeartbeatFields {
   reset(): void {
     this.#sentRebalanceTimeoutMs = -1;
     this.#sentSubscription = null;
+    this.#sentSubscriptionSource = null;
     this.#sentServerAssignor = null;
     this.#sentAssignment = null;
   }
@@ -55,10 +58,11 @@ export class HeartbeatFields {
     }
 
     let subscribedTopicNames: string[] | null = null;
-    if (sendAll || !sameList(this.#sentSubscription, member.subscription)) {
+    if (sendAll || (member.subscription !== this.#sentSubscriptionSource && !sameList(this.#sentSubscription, member.subscription))) {
       subscribedTopicNames = [...member.subscription];
       this.#sentSubscription = subscribedTopicNames;
     }
+    this.#sentSubscriptionSource = member.subscription;
 
     let serverAssignor: string | null = null;
     if (this.#serverAssignor !== null && (sendAll || this.#sentServerAssignor !== this.#serverAssignor)) {

@@ -48,6 +48,7 @@ export class LocalAssignment {
   }
 
   equals(other: LocalAssignment): boolean {
+    if (other === this) return true;
     return this.localEpoch === other.localEpoch && samePartitions(this.partitions, other.partitions);
   }
 

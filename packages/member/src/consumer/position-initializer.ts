@@ -175,6 +175,7 @@ export class PositionInitializer {
 
   /** Partitions revoked, lost or positioned meanwhile need nothing any more. */
   #dropSettled(): void {
+    if (this.#needed.size === 0) return;
     for (const [key, partition] of this.#needed) if (!this.#stillNeedsPosition(partition)) this.#needed.delete(key);
   }
 }

@@ -153,8 +153,14 @@ export class SyntheticRecordSource implements RecordSource {
   }
 
   #readyPartitions(end: number): HeldPartition[] {
-    return [...this.#held.values()]
-      .filter((held) => held.fetchable && held.position !== null && held.position < end)
-      .sort((a, b) => compareTp(a.partition, b.partition));
+    // An idle poll (nothing arrived past the positions) is the common case: no array is sorted for it.
+    const ready: HeldPartition[] = [];
+    // Positions are never negative: nothing is ready before the first record arrives.
+    if (end <= 0) return ready;
+    for (const held of this.#held.values()) {
+      if (held.fetchable && held.position !== null && held.position < end) ready.push(held);
+    }
+    if (ready.length > 1) ready.sort((a, b) => compareTp(a.partition, b.partition));
+    return ready;
   }
 }

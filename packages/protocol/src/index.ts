@@ -14,6 +14,7 @@ export * from "./exponential-backoff.js";
 export * from "./get-or-create.js";
 export * from "./messages/index.js";
 export * from "./partition-for.js";
+export * from "./plain-object-keys.js";
 export * from "./planted-bug-set.js";
 export * from "./planted-bugs.js";
 export * from "./random.js";

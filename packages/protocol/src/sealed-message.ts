@@ -1,5 +1,6 @@
 import { encode, MAX_OWN_STRUCTURES, SHARED_STRUCTURES } from "./codec.js";
 import type { Message } from "./messages/index.js";
+import { objectPrototypeIsClean } from "./plain-object-keys.js";
 
 /**
  * Messages as immutable values, sized without encoding them.
@@ -76,11 +77,6 @@ const own: Shape[] = [];
 let freezing = false;
 /** Whether Object.prototype has no enumerable keys (checked once per pass): then for-in of a plain object yields its own keys only. */
 let plainPrototype = true;
-
-function hasEnumerableKey(object: object): boolean {
-  for (const _ in object) return true;
-  return false;
-}
 
 const recordRef = (id: number): number => (id >= 0x60 && TWO_BYTE_RECORDS ? 2 : 1);
 const lengthHeader = (n: number): number => (n < 0x10 ? 1 : n < 0x10000 ? 3 : 5);
@@ -208,7 +204,7 @@ function pass(value: unknown, freeze: boolean): number {
   nextOwnId = SHARED_LIMIT_ID;
   own.length = 0;
   freezing = freeze;
-  plainPrototype = !hasEnumerableKey(Object.prototype);
+  plainPrototype = objectPrototypeIsClean();
   if (madeShapes > MAX_SHAPES) {
     root = sharedTrie();
     madeShapes = 0;

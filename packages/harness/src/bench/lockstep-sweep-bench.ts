@@ -41,17 +41,24 @@ export const lockstepSweepBench: BenchSuite = {
     const only = process.env.KCSIM_SWEEP_ONLY ?? "";
     const until = process.env.KCSIM_SWEEP_UNTIL ? Date.parse(process.env.KCSIM_SWEEP_UNTIL) : Number.POSITIVE_INFINITY;
     const dir = join(repoRoot(), "scenarios");
-    const files = readdirSync(dir)
+    const scenarios = readdirSync(dir)
       .filter((f) => f.endsWith(".json") && f.includes(only))
-      .sort();
+      .sort()
+      .map((file) => ({ file, scenario: loadScenarioFile(join(dir, file)) }));
     // KafkaJS's real client code runs on the inline host only (the worker hosts refuse it): nothing to compare.
-    const inlineOnly = files.filter((file) => (loadScenarioFile(join(dir, file)).groups ?? []).some((g) => g.client === "kafkajs"));
-    const tallies: Tally[] = files
-      .filter((file) => !inlineOnly.includes(file))
-      .map((file) => {
-        const scenario = loadScenarioFile(join(dir, file));
-        return { file, scenario, actors: toSimulationSpec(scenario).actors.length, seeds: [], differing: [], inlineMs: 0, lockstepMs: 0 };
-      });
+    const runsKafkaJS = (scenario: ScenarioFile) => (scenario.groups ?? []).some((g) => g.client === "kafkajs");
+    const inlineOnly = scenarios.filter(({ scenario }) => runsKafkaJS(scenario)).map(({ file }) => file);
+    const tallies: Tally[] = scenarios
+      .filter(({ scenario }) => !runsKafkaJS(scenario))
+      .map(({ file, scenario }) => ({
+        file,
+        scenario,
+        actors: toSimulationSpec(scenario).actors.length,
+        seeds: [],
+        differing: [],
+        inlineMs: 0,
+        lockstepMs: 0,
+      }));
     for (let seed = first; seed <= last && Date.now() < until; seed++) {
       for (const tally of tallies) {
         const spec = toSimulationSpec(tally.scenario, { seed });

@@ -1,4 +1,4 @@
-import type { ActorId, Observation } from "@kcsim/protocol";
+import { type ActorId, type Observation, objectPrototypeIsClean } from "@kcsim/protocol";
 import type { Fate } from "../router/router.js";
 import type { ByteReader } from "./byte-reader.js";
 import type { ByteWriter } from "./byte-writer.js";
@@ -77,11 +77,6 @@ interface ShapeNode {
 
 const shapeNode = (keys: readonly string[]): ShapeNode => ({ id: -1, keys, next: new Map(), lastKey: "", lastNext: null });
 
-function hasEnumerableKey(object: object): boolean {
-  for (const _ in object) return true;
-  return false;
-}
-
 /**
  * The strings and object shapes a stream has defined so far, by id: the
  * encoder appends to them, and a decoder of the same stream (in this
@@ -129,7 +124,7 @@ export class HistoryEncoder {
         out.u8(Kind.Obs);
         this.#time(t, out);
         this.#string(event.actor, out);
-        this.#plainPrototype = !hasEnumerableKey(Object.prototype);
+        this.#plainPrototype = objectPrototypeIsClean();
         this.#value(event.o, out);
         return;
       case "life":

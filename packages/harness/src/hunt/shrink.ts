@@ -222,18 +222,21 @@ function runningOnly(group: GroupSpec, running: readonly number[]): GroupSpec {
   const hasJoins = (group.joins ?? []).length > 0;
   // Trailing starting members that are gone shrink the count instead (members that join later are numbered after them).
   while (!hasJoins && members > 1 && !keep.has(members)) members--;
-  const { withoutMembers: _previous, ...rest } = group;
-  const without = groupMemberNumbering({ ...rest, members })
-    .map((member) => member.number)
-    .filter((n) => !keep.has(n));
-  return without.length === 0 ? { ...rest, members } : { ...rest, members, withoutMembers: without };
+  return withLeftOut(group, members, (n) => !keep.has(n));
 }
 
 /** The group starting `members` members, still leaving out those of its left-out numbers that remain. */
 function withMemberCount(group: GroupSpec, members: number): GroupSpec {
-  const { withoutMembers, ...rest } = group;
-  const total = groupMemberNumbering({ ...rest, members }).length;
-  const without = (withoutMembers ?? []).filter((n) => n <= total);
+  const left = new Set(group.withoutMembers ?? []);
+  return withLeftOut(group, members, (n) => left.has(n));
+}
+
+/** The group starting `members` members, leaving out the numbers of its new plan that `isLeftOut` names (none: no field). */
+function withLeftOut(group: GroupSpec, members: number, isLeftOut: (n: number) => boolean): GroupSpec {
+  const { withoutMembers: _previous, ...rest } = group;
+  const without = groupMemberNumbering({ ...rest, members })
+    .map((member) => member.number)
+    .filter(isLeftOut);
   return without.length === 0 ? { ...rest, members } : { ...rest, members, withoutMembers: without };
 }
 

@@ -47,6 +47,38 @@ describe("analyses shared by checkers", () => {
     expect(timeline.version).not.toBe(assigned);
     expect(timeline.unownedCount(["orders-0", "orders-1", "orders-2"])).toBe(3);
   });
+
+  it("keeps a watched unowned count equal to counting again after every event", () => {
+    const partitions = ["orders-0", "orders-1", "orders-2", "orders-3"];
+    const timeline = new OwnershipTimeline();
+    const watched = timeline.watchUnowned(partitions);
+    const events: HistoryEvent[] = [
+      { t: 0, ev: "life", actor: "m1", what: "start", detail: null },
+      { t: 0, ev: "life", actor: "m2", what: "start", detail: null },
+      owned(1, "m1", [0, 1, 2]),
+      owned(2, "m2", [2, 3]),
+      owned(3, "m1", [0]),
+      { t: 4, ev: "obs", actor: "coordinator", o: { type: "gc.member-removed", groupId: "g", memberId: "m2", reason: "session-timeout" } },
+      owned(5, "m1", [0, 1, 5]),
+      {
+        t: 6,
+        ev: "obs",
+        actor: "coordinator",
+        o: { type: "gc.member", groupId: "g", memberId: "m2", memberEpoch: 3, assigned: {}, pendingRevocation: {} },
+      },
+      { t: 7, ev: "life", actor: "m1", what: "crash", detail: "nemesis" },
+      { t: 8, ev: "life", actor: "m1", what: "restart", detail: null },
+      owned(9, "m1", [1]),
+    ];
+    const seen: number[] = [];
+    for (const event of events) {
+      timeline.apply(event);
+      expect(watched.count).toBe(timeline.unownedCount(partitions));
+      seen.push(watched.count);
+    }
+    // The count really moved: all four unowned, none, some back after the fencing and the crash.
+    expect(new Set(seen)).toEqual(new Set([4, 1, 0, 2, 3]));
+  });
 });
 
 describe("router link state", () => {

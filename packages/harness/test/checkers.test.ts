@@ -96,6 +96,36 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("revoke-before-reassign", afterFence).ok).toBe(true);
   });
 
+  it("revoke-before-reassign: names every other holder, in the order they joined, and forgets what a member released", () => {
+    const crowded = [
+      group(0, 1, 1),
+      gcMember(1, "A", 1, { T: [0] }),
+      gcMember(2, "B", 1, { T: [1] }),
+      gcMember(3, "C", 1, { T: [2] }, { T: [0] }),
+      gcMember(4, "D", 2, { T: [0, 3] }),
+    ];
+    const result = check("revoke-before-reassign", crowded);
+    expect(result.violations.map((v) => v.message)).toEqual([
+      "group g: T-0 given to C (epoch 1) while A still holds it",
+      "group g: T-0 given to D (epoch 2) while A still holds it",
+      "group g: T-0 given to D (epoch 2) while C still holds it",
+    ]);
+    // A revoked T-0, C took it and gave it up again, and B was fenced: nobody else holds what D gets.
+    const released = [
+      group(0, 1, 1),
+      gcMember(1, "A", 1, { T: [0] }),
+      gcMember(2, "B", 1, { T: [1] }),
+      gcMember(3, "C", 1, { T: [2] }),
+      gcMember(4, "A", 2, {}),
+      gcMember(5, "C", 2, { T: [2, 0] }),
+      gcMember(6, "C", 3, { T: [2] }),
+      removed(7, "B"),
+      gcMember(8, "D", 3, { T: [0, 1, 3] }),
+      gcMember(9, "A", 3, { T: [4] }),
+    ];
+    expect(check("revoke-before-reassign", released).ok).toBe(true);
+  });
+
   it("single-owner: flags two live owners, not a fenced zombie or a crashed member", () => {
     const base = [life(0, "a", "start"), life(0, "b", "start"), owned(1, "a", [0, 1])];
     expect(check("single-owner", [...base, owned(2, "a", [0], "revoked"), owned(3, "b", [1])]).ok).toBe(true);

@@ -19,6 +19,7 @@ export * from "./planted-bug-set.js";
 export * from "./planted-bugs.js";
 export * from "./random.js";
 export * from "./rpc.js";
+export * from "./schema-check.js";
 export * from "./sealed-message.js";
 export * from "./time.js";
 export * from "./topics.js";

@@ -4,7 +4,7 @@ import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type GroupTopology, groupTopologies } from "./group-topology.js";
 import { type EventFollower, HistoryPass } from "./history-pass.js";
 import { observationOf } from "./observations.js";
-import { type OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
+import { type OwnershipTimeline, sharedOwnership, type UnownedCount } from "./ownership-timeline.js";
 
 /**
  * How a consumer group fared: its rebalances, how long it took to settle
@@ -60,8 +60,9 @@ export class GroupMetricsFollower implements EventFollower {
   #rounds = 0;
   #changes = 0;
   readonly #timeToStable: number[] = [];
+  /** Unowned partitions after the last event this follower saw (the timeline's count has already moved on to this event). */
   #unowned: number;
-  #countedAt = -1;
+  readonly #unownedNow: UnownedCount;
   #lastT: Micros = 0;
   #unownedUs = 0;
   #peak = 0;
@@ -76,6 +77,7 @@ export class GroupMetricsFollower implements EventFollower {
     this.#members = new Set(group.members);
     this.#timeline = timeline;
     this.#unowned = group.partitions.length;
+    this.#unownedNow = timeline.watchUnowned(group.partitions);
   }
 
   accept(event: HistoryEvent): void {
@@ -106,11 +108,7 @@ export class GroupMetricsFollower implements EventFollower {
       this.#groupEpoch = Math.max(this.#groupEpoch, g.groupEpoch);
       this.#stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
     }
-    // Counting is O(partitions): redo it only when ownership moved (most events are records and polls).
-    if (timeline.version !== this.#countedAt) {
-      this.#unowned = timeline.unownedCount(this.#group.partitions);
-      this.#countedAt = timeline.version;
-    }
+    this.#unowned = this.#unownedNow.count;
     const settled = this.#stable && this.#unowned === 0;
     if (settled && this.#settledAt === null) this.#settledAt = event.t;
     if (this.#changeAt !== null && this.#settledSince !== null && event.t - this.#settledSince >= QUIET_US) {

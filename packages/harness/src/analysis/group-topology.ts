@@ -26,11 +26,41 @@ function numberSetting(settings: JsonValue | undefined, name: string, fallback: 
   return typeof value === "number" ? value : fallback;
 }
 
+/** The partition keys a member subscribes to, as `topic-partition` keys. */
+function subscribedPartitions(subscription: readonly JsonValue[], topics: readonly JsonValue[]): string[] {
+  const subscribed = new Set(subscription);
+  const keys: string[] = [];
+  for (const topic of topics) {
+    const name = field(topic, "name");
+    const count = field(topic, "partitions");
+    if (typeof name === "string" && typeof count === "number" && subscribed.has(name)) {
+      for (let p = 0; p < count; p++) keys.push(tpKey(name, p));
+    }
+  }
+  return keys;
+}
+
+/** A key that is equal for members subscribing alike to the same topics (most of a group's members). */
+function subscriptionKey(subscription: readonly JsonValue[], topics: readonly JsonValue[]): string {
+  const names = subscription.map((name) => JSON.stringify(name)).join(",");
+  const counts = topics.map(
+    (topic) => `${JSON.stringify(field(topic, "name") ?? null)}:${JSON.stringify(field(topic, "partitions") ?? null)}`,
+  );
+  return `${names}|${counts.join(",")}`;
+}
+
 /** Reads the groups of a run from its member actors' configs (group.id, subscription, topics). */
 export function groupTopologies(spec: SimulationSpec): GroupTopology[] {
   const groups = new Map<
     string,
-    { members: string[]; partitions: Set<string>; maxPoll: Map<string, number>; session: number; rebalance: number }
+    {
+      members: string[];
+      partitions: Set<string>;
+      subscriptionsSeen: Set<string>;
+      maxPoll: Map<string, number>;
+      session: number;
+      rebalance: number;
+    }
   >();
   let brokerSession = 45_000;
   let brokerHeartbeat = 5_000;
@@ -47,6 +77,7 @@ export function groupTopologies(spec: SimulationSpec): GroupTopology[] {
     const group = getOrCreate(groups, groupId, () => ({
       members: [] as string[],
       partitions: new Set<string>(),
+      subscriptionsSeen: new Set<string>(),
       maxPoll: new Map<string, number>(),
       session: 0,
       rebalance: 0,
@@ -59,12 +90,11 @@ export function groupTopologies(spec: SimulationSpec): GroupTopology[] {
     const subscription = field(actor.config, "subscription");
     const topics = field(actor.config, "topics");
     if (Array.isArray(subscription) && Array.isArray(topics)) {
-      for (const topic of topics) {
-        const name = field(topic, "name");
-        const count = field(topic, "partitions");
-        if (typeof name === "string" && typeof count === "number" && subscription.includes(name)) {
-          for (let p = 0; p < count; p++) group.partitions.add(tpKey(name, p));
-        }
+      // A thousand members subscribing alike add their 10,000 partitions once, not a thousand times.
+      const key = subscriptionKey(subscription, topics);
+      if (!group.subscriptionsSeen.has(key)) {
+        group.subscriptionsSeen.add(key);
+        for (const partition of subscribedPartitions(subscription, topics)) group.partitions.add(partition);
       }
     }
   }

@@ -30,8 +30,7 @@ export const converges = streamingChecker({
       deadline: heal + (group.sessionTimeoutMs + group.rebalanceTimeoutMs + 5 * group.heartbeatIntervalMs + SLACK_MS) * 1000,
       stable: false,
       convergedAt: null as number | null,
-      unowned: group.partitions.length,
-      countedAt: -1,
+      unowned: timeline.watchUnowned(group.partitions),
     }));
     return {
       // Every event: a group already settled converges at the first event after the heal, whatever it is.
@@ -41,12 +40,7 @@ export const converges = streamingChecker({
           if (g !== undefined && g.groupId === state.group.groupId)
             state.stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
           if (event.t < heal || state.convergedAt !== null || !state.stable) continue;
-          // Counting is O(partitions): redo it only when ownership moved.
-          if (timeline.version !== state.countedAt) {
-            state.unowned = timeline.unownedCount(state.group.partitions);
-            state.countedAt = timeline.version;
-          }
-          if (state.unowned === 0) state.convergedAt = event.t;
+          if (state.unowned.count === 0) state.convergedAt = event.t;
         }
       },
       finish() {

@@ -18,9 +18,16 @@ export const revokeBeforeReassign = streamingChecker({
     const consumerGroups = new Set<string>();
     /** group -> member -> partitions it holds (assigned or pending revocation) */
     const holds = new Map<string, Map<string, Set<string>>>();
+    /** group -> partition -> members holding it: who else holds a partition, without a walk over every member */
+    const holders = new Map<string, Map<string, Set<string>>>();
     /** group -> partition -> history index of the holder's last gc.member */
     const lastSeen = new Map<string, number>();
     const groupHolds = (groupId: string) => getOrCreate(holds, groupId, () => new Map<string, Set<string>>());
+    const groupHolders = (groupId: string) => getOrCreate(holders, groupId, () => new Map<string, Set<string>>());
+    const release = (groupId: string, memberId: string, partitions: Iterable<string>, keep: ReadonlySet<string>) => {
+      const byPartition = groupHolders(groupId);
+      for (const partition of partitions) if (!keep.has(partition)) byPartition.get(partition)?.delete(memberId);
+    };
     return {
       reads: ["gc.group", "gc.member-removed", "gc.member"],
       accept(event, index) {
@@ -32,7 +39,9 @@ export const revokeBeforeReassign = streamingChecker({
         }
         const removed = observationOf(event, "gc.member-removed");
         if (removed !== undefined) {
-          groupHolds(removed.groupId).delete(removed.memberId);
+          const g = groupHolds(removed.groupId);
+          release(removed.groupId, removed.memberId, g.get(removed.memberId) ?? [], new Set());
+          g.delete(removed.memberId);
           return;
         }
         const member = observationOf(event, "gc.member");
@@ -42,8 +51,14 @@ export const revokeBeforeReassign = streamingChecker({
         const next = new Set<string>();
         for (const { topic, partition } of topicPartitionsOf(member.assigned)) next.add(tpKey(topic, partition));
         for (const { topic, partition } of topicPartitionsOf(member.pendingRevocation)) next.add(tpKey(topic, partition));
+        const byPartition = groupHolders(member.groupId);
         for (const partition of next) {
           if (previous.has(partition)) continue;
+          const partitionHolders = getOrCreate(byPartition, partition, () => new Set<string>());
+          const heldByAnother = partitionHolders.size > (partitionHolders.has(member.memberId) ? 1 : 0);
+          partitionHolders.add(member.memberId);
+          if (!heldByAnother) continue;
+          // Walk the members in the order they joined, so the violations come out in that order.
           for (const [other, theirs] of g) {
             if (other !== member.memberId && theirs.has(partition)) {
               violations.add(
@@ -54,6 +69,7 @@ export const revokeBeforeReassign = streamingChecker({
             }
           }
         }
+        release(member.groupId, member.memberId, previous, next);
         g.set(member.memberId, next);
         lastSeen.set(`${member.groupId}/${member.memberId}`, index);
       },

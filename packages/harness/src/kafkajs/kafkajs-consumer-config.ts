@@ -1,6 +1,5 @@
-import { ConfigError, deepestError, type JsonValue } from "@kcsim/protocol";
+import { ConfigError, deepestError, type JsonValue, SchemaCheck } from "@kcsim/protocol";
 import { type Static, Type } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { WireClientConfigSchema } from "../wire-clients/wire-client-config.js";
 
 const Closed = { additionalProperties: false } as const;
@@ -100,7 +99,7 @@ export const KafkaJSConsumerConfigSchema = Type.Object(
 export type KafkaJSConsumerConfig = Static<typeof KafkaJSConsumerConfigSchema>;
 export type KafkaJSConsumerOptions = Static<typeof KafkaJSConsumerOptionsSchema>;
 
-const check = TypeCompiler.Compile(KafkaJSConsumerConfigSchema);
+const check = new SchemaCheck(KafkaJSConsumerConfigSchema);
 
 export function parseKafkaJSConsumerConfig(json: JsonValue): KafkaJSConsumerConfig {
   if (!check.Check(json)) {

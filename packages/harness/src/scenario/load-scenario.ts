@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type ControlCommand, deepestError, type JsonValue, ms } from "@kcsim/protocol";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { type ControlCommand, deepestError, type JsonValue, ms, SchemaCheck } from "@kcsim/protocol";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import { CHECKERS } from "../checkers/registry.js";
 import { KafkaJSAppSchema } from "../kafkajs/kafkajs-consumer-config.js";
@@ -19,8 +18,8 @@ import { type ScenarioFile, ScenarioSchema } from "./scenario-schema.js";
 
 export { ScenarioError } from "./scenario-error.js";
 
-const check = TypeCompiler.Compile(ScenarioSchema);
-const checkKafkaJSApp = TypeCompiler.Compile(KafkaJSAppSchema);
+const check = new SchemaCheck(ScenarioSchema);
+const checkKafkaJSApp = new SchemaCheck(KafkaJSAppSchema);
 
 /** "/faults/0/drop/probability" -> "faults[0].drop.probability". */
 function readablePath(pointer: string): string {

@@ -1,6 +1,5 @@
-import { ConfigError, deepestError, type JsonValue } from "@kcsim/protocol";
+import { ConfigError, deepestError, type JsonValue, SchemaCheck } from "@kcsim/protocol";
 import { type Static, Type } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
 
 const Closed = { additionalProperties: false } as const;
 
@@ -41,7 +40,7 @@ export const WireClientConfigSchema = Type.Object(
 export type WireClientConfig = Static<typeof WireClientConfigSchema>;
 export type WireClientNode = WireClientConfig["nodes"][number];
 
-const check = TypeCompiler.Compile(WireClientConfigSchema);
+const check = new SchemaCheck(WireClientConfigSchema);
 
 export function parseWireClientConfig(scope: string, json: JsonValue): WireClientConfig {
   if (!check.Check(json)) {

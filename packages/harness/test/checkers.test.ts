@@ -207,6 +207,13 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("converges", good, short).ok).toBe(true);
     const stuck = [life(0, "a", "start"), life(0, "b", "start"), group(1, 1, 1, "STABLE"), owned(2, "a", [0])];
     expect(check("converges", stuck, short).violations[0]?.message).toMatch(/never reached STABLE with all 2 partitions owned/);
+    // A run that ends before the bound has passed cannot say the group would not converge in time: not judged, not a pass.
+    const tooShort = check("converges", stuck, { ...spec, durationUs: 60_000_000 });
+    expect(tooShort.ok).toBe(true);
+    expect(tooShort.notJudged).toMatch(/group g had not converged when the run ended at 60000000 us, before its bound/);
+    // Converging late is still a violation, whatever the run's length.
+    const late = [...stuck, owned(410_000_000, "b", [1])];
+    expect(check("converges", late, short).violations[0]?.message).toMatch(/converged only at 410000000 us, after its bound/);
   });
 
   it("poll-expiry: requires exactly one expiry per gap over max.poll.interval.ms, at the right time", () => {

@@ -23,7 +23,10 @@ describe("the e2e bench's counts", () => {
     let produced = 0;
     let consumed = 0;
     const onLine = (line: string) => {
-      const event = JSON.parse(line) as { ev?: string; o?: { type: string; errorCode?: number; count?: number; ranges?: { count: number }[] } };
+      const event = JSON.parse(line) as {
+        ev?: string;
+        o?: { type: string; errorCode?: number; count?: number; ranges?: { count: number }[] };
+      };
       if (event.ev !== "obs" || event.o === undefined) return;
       if (event.o.type === "producer.ack" && event.o.errorCode === 0) produced += event.o.count ?? 0;
       if (event.o.type === "member.records") for (const range of event.o.ranges ?? []) consumed += range.count;

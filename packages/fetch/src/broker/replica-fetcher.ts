@@ -14,6 +14,7 @@ import {
   UNDEFINED_EPOCH,
   UNDEFINED_EPOCH_OFFSET,
 } from "@kcsim/protocol";
+import type { SessionPartition } from "../session/fetch-request-data.js";
 import { fetchRequestFor } from "../session/fetch-request-for.js";
 import { FetchSessionHandler } from "../session/fetch-session-handler.js";
 import type { Partition } from "./partition.js";
@@ -31,6 +32,8 @@ export const REPLICA_FETCHER_CONNECTION = "replica-fetcher";
 export type FollowerState = "truncating" | "fetching" | "out-of-range-latest" | "out-of-range-earliest" | "fenced";
 
 interface FollowedPartition {
+  /** `tpKey(topic, index)`. */
+  readonly key: string;
   readonly partition: Partition;
   /** The leader epoch this broker follows the partition at. */
   readonly leaderEpoch: number;
@@ -38,6 +41,8 @@ interface FollowedPartition {
   fetchOffset: number;
   /** No request for this partition before this time (backoff after an error). */
   delayedUntil: Micros;
+  /** What the last fetch request asked of this partition, handed to the session again while it stays the same. */
+  entry: SessionPartition | null;
 }
 
 type InFlight =
@@ -59,6 +64,40 @@ export interface ReplicaFetcherHost {
    * given) up to `previousEndOffset` (observed as broker.truncate).
    */
   onTruncated(partition: Partition, previousEndOffset: number, offset?: number): void;
+}
+
+/**
+ * What a fetch request asks of a followed partition: the entry of the last
+ * request while nothing in it changed (most partitions of a follower's
+ * session, between two fetches), else a new one.
+ */
+function sessionEntryOf(f: FollowedPartition, maxBytes: number): SessionPartition {
+  const log = f.partition.log;
+  const last = f.entry;
+  if (
+    last !== null &&
+    last.data.fetchOffset === f.fetchOffset &&
+    last.data.logStartOffset === log.logStartOffset &&
+    last.data.partitionMaxBytes === maxBytes &&
+    last.data.currentLeaderEpoch === f.leaderEpoch
+  ) {
+    return last;
+  }
+  const entry: SessionPartition = {
+    topic: f.partition.topic,
+    partition: f.partition.index,
+    data: {
+      topicId: f.partition.topicId,
+      fetchOffset: f.fetchOffset,
+      logStartOffset: log.logStartOffset,
+      partitionMaxBytes: maxBytes,
+      currentLeaderEpoch: f.leaderEpoch,
+      // Divergence is found with OffsetForLeaderEpoch before fetching, so no last fetched epoch is sent.
+      lastFetchedEpoch: UNDEFINED_EPOCH,
+    },
+  };
+  f.entry = entry;
+  return entry;
 }
 
 /** Client id of the replica fetcher's requests. */
@@ -106,12 +145,15 @@ export class ReplicaFetcher {
 
   /** Starts following a partition at a leader epoch: it truncates first (with the next request). */
   add(partition: Partition, leaderEpoch: number): void {
-    this.#partitions.set(tpKey(partition.topic, partition.index), {
+    const key = tpKey(partition.topic, partition.index);
+    this.#partitions.set(key, {
+      key,
       partition,
       leaderEpoch,
       state: "truncating",
       fetchOffset: partition.log.logEndOffset,
       delayedUntil: 0,
+      entry: null,
     });
   }
 
@@ -137,13 +179,13 @@ export class ReplicaFetcher {
       const truncating: string[] = [];
       const latest: string[] = [];
       const earliest: string[] = [];
-      const fetching: string[] = [];
+      const fetching: FollowedPartition[] = [];
       for (const [key, f] of this.#partitions) {
         if (f.delayedUntil > now) continue;
         if (f.state === "truncating") truncating.push(key);
         else if (f.state === "out-of-range-latest") latest.push(key);
         else if (f.state === "out-of-range-earliest") earliest.push(key);
-        else if (f.state === "fetching") fetching.push(key);
+        else if (f.state === "fetching") fetching.push(f);
       }
       if (truncating.length > 0) this.#sendEpochs(truncating, ctx);
       else if (latest.length > 0) this.#sendListOffsets("latest", latest, ctx);
@@ -272,26 +314,15 @@ export class ReplicaFetcher {
     );
   }
 
-  #sendFetch(keys: string[], ctx: Context): void {
-    if (keys.length === 0) return;
+  #sendFetch(partitions: readonly FollowedPartition[], ctx: Context): void {
+    if (partitions.length === 0) return;
     const settings = this.#host.settings;
+    const maxBytes = settings["replica.fetch.max.bytes"];
     const builder = this.#session.newBuilder();
     const offsets = new Map<string, number>();
-    for (const key of keys) {
-      const f = this.#partitions.get(key) as FollowedPartition;
-      offsets.set(key, f.fetchOffset);
-      builder.add(
-        { topic: f.partition.topic, partition: f.partition.index },
-        {
-          topicId: f.partition.topicId,
-          fetchOffset: f.fetchOffset,
-          logStartOffset: f.partition.log.logStartOffset,
-          partitionMaxBytes: settings["replica.fetch.max.bytes"],
-          currentLeaderEpoch: f.leaderEpoch,
-          // Divergence is found with OffsetForLeaderEpoch before fetching, so no last fetched epoch is sent.
-          lastFetchedEpoch: UNDEFINED_EPOCH,
-        },
-      );
+    for (const f of partitions) {
+      offsets.set(f.key, f.fetchOffset);
+      builder.addEntry(f.key, sessionEntryOf(f, maxBytes));
     }
     const correlationId = this.#host.nextCorrelationId();
     const request = fetchRequestFor(builder.build(), {

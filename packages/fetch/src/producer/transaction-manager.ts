@@ -372,7 +372,7 @@ export class TransactionManager {
     if (!this.hasProducerId) return true;
     if (!first.hasSequence) {
       if (this.#hasInFlightBatches(topic, partition) && this.#hasStaleProducerIdAndEpoch(topic, partition)) return true;
-      if (this.#unresolved.has(tpKey(topic, partition))) return true;
+      if (this.#unresolved.size > 0 && this.#unresolved.has(tpKey(topic, partition))) return true;
       if (this.sequences.get(topic, partition)?.windowFull) return true;
     }
     const firstInFlight = this.sequences.firstInFlightSequence(topic, partition);

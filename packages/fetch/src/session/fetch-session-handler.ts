@@ -224,11 +224,21 @@ export class FetchRequestBuilder {
   ) {}
 
   add(topicPartition: TopicPartition, data: PartitionFetchData): this {
-    if (this.#next === undefined) throw new Error("FetchRequestBuilder already built");
     const { topic, partition } = topicPartition;
-    this.#next.set(tpKey(topic, partition), { topic, partition, data });
-    if (data.topicId === ZERO_TOPIC_ID) this.#partitionsWithoutTopicIds++;
-    else if (!this.#topicNames.has(data.topicId)) this.#topicNames.set(data.topicId, topic);
+    return this.addEntry(tpKey(topic, partition), { topic, partition, data });
+  }
+
+  /**
+   * Adds a partition by its tpKey (`key`), as an entry the caller may hand in
+   * again while the partition's fetch data stays the same: the session then
+   * sees the same object and compares nothing (see samePartitionFetchData).
+   */
+  addEntry(key: string, entry: SessionPartition): this {
+    if (this.#next === undefined) throw new Error("FetchRequestBuilder already built");
+    this.#next.set(key, entry);
+    const topicId = entry.data.topicId;
+    if (topicId === ZERO_TOPIC_ID) this.#partitionsWithoutTopicIds++;
+    else if (!this.#topicNames.has(topicId)) this.#topicNames.set(topicId, entry.topic);
     return this;
   }
 

@@ -43,10 +43,19 @@ interface FollowedPartition {
   delayedUntil: Micros;
   /** What the last fetch request asked of this partition, handed to the session again while it stays the same. */
   entry: SessionPartition | null;
+  /** The correlation id of the last fetch request that asked for this partition (-1: none), and the offset it asked at. */
+  requestedIn: number;
+  requestedOffset: number;
 }
 
 type InFlight =
-  | { readonly kind: "fetch"; readonly correlationId: number; readonly sentAt: Micros; readonly offsets: ReadonlyMap<string, number> }
+  | {
+      readonly kind: "fetch";
+      readonly correlationId: number;
+      readonly sentAt: Micros;
+      /** The partitions asked for, in request order (each remembers its offset: FollowedPartition.requested*). */
+      readonly partitions: readonly FollowedPartition[];
+    }
   | {
       readonly kind: "epochs" | "latest" | "earliest";
       readonly correlationId: number;
@@ -154,6 +163,8 @@ export class ReplicaFetcher {
       fetchOffset: partition.log.logEndOffset,
       delayedUntil: 0,
       entry: null,
+      requestedIn: -1,
+      requestedOffset: -1,
     });
   }
 
@@ -176,20 +187,21 @@ export class ReplicaFetcher {
     if (this.#inFlight === null) {
       this.#truncateWithoutEpochs();
       // The partitions not delayed, by state, in one pass (in partition order within each state).
-      const truncating: string[] = [];
-      const latest: string[] = [];
-      const earliest: string[] = [];
+      // The lists other than fetching are made only when a partition is in that state (rarely).
+      let truncating: string[] | null = null;
+      let latest: string[] | null = null;
+      let earliest: string[] | null = null;
       const fetching: FollowedPartition[] = [];
       for (const [key, f] of this.#partitions) {
         if (f.delayedUntil > now) continue;
-        if (f.state === "truncating") truncating.push(key);
-        else if (f.state === "out-of-range-latest") latest.push(key);
-        else if (f.state === "out-of-range-earliest") earliest.push(key);
-        else if (f.state === "fetching") fetching.push(f);
+        if (f.state === "fetching") fetching.push(f);
+        else if (f.state === "truncating") (truncating ??= []).push(key);
+        else if (f.state === "out-of-range-latest") (latest ??= []).push(key);
+        else if (f.state === "out-of-range-earliest") (earliest ??= []).push(key);
       }
-      if (truncating.length > 0) this.#sendEpochs(truncating, ctx);
-      else if (latest.length > 0) this.#sendListOffsets("latest", latest, ctx);
-      else if (earliest.length > 0) this.#sendListOffsets("earliest", earliest, ctx);
+      if (truncating !== null) this.#sendEpochs(truncating, ctx);
+      else if (latest !== null) this.#sendListOffsets("latest", latest, ctx);
+      else if (earliest !== null) this.#sendListOffsets("earliest", earliest, ctx);
       else this.#sendFetch(fetching, ctx);
     }
     this.#armTimer(ctx);
@@ -236,7 +248,7 @@ export class ReplicaFetcher {
   #failInFlight(inFlight: InFlight, now: Micros): void {
     this.#inFlight = null;
     if (inFlight.kind === "fetch") this.#session.handleError();
-    const keys = inFlight.kind === "fetch" ? [...inFlight.offsets.keys()] : inFlight.keys;
+    const keys = inFlight.kind === "fetch" ? inFlight.partitions.map((f) => f.key) : inFlight.keys;
     for (const key of keys) this.#delay(key, now);
   }
 
@@ -319,12 +331,12 @@ export class ReplicaFetcher {
     const settings = this.#host.settings;
     const maxBytes = settings["replica.fetch.max.bytes"];
     const builder = this.#session.newBuilder();
-    const offsets = new Map<string, number>();
-    for (const f of partitions) {
-      offsets.set(f.key, f.fetchOffset);
-      builder.addEntry(f.key, sessionEntryOf(f, maxBytes));
-    }
+    for (const f of partitions) builder.addEntry(f.key, sessionEntryOf(f, maxBytes));
     const correlationId = this.#host.nextCorrelationId();
+    for (const f of partitions) {
+      f.requestedIn = correlationId;
+      f.requestedOffset = f.fetchOffset;
+    }
     const request = fetchRequestFor(builder.build(), {
       correlationId,
       clientId: clientIdOf(this.#host.brokerId, this.leaderId),
@@ -333,7 +345,7 @@ export class ReplicaFetcher {
       minBytes: settings["replica.fetch.min.bytes"],
       maxBytes: settings["replica.fetch.response.max.bytes"],
     });
-    this.#inFlight = { kind: "fetch", correlationId, sentAt: ctx.now(), offsets };
+    this.#inFlight = { kind: "fetch", correlationId, sentAt: ctx.now(), partitions };
     ctx.send(this.leaderHost, request, REPLICA_FETCHER_CONNECTION);
   }
 
@@ -351,17 +363,18 @@ export class ReplicaFetcher {
       for (const topic of response.responses) {
         const name = names.get(topic.topicId);
         if (name === undefined) continue;
-        for (const data of topic.partitions) this.#processPartitionData(tpKey(name, data.partitionIndex), inFlight.offsets, data, ctx);
+        for (const data of topic.partitions)
+          this.#processPartitionData(tpKey(name, data.partitionIndex), inFlight.correlationId, data, ctx);
       }
     }
     this.maybeSend(ctx);
   }
 
   /** One partition of a fetch response (Kafka's `processPartitionData` and its error handling). */
-  #processPartitionData(key: string, requested: ReadonlyMap<string, number>, data: FetchResponsePartition, ctx: Context): void {
+  #processPartitionData(key: string, correlationId: number, data: FetchResponsePartition, ctx: Context): void {
     const f = this.#partitions.get(key);
-    // The partition left this fetcher, or moved on, since the request went out.
-    if (f === undefined || f.state !== "fetching" || requested.get(key) !== f.fetchOffset) return;
+    // The partition left this fetcher (a partition added again is a new entry), or moved on, since the request went out.
+    if (f === undefined || f.state !== "fetching" || f.requestedIn !== correlationId || f.requestedOffset !== f.fetchOffset) return;
     const log = f.partition.log;
     const nowMs = Math.floor(ctx.now() / 1000);
     switch (data.errorCode) {

@@ -109,6 +109,13 @@ function sessionEntryOf(f: FollowedPartition, maxBytes: number): SessionPartitio
   return entry;
 }
 
+/** `keys` (made now if null) with `key` appended. */
+function withKey(keys: string[] | null, key: string): string[] {
+  const list = keys ?? [];
+  list.push(key);
+  return list;
+}
+
 /** Client id of the replica fetcher's requests. */
 function clientIdOf(brokerId: number, leaderId: number): string {
   return `replica-fetcher-${brokerId}-${leaderId}`;
@@ -195,9 +202,9 @@ export class ReplicaFetcher {
       for (const [key, f] of this.#partitions) {
         if (f.delayedUntil > now) continue;
         if (f.state === "fetching") fetching.push(f);
-        else if (f.state === "truncating") (truncating ??= []).push(key);
-        else if (f.state === "out-of-range-latest") (latest ??= []).push(key);
-        else if (f.state === "out-of-range-earliest") (earliest ??= []).push(key);
+        else if (f.state === "truncating") truncating = withKey(truncating, key);
+        else if (f.state === "out-of-range-latest") latest = withKey(latest, key);
+        else if (f.state === "out-of-range-earliest") earliest = withKey(earliest, key);
       }
       if (truncating !== null) this.#sendEpochs(truncating, ctx);
       else if (latest !== null) this.#sendListOffsets("latest", latest, ctx);

@@ -4,6 +4,9 @@ export interface DelayedOperation {
   readonly watchKeys: readonly string[];
 }
 
+/** What `watching` answers for a key nothing watches (most keys, most of the time): no array made. */
+const NO_OPS: readonly never[] = [];
+
 /** The operations watching one key, in the order they started watching, and whether that is still id order. */
 interface Watchers<Op> {
   readonly ops: Set<Op>;
@@ -60,10 +63,10 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
     return op;
   }
 
-  /** The operations watching `key`, oldest (lowest id) first. */
-  watching(key: string): Op[] {
+  /** The operations watching `key`, oldest (lowest id) first (a copy: completing them changes the watchers). */
+  watching(key: string): readonly Op[] {
     const watchers = this.#watchers.get(key);
-    if (watchers === undefined || watchers.ops.size === 0) return [];
+    if (watchers === undefined || watchers.ops.size === 0) return NO_OPS;
     const ops = [...watchers.ops];
     // Operations are parked in id order, so this is already sorted unless one was watched again out of order.
     if (!watchers.inIdOrder) ops.sort((a, b) => a.id - b.id);

@@ -81,7 +81,9 @@ export class Partition {
   readonly index: number;
   readonly log: PartitionLog;
   readonly #host: PartitionHost;
-  replicas: readonly number[] = [];
+  #replicas: readonly number[] = [];
+  /** Whether this broker is among the replicas (read by `role` on every fetch and append). */
+  #isReplica = false;
   leaderId = NO_LEADER;
   leaderEpoch = -1;
   partitionEpoch = -1;
@@ -112,8 +114,12 @@ export class Partition {
     return this.leaderId === this.#host.brokerId;
   }
 
+  get replicas(): readonly number[] {
+    return this.#replicas;
+  }
+
   get role(): "leader" | "follower" | "none" {
-    if (this.partitionEpoch < 0 || !this.replicas.includes(this.#host.brokerId)) return "none";
+    if (this.partitionEpoch < 0 || !this.#isReplica) return "none";
     return this.isLeader ? "leader" : "follower";
   }
 
@@ -181,7 +187,8 @@ export class Partition {
   }
 
   #updateAssignmentAndIsr(replicas: readonly number[], isLeader: boolean, isr: readonly number[]): void {
-    this.replicas = [...replicas];
+    this.#replicas = [...replicas];
+    this.#isReplica = replicas.includes(this.#host.brokerId);
     if (isLeader) {
       for (const id of replicas) {
         if (id !== this.#host.brokerId && !this.remoteReplicas.has(id)) this.remoteReplicas.set(id, new ReplicaState(id));

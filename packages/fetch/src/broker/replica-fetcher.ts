@@ -14,6 +14,7 @@ import {
   UNDEFINED_EPOCH,
   UNDEFINED_EPOCH_OFFSET,
 } from "@kcsim/protocol";
+import type { SessionPartition } from "../session/fetch-request-data.js";
 import { fetchRequestFor } from "../session/fetch-request-for.js";
 import { FetchSessionHandler } from "../session/fetch-session-handler.js";
 import type { Partition } from "./partition.js";
@@ -31,6 +32,8 @@ export const REPLICA_FETCHER_CONNECTION = "replica-fetcher";
 export type FollowerState = "truncating" | "fetching" | "out-of-range-latest" | "out-of-range-earliest" | "fenced";
 
 interface FollowedPartition {
+  /** `tpKey(topic, index)`. */
+  readonly key: string;
   readonly partition: Partition;
   /** The leader epoch this broker follows the partition at. */
   readonly leaderEpoch: number;
@@ -38,10 +41,21 @@ interface FollowedPartition {
   fetchOffset: number;
   /** No request for this partition before this time (backoff after an error). */
   delayedUntil: Micros;
+  /** What the last fetch request asked of this partition, handed to the session again while it stays the same. */
+  entry: SessionPartition | null;
+  /** The correlation id of the last fetch request that asked for this partition (-1: none), and the offset it asked at. */
+  requestedIn: number;
+  requestedOffset: number;
 }
 
 type InFlight =
-  | { readonly kind: "fetch"; readonly correlationId: number; readonly sentAt: Micros; readonly offsets: ReadonlyMap<string, number> }
+  | {
+      readonly kind: "fetch";
+      readonly correlationId: number;
+      readonly sentAt: Micros;
+      /** The partitions asked for, in request order (each remembers its offset: FollowedPartition.requested*). */
+      readonly partitions: readonly FollowedPartition[];
+    }
   | {
       readonly kind: "epochs" | "latest" | "earliest";
       readonly correlationId: number;
@@ -59,6 +73,47 @@ export interface ReplicaFetcherHost {
    * given) up to `previousEndOffset` (observed as broker.truncate).
    */
   onTruncated(partition: Partition, previousEndOffset: number, offset?: number): void;
+}
+
+/**
+ * What a fetch request asks of a followed partition: the entry of the last
+ * request while nothing in it changed (most partitions of a follower's
+ * session, between two fetches), else a new one.
+ */
+function sessionEntryOf(f: FollowedPartition, maxBytes: number): SessionPartition {
+  const log = f.partition.log;
+  const last = f.entry;
+  if (
+    last !== null &&
+    last.data.fetchOffset === f.fetchOffset &&
+    last.data.logStartOffset === log.logStartOffset &&
+    last.data.partitionMaxBytes === maxBytes &&
+    last.data.currentLeaderEpoch === f.leaderEpoch
+  ) {
+    return last;
+  }
+  const entry: SessionPartition = {
+    topic: f.partition.topic,
+    partition: f.partition.index,
+    data: {
+      topicId: f.partition.topicId,
+      fetchOffset: f.fetchOffset,
+      logStartOffset: log.logStartOffset,
+      partitionMaxBytes: maxBytes,
+      currentLeaderEpoch: f.leaderEpoch,
+      // Divergence is found with OffsetForLeaderEpoch before fetching, so no last fetched epoch is sent.
+      lastFetchedEpoch: UNDEFINED_EPOCH,
+    },
+  };
+  f.entry = entry;
+  return entry;
+}
+
+/** `keys` (made now if null) with `key` appended. */
+function withKey(keys: string[] | null, key: string): string[] {
+  const list = keys ?? [];
+  list.push(key);
+  return list;
 }
 
 /** Client id of the replica fetcher's requests. */
@@ -106,12 +161,17 @@ export class ReplicaFetcher {
 
   /** Starts following a partition at a leader epoch: it truncates first (with the next request). */
   add(partition: Partition, leaderEpoch: number): void {
-    this.#partitions.set(tpKey(partition.topic, partition.index), {
+    const key = tpKey(partition.topic, partition.index);
+    this.#partitions.set(key, {
+      key,
       partition,
       leaderEpoch,
       state: "truncating",
       fetchOffset: partition.log.logEndOffset,
       delayedUntil: 0,
+      entry: null,
+      requestedIn: -1,
+      requestedOffset: -1,
     });
   }
 
@@ -134,20 +194,21 @@ export class ReplicaFetcher {
     if (this.#inFlight === null) {
       this.#truncateWithoutEpochs();
       // The partitions not delayed, by state, in one pass (in partition order within each state).
-      const truncating: string[] = [];
-      const latest: string[] = [];
-      const earliest: string[] = [];
-      const fetching: string[] = [];
+      // The lists other than fetching are made only when a partition is in that state (rarely).
+      let truncating: string[] | null = null;
+      let latest: string[] | null = null;
+      let earliest: string[] | null = null;
+      const fetching: FollowedPartition[] = [];
       for (const [key, f] of this.#partitions) {
         if (f.delayedUntil > now) continue;
-        if (f.state === "truncating") truncating.push(key);
-        else if (f.state === "out-of-range-latest") latest.push(key);
-        else if (f.state === "out-of-range-earliest") earliest.push(key);
-        else if (f.state === "fetching") fetching.push(key);
+        if (f.state === "fetching") fetching.push(f);
+        else if (f.state === "truncating") truncating = withKey(truncating, key);
+        else if (f.state === "out-of-range-latest") latest = withKey(latest, key);
+        else if (f.state === "out-of-range-earliest") earliest = withKey(earliest, key);
       }
-      if (truncating.length > 0) this.#sendEpochs(truncating, ctx);
-      else if (latest.length > 0) this.#sendListOffsets("latest", latest, ctx);
-      else if (earliest.length > 0) this.#sendListOffsets("earliest", earliest, ctx);
+      if (truncating !== null) this.#sendEpochs(truncating, ctx);
+      else if (latest !== null) this.#sendListOffsets("latest", latest, ctx);
+      else if (earliest !== null) this.#sendListOffsets("earliest", earliest, ctx);
       else this.#sendFetch(fetching, ctx);
     }
     this.#armTimer(ctx);
@@ -194,7 +255,7 @@ export class ReplicaFetcher {
   #failInFlight(inFlight: InFlight, now: Micros): void {
     this.#inFlight = null;
     if (inFlight.kind === "fetch") this.#session.handleError();
-    const keys = inFlight.kind === "fetch" ? [...inFlight.offsets.keys()] : inFlight.keys;
+    const keys = inFlight.kind === "fetch" ? inFlight.partitions.map((f) => f.key) : inFlight.keys;
     for (const key of keys) this.#delay(key, now);
   }
 
@@ -272,28 +333,17 @@ export class ReplicaFetcher {
     );
   }
 
-  #sendFetch(keys: string[], ctx: Context): void {
-    if (keys.length === 0) return;
+  #sendFetch(partitions: readonly FollowedPartition[], ctx: Context): void {
+    if (partitions.length === 0) return;
     const settings = this.#host.settings;
+    const maxBytes = settings["replica.fetch.max.bytes"];
     const builder = this.#session.newBuilder();
-    const offsets = new Map<string, number>();
-    for (const key of keys) {
-      const f = this.#partitions.get(key) as FollowedPartition;
-      offsets.set(key, f.fetchOffset);
-      builder.add(
-        { topic: f.partition.topic, partition: f.partition.index },
-        {
-          topicId: f.partition.topicId,
-          fetchOffset: f.fetchOffset,
-          logStartOffset: f.partition.log.logStartOffset,
-          partitionMaxBytes: settings["replica.fetch.max.bytes"],
-          currentLeaderEpoch: f.leaderEpoch,
-          // Divergence is found with OffsetForLeaderEpoch before fetching, so no last fetched epoch is sent.
-          lastFetchedEpoch: UNDEFINED_EPOCH,
-        },
-      );
-    }
+    for (const f of partitions) builder.addEntry(f.key, sessionEntryOf(f, maxBytes));
     const correlationId = this.#host.nextCorrelationId();
+    for (const f of partitions) {
+      f.requestedIn = correlationId;
+      f.requestedOffset = f.fetchOffset;
+    }
     const request = fetchRequestFor(builder.build(), {
       correlationId,
       clientId: clientIdOf(this.#host.brokerId, this.leaderId),
@@ -302,7 +352,7 @@ export class ReplicaFetcher {
       minBytes: settings["replica.fetch.min.bytes"],
       maxBytes: settings["replica.fetch.response.max.bytes"],
     });
-    this.#inFlight = { kind: "fetch", correlationId, sentAt: ctx.now(), offsets };
+    this.#inFlight = { kind: "fetch", correlationId, sentAt: ctx.now(), partitions };
     ctx.send(this.leaderHost, request, REPLICA_FETCHER_CONNECTION);
   }
 
@@ -320,17 +370,18 @@ export class ReplicaFetcher {
       for (const topic of response.responses) {
         const name = names.get(topic.topicId);
         if (name === undefined) continue;
-        for (const data of topic.partitions) this.#processPartitionData(tpKey(name, data.partitionIndex), inFlight.offsets, data, ctx);
+        for (const data of topic.partitions)
+          this.#processPartitionData(tpKey(name, data.partitionIndex), inFlight.correlationId, data, ctx);
       }
     }
     this.maybeSend(ctx);
   }
 
   /** One partition of a fetch response (Kafka's `processPartitionData` and its error handling). */
-  #processPartitionData(key: string, requested: ReadonlyMap<string, number>, data: FetchResponsePartition, ctx: Context): void {
+  #processPartitionData(key: string, correlationId: number, data: FetchResponsePartition, ctx: Context): void {
     const f = this.#partitions.get(key);
-    // The partition left this fetcher, or moved on, since the request went out.
-    if (f === undefined || f.state !== "fetching" || requested.get(key) !== f.fetchOffset) return;
+    // The partition left this fetcher (a partition added again is a new entry), or moved on, since the request went out.
+    if (f === undefined || f.state !== "fetching" || f.requestedIn !== correlationId || f.requestedOffset !== f.fetchOffset) return;
     const log = f.partition.log;
     const nowMs = Math.floor(ctx.now() / 1000);
     switch (data.errorCode) {

@@ -98,7 +98,10 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   readonly metadataCache = new MetadataCache();
   readonly fetchManager: FetchManager;
   readonly #wiring: ReplicaManagerWiring;
+  /** Every partition with a log here, in creation order (the order periodic tasks visit them). */
   readonly #partitions = new Map<string, Partition>();
+  /** The same partitions by topic, then index: looked up on every read and append, with no key string built. */
+  readonly #byTopic = new Map<string, Partition[]>();
   readonly #fetchPurgatory = new DelayedOperationPurgatory<DelayedFetch>();
   readonly #producePurgatory = new DelayedOperationPurgatory<DelayedProduce>();
   readonly #fetchers: ReplicaFetcherManager;
@@ -138,7 +141,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
 
   /** A partition this broker has a log for (hosted or not). */
   partition(topic: string, index: number): Partition | undefined {
-    return this.#partitions.get(tpKey(topic, index));
+    return this.#byTopic.get(topic)?.[index];
   }
 
   /** A partition this broker currently hosts as leader or follower. */
@@ -146,6 +149,9 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     const partition = this.partition(topic, index);
     return partition !== undefined && partition.role !== "none" ? partition : undefined;
   }
+
+  /** `hosted` as a function value, made once (parked produces look their partitions up with it). */
+  readonly #hostedPartition = (topic: string, index: number): Partition | undefined => this.hosted(topic, index);
 
   partitions(): Partition[] {
     return [...this.#partitions.values()];
@@ -164,6 +170,12 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     });
     const partition = new Partition(topic, topicId, index, log, this);
     this.#partitions.set(key, partition);
+    let byIndex = this.#byTopic.get(topic);
+    if (byIndex === undefined) {
+      byIndex = [];
+      this.#byTopic.set(topic, byIndex);
+    }
+    byIndex[index] = partition;
     return partition;
   }
 
@@ -267,9 +279,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   /** Re-checks the parked fetches and produces watching a partition (Kafka's `tryCompleteDelayedRequests`). */
   #partitionChanged(partition: Partition, ctx: Context): void {
     const key = tpKey(partition.topic, partition.index);
-    const lookup = (topic: string, index: number) => this.hosted(topic, index);
     for (const op of this.#producePurgatory.watching(key)) {
-      if (op.tryComplete(lookup)) this.#completeProduce(op.id, ctx);
+      if (op.tryComplete(this.#hostedPartition)) this.#completeProduce(op.id, ctx);
     }
     for (const op of this.#fetchPurgatory.watching(key)) {
       if (op.tryComplete(this.#hostedItem, this.#readStamp(op.params))) this.#completeFetch(op.id, ctx);
@@ -754,7 +765,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
       },
       recordsBytes,
       // At its bound the fetch offset has nothing to read whatever the budget: the same read finds the same until the partition changes.
-      ...(target.fetchOffset === upperBound ? { quiet: { source: partition, version, stamp } } : {}),
+      quiet: target.fetchOffset === upperBound ? { source: partition, version, stamp } : undefined,
+      cached: item.cached ?? undefined,
     };
   }
 

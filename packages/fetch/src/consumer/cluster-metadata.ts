@@ -18,6 +18,8 @@ export interface PartitionLeader {
 interface LeaderAndEpoch {
   readonly leaderId: number;
   readonly leaderEpoch: number;
+  /** What `leader` last answered for it (valid while its broker's host is the same). */
+  answer?: PartitionLeader;
 }
 
 /** Kafka's "no leader" node id. */
@@ -62,7 +64,13 @@ export class ClusterMetadata {
     const known = this.#leaders.get(partition.topic)?.get(partition.partition);
     if (known === undefined || known.leaderId === NO_LEADER) return undefined;
     const broker = this.#brokers.get(known.leaderId);
-    return broker === undefined ? undefined : { nodeId: known.leaderId, broker, epoch: known.leaderEpoch };
+    if (broker === undefined) return undefined;
+    // Asked for every fetchable partition on every pass of the fetcher: the answer is made once per leader and broker.
+    const answered = known.answer;
+    if (answered !== undefined && answered.broker === broker) return answered;
+    const answer = { nodeId: known.leaderId, broker, epoch: known.leaderEpoch };
+    known.answer = answer;
+    return answer;
   }
 
   /** Applies a metadata response (Kafka's `Metadata.update`). */

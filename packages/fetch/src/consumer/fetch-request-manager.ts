@@ -94,7 +94,8 @@ export class FetchRequestManager {
    */
   maybeSend(fetchable: readonly TopicPartitionState[], ctx: Context): void {
     const now = ctx.now();
-    const builders = new Map<number, { broker: ActorId; builder: FetchRequestBuilder }>();
+    // Made on the first partition that can go (most passes find every leader's fetch still in flight).
+    let builders: Map<number, { broker: ActorId; builder: FetchRequestBuilder }> | undefined;
     for (const state of fetchable) {
       if (state.position === null) continue;
       const leader = this.#metadata.leader(state.partition);
@@ -103,6 +104,7 @@ export class FetchRequestManager {
         continue;
       }
       if (this.#connections.isUnavailable(leader.broker, now) || this.#pending.has(leader.nodeId)) continue;
+      builders ??= new Map();
       let entry = builders.get(leader.nodeId);
       if (entry === undefined) {
         let handler = this.#sessions.get(leader.nodeId);
@@ -123,6 +125,7 @@ export class FetchRequestManager {
       };
       entry.builder.add(state.partition, data);
     }
+    if (builders === undefined) return;
     for (const [nodeId, { broker, builder }] of builders) {
       const data = builder.build();
       const correlationId = this.#nextCorrelationId();
@@ -150,7 +153,13 @@ export class FetchRequestManager {
    * (late, duplicated, or from the wrong broker).
    */
   receive(from: ActorId, response: FetchResponse, ctx: Context): FetchedPartition[] | null {
-    const pending = [...this.#pending.values()].find((p) => p.correlationId === response.correlationId && p.broker === from);
+    let pending: PendingFetch | undefined;
+    for (const p of this.#pending.values()) {
+      if (p.correlationId === response.correlationId && p.broker === from) {
+        pending = p;
+        break;
+      }
+    }
     if (pending === undefined) return null;
     const now = ctx.now();
     this.#pending.delete(pending.nodeId);

@@ -266,16 +266,13 @@ export class Fetcher implements RecordSource {
       // Sending may have found an unknown leader and asked for metadata.
       this.#refresher.maybeSend(ctx);
     }
-    const wakeups: Micros[] = [];
+    // The earliest of what is due after now.
+    let next: Micros | null = null;
     if (wanted) {
-      const metadataDue = this.#refresher.dueAt();
-      if (metadataDue !== null) wakeups.push(metadataDue);
-      const resetRetry = this.#subscriptions.nextResetRetryAt(now);
-      if (resetRetry !== null) wakeups.push(resetRetry);
-      const reconnect = this.#connections.nextAvailableAt(now);
-      if (reconnect !== null) wakeups.push(reconnect);
+      next = earliestAfter(now, next, this.#refresher.dueAt());
+      next = earliestAfter(now, next, this.#subscriptions.nextResetRetryAt(now));
+      next = earliestAfter(now, next, this.#connections.nextAvailableAt(now));
     }
-    const next = wakeups.filter((at) => at > now).reduce<Micros | null>((min, at) => (min === null || at < min ? at : min), null);
     // Touch the timer only when its due time changes: every call is an event in the actor's trace.
     if (next === this.#wakeupAt) return;
     if (next === null) ctx.cancelTimer(FETCH_WAKEUP_TIMER);
@@ -286,6 +283,13 @@ export class Fetcher implements RecordSource {
   /** Kafka's `fetchablePartitions`: fetchable, and nothing buffered for them. */
   #fetchablePartitions(): TopicPartitionState[] {
     const buffered = this.#buffer.bufferedPartitions();
-    return [...this.#subscriptions.all()].filter((state) => state.isFetchable() && !buffered.has(state.key));
+    const fetchable: TopicPartitionState[] = [];
+    for (const state of this.#subscriptions.all()) if (state.isFetchable() && !buffered.has(state.key)) fetchable.push(state);
+    return fetchable;
   }
+}
+
+/** `earliest`, or `at` if it is after `now` and earlier (null: none). */
+function earliestAfter(now: Micros, earliest: Micros | null, at: Micros | null): Micros | null {
+  return at !== null && at > now && (earliest === null || at < earliest) ? at : earliest;
 }

@@ -86,9 +86,12 @@ export class OffsetResetter {
   /** Sends ListOffsets for every partition awaiting a reset whose leader is known and reachable. */
   maybeSend(ctx: Context): void {
     const now = ctx.now();
+    const needing = this.#subscriptions.needingReset(now);
+    // Asked on every pass of the fetcher; almost always nothing awaits a reset.
+    if (needing.length === 0) return;
     const byBroker = new Map<ActorId, TopicPartitionState[]>();
     const epochs = new Map<string, number>();
-    for (const state of this.#subscriptions.needingReset(now)) {
+    for (const state of needing) {
       const leader = this.#metadata.leader(state.partition);
       if (leader === undefined) {
         this.#refresher.requestUpdate();

@@ -56,7 +56,9 @@ export class SubscriptionState {
 
   /** Partitions waiting for a ListOffsets that may be sent now. */
   needingReset(now: Micros): TopicPartitionState[] {
-    return [...this.#states.values()].filter((state) => state.awaitingReset() && !state.awaitingRetryBackoff(now));
+    const needing: TopicPartitionState[] = [];
+    for (const state of this.#states.values()) if (state.awaitingReset() && !state.awaitingRetryBackoff(now)) needing.push(state);
+    return needing;
   }
 
   /** The earliest retry time after `now` of a partition awaiting reset, or null. */

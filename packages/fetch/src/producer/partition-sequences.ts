@@ -1,4 +1,4 @@
-import { NO_SEQUENCE, tpKey } from "@kcsim/protocol";
+import { NO_SEQUENCE } from "@kcsim/protocol";
 import { incrementSequence } from "../records/sequence.js";
 import type { ProducerBatch } from "./producer-batch.js";
 import { NO_PRODUCER_ID_AND_EPOCH, type ProducerIdAndEpoch } from "./producer-id-and-epoch.js";
@@ -65,32 +65,37 @@ export class PartitionSequence {
  * `TopicPartitionBookkeeper`).
  */
 export class PartitionSequences {
-  readonly #partitions = new Map<string, PartitionSequence>();
+  /** By topic, then partition index: looked up on every send and answer, so no key string is built. */
+  readonly #byTopic = new Map<string, Map<number, PartitionSequence>>();
 
   get(topic: string, partition: number): PartitionSequence | undefined {
-    return this.#partitions.get(tpKey(topic, partition));
+    return this.#byTopic.get(topic)?.get(partition);
   }
 
   getOrCreate(topic: string, partition: number): PartitionSequence {
-    const key = tpKey(topic, partition);
-    let entry = this.#partitions.get(key);
+    let partitions = this.#byTopic.get(topic);
+    if (partitions === undefined) {
+      partitions = new Map();
+      this.#byTopic.set(topic, partitions);
+    }
+    let entry = partitions.get(partition);
     if (entry === undefined) {
       entry = new PartitionSequence();
-      this.#partitions.set(key, entry);
+      partitions.set(partition, entry);
     }
     return entry;
   }
 
   contains(topic: string, partition: number): boolean {
-    return this.#partitions.has(tpKey(topic, partition));
+    return this.#byTopic.get(topic)?.has(partition) ?? false;
   }
 
   remove(topic: string, partition: number): void {
-    this.#partitions.delete(tpKey(topic, partition));
+    this.#byTopic.get(topic)?.delete(partition);
   }
 
   reset(): void {
-    this.#partitions.clear();
+    this.#byTopic.clear();
   }
 
   /** The base sequence of the lowest batch in flight, or NO_SEQUENCE. */

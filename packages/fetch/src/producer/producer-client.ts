@@ -361,7 +361,7 @@ export class ProducerClient {
     const reconnectAt = this.#reconnect.nextAvailableAt(now);
     if (reconnectAt !== null) wakeAt = Math.min(wakeAt, reconnectAt);
     if (this.#metadataInFlight !== null) wakeAt = Math.min(wakeAt, this.#metadataInFlight.sentAt + requestTimeout);
-    else if (this.#metadataHosts(now).length > 0) wakeAt = Math.min(wakeAt, Math.max(this.#metadata.dueAt(), now + 1));
+    else if (this.#hasMetadataHost(now)) wakeAt = Math.min(wakeAt, Math.max(this.#metadata.dueAt(), now + 1));
     if (Number.isFinite(wakeAt)) ctx.setTimer(SENDER_TIMER, Math.max(1, wakeAt - now));
     else ctx.cancelTimer(SENDER_TIMER);
 
@@ -665,8 +665,18 @@ export class ProducerClient {
 
   /** Where a metadata request may go now: the known brokers (the bootstrap brokers before any metadata) not in reconnect backoff. */
   #metadataHosts(now: Micros): ActorId[] {
+    return this.#metadataCandidates().filter((host) => !this.#reconnect.isUnavailable(host, now));
+  }
+
+  /** Whether `#metadataHosts(now)` has any, without making the list. */
+  #hasMetadataHost(now: Micros): boolean {
+    return this.#metadataCandidates().some((host) => !this.#reconnect.isUnavailable(host, now));
+  }
+
+  /** The known brokers, or the bootstrap servers while none is known. */
+  #metadataCandidates(): readonly ActorId[] {
     const known = this.#metadata.brokerHosts();
-    return (known.length > 0 ? known : this.config.bootstrap).filter((host) => !this.#reconnect.isUnavailable(host, now));
+    return known.length > 0 ? known : this.config.bootstrap;
   }
 
   /** Kafka's `leastLoadedNode` among the reachable brokers, ties going round-robin. */

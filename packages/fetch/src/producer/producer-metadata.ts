@@ -22,6 +22,8 @@ interface TopicMetadata {
 export class ProducerMetadata {
   readonly #topics = new Map<string, TopicMetadata>();
   readonly #brokers = new Map<number, ActorId>();
+  /** `brokerHosts()`, made once per update (the sender asks on every wake-up). */
+  #brokerHosts: readonly ActorId[] | null = null;
   readonly #retryBackoff: Micros;
   readonly #retryBackoffMax: Micros;
   readonly #maxAge: Micros;
@@ -57,8 +59,10 @@ export class ProducerMetadata {
     return this.#brokers.get(nodeId);
   }
 
-  brokerHosts(): ActorId[] {
-    return [...this.#brokers.entries()].sort((a, b) => a[0] - b[0]).map(([, host]) => host);
+  /** The brokers' hosts by node id (the same array until the next update: callers must not change it). */
+  brokerHosts(): readonly ActorId[] {
+    this.#brokerHosts ??= [...this.#brokers.entries()].sort((a, b) => a[0] - b[0]).map(([, host]) => host);
+    return this.#brokerHosts;
   }
 
   /** Partitions with a known leader (Kafka's `availablePartitionsForTopic`); they change only with an update. */
@@ -95,6 +99,7 @@ export class ProducerMetadata {
   update(response: MetadataResponse, now: Micros): void {
     this.#available.clear();
     this.#brokers.clear();
+    this.#brokerHosts = null;
     for (const b of response.brokers) this.#brokers.set(b.nodeId, b.host);
     for (const topic of response.topics) {
       const known = this.#topics.get(topic.name);

@@ -180,6 +180,10 @@ export class RecordAccumulator {
     const count = this.#queues.length;
     if (count === 0) return out;
     const start = this.#drainIndex % count;
+    if (nodes.length === 0) {
+      this.#drainIndex = (start + 1) % count;
+      return out;
+    }
     // The queues with batches, from the rotating start: draining only empties queues, so no other has any.
     const rotated = [...this.#nonEmpty].sort((a, b) => ((a.index - start + count) % count) - ((b.index - start + count) % count));
     for (const node of nodes) {
@@ -251,6 +255,10 @@ export class RecordAccumulator {
   /** Takes out the queued batches older than the delivery timeout (Kafka's `expiredBatches`). */
   expiredBatches(deliveryTimeout: Micros, now: Micros): ProducerBatch[] {
     const expired: ProducerBatch[] = [];
+    // Asked on every pass of the sender: no ordered scan unless some queue's oldest batch has expired.
+    let any = false;
+    for (const queue of this.#nonEmpty) if (now - (queue.batches[0] as ProducerBatch).createdAt >= deliveryTimeout) any = true;
+    if (!any) return expired;
     for (const queue of this.#nonEmptyInOrder()) {
       const batches = queue.batches;
       if (now - (batches[0] as ProducerBatch).createdAt < deliveryTimeout) continue;

@@ -15,7 +15,7 @@ import {
   tpKey,
 } from "@kcsim/protocol";
 import { incrementSequence } from "../records/sequence.js";
-import { NO_LAST_ACKED_SEQUENCE, PartitionSequences } from "./partition-sequences.js";
+import { NO_LAST_ACKED_SEQUENCE, type PartitionSequence, PartitionSequences } from "./partition-sequences.js";
 import type { ProducerBatch } from "./producer-batch.js";
 import { clientError, type ProducerError, producerErrorOf } from "./producer-error.js";
 import {
@@ -370,12 +370,16 @@ export class TransactionManager {
     const { topic, partition } = first;
     if (!this.isSendToPartitionAllowed(topic, partition)) return true;
     if (!this.hasProducerId) return true;
+    // Asked for every queued partition on every pass of the sender: its sequences are looked up once.
+    const entry = this.sequences.get(topic, partition);
+    const inFlight = entry?.inFlight() ?? [];
     if (!first.hasSequence) {
-      if (this.#hasInFlightBatches(topic, partition) && this.#hasStaleProducerIdAndEpoch(topic, partition)) return true;
-      if (this.#unresolved.has(tpKey(topic, partition))) return true;
-      if (this.sequences.get(topic, partition)?.windowFull) return true;
+      if (inFlight.length > 0 && !sameProducerIdAndEpoch(this.#producerIdAndEpoch, (entry as PartitionSequence).producerIdAndEpoch))
+        return true;
+      if (this.#unresolved.size > 0 && this.#unresolved.has(tpKey(topic, partition))) return true;
+      if (entry?.windowFull) return true;
     }
-    const firstInFlight = this.sequences.firstInFlightSequence(topic, partition);
+    const firstInFlight = inFlight[0]?.baseSequence ?? NO_SEQUENCE;
     return firstInFlight !== NO_SEQUENCE && first.hasSequence && first.baseSequence !== firstInFlight;
   }
 

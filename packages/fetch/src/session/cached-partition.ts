@@ -1,6 +1,6 @@
 import { ErrorCode } from "@kcsim/protocol";
 import { NO_PREFERRED_READ_REPLICA, type PartitionReadResult, type QuietRead, readBytesOf } from "./partition-read-result.js";
-import type { FetchTarget } from "./topic-id-partition.js";
+import { type FetchTarget, topicIdPartitionKey } from "./topic-id-partition.js";
 
 /**
  * One partition of a broker-side fetch session (Kafka's `CachedPartition`):
@@ -11,6 +11,8 @@ import type { FetchTarget } from "./topic-id-partition.js";
 export class CachedPartition {
   readonly topicId: string;
   readonly partition: number;
+  /** `topicIdPartitionKey(topicId, partition)`: its key in the session. */
+  readonly key: string;
   maxBytes: number;
   fetchOffset: number;
   /** The high watermark last sent to the fetcher; -1 forces the next response to include the partition. */
@@ -33,6 +35,7 @@ export class CachedPartition {
   private constructor(target: FetchTarget, highWatermark: number, localLogStartOffset: number) {
     this.topicId = target.topicId;
     this.partition = target.partition;
+    this.key = topicIdPartitionKey(target.topicId, target.partition);
     this.maxBytes = target.partitionMaxBytes;
     this.fetchOffset = target.fetchOffset;
     this.highWatermark = highWatermark;

@@ -182,6 +182,15 @@ export class IncrementalFetchContext implements FetchContext {
   }
 
   #cachedFor(read: PartitionReadResult): CachedPartition {
+    const known = read.cached;
+    if (
+      known !== undefined &&
+      known.partition === read.data.partitionIndex &&
+      known.topicId === read.topicId &&
+      this.session.holds(known)
+    ) {
+      return known;
+    }
     const cached = this.session.find(read.topicId, read.data.partitionIndex);
     if (cached === undefined) {
       throw new RangeError(

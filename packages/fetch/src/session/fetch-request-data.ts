@@ -44,11 +44,12 @@ export interface FetchRequestData {
 
 export function samePartitionFetchData(a: PartitionFetchData, b: PartitionFetchData): boolean {
   return (
-    a.topicId === b.topicId &&
-    a.fetchOffset === b.fetchOffset &&
-    a.logStartOffset === b.logStartOffset &&
-    a.partitionMaxBytes === b.partitionMaxBytes &&
-    a.currentLeaderEpoch === b.currentLeaderEpoch &&
-    a.lastFetchedEpoch === b.lastFetchedEpoch
+    a === b ||
+    (a.topicId === b.topicId &&
+      a.fetchOffset === b.fetchOffset &&
+      a.logStartOffset === b.logStartOffset &&
+      a.partitionMaxBytes === b.partitionMaxBytes &&
+      a.currentLeaderEpoch === b.currentLeaderEpoch &&
+      a.lastFetchedEpoch === b.lastFetchedEpoch)
   );
 }

@@ -18,6 +18,9 @@ import {
 } from "./fetch-request-data.js";
 import { ZERO_TOPIC_ID } from "./topic-id-partition.js";
 
+/** Room for this many partitions per request in a wanted key's mark (see `#buildSameSession`). */
+const MAX_MARKED = 2 ** 21;
+
 /** The partitions a response names, resolved to topic names through the session's topic ids. */
 interface ResponsePartitions {
   /** tpKeys of the partitions whose topic id the session knows. */
@@ -44,6 +47,9 @@ export class FetchSessionHandler {
   #sessionPartitions = new Map<string, SessionPartition>();
   /** Topic id -> name of the session's topics (empty when the session cannot use topic ids). */
   #sessionTopicNames: ReadonlyMap<string, string> = new Map();
+  /** Builds so far, and each wanted key's mark from the last build that used them (see `#buildSameSession`). */
+  #builds = 0;
+  readonly #wantedMarks = new Map<string, number>();
 
   constructor(node: number) {
     this.node = node;
@@ -68,10 +74,68 @@ export class FetchSessionHandler {
 
   /** A builder for the next request: add every partition wanted, in priority order, then build once. */
   newBuilder(): FetchRequestBuilder {
-    return new FetchRequestBuilder((next, topicNames, canUseTopicIds) => this.#build(next, topicNames, canUseTopicIds));
+    return new FetchRequestBuilder((wanted, topicNames, canUseTopicIds) => {
+      if (!isFull(this.#nextMetadata)) {
+        const same = this.#buildSameSession(wanted, topicNames, canUseTopicIds);
+        if (same !== undefined) return same;
+      }
+      return this.#build(wanted.asMap(), topicNames, canUseTopicIds);
+    });
+  }
+
+  /**
+   * The incremental build when the request wants exactly the session's
+   * partitions, each once (a fetcher's steady state): what `#build` makes
+   * then, without its map of the wanted partitions. Undefined when the
+   * request adds, drops or repeats a partition (`#build` handles those).
+   */
+  #buildSameSession(wanted: WantedPartitions, topicNames: Map<string, string>, canUseTopicIds: boolean): FetchRequestData | undefined {
+    const session = this.#sessionPartitions;
+    const { keys, entries } = wanted;
+    if (keys.length !== session.size || keys.length >= MAX_MARKED) return undefined;
+    // Each wanted key is marked with this build's base plus its place in the request: a second mark means a repeat.
+    const base = ++this.#builds * MAX_MARKED;
+    const marks = this.#wantedMarks;
+    let altered = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const prev = session.get(key);
+      const mark = marks.get(key);
+      if (prev === undefined || (mark !== undefined && mark >= base)) return undefined;
+      marks.set(key, base + i);
+      const entry = entries[i] as SessionPartition;
+      if (prev !== entry && !samePartitionFetchData(prev.data, entry.data)) altered++;
+    }
+    // As many distinct wanted keys as the session has, all in it: the same partitions. Altered ones go out in session order.
+    const toSend: SessionPartition[] = [];
+    const replaced: NamedTopicIdPartition[] = [];
+    if (altered > 0) {
+      for (const [key, prev] of session) {
+        const entry = entries[(marks.get(key) as number) - base] as SessionPartition;
+        if (prev === entry || samePartitionFetchData(prev.data, entry.data)) continue;
+        // The topic was recreated: forget it under the old id, send it again under the new one.
+        if (prev.data.topicId !== entry.data.topicId && prev.data.topicId !== ZERO_TOPIC_ID && entry.data.topicId !== ZERO_TOPIC_ID) {
+          replaced.push({ topicId: prev.data.topicId, topic: prev.topic, partition: prev.partition });
+        }
+        session.set(key, entry);
+        toSend.push(entry);
+        if (--altered === 0) break;
+      }
+    }
+    this.#sessionTopicNames = canUseTopicIds ? topicNames : new Map();
+    return {
+      toSend,
+      toForget: [],
+      toReplace: replaced,
+      sessionPartitions: [...session.values()],
+      metadata: this.#nextMetadata,
+      canUseTopicIds,
+    };
   }
 
   #build(next: Map<string, SessionPartition>, topicNames: Map<string, string>, canUseTopicIdsIn: boolean): FetchRequestData {
+    // The marks of `#buildSameSession` only need keys it will look up again: forget the others as the session changes.
+    this.#wantedMarks.clear();
     let canUseTopicIds = canUseTopicIdsIn;
     if (isFull(this.#nextMetadata)) {
       this.#sessionPartitions = next;
@@ -209,33 +273,53 @@ export class FetchSessionHandler {
 
 /** Collects the partitions wanted next (Kafka's `FetchSessionHandler.Builder`); builds once. */
 export class FetchRequestBuilder {
-  /** Wanted partitions by tpKey, in the order added (the broker reads them in this order). */
-  #next: Map<string, SessionPartition> | undefined = new Map();
+  /** Wanted partitions, in the order added (the broker reads them in this order); undefined once built. */
+  #wanted: WantedPartitions | undefined = new WantedPartitions();
   readonly #topicNames = new Map<string, string>();
   #partitionsWithoutTopicIds = 0;
 
   constructor(
     /** The handler's build step, which updates its session. */
-    private readonly buildWith: (
-      next: Map<string, SessionPartition>,
-      topicNames: Map<string, string>,
-      canUseTopicIds: boolean,
-    ) => FetchRequestData,
+    private readonly buildWith: (wanted: WantedPartitions, topicNames: Map<string, string>, canUseTopicIds: boolean) => FetchRequestData,
   ) {}
 
   add(topicPartition: TopicPartition, data: PartitionFetchData): this {
-    if (this.#next === undefined) throw new Error("FetchRequestBuilder already built");
     const { topic, partition } = topicPartition;
-    this.#next.set(tpKey(topic, partition), { topic, partition, data });
-    if (data.topicId === ZERO_TOPIC_ID) this.#partitionsWithoutTopicIds++;
-    else if (!this.#topicNames.has(data.topicId)) this.#topicNames.set(data.topicId, topic);
+    return this.addEntry(tpKey(topic, partition), { topic, partition, data });
+  }
+
+  /**
+   * Adds a partition by its tpKey (`key`), as an entry the caller may hand in
+   * again while the partition's fetch data stays the same: the session then
+   * sees the same object and compares nothing (see samePartitionFetchData).
+   */
+  addEntry(key: string, entry: SessionPartition): this {
+    if (this.#wanted === undefined) throw new Error("FetchRequestBuilder already built");
+    this.#wanted.keys.push(key);
+    this.#wanted.entries.push(entry);
+    const topicId = entry.data.topicId;
+    if (topicId === ZERO_TOPIC_ID) this.#partitionsWithoutTopicIds++;
+    else if (!this.#topicNames.has(topicId)) this.#topicNames.set(topicId, entry.topic);
     return this;
   }
 
   build(): FetchRequestData {
-    const next = this.#next;
-    if (next === undefined) throw new Error("FetchRequestBuilder already built");
-    this.#next = undefined;
-    return this.buildWith(next, this.#topicNames, this.#partitionsWithoutTopicIds === 0);
+    const wanted = this.#wanted;
+    if (wanted === undefined) throw new Error("FetchRequestBuilder already built");
+    this.#wanted = undefined;
+    return this.buildWith(wanted, this.#topicNames, this.#partitionsWithoutTopicIds === 0);
+  }
+}
+
+/** The partitions a builder was given, in order, keys and entries side by side (a key may come twice). */
+class WantedPartitions {
+  readonly keys: string[] = [];
+  readonly entries: SessionPartition[] = [];
+
+  /** By key, in order of first appearance, each with its last entry (Kafka's LinkedHashMap of the builder). */
+  asMap(): Map<string, SessionPartition> {
+    const map = new Map<string, SessionPartition>();
+    for (let i = 0; i < this.keys.length; i++) map.set(this.keys[i] as string, this.entries[i] as SessionPartition);
+    return map;
   }
 }

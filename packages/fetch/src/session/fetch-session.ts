@@ -61,14 +61,18 @@ export class FetchSession {
     return this.#partitions.values();
   }
 
+  /** Whether `cached` is this session's partition for its key. */
+  holds(cached: CachedPartition): boolean {
+    return this.#partitions.get(cached.key) === cached;
+  }
+
   find(topicId: string, partition: number): CachedPartition | undefined {
     return this.#partitions.get(topicIdPartitionKey(topicId, partition));
   }
 
   /** Deprioritizes a partition that returned records: the next read starts elsewhere. */
   moveToEnd(cached: CachedPartition): void {
-    const key = topicIdPartitionKey(cached.topicId, cached.partition);
-    if (this.#partitions.delete(key)) this.#partitions.set(key, cached);
+    if (this.#partitions.delete(cached.key)) this.#partitions.set(cached.key, cached);
   }
 
   /** Removes a partition directly (tests use it to mimic Kafka's partitionMap iterator removal). */

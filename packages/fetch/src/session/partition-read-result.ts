@@ -1,4 +1,5 @@
 import type { FetchResponsePartition } from "@kcsim/protocol";
+import type { CachedPartition } from "./cached-partition.js";
 
 /** "No preferred read replica" in a Fetch response partition. */
 export const NO_PREFERRED_READ_REPLICA = -1;
@@ -37,7 +38,13 @@ export interface PartitionReadResult {
   /** `recordsSizeInBytes(data)`, when the reader measured it once. */
   readonly recordsBytes?: number;
   /** Set when the read found nothing new (see QuietRead). */
-  readonly quiet?: QuietRead;
+  readonly quiet?: QuietRead | undefined;
+  /**
+   * The session partition the read was made for (incremental sessions): the
+   * response takes it from here instead of looking it up by a key string,
+   * once it checked the session still holds it.
+   */
+  readonly cached?: CachedPartition | undefined;
 }
 
 /** Kafka's `FetchResponse.recordsSize`: the bytes of the batches returned for a partition. */

@@ -72,8 +72,18 @@ export type DeliveryTuple = readonly [
 export type ControlTuple = readonly [1, Micros, string, number, number, number, ActorId, ControlAction];
 export type EventTuple = DeliveryTuple | ControlTuple;
 
-/** Run every event of the window with a due time <= limit, in key order, the shard's own timers included. */
-export type WindowRequest = readonly [limit: Micros, events: readonly EventTuple[], carryOf: readonly ActorId[]];
+/**
+ * Run every event of the window with a due time <= limit, in key order, the shard's own timers included;
+ * then, when `reach` > limit, run on with the shard's own timers up to reach while nothing sent can have
+ * arrived (one `lookahead` after the window's first send; ShardRuntime.runWindow).
+ */
+export type WindowRequest = readonly [
+  limit: Micros,
+  events: readonly EventTuple[],
+  carryOf: readonly ActorId[],
+  reach?: Micros,
+  lookahead?: Micros,
+];
 
 /** One effect of a cell, in the order the actor produced it. */
 export type Effect =
@@ -103,6 +113,8 @@ export type WindowReply = readonly [
   nextDue: Micros | null,
   carries: readonly CarryReport[],
   timersRun: number,
+  /** The virtual time the shard ran through (the request's limit, or further when it ran on). */
+  reached: Micros,
 ];
 
 /** An actor's process state and snapshot, as RunResult reports it. */

@@ -131,19 +131,23 @@ describe("ShardRuntime running on past its window", () => {
   it("stops one lookahead after its first send: what it sent may arrive from then on", () => {
     const shard = new ShardRuntime(datagram, [talker], talkers);
     const outcome = shard.runWindow(0, [start], [], { reach: 100_000, lookahead: 2_000 });
-    // The tick at 20 ms sends: the one at 30 ms waits for the next window.
-    expect(outcome.groups.map((group) => [group[0], group[4].filter((effect) => effect[0] === "send").length])).toEqual([
-      [0, 0],
-      [10_000, 0],
-      [20_000, 1],
+    // The tick at 20 ms sends: the one at 30 ms waits for the next window. Alone in its window, the shard
+    // leaves out the events without effects (its first tick).
+    expect(outcome.groups.map((group) => [group[0], group[4].map((effect) => effect[0])])).toEqual([
+      [0, ["life"]],
+      [20_000, ["send"]],
     ]);
-    expect([outcome.reached, outcome.nextDue]).toEqual([21_999, 30_000]);
+    expect([outcome.reached, outcome.nextDue, outcome.timersRun]).toEqual([21_999, 30_000, 2]);
   });
 
-  it("without a reach, stops at the limit", () => {
-    const shard = new ShardRuntime(settings, [ticker("a")], registry);
-    const outcome = shard.runWindow(0, [start]);
-    expect([outcome.groups.length, outcome.reached, outcome.nextDue]).toEqual([1, 0, 10_000]);
+  it("without a reach, stops at the limit and reports every event, effects or not", () => {
+    const shard = new ShardRuntime(datagram, [talker], talkers);
+    const outcome = shard.runWindow(10_000, [start]);
+    expect(outcome.groups.map((group) => [group[0], group[4].length])).toEqual([
+      [0, 1],
+      [10_000, 0],
+    ]);
+    expect([outcome.reached, outcome.nextDue]).toEqual([10_000, 20_000]);
   });
 });
 

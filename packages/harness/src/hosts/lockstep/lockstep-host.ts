@@ -55,9 +55,10 @@ const START_TIMEOUT_MS = 120_000;
 const WINDOW_TIMEOUT_MS = 60_000;
 /**
  * "auto" leaves a core to the main thread: it routes, records and hands out every window, on the critical
- * path between the shards' turns, and a lockstep window rarely keeps more than one shard busy. On 2 cores one
- * worker (every window one round trip, and the one busy shard runs on with its own timers) ran the 100-member
- * group bench in about half the wall time of two (bench "lockstep").
+ * path between the shards' turns, and a lockstep window rarely keeps more than one shard busy (1.13 on
+ * average in the 100-member group bench with two). On 2 cores, one worker ran that bench in 2954 windows,
+ * one round trip each, where two took 3622 windows and 4268 round trips (a shard alone in its window runs
+ * on; bench "lockstep"), and the second isolate compiles the same code again on the same two cores.
  */
 export const LOCKSTEP_MAIN_THREAD_CORES = 1;
 /** How long the main thread blocks on a shard before it lets the event loop look for dead workers. */
@@ -234,7 +235,8 @@ export class LockstepHost {
       }
       busy.length = 0;
       for (const shard of this.#shards) if (shard.batch.length > 0 || (shard.nextDue !== null && shard.nextDue <= limit)) busy.push(shard);
-      const reach = busy.length === 1 && local.length === 0 ? this.#reachOf(busy[0] as Shard, until) : limit;
+      // A shard alone in its window gets a reach (and runs on past the limit when the reach is beyond it).
+      const reach = busy.length === 1 && local.length === 0 ? this.#reachOf(busy[0] as Shard, until) : null;
       const replies = await this.#exchange(busy, limit, reach);
       const sequences: (readonly EffectGroup[])[] = [local];
       let reached = limit;
@@ -382,17 +384,17 @@ export class LockstepHost {
    * that asks for a carry (a crash) stops at its limit.
    */
   #reachOf(shard: Shard, until: Micros): Micros {
-    if (shard.carryOf.length > 0) return Number.NEGATIVE_INFINITY;
+    if (shard.carryOf.length > 0) return 0;
     let next = this.core.nextDue() ?? Number.POSITIVE_INFINITY;
     for (const other of this.#shards) if (other !== shard && other.nextDue !== null && other.nextDue < next) next = other.nextDue;
     return Math.min(next - 1, until);
   }
 
   /** Hands each busy shard its window and collects the replies (null for a shard that died meanwhile). */
-  async #exchange(busy: readonly Shard[], limit: Micros, reach: Micros): Promise<(WindowReply | null)[]> {
+  async #exchange(busy: readonly Shard[], limit: Micros, reach: Micros | null): Promise<(WindowReply | null)[]> {
     const requests = busy.map((shard) => {
       const bytes = encodeWindow(
-        reach > limit ? [limit, shard.batch, shard.carryOf, reach, this.#lookahead] : [limit, shard.batch, shard.carryOf],
+        reach !== null ? [limit, shard.batch, shard.carryOf, reach, this.#lookahead] : [limit, shard.batch, shard.carryOf],
       );
       shard.batch.length = 0;
       shard.carryOf.length = 0;

@@ -73,9 +73,10 @@ export type ControlTuple = readonly [1, Micros, string, number, number, number, 
 export type EventTuple = DeliveryTuple | ControlTuple;
 
 /**
- * Run every event of the window with a due time <= limit, in key order, the shard's own timers included;
- * then, when `reach` > limit, run on with the shard's own timers up to reach while nothing sent can have
- * arrived (one `lookahead` after the window's first send; ShardRuntime.runWindow).
+ * Run every event of the window with a due time <= limit, in key order, the shard's own timers included.
+ * `reach` and `lookahead` come with a window that only this shard has work in: it then runs on with its own
+ * timers up to `reach` while nothing sent can have arrived (one `lookahead` after the window's first send),
+ * and leaves out the groups without effects (ShardRuntime.runWindow).
  */
 export type WindowRequest = readonly [
   limit: Micros,

@@ -24,9 +24,9 @@ export interface WindowOutcome {
   readonly reached: Micros;
 }
 
-/** How far a window may run on past its limit with the shard's own timers (see runWindow). */
+/** A window that only this shard has work in, and how far it may run on past its limit with its own timers (see runWindow). */
 export interface RunOn {
-  /** No event of any other thread, nor of the main queue, is due at or before this. */
+  /** No event of any other thread, nor of the main queue, is due at or before this (at or below the limit: no run-on). */
   readonly reach: Micros;
   /** No message arrives sooner than this after it was sent. */
   readonly lookahead: Micros;
@@ -132,10 +132,11 @@ export class ShardRuntime implements CellSink {
 
   /**
    * Runs the window: the incoming events (already in key order) merged with this shard's timers due by `limit`.
-   * With `runOn`, the shard then goes on with its own timers past `limit`, up to `runOn.reach`, for as long as
-   * nothing it sent can have arrived anywhere yet (one lookahead after its first send of the window): the host
-   * offers this only when no other thread has an event before `reach`, so these timers run exactly where the
-   * next windows would have run them, minus the round trips.
+   * `runOn` says the shard is the only thread with work in this window. It then goes on with its own timers
+   * past `limit`, up to `runOn.reach`, for as long as nothing it sent can have arrived anywhere yet (one
+   * lookahead after its first send of the window): no other thread has an event before `reach`, so these
+   * timers run exactly where the next windows would have run them, minus the round trips. Its groups are
+   * then the window's only sequence, so those without effects are left out (there is nothing to merge).
    */
   runWindow(limit: Micros, incoming: readonly SimEvent[], carryOf: readonly ActorId[] = [], runOn: RunOn | null = null): WindowOutcome {
     const groups: EffectGroup[] = [];
@@ -166,8 +167,11 @@ export class ShardRuntime implements CellSink {
       cell.handle(event);
       // Every handled event, effects or not: the main thread merges the shards' sequences by their
       // heads, and an event without effects may still have armed a timer that sorts before it.
-      groups.push([event.due, event.rank, event.seq, event.sub, this.#effects]);
-      this.#effects = [];
+      // A shard running alone (runOn) has the window's only sequence: nothing to merge.
+      if (runOn === null || this.#effects.length > 0) {
+        groups.push([event.due, event.rank, event.seq, event.sub, this.#effects]);
+        this.#effects = [];
+      }
     }
     const carries: CarryReport[] = [];
     for (const id of carryOf) {

@@ -11,7 +11,7 @@ import { eventOf } from "./shard-runtime.js";
  */
 export function answerWindow(runtime: ShardRuntime, bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   const [limit, tuples, carryOf, reach, lookahead] = decodeUnchecked(bytes) as WindowRequest;
-  const runOn = reach !== undefined && lookahead !== undefined && reach > limit ? { reach, lookahead } : null;
+  const runOn = reach !== undefined && lookahead !== undefined ? { reach, lookahead } : null;
   const outcome = runtime.runWindow(limit, tuples.map(eventOf), carryOf, runOn);
   const reply: WindowReply = [outcome.groups, outcome.nextDue, outcome.carries, outcome.timersRun, outcome.reached];
   return ownedBytes(reply);

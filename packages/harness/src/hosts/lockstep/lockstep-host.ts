@@ -171,6 +171,11 @@ export class LockstepHost {
     return this.#windows;
   }
 
+  /** Worker threads hosting actors now (benchmarks: what "auto" chose). */
+  get workerCount(): number {
+    return this.#shards.length;
+  }
+
   /** The worker currently hosting an actor (tests kill it from outside), or undefined while it is down. */
   workerOf(actor: ActorId): WorkerHandle<LockstepShardControl> | undefined {
     return this.#shardOf.get(actor)?.handle;

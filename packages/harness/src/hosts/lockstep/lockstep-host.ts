@@ -211,6 +211,14 @@ export class LockstepHost {
 
   /** Runs windows until the next event is past `until`. */
   async runUntil(until: Micros): Promise<void> {
+    try {
+      await this.#runWindows(until);
+    } finally {
+      this.core.history.release();
+    }
+  }
+
+  async #runWindows(until: Micros): Promise<void> {
     const core = this.core;
     const lookahead = this.#lookahead;
     const standIns = this.#standIns;
@@ -243,6 +251,8 @@ export class LockstepHost {
       // A shard alone in its window gets a reach (and runs on past the limit when the reach is beyond it).
       const reach = busy.length === 1 && local.length === 0 ? this.#reachOf(busy[0] as Shard, until) : null;
       const replies = await this.#exchange(busy, limit, reach);
+      // The window's history lines are encoded once the next window is out (#exchange releases them).
+      core.history.hold();
       const sequences: (readonly EffectGroup[])[] = [local];
       let reached = limit;
       for (const reply of replies) {
@@ -410,13 +420,16 @@ export class LockstepHost {
         for (const shard of busy) if (!shard.answered) this.#killHung(shard);
       }, this.#options.windowTimeoutMs ?? WINDOW_TIMEOUT_MS);
       try {
-        const replies = await Promise.all(busy.map((shard, i) => shard.requestOverPort(requests[i] as Uint8Array<ArrayBuffer>)));
+        const pending = busy.map((shard, i) => shard.requestOverPort(requests[i] as Uint8Array<ArrayBuffer>));
+        this.core.history.release(); // the previous window's lines, while the shards run this one
+        const replies = await Promise.all(pending);
         return replies.map((bytes) => (bytes === null ? null : decodeReply(bytes)));
       } finally {
         clearTimeout(watchdog);
       }
     }
     for (let i = 0; i < busy.length; i++) busy[i]?.channel?.post(requests[i] as Uint8Array);
+    this.core.history.release(); // the previous window's lines, while the shards run this one
     const replies: (WindowReply | null)[] = [];
     const deadline = performance.now() + (this.#options.windowTimeoutMs ?? WINDOW_TIMEOUT_MS);
     for (const shard of busy) {

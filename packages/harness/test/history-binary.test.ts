@@ -173,6 +173,26 @@ describe("the binary history", () => {
     expect(other.finish()).not.toBe(hash);
   });
 
+  it("holds events back in order until released, and hashes them as if recorded at once", () => {
+    const events = sampleEvents();
+    const direct = new History(header);
+    for (const event of events) direct.record(event);
+    const lines: string[] = [];
+    const held = new History(header, { onLine: (line) => lines.push(line) });
+    held.record(events[0] as HistoryEvent);
+    held.hold();
+    for (const event of events.slice(1, 4)) held.record(event);
+    expect([held.length, lines.length]).toEqual([1, 2]); // held ones are not encoded (nor seen) yet
+    held.release();
+    expect(held.length).toBe(4);
+    held.hold();
+    for (const event of events.slice(4)) held.record(event);
+    // finish() releases what is still held.
+    expect(held.finish()).toBe(direct.finish());
+    expect(json(held.log)).toEqual(json(events));
+    expect(lines.slice(1)).toEqual(events.map((event) => JSON.stringify(event)));
+  });
+
   it("writes JSON lines only for whoever asks, the header first", () => {
     const lines: string[] = [];
     const history = new History(header, { onLine: (line) => lines.push(line) });

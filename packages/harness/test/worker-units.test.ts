@@ -93,6 +93,64 @@ describe("ShardRuntime (the lockstep worker half)", () => {
   });
 });
 
+/** Ticks every 10 ms and sends on its second tick only (the run-on test's sender). */
+class Talker implements Actor {
+  #ticks = 0;
+  start(ctx: Context): void {
+    ctx.setTimer("tick", 10_000);
+  }
+  receive(): void {}
+  fire(_timer: string, ctx: Context): void {
+    if (++this.#ticks === 2) ctx.send("b", { type: "SimPing", seq: 1, payload: "" });
+    ctx.setTimer("tick", 10_000);
+  }
+}
+
+describe("ShardRuntime running on past its window", () => {
+  const talker = { id: "a", rank: RANK.a, kind: "talker", config: {} as JsonValue, log: [] };
+  const start = {
+    kind: "control",
+    due: 0,
+    origin: "!nemesis",
+    rank: RANK["!nemesis"],
+    seq: 0,
+    sub: 0,
+    to: "a",
+    control: { action: "start" },
+  } as const;
+  const talkers: ActorRegistry = new Map([["talker", () => new Talker()]]);
+  const datagram = { ...settings, network: "datagram" } as const;
+
+  it("runs its own timers up to the reach while it has sent nothing", () => {
+    const shard = new ShardRuntime(settings, [ticker("a")], registry);
+    const outcome = shard.runWindow(0, [start], [], { reach: 35_000, lookahead: 2_000 });
+    expect(outcome.groups.map((group) => group[0])).toEqual([0, 10_000, 20_000, 30_000]);
+    expect([outcome.reached, outcome.nextDue, outcome.timersRun]).toEqual([35_000, 40_000, 3]);
+  });
+
+  it("stops one lookahead after its first send: what it sent may arrive from then on", () => {
+    const shard = new ShardRuntime(datagram, [talker], talkers);
+    const outcome = shard.runWindow(0, [start], [], { reach: 100_000, lookahead: 2_000 });
+    // The tick at 20 ms sends: the one at 30 ms waits for the next window. Alone in its window, the shard
+    // leaves out the events without effects (its first tick).
+    expect(outcome.groups.map((group) => [group[0], group[4].map((effect) => effect[0])])).toEqual([
+      [0, ["life"]],
+      [20_000, ["send"]],
+    ]);
+    expect([outcome.reached, outcome.nextDue, outcome.timersRun]).toEqual([21_999, 30_000, 2]);
+  });
+
+  it("without a reach, stops at the limit and reports every event, effects or not", () => {
+    const shard = new ShardRuntime(datagram, [talker], talkers);
+    const outcome = shard.runWindow(10_000, [start]);
+    expect(outcome.groups.map((group) => [group[0], group[4].length])).toEqual([
+      [0, 1],
+      [10_000, 0],
+    ]);
+    expect([outcome.reached, outcome.nextDue]).toEqual([10_000, 20_000]);
+  });
+});
+
 describe("the merge of the shards' effects", () => {
   it("follows the inline queue, not the key order: a zero-delay timer comes after the event that armed it", () => {
     // Shard X handled a delivery from "zed" (rank 9) at 10 us, which armed a zero-delay timer of its actor "A"
@@ -328,6 +386,9 @@ describe("worker plumbing", () => {
     expect(planShards(ids(4))).toHaveLength(4);
     expect(planShards(ids(5), 2).map((s) => s.length)).toEqual([2, 2, 1]);
     expect([autoWorkerCount(1000, 2), autoWorkerCount(1000, 64), autoWorkerCount(3, 8)]).toEqual([2, 64, 3]);
+    // Less the cores the main thread keeps (lockstep: one), never fewer than one worker.
+    expect([autoWorkerCount(1000, 2, 1), autoWorkerCount(1000, 8, 1), autoWorkerCount(1000, 1, 1)]).toEqual([1, 7, 1]);
+    expect(planShards(ids(10), "auto", 1)).toHaveLength(autoWorkerCount(10, undefined, 1));
     const large = planShards(ids(1000), "auto");
     expect(large).toHaveLength(autoWorkerCount(1000));
     expect(large.flat()).toEqual(ids(1000));

@@ -17,6 +17,7 @@ interface LockstepTiming {
   readonly startMs: number;
   readonly runMs: number;
   readonly windows: number;
+  readonly workers: number;
   readonly hash: string;
 }
 
@@ -49,6 +50,9 @@ function consumerGroup(): SimulationSpec {
   return toSimulationSpec(scenario, { seed: 1 });
 }
 
+/** "1 worker", "2 workers". */
+const workersOf = (timing: LockstepTiming): string => `${timing.workers} worker${timing.workers === 1 ? "" : "s"}`;
+
 async function lockstep(
   actorsPerWorker: ActorsPerWorker,
   transport: LockstepTransport,
@@ -61,7 +65,7 @@ async function lockstep(
     const t1 = performance.now();
     await host.runUntil(spec.durationUs);
     const t2 = performance.now();
-    return { startMs: t1 - t0, runMs: t2 - t1, windows: host.windows, hash: host.core.history.finish() };
+    return { startMs: t1 - t0, runMs: t2 - t1, windows: host.windows, workers: host.workerCount, hash: host.core.history.finish() };
   } finally {
     await host.close();
   }
@@ -99,7 +103,7 @@ export const lockstepBench: BenchSuite = {
         case: `lockstep, ${label}`,
         value: round(timing.runMs, 3),
         unit: "ms",
-        note: `${round(timing.runMs / inline.wallMs, 2)}x inline; ${timing.windows} windows (${round((timing.runMs * 1000) / timing.windows, 2)} us each); workers started in ${Math.round(timing.startMs)} ms; ${same}`,
+        note: `${round(timing.runMs / inline.wallMs, 2)}x inline; ${timing.windows} windows (${round((timing.runMs * 1000) / timing.windows, 2)} us each); ${workersOf(timing)} started in ${Math.round(timing.startMs)} ms; ${same}`,
       });
     }
     // The same comparison on a real protocol group: 100 consumer members and their coordinator.
@@ -123,7 +127,7 @@ export const lockstepBench: BenchSuite = {
         case: `lockstep, ${GROUP_MEMBERS}-member consumer group, ${label}, shared memory`,
         value: round(timing.runMs, 3),
         unit: "ms",
-        note: `${round(timing.runMs / groupInline.wallMs, 2)}x inline; ${timing.windows} windows; workers started in ${Math.round(timing.startMs)} ms; ${timing.hash === groupInline.historyHash ? "same hash" : "HASH DIFFERS"}`,
+        note: `${round(timing.runMs / groupInline.wallMs, 2)}x inline; ${timing.windows} windows; ${workersOf(timing)} started in ${Math.round(timing.startMs)} ms; ${timing.hash === groupInline.historyHash ? "same hash" : "HASH DIFFERS"}`,
       });
     }
     return rows;

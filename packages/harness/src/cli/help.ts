@@ -8,7 +8,7 @@ Commands:
       --seed N                the run seed (default: the scenario's, else 1)
       --host inline|lockstep  where actors run (default inline; lockstep = one worker thread per actor)
       --host realtime         worker threads on the real clock; writes recording.jsonl to --out (see replay)
-      --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto = one worker per core)
+      --actors-per-worker N|auto  worker hosts: actors sharing one worker thread (default 1; auto = one worker per core, lockstep leaving one core to its main thread)
       --time-scale X          realtime: real seconds per virtual second (0.1: a 45 s timeout takes 4.5 s; below that, a loaded machine's delays rival the protocol's timers)
       --log-level L           actor logs (pino): silent|error|warn|info|debug|trace (default silent; to DIR/logs with --out)
       --protocol P            run every group under eager|cooperative|consumer, whatever the scenario says

@@ -42,6 +42,8 @@ export class History {
   #blockStart = 0;
   #count = 0;
   #digest: string | null = null;
+  /** Events recorded while held (hold()), in order, not yet encoded. */
+  #held: HistoryEvent[] | null = null;
 
   constructor(header: HistoryHeader, options: HistoryOptions = {}) {
     this.header = header;
@@ -68,6 +70,10 @@ export class History {
 
   record(event: HistoryEvent): void {
     if (this.#digest !== null) throw new Error("history already finished");
+    if (this.#held !== null) {
+      this.#held.push(event);
+      return;
+    }
     const index = this.#count++;
     const writer = this.#writer;
     this.#encoder.encode(event, writer);
@@ -76,7 +82,25 @@ export class History {
     if (this.#onLine !== undefined) this.#onLine(JSON.stringify(event));
   }
 
-  /** Events recorded, the header excluded. */
+  /**
+   * Holds back the encoding of the events recorded from now on until release(): they keep their order, and
+   * nothing may change an event after recording it. The lockstep host holds a window's events while it
+   * applies the window's effects and releases them once the next window is on its way to the workers, so
+   * their encoding overlaps the workers' turn instead of preceding it.
+   */
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  /** Records the events held back since hold(), in order, and stops holding. */
+  release(): void {
+    const held = this.#held;
+    if (held === null) return;
+    this.#held = null;
+    for (const event of held) this.record(event);
+  }
+
+  /** Events recorded, the header excluded (held ones once released). */
   get length(): number {
     return this.#count;
   }
@@ -93,6 +117,7 @@ export class History {
 
   /** Seals the history and returns its hash (hex). Idempotent. */
   finish(): string {
+    this.release();
     if (this.#digest === null) {
       if (this.#writer.pos > 0) this.#seal();
       this.#digest = this.#hash.digest("hex");

@@ -35,7 +35,7 @@ import { decodeReply, encodeWindow } from "./window-codec.js";
 
 export interface LockstepHostOptions {
   readonly history?: HistoryOptions;
-  /** Actors per worker thread (default 1: each actor isolated in its own worker), or "auto". */
+  /** Actors per worker thread (default 1: each actor isolated in its own worker), or "auto" (LOCKSTEP_MAIN_THREAD_CORES). */
   readonly actorsPerWorker?: ActorsPerWorker;
   readonly transport?: LockstepTransport;
   readonly logs?: LogSpec;
@@ -53,6 +53,14 @@ export interface LockstepHostOptions {
 const START_TIMEOUT_MS = 120_000;
 /** A window no shard should take longer than: past it, the shard's worker counts as hung and is killed. */
 const WINDOW_TIMEOUT_MS = 60_000;
+/**
+ * "auto" leaves a core to the main thread: it routes, records and hands out every window, on the critical
+ * path between the shards' turns, and a lockstep window rarely keeps more than one shard busy (1.13 on
+ * average in the 100-member group bench with two). On 2 cores, one worker ran that bench in 2954 windows,
+ * one round trip each, where two took 3622 windows and 4268 round trips (a shard alone in its window runs
+ * on; bench "lockstep"), and the second isolate compiles the same code again on the same two cores.
+ */
+export const LOCKSTEP_MAIN_THREAD_CORES = 1;
 /** How long the main thread blocks on a shard before it lets the event loop look for dead workers. */
 const LIVENESS_POLL_MS = 50;
 
@@ -163,6 +171,11 @@ export class LockstepHost {
     return this.#windows;
   }
 
+  /** Worker threads hosting actors now (benchmarks: what "auto" chose). */
+  get workerCount(): number {
+    return this.#shards.length;
+  }
+
   /** The worker currently hosting an actor (tests kill it from outside), or undefined while it is down. */
   workerOf(actor: ActorId): WorkerHandle<LockstepShardControl> | undefined {
     return this.#shardOf.get(actor)?.handle;
@@ -190,6 +203,7 @@ export class LockstepHost {
     const groups = planShards(
       spec.actors.map((a) => a.id),
       this.#options.actorsPerWorker ?? 1,
+      LOCKSTEP_MAIN_THREAD_CORES,
     );
     await boundedAll(groups, (ids) => this.#spawn(ids.map((id) => this.#init(id))));
     if (spec.nemesis.some((step) => step.control.action === "crash")) this.#keepSpare();
@@ -197,6 +211,14 @@ export class LockstepHost {
 
   /** Runs windows until the next event is past `until`. */
   async runUntil(until: Micros): Promise<void> {
+    try {
+      await this.#runWindows(until);
+    } finally {
+      this.core.history.release();
+    }
+  }
+
+  async #runWindows(until: Micros): Promise<void> {
     const core = this.core;
     const lookahead = this.#lookahead;
     const standIns = this.#standIns;
@@ -226,12 +248,18 @@ export class LockstepHost {
       }
       busy.length = 0;
       for (const shard of this.#shards) if (shard.batch.length > 0 || (shard.nextDue !== null && shard.nextDue <= limit)) busy.push(shard);
-      const replies = await this.#exchange(busy, limit);
+      // A shard alone in its window gets a reach (and runs on past the limit when the reach is beyond it).
+      const reach = busy.length === 1 && local.length === 0 ? this.#reachOf(busy[0] as Shard, until) : null;
+      const replies = await this.#exchange(busy, limit, reach);
+      // The window's history lines are encoded once the next window is out (#exchange releases them).
+      core.history.hold();
       const sequences: (readonly EffectGroup[])[] = [local];
+      let reached = limit;
       for (const reply of replies) {
         if (reply === null) continue;
         sequences.push(reply[0]);
         this.#timersRun += reply[3];
+        if (reply[4] > reached) reached = reply[4];
       }
       for (const group of mergeByHeads(sequences)) for (const effect of group[4]) applyEffect(core, this.#mirrors, effect);
       for (let i = 0; i < busy.length; i++) {
@@ -246,7 +274,7 @@ export class LockstepHost {
           if (carry.state === "crashed" && armed === 0) this.#retire(shard, standIns);
         }
       }
-      core.now = limit;
+      core.now = reached;
     }
     core.now = Math.max(core.now, until);
   }
@@ -365,10 +393,24 @@ export class LockstepHost {
     return shard;
   }
 
+  /**
+   * How far the one busy shard of a window may run on with its own timers: up to (not including) the next
+   * event anyone else has (the main queue, another shard's timer), and no further than `until`. A window
+   * that asks for a carry (a crash) stops at its limit.
+   */
+  #reachOf(shard: Shard, until: Micros): Micros {
+    if (shard.carryOf.length > 0) return 0;
+    let next = this.core.nextDue() ?? Number.POSITIVE_INFINITY;
+    for (const other of this.#shards) if (other !== shard && other.nextDue !== null && other.nextDue < next) next = other.nextDue;
+    return Math.min(next - 1, until);
+  }
+
   /** Hands each busy shard its window and collects the replies (null for a shard that died meanwhile). */
-  async #exchange(busy: readonly Shard[], limit: Micros): Promise<(WindowReply | null)[]> {
+  async #exchange(busy: readonly Shard[], limit: Micros, reach: Micros | null): Promise<(WindowReply | null)[]> {
     const requests = busy.map((shard) => {
-      const bytes = encodeWindow([limit, shard.batch, shard.carryOf]);
+      const bytes = encodeWindow(
+        reach !== null ? [limit, shard.batch, shard.carryOf, reach, this.#lookahead] : [limit, shard.batch, shard.carryOf],
+      );
       shard.batch.length = 0;
       shard.carryOf.length = 0;
       return bytes;
@@ -378,13 +420,16 @@ export class LockstepHost {
         for (const shard of busy) if (!shard.answered) this.#killHung(shard);
       }, this.#options.windowTimeoutMs ?? WINDOW_TIMEOUT_MS);
       try {
-        const replies = await Promise.all(busy.map((shard, i) => shard.requestOverPort(requests[i] as Uint8Array<ArrayBuffer>)));
+        const pending = busy.map((shard, i) => shard.requestOverPort(requests[i] as Uint8Array<ArrayBuffer>));
+        this.core.history.release(); // the previous window's lines, while the shards run this one
+        const replies = await Promise.all(pending);
         return replies.map((bytes) => (bytes === null ? null : decodeReply(bytes)));
       } finally {
         clearTimeout(watchdog);
       }
     }
     for (let i = 0; i < busy.length; i++) busy[i]?.channel?.post(requests[i] as Uint8Array);
+    this.core.history.release(); // the previous window's lines, while the shards run this one
     const replies: (WindowReply | null)[] = [];
     const deadline = performance.now() + (this.#options.windowTimeoutMs ?? WINDOW_TIMEOUT_MS);
     for (const shard of busy) {

@@ -72,8 +72,19 @@ export type DeliveryTuple = readonly [
 export type ControlTuple = readonly [1, Micros, string, number, number, number, ActorId, ControlAction];
 export type EventTuple = DeliveryTuple | ControlTuple;
 
-/** Run every event of the window with a due time <= limit, in key order, the shard's own timers included. */
-export type WindowRequest = readonly [limit: Micros, events: readonly EventTuple[], carryOf: readonly ActorId[]];
+/**
+ * Run every event of the window with a due time <= limit, in key order, the shard's own timers included.
+ * `reach` and `lookahead` come with a window that only this shard has work in: it then runs on with its own
+ * timers up to `reach` while nothing sent can have arrived (one `lookahead` after the window's first send),
+ * and leaves out the groups without effects (ShardRuntime.runWindow).
+ */
+export type WindowRequest = readonly [
+  limit: Micros,
+  events: readonly EventTuple[],
+  carryOf: readonly ActorId[],
+  reach?: Micros,
+  lookahead?: Micros,
+];
 
 /** One effect of a cell, in the order the actor produced it. */
 export type Effect =
@@ -103,6 +114,8 @@ export type WindowReply = readonly [
   nextDue: Micros | null,
   carries: readonly CarryReport[],
   timersRun: number,
+  /** The virtual time the shard ran through (the request's limit, or further when it ran on). */
+  reached: Micros,
 ];
 
 /** An actor's process state and snapshot, as RunResult reports it. */

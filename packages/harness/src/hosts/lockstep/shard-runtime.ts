@@ -20,6 +20,16 @@ export interface WindowOutcome {
   readonly carries: CarryReport[];
   /** Timer events the shard ran (they never pass through the main thread's queue). */
   readonly timersRun: number;
+  /** The virtual time the shard has run through: `limit`, or further when it ran on. */
+  readonly reached: Micros;
+}
+
+/** A window that only this shard has work in, and how far it may run on past its limit with its own timers (see runWindow). */
+export interface RunOn {
+  /** No event of any other thread, nor of the main queue, is due at or before this (at or below the limit: no run-on). */
+  readonly reach: Micros;
+  /** No message arrives sooner than this after it was sent. */
+  readonly lookahead: Micros;
 }
 
 /** A window's event tuple as the SimEvent a cell handles. */
@@ -69,6 +79,8 @@ export class ShardRuntime implements CellSink {
   readonly #registry: ActorRegistry;
   readonly #options: ShardRuntimeOptions;
   #effects: Effect[] = [];
+  /** The earliest send of the window being run (what bounds how far it may run on). */
+  #firstSend: Micros = Number.POSITIVE_INFINITY;
   /** The due time of the event being handled (the virtual clock of this shard's log lines). */
   now: Micros = 0;
 
@@ -118,16 +130,27 @@ export class ShardRuntime implements CellSink {
     return this.#timers.peek()?.due ?? null;
   }
 
-  /** Runs the window: the incoming events (already in key order) merged with this shard's timers due by `limit`. */
-  runWindow(limit: Micros, incoming: readonly SimEvent[], carryOf: readonly ActorId[] = []): WindowOutcome {
+  /**
+   * Runs the window: the incoming events (already in key order) merged with this shard's timers due by `limit`.
+   * `runOn` says the shard is the only thread with work in this window. It then goes on with its own timers
+   * past `limit`, up to `runOn.reach`, for as long as nothing it sent can have arrived anywhere yet (one
+   * lookahead after its first send of the window): no other thread has an event before `reach`, so these
+   * timers run exactly where the next windows would have run them, minus the round trips. Its groups are
+   * then the window's only sequence, so those without effects are left out (there is nothing to merge).
+   */
+  runWindow(limit: Micros, incoming: readonly SimEvent[], carryOf: readonly ActorId[] = [], runOn: RunOn | null = null): WindowOutcome {
     const groups: EffectGroup[] = [];
     const timers = this.#timers;
     let i = 0;
     let timersRun = 0;
+    let bound = limit;
+    this.#firstSend = Number.POSITIVE_INFINITY;
     for (;;) {
       const timer = timers.peek();
       const next = incoming[i];
-      const timerDue = timer !== undefined && timer.due <= limit;
+      // Past the incoming events, the bound follows the first send (it only ever comes closer).
+      if (runOn !== null && next === undefined) bound = Math.max(limit, Math.min(runOn.reach, this.#firstSend + runOn.lookahead - 1));
+      const timerDue = timer !== undefined && timer.due <= bound;
       let event: SimEvent;
       if (next !== undefined && (!timerDue || precedes(next, timer))) {
         event = next;
@@ -144,15 +167,18 @@ export class ShardRuntime implements CellSink {
       cell.handle(event);
       // Every handled event, effects or not: the main thread merges the shards' sequences by their
       // heads, and an event without effects may still have armed a timer that sorts before it.
-      groups.push([event.due, event.rank, event.seq, event.sub, this.#effects]);
-      this.#effects = [];
+      // A shard running alone (runOn) has the window's only sequence: nothing to merge.
+      if (runOn === null || this.#effects.length > 0) {
+        groups.push([event.due, event.rank, event.seq, event.sub, this.#effects]);
+        this.#effects = [];
+      }
     }
     const carries: CarryReport[] = [];
     for (const id of carryOf) {
       const cell = this.#cells.get(id);
       if (cell !== undefined) carries.push([id, cell.carry(), cell.armedTimers]);
     }
-    return { groups, nextDue: this.nextDue(), carries, timersRun };
+    return { groups, nextDue: this.nextDue(), carries, timersRun, reached: bound };
   }
 
   snapshot(): Record<ActorId, ActorReport> {
@@ -162,6 +188,7 @@ export class ShardRuntime implements CellSink {
   }
 
   send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: number): void {
+    if (now < this.#firstSend) this.#firstSend = now;
     this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes, conn]);
   }
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {

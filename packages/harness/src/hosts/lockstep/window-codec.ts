@@ -10,9 +10,10 @@ import { eventOf } from "./shard-runtime.js";
  * one thread.
  */
 export function answerWindow(runtime: ShardRuntime, bytes: Uint8Array): Uint8Array<ArrayBuffer> {
-  const [limit, tuples, carryOf] = decodeUnchecked(bytes) as WindowRequest;
-  const outcome = runtime.runWindow(limit, tuples.map(eventOf), carryOf);
-  const reply: WindowReply = [outcome.groups, outcome.nextDue, outcome.carries, outcome.timersRun];
+  const [limit, tuples, carryOf, reach, lookahead] = decodeUnchecked(bytes) as WindowRequest;
+  const runOn = reach !== undefined && lookahead !== undefined ? { reach, lookahead } : null;
+  const outcome = runtime.runWindow(limit, tuples.map(eventOf), carryOf, runOn);
+  const reply: WindowReply = [outcome.groups, outcome.nextDue, outcome.carries, outcome.timersRun, outcome.reached];
   return ownedBytes(reply);
 }
 

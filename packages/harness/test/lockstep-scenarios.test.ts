@@ -1,6 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_REGISTRY, InlineHost, LockstepHost, loadScenarioFile, type RunResult, toSimulationSpec } from "../src/index.js";
+import {
+  type ActorSpec,
+  DEFAULT_REGISTRY,
+  InlineHost,
+  LockstepHost,
+  loadScenarioFile,
+  type NetworkSpec,
+  type RunResult,
+  toSimulationSpec,
+} from "../src/index.js";
 
 /**
  * Issue 6's determinism proof on protocol scenarios: inline and lockstep
@@ -18,8 +27,16 @@ const scenario = (name: string) => loadScenarioFile(fileURLToPath(new URL(`../..
 const lines = (result: RunResult) => result.events.map((e) => JSON.stringify(e));
 const lifecycle = (result: RunResult) => new Set(result.events.flatMap((e) => (e.ev === "life" ? [e.what] : [])));
 
-async function compare(name: string, seed: number, durationUs: number): Promise<RunResult> {
-  const spec = { ...toSimulationSpec(scenario(name), { seed }), durationUs };
+async function compare(
+  name: string,
+  seed: number,
+  durationUs: number,
+  network: Partial<NetworkSpec> = {},
+  actorConfig: (actor: ActorSpec) => ActorSpec = (actor) => actor,
+): Promise<RunResult> {
+  const base = toSimulationSpec(scenario(name), { seed });
+  const plan = { ...base.plan, network: { ...base.plan.network, ...network } };
+  const spec = { ...base, durationUs, plan, actors: base.actors.map(actorConfig) };
   const inline = new InlineHost(spec, DEFAULT_REGISTRY).run();
   const host = new LockstepHost(spec, { actorsPerWorker: Math.ceil(spec.actors.length / 2) });
   hosts.push(host);
@@ -52,6 +69,24 @@ describe("lockstep agrees with inline on protocol scenarios", () => {
     expect(crashed).toEqual(new Set(["member", "txn-coordinator", "coordinator", "broker"]));
     const types = new Set(inline.events.flatMap((e) => (e.ev === "obs" ? [e.o.type] : [])));
     for (const type of ["producer.ack", "txn.state", "gc.txn-offset", "sink.write"]) expect(types, type).toContain(type);
+  }, 180_000);
+
+  it("ping-pong on a slow network whose breaks are noticed sooner than a message arrives (the window follows the sooner)", async () => {
+    // 20 ms per message, breaks noticed 2 ms after the loss: lockstep windows of 20 ms let a break notice land
+    // inside a window its shard had already run past (histories differed before the window took the 2 ms floor).
+    // Pingers wait 100 ms for a pong, longer than a round trip.
+    const patient = (actor: ActorSpec): ActorSpec =>
+      actor.kind === "pinger" && typeof actor.config === "object" && actor.config !== null && !Array.isArray(actor.config)
+        ? { ...actor, config: { ...actor.config, timeoutMs: 100 } }
+        : actor;
+    const inline = await compare(
+      "ping-pong",
+      1,
+      20_000_000,
+      { latency: { dist: "fixed", ms: 20 }, breakDetection: { dist: "fixed", ms: 2 } },
+      patient,
+    );
+    expect(inline.router.breaks).toBeGreaterThan(50);
   }, 180_000);
 
   it("static-restart (static members crash and come back within the session)", async () => {

@@ -400,16 +400,25 @@ describe("worker plumbing", () => {
     ]);
   });
 
-  it("widens the lockstep window to the network's latency floor", () => {
-    const plan = (latency: typeof DEFAULT_NETWORK.latency) => ({
-      network: { minLatencyMs: 0.5, latency },
+  it("widens the lockstep window to the network's latency floor, and to no more than its break-detection floor", () => {
+    const plan = (
+      latency: typeof DEFAULT_NETWORK.latency,
+      breakDetection = DEFAULT_NETWORK.breakDetection,
+      mode: typeof DEFAULT_NETWORK.mode = "connection",
+    ) => ({
+      network: { ...DEFAULT_NETWORK, mode, minLatencyMs: 0.5, latency, breakDetection },
       messageFaults: [],
       partitions: [],
     });
     expect(safeLookahead(plan(DEFAULT_NETWORK.latency), 500)).toBe(500);
-    expect(safeLookahead(plan({ dist: "fixed", ms: 2 }), 500)).toBe(2_000);
+    expect(safeLookahead(plan({ dist: "fixed", ms: 2 }), 500)).toBe(1_000);
+    expect(safeLookahead(plan({ dist: "fixed", ms: 2 }, { dist: "fixed", ms: 5 }), 500)).toBe(2_000);
     expect(safeLookahead(plan({ dist: "uniform", minMs: 1, maxMs: 3 }), 500)).toBe(1_000);
     expect(safeLookahead(plan({ dist: "exponential", meanMs: 5 }), 500)).toBe(500);
+    // A 20 ms network whose breaks are noticed after 2 ms: a break notice can land 2 ms after the send that broke it.
+    expect(safeLookahead(plan({ dist: "fixed", ms: 20 }, { dist: "fixed", ms: 2 }), 500)).toBe(2_000);
+    // No connections, no break notices: the latency floor alone.
+    expect(safeLookahead(plan({ dist: "fixed", ms: 20 }, { dist: "fixed", ms: 2 }, "datagram"), 500)).toBe(20_000);
   });
 
   it("scales the realtime clock: virtual microseconds = real elapsed / timeScale", () => {

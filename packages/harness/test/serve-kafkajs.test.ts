@@ -90,11 +90,16 @@ describe("kcsim serve with KafkaJS (startCluster)", () => {
   const consumers: ConsumerProcess[] = [];
   const dirs: string[] = [];
 
-  afterEach(async () => {
+  afterEach(async (context) => {
     await Promise.all(consumers.splice(0).map((c) => c.stop("SIGKILL")));
     await cluster?.stop();
     cluster = null;
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    // A real-clock run cannot be repeated: keep a failed one's run directory (history, report) to read.
+    const failed = context.task.result?.state === "fail";
+    for (const dir of dirs.splice(0)) {
+      if (failed) console.error(`serve-kafkajs: kept the failed run's directory ${dir}`);
+      else rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a producer and three consumers through a member crash, a coordinator failover and connection faults: all consumed, checkers pass, report written", async () => {

@@ -33,18 +33,17 @@ describe("analyses shared by checkers", () => {
     expect(grown.breaks).toHaveLength(1);
   });
 
-  it("the ownership timeline's version moves whenever unowned counts can change", () => {
+  it("the ownership timeline's watched unowned count moves whenever ownership does, and only then", () => {
     const timeline = new OwnershipTimeline();
+    const unowned = timeline.watchUnowned(["orders-0", "orders-1", "orders-2"]);
     timeline.apply({ t: 0, ev: "life", actor: "m1", what: "start", detail: null });
-    const start = timeline.version;
     timeline.apply(records(1, "m1", 0, 0, 0));
-    expect(timeline.version).toBe(start);
+    expect(unowned.count).toBe(3);
     timeline.apply(owned(2, "m1", [0, 1]));
-    expect(timeline.version).not.toBe(start);
+    expect(unowned.count).toBe(1);
     expect(timeline.unownedCount(["orders-0", "orders-1", "orders-2"])).toBe(1);
-    const assigned = timeline.version;
     timeline.apply({ t: 3, ev: "life", actor: "m1", what: "crash", detail: "nemesis" });
-    expect(timeline.version).not.toBe(assigned);
+    expect(unowned.count).toBe(3);
     expect(timeline.unownedCount(["orders-0", "orders-1", "orders-2"])).toBe(3);
   });
 

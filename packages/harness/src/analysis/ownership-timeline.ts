@@ -39,15 +39,6 @@ export class OwnershipTimeline implements EventFollower {
   readonly #watchers = new Map<string, { count: number }[]>();
   /** Partitions that just got a second live owner at the last apply(). */
   conflicts: { partition: string; owners: string[] }[] = [];
-  #version = 0;
-
-  /**
-   * Bumped whenever the live owners may have changed: a replay that asks
-   * unownedCount() after every event asks again only when this moved.
-   */
-  get version(): number {
-    return this.#version;
-  }
 
   /** Applies one history event; returns true if live ownership changed. */
   apply(event: HistoryEvent): boolean {
@@ -184,7 +175,6 @@ export class OwnershipTimeline implements EventFollower {
   }
 
   #forget(actor: string, partitions: Set<string>): void {
-    this.#version++;
     for (const p of partitions) {
       const owners = this.#owners.get(p);
       if (owners === undefined || !owners.delete(actor) || owners.size > 0) continue;
@@ -194,7 +184,6 @@ export class OwnershipTimeline implements EventFollower {
 
   #remember(actor: string): void {
     if (!this.isLive(actor)) return;
-    this.#version++;
     for (const p of this.#owned.get(actor) ?? []) {
       const owners = getOrCreate(this.#owners, p, () => new Set<string>());
       const before = owners.size;

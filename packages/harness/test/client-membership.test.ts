@@ -35,6 +35,79 @@ function sync(generationId: number): WireRequest {
 const assignment = (partitions: number[]) =>
   assignmentToKafka({ version: 1, assignedPartitions: [{ topic: "orders", partitions }], userData: null });
 
+/** A record batch of `count` records from `baseOffset`, as a Fetch answer carries it. */
+const batch = (baseOffset: number, count: number) =>
+  encodeRecordBatch({
+    baseOffset: BigInt(baseOffset),
+    partitionLeaderEpoch: 0,
+    compression: "none",
+    timestampType: "create-time",
+    isTransactional: false,
+    isControl: false,
+    hasDeleteHorizonMs: false,
+    lastOffsetDelta: count - 1,
+    baseTimestamp: 0n,
+    maxTimestamp: 0n,
+    producerId: -1n,
+    producerEpoch: -1,
+    baseSequence: -1,
+    records: Array.from({ length: count }, (_, i) => ({
+      attributes: 0,
+      timestampDelta: 0n,
+      offsetDelta: i,
+      key: null,
+      value: null,
+      headers: [],
+    })),
+  });
+
+/** A Fetch of one partition of orders from `fetchOffset`. */
+const fetch = (fetchOffset: number, partition = 0): WireRequest => ({
+  api: "Fetch",
+  header: header(1, 11),
+  body: {
+    replicaId: -1,
+    maxWaitMs: 0,
+    minBytes: 1,
+    maxBytes: 1000,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic: "orders",
+        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(fetchOffset), logStartOffset: -1n, partitionMaxBytes: 1000 }],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: "",
+  },
+});
+
+/** The answer to `fetch`, bringing `records`. */
+const answer = (records: Uint8Array, partition = 0) => ({
+  throttleTimeMs: 0,
+  errorCode: 0,
+  sessionId: 0,
+  responses: [
+    {
+      topic: "orders",
+      partitions: [
+        {
+          partitionIndex: partition,
+          errorCode: 0,
+          highWatermark: 10n,
+          lastStableOffset: 10n,
+          logStartOffset: 0n,
+          abortedTransactions: null,
+          preferredReadReplica: -1,
+          records,
+        },
+      ],
+    },
+  ],
+});
+
 const owned = (observed: Observation[]) => observed.filter((o) => o.type === "member.owned").map((o) => [o.owned, o.cause]);
 
 describe("ClientMembership: a real client's group membership from the wire", () => {
@@ -113,77 +186,30 @@ describe("ClientMembership: a real client's group membership from the wire", () 
     ]);
   });
 
+  it("reports fetched records of a group member only for partitions it owns when the answer arrives: Kafka's clients drop the rest", () => {
+    const { membership, observed } = tracker();
+    membership.sent(join("m-1"));
+    membership.answered(
+      join("m-1"),
+      { throttleTimeMs: 0, errorCode: 0, generationId: 1, protocolName: "range", leader: "m-1", memberId: "m-1", members: [] },
+      0,
+    );
+    membership.answered(sync(1), { throttleTimeMs: 0, errorCode: 0, assignment: assignment([0]) }, 0);
+    membership.answered(fetch(0, 0), answer(batch(0, 3), 0), 0);
+    membership.answered(fetch(0, 1), answer(batch(0, 3), 1), 0); // orders-1 is not its own: not handed out
+    // kcat's exit: LeaveGroup goes out, and the answer to a Fetch sent before it arrives after it.
+    membership.sent({
+      api: "LeaveGroup",
+      header: header(13, 3),
+      body: { groupId: "g", members: [{ memberId: "m-1", groupInstanceId: null }] },
+    });
+    membership.answered(fetch(3, 0), answer(batch(3, 2), 0), 0);
+    const ranges = observed.filter((o) => o.type === "member.records").flatMap((o) => o.ranges as RecordRange[]);
+    expect(ranges.map((r) => [r.partition, r.firstOffset, r.lastOffset])).toEqual([[0, 0, 2]]);
+  });
+
   it("reports fetched records from the offset asked, once per assignment, and acknowledged produces", () => {
     const { membership, observed } = tracker();
-    const batch = (baseOffset: number, count: number) =>
-      encodeRecordBatch({
-        baseOffset: BigInt(baseOffset),
-        partitionLeaderEpoch: 0,
-        compression: "none",
-        timestampType: "create-time",
-        isTransactional: false,
-        isControl: false,
-        hasDeleteHorizonMs: false,
-        lastOffsetDelta: count - 1,
-        baseTimestamp: 0n,
-        maxTimestamp: 0n,
-        producerId: -1n,
-        producerEpoch: -1,
-        baseSequence: -1,
-        records: Array.from({ length: count }, (_, i) => ({
-          attributes: 0,
-          timestampDelta: 0n,
-          offsetDelta: i,
-          key: null,
-          value: null,
-          headers: [],
-        })),
-      });
-    const fetch = (fetchOffset: number): WireRequest => ({
-      api: "Fetch",
-      header: header(1, 11),
-      body: {
-        replicaId: -1,
-        maxWaitMs: 0,
-        minBytes: 1,
-        maxBytes: 1000,
-        isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
-        topics: [
-          {
-            topic: "orders",
-            partitions: [
-              { partition: 0, currentLeaderEpoch: -1, fetchOffset: BigInt(fetchOffset), logStartOffset: -1n, partitionMaxBytes: 1000 },
-            ],
-          },
-        ],
-        forgottenTopicsData: [],
-        rackId: "",
-      },
-    });
-    const answer = (records: Uint8Array) => ({
-      throttleTimeMs: 0,
-      errorCode: 0,
-      sessionId: 0,
-      responses: [
-        {
-          topic: "orders",
-          partitions: [
-            {
-              partitionIndex: 0,
-              errorCode: 0,
-              highWatermark: 10n,
-              lastStableOffset: 10n,
-              logStartOffset: 0n,
-              abortedTransactions: null,
-              preferredReadReplica: -1,
-              records,
-            },
-          ],
-        },
-      ],
-    });
     membership.answered(fetch(3), answer(batch(0, 5)), 0); // a batch from 0 for a fetch from 3: the client keeps 3, 4
     membership.answered(fetch(3), answer(batch(0, 5)), 0); // fetched again in the same assignment: not counted twice
     membership.answered(fetch(5), answer(batch(5, 2)), 0);

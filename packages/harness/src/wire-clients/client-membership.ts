@@ -53,7 +53,11 @@ export type RecordsSource = "fetched" | "application";
  * With `records: "fetched"`, records reach the application when a Fetch
  * answer brings them (from the offset the client asked for; a re-fetch of
  * offsets already delivered in the same assignment is not counted again: at
- * the wire a retry cannot be told from a second delivery). One client id is
+ * the wire a retry cannot be told from a second delivery), except that a
+ * group member's client drops records of partitions it does not own when
+ * the answer arrives, as Kafka's clients do. So in this mode a client that
+ * hands out records of partitions it gave up cannot be caught: only
+ * `records: "application"` (the application's own report) shows that. One client id is
  * one member: a client that joins two groups is reported under the latest.
  */
 export class ClientMembership {
@@ -262,6 +266,7 @@ export class ClientMembership {
     for (const topic of response.responses) {
       for (const p of topic.partitions) {
         if (p.errorCode !== ErrorCode.NONE || p.records === null) continue;
+        if (!this.#mayHandOut(topic.topic, p.partitionIndex)) continue;
         const key = tpKey(topic.topic, p.partitionIndex);
         const from = Math.max(asked.get(key) ?? 0, this.#delivered.get(key) ?? 0);
         const offsets = dataRecordOffsets(p.records).filter((offset) => offset >= from);
@@ -273,6 +278,19 @@ export class ClientMembership {
       }
     }
     this.consumed(ranges);
+  }
+
+  /**
+   * Whether a Fetch answer's records of a partition can reach the application. A client that assigns its
+   * partitions itself (it never joined a group) gets them all. A group member's client drops what it fetched
+   * for a partition it no longer owns when the answer arrives (Java's FetchCollector: "Not returning fetched
+   * records for partition since it is no longer assigned"; librdkafka discards answers of a fetch version
+   * its unassign made stale): for instance the answer to a Fetch sent before the client's LeaveGroup.
+   */
+  #mayHandOut(topic: string, partition: number): boolean {
+    if (this.#groups.size === 0) return true;
+    for (const group of this.#groups.values()) if ((group.owned[topic] ?? []).includes(partition)) return true;
+    return false;
   }
 
   /** A client asks a partition's earliest or latest offset when it has no position to resume from: its position is reset. */

@@ -30,14 +30,3 @@ export function isBackToOldPartitions(violation: Violation, owned: Iterable<Owne
   }
   return now.length === 0 && lastHeld.includes(Number(partition));
 }
-
-/** The `member.owned` observations of a history file's text (JSON lines). */
-export function ownedInHistoryFile(history: string): OwnedAt[] {
-  const owned: OwnedAt[] = [];
-  for (const line of history.split("\n")) {
-    if (!line.includes('"type":"member.owned"')) continue;
-    const event = JSON.parse(line) as { t: number; actor: string; o: { owned: Record<string, number[]> } };
-    owned.push({ t: event.t, actor: event.actor, owned: event.o.owned });
-  }
-  return owned;
-}

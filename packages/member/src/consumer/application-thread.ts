@@ -1,20 +1,12 @@
 import type { ConsumedRecord, RecordSource } from "@kcsim/fetch";
-import { type Context, type Micros, ms, partitionsByTopic, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { type Context, type Micros, ms, partitionsByTopic, type TopicPartition } from "@kcsim/protocol";
 import type { RebalanceCallback } from "../observations.js";
-import type { ApplicationSteps, BatchOutcome, BatchProcessor } from "../processing/batch-processor.js";
+import type { ApplicationSteps, BatchDone, BatchOutcome, BatchProcessor } from "../processing/batch-processor.js";
 import type { Continuation } from "./completion.js";
 import type { ApplicationConfig } from "./consumer-member-config.js";
 import type { MemberObserver } from "./member-observer.js";
 import type { LeaveReason, RebalanceListenerInvoker } from "./membership-manager.js";
-
-/** The records of one partition in a polled batch (a range of its `member.records` observation), while it is counted. */
-interface PartitionRun {
-  readonly topic: string;
-  readonly partition: number;
-  readonly firstOffset: number;
-  lastOffset: number;
-  count: number;
-}
+import { recordRangesOf } from "./record-ranges.js";
 
 /** What the application thread asks of the rest of the consumer. */
 export interface ApplicationHooks {
@@ -85,6 +77,14 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   readonly #calls: ApplicationCall[] = [];
   #polls = 0;
   #records = 0;
+  // The loop's continuations, made once (the poll loop schedules one of them at every step).
+  readonly #toBetweenSteps: Continuation = (ctx) => this.#betweenSteps(ctx);
+  readonly #toNextPollRound: Continuation = (ctx) => {
+    this.#hooks.onPollIteration(ctx);
+    this.#pollRound(ctx);
+  };
+  readonly #toBetweenStepsSoon: Continuation = (ctx) => this.#schedule(ctx, 0, this.#toBetweenSteps, false);
+  readonly #toAfterBatch: BatchDone = (ctx, outcome) => this.#afterBatch(outcome, ctx);
 
   constructor(
     config: ApplicationConfig,
@@ -120,7 +120,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   }
 
   start(ctx: Context): void {
-    this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+    this.#schedule(ctx, 0, this.#toBetweenSteps, false);
   }
 
   handlesTimer(timer: string): boolean {
@@ -155,7 +155,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
         ctx.setTimer(APP_TIMER, delay);
       }
     } else if (this.#activity === "idle" && this.#calls.length > 0) {
-      this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+      this.#schedule(ctx, 0, this.#toBetweenSteps, false);
     }
   }
 
@@ -166,7 +166,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       return;
     }
     this.#calls.push(call);
-    if (this.#activity === "idle" && this.#step === null && !this.#paused) this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+    if (this.#activity === "idle" && this.#step === null && !this.#paused) this.#schedule(ctx, 0, this.#toBetweenSteps, false);
   }
 
   /**
@@ -275,7 +275,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
           return;
         case "commit-sync":
           this.#activity = "committing";
-          this.#hooks.commitSync(ctx, (ctx) => this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false));
+          this.#hooks.commitSync(ctx, this.#toBetweenStepsSoon);
           return;
         case "close":
         case "unsubscribe":
@@ -299,10 +299,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   #pollRound(ctx: Context): void {
     const next = this.#callbacks.shift();
     if (next !== undefined) {
-      this.#runCallback(next, ctx, (ctx) => {
-        this.#hooks.onPollIteration(ctx);
-        this.#pollRound(ctx);
-      });
+      this.#runCallback(next, ctx, this.#toNextPollRound);
       return;
     }
     if (this.#hooks.isFatal()) {
@@ -320,15 +317,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     }
     const readyAt = this.#source.nextReadyAt(now);
     const wakeAt = readyAt !== null && readyAt > now ? Math.min(readyAt, this.#pollDeadline) : this.#pollDeadline;
-    this.#schedule(
-      ctx,
-      wakeAt - now,
-      (ctx) => {
-        this.#hooks.onPollIteration(ctx);
-        this.#pollRound(ctx);
-      },
-      true,
-    );
+    this.#schedule(ctx, wakeAt - now, this.#toNextPollRound, true);
   }
 
   #returnFromPoll(records: readonly ConsumedRecord[], ctx: Context): void {
@@ -338,11 +327,11 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     this.#observer.poll(ctx, records.length);
     this.#observeRecords(records, ctx);
     if (records.length === 0) {
-      this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+      this.#schedule(ctx, 0, this.#toBetweenSteps, false);
       return;
     }
     this.#activity = "processing";
-    this.#processor.process(records, this, ctx, (ctx, outcome) => this.#afterBatch(outcome, ctx));
+    this.#processor.process(records, this, ctx, this.#toAfterBatch);
   }
 
   /** A batch is done: commitSync if the app commits after each batch (not after a rolled-back one), then the next poll. */
@@ -352,7 +341,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       return;
     }
     this.#activity = "committing";
-    this.#hooks.commitSync(ctx, (ctx) => this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false));
+    this.#hooks.commitSync(ctx, this.#toBetweenStepsSoon);
   }
 
   #beginLeave(reason: LeaveReason, ctx: Context): void {
@@ -412,24 +401,6 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
 
   /** One `member.records` for the poll: a range per partition, in the order the batch first holds each. */
   #observeRecords(records: readonly ConsumedRecord[], ctx: Context): void {
-    if (records.length === 0) return;
-    const byPartition = new Map<string, PartitionRun>();
-    const ranges: PartitionRun[] = [];
-    let run: PartitionRun | undefined;
-    for (const record of records) {
-      // A batch holds runs of one partition's records: only a change of partition needs its key built and looked up.
-      if (run === undefined || run.partition !== record.partition || run.topic !== record.topic) {
-        const key = tpKey(record.topic, record.partition);
-        const seen = byPartition.get(key);
-        if (seen === undefined) {
-          run = { topic: record.topic, partition: record.partition, firstOffset: record.offset, lastOffset: record.offset, count: 0 };
-          byPartition.set(key, run);
-          ranges.push(run);
-        } else run = seen;
-      }
-      run.lastOffset = record.offset;
-      run.count++;
-    }
-    this.#observer.records(ctx, ranges);
+    if (records.length > 0) this.#observer.records(ctx, recordRangesOf(records));
   }
 }

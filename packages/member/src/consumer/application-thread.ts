@@ -37,13 +37,6 @@ interface QueuedCallback {
   readonly onDone: Continuation;
 }
 
-interface Step {
-  readonly run: Continuation;
-  dueAt: Micros;
-  /** A wait that new work (a callback, records, a reconciliation) may cut short. */
-  readonly wakeable: boolean;
-}
-
 /** Where the application thread is. */
 type Activity = "idle" | "polling" | "processing" | "committing" | "leaving" | "closed";
 
@@ -66,7 +59,11 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   readonly #hooks: ApplicationHooks;
   readonly #processor: BatchProcessor;
   #processingMsPerRecord: number;
-  #step: Step | null = null;
+  // The step the thread is in, as fields rather than an object per step: what it runs next (null: no step), when
+  // that is due, and whether it is a wait that new work (a callback, records, a reconciliation) may cut short.
+  #next: Continuation | null = null;
+  #dueAt: Micros = 0;
+  #wakeable = false;
   #pausedRemaining: Micros = 0;
   #paused = false;
   #activity: Activity = "idle";
@@ -128,10 +125,10 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   }
 
   fire(ctx: Context): void {
-    const step = this.#step;
-    if (step === null || this.#paused) return;
-    this.#step = null;
-    step.run(ctx);
+    const next = this.#next;
+    if (next === null || this.#paused) return;
+    this.#next = null;
+    next(ctx);
   }
 
   // ---- commands -----------------------------------------------------------
@@ -139,19 +136,18 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   pause(ctx: Context): void {
     if (this.#paused) return;
     this.#paused = true;
-    if (this.#step !== null) this.#pausedRemaining = Math.max(0, this.#step.dueAt - ctx.now());
+    if (this.#next !== null) this.#pausedRemaining = Math.max(0, this.#dueAt - ctx.now());
     ctx.cancelTimer(APP_TIMER);
   }
 
   resume(ctx: Context): void {
     if (!this.#paused) return;
     this.#paused = false;
-    const step = this.#step;
-    if (step !== null) {
+    if (this.#next !== null) {
       // A frozen wait re-checks at once; frozen work has what was left of it to do.
-      const delay = step.wakeable ? 0 : this.#pausedRemaining;
+      const delay = this.#wakeable ? 0 : this.#pausedRemaining;
       if (Number.isFinite(delay)) {
-        step.dueAt = ctx.now() + delay;
+        this.#dueAt = ctx.now() + delay;
         ctx.setTimer(APP_TIMER, delay);
       }
     } else if (this.#activity === "idle" && this.#calls.length > 0) {
@@ -166,7 +162,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       return;
     }
     this.#calls.push(call);
-    if (this.#activity === "idle" && this.#step === null && !this.#paused) this.#schedule(ctx, 0, this.#toBetweenSteps, false);
+    if (this.#activity === "idle" && this.#next === null && !this.#paused) this.#schedule(ctx, 0, this.#toBetweenSteps, false);
   }
 
   /**
@@ -176,15 +172,14 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   setProcessingMsPerRecord(msPerRecord: number, ctx: Context): void {
     const previous = this.#processingMsPerRecord;
     this.#processingMsPerRecord = msPerRecord;
-    const step = this.#step;
-    if (this.#activity !== "processing" || step === null || previous <= 0) return;
-    const remaining = this.#paused ? this.#pausedRemaining : Math.max(0, step.dueAt - ctx.now());
+    if (this.#activity !== "processing" || this.#next === null || previous <= 0) return;
+    const remaining = this.#paused ? this.#pausedRemaining : Math.max(0, this.#dueAt - ctx.now());
     const rescaled = Math.round((remaining * msPerRecord) / previous);
     if (this.#paused) {
       this.#pausedRemaining = rescaled;
       return;
     }
-    step.dueAt = ctx.now() + rescaled;
+    this.#dueAt = ctx.now() + rescaled;
     ctx.setTimer(APP_TIMER, rescaled);
   }
 
@@ -214,9 +209,8 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
 
   /** Cuts a wait short (new callback, records, a reconciliation to start); no effect while working or paused. */
   wake(ctx: Context): void {
-    const step = this.#step;
-    if (step === null || !step.wakeable || this.#paused || step.dueAt <= ctx.now()) return;
-    step.dueAt = ctx.now();
+    if (this.#next === null || !this.#wakeable || this.#paused || this.#dueAt <= ctx.now()) return;
+    this.#dueAt = ctx.now();
     ctx.setTimer(APP_TIMER, 0);
   }
 
@@ -225,18 +219,17 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
    * after every event, since positions and fetchability change under it.
    */
   refreshPollWait(ctx: Context): void {
-    const step = this.#step;
-    if (!this.waitingInPoll || step === null || this.#paused) return;
+    if (!this.waitingInPoll || this.#paused) return;
     const now = ctx.now();
     const readyAt = this.#source.nextReadyAt(now);
-    if (readyAt === null || readyAt >= step.dueAt) return;
-    step.dueAt = Math.max(now, readyAt);
-    ctx.setTimer(APP_TIMER, step.dueAt - now);
+    if (readyAt === null || readyAt >= this.#dueAt) return;
+    this.#dueAt = Math.max(now, readyAt);
+    ctx.setTimer(APP_TIMER, this.#dueAt - now);
   }
 
   /** Whether the thread is waiting inside poll() (where new work would wake it). */
   get waitingInPoll(): boolean {
-    return this.#activity === "polling" && this.#step !== null && this.#step.wakeable;
+    return this.#activity === "polling" && this.#next !== null && this.#wakeable;
   }
 
   snapshot(): { activity: Activity; paused: boolean; dead: boolean; polls: number; records: number; queuedCallbacks: number } {
@@ -253,7 +246,9 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   // ---- the loop -------------------------------------------------------------
 
   #schedule(ctx: Context, delay: Micros, run: Continuation, wakeable: boolean): void {
-    this.#step = { run, dueAt: ctx.now() + delay, wakeable };
+    this.#next = run;
+    this.#dueAt = ctx.now() + delay;
+    this.#wakeable = wakeable;
     if (this.#paused) {
       this.#pausedRemaining = delay;
     } else if (Number.isFinite(delay)) {

@@ -22,8 +22,6 @@ export class SyntheticRecordSource implements RecordSource {
   readonly #held = new Map<string, HeldPartition>();
   /** The held partitions sorted by partition (the order poll() takes them in), rebuilt when the assignment changes. */
   #sorted: HeldPartition[] = [];
-  /** poll()'s list of the partitions with records ready, reused from poll to poll. */
-  readonly #ready: HeldPartition[] = [];
   /** The last endOffset() asked for: every poll and wake-up of a member asks again at the same instant. */
   #endAt: Micros = -1;
   #end = 0;
@@ -117,11 +115,15 @@ export class SyntheticRecordSource implements RecordSource {
     const lowest = this.#lowestPosition();
     if (lowest === null || lowest >= end) return records;
     this.#lowest = undefined;
-    const ready = this.#readyPartitions(end);
-    // Start each poll at a different partition so a small max.poll.records does not starve any.
-    const start = this.#rotation++ % ready.length;
-    for (let i = 0; i < ready.length && records.length < maxRecords; i++) {
-      const held = ready[(start + i) % ready.length] as HeldPartition;
+    // Take the ready partitions in order, starting each poll at a different one so a small max.poll.records does not starve any.
+    const sorted = this.#sorted;
+    let ready = 0;
+    for (const held of sorted) if (isReady(held, end)) ready++;
+    const first = indexOfReady(sorted, end, this.#rotation++ % ready);
+    // A partition's readiness only changes when it is taken: the pass meets the ready ones in the order they were counted.
+    for (let i = 0; i < sorted.length && records.length < maxRecords; i++) {
+      const held = sorted[(first + i) % sorted.length] as HeldPartition;
+      if (!isReady(held, end)) continue;
       const { topic, partition } = held.partition;
       let offset = held.position as number;
       while (offset < end && records.length < maxRecords) {
@@ -130,7 +132,6 @@ export class SyntheticRecordSource implements RecordSource {
       }
       held.position = offset;
     }
-    ready.length = 0;
     return records;
   }
 
@@ -176,11 +177,20 @@ export class SyntheticRecordSource implements RecordSource {
     this.#lowest = lowest;
     return lowest;
   }
+}
 
-  /** The partitions with records ready (arrived past their position), in partition order, in the reused `#ready`. */
-  #readyPartitions(end: number): HeldPartition[] {
-    const ready = this.#ready;
-    for (const held of this.#sorted) if (held.fetchable && held.position !== null && held.position < end) ready.push(held);
-    return ready;
+/** Whether records past the partition's position have arrived by `end` (and it may be fetched). */
+function isReady(held: HeldPartition, end: number): boolean {
+  return held.fetchable && held.position !== null && held.position < end;
+}
+
+/** Where in `sorted` the `nth` (from 0) ready partition is. */
+function indexOfReady(sorted: readonly HeldPartition[], end: number, nth: number): number {
+  let left = nth;
+  for (let i = 0; i < sorted.length; i++) {
+    if (!isReady(sorted[i] as HeldPartition, end)) continue;
+    if (left === 0) return i;
+    left--;
   }
+  throw new Error(`no ready partition number ${nth}`);
 }

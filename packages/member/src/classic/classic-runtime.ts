@@ -15,6 +15,7 @@ import { CommitRequestManager } from "../consumer/commit-request-manager.js";
 import { CoordinatorManager } from "../consumer/coordinator-manager.js";
 import type { CorrelationIds } from "../consumer/correlation-ids.js";
 import { deliverToConsumer, fireForConsumer } from "../consumer/deliver-to-consumer.js";
+import { earlier } from "../consumer/earlier-wake.js";
 import type { MemberIdentity } from "../consumer/member-identity.js";
 import { MemberObserver } from "../consumer/member-observer.js";
 import { PositionInitializer } from "../consumer/position-initializer.js";
@@ -332,16 +333,11 @@ export class ClassicRuntime {
     this.#app.refreshPollWait(ctx);
 
     const now = ctx.now();
-    let next: number | null = null;
-    for (const at of [
-      this.#heartbeat.nextWakeAt(now),
-      this.#joinLoop.nextWakeAt(now),
-      this.#membership.isFatal ? null : this.#coordinator.nextWakeAt(now),
-      this.#commits.nextWakeAt(now),
-      this.#positions.nextWakeAt(now),
-    ]) {
-      if (at !== null) next = next === null ? at : Math.min(next, at);
-    }
+    let next = earlier(null, this.#heartbeat.nextWakeAt(now));
+    next = earlier(next, this.#joinLoop.nextWakeAt(now));
+    if (!this.#membership.isFatal) next = earlier(next, this.#coordinator.nextWakeAt(now));
+    next = earlier(next, this.#commits.nextWakeAt(now));
+    next = earlier(next, this.#positions.nextWakeAt(now));
     if (next === null || !Number.isFinite(next)) ctx.cancelTimer(BACKGROUND_TIMER);
     // At least 1us ahead: something due now was done above, so re-checking at the same instant could spin.
     else ctx.setTimer(BACKGROUND_TIMER, Math.max(1, next - now));

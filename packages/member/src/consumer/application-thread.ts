@@ -1,20 +1,12 @@
 import type { ConsumedRecord, RecordSource } from "@kcsim/fetch";
-import { type Context, type Micros, ms, partitionsByTopic, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { type Context, type Micros, ms, partitionsByTopic, type TopicPartition } from "@kcsim/protocol";
 import type { RebalanceCallback } from "../observations.js";
-import type { ApplicationSteps, BatchOutcome, BatchProcessor } from "../processing/batch-processor.js";
+import type { ApplicationSteps, BatchDone, BatchOutcome, BatchProcessor } from "../processing/batch-processor.js";
 import type { Continuation } from "./completion.js";
 import type { ApplicationConfig } from "./consumer-member-config.js";
 import type { MemberObserver } from "./member-observer.js";
 import type { LeaveReason, RebalanceListenerInvoker } from "./membership-manager.js";
-
-/** The records of one partition in a polled batch (a range of its `member.records` observation), while it is counted. */
-interface PartitionRun {
-  readonly topic: string;
-  readonly partition: number;
-  readonly firstOffset: number;
-  lastOffset: number;
-  count: number;
-}
+import { recordRangesOf } from "./record-ranges.js";
 
 /** What the application thread asks of the rest of the consumer. */
 export interface ApplicationHooks {
@@ -45,13 +37,6 @@ interface QueuedCallback {
   readonly onDone: Continuation;
 }
 
-interface Step {
-  readonly run: Continuation;
-  dueAt: Micros;
-  /** A wait that new work (a callback, records, a reconciliation) may cut short. */
-  readonly wakeable: boolean;
-}
-
 /** Where the application thread is. */
 type Activity = "idle" | "polling" | "processing" | "committing" | "leaving" | "closed";
 
@@ -74,7 +59,11 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   readonly #hooks: ApplicationHooks;
   readonly #processor: BatchProcessor;
   #processingMsPerRecord: number;
-  #step: Step | null = null;
+  // The step the thread is in, as fields rather than an object per step: what it runs next (null: no step), when
+  // that is due, and whether it is a wait that new work (a callback, records, a reconciliation) may cut short.
+  #next: Continuation | null = null;
+  #dueAt: Micros = 0;
+  #wakeable = false;
   #pausedRemaining: Micros = 0;
   #paused = false;
   #activity: Activity = "idle";
@@ -85,6 +74,14 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   readonly #calls: ApplicationCall[] = [];
   #polls = 0;
   #records = 0;
+  // The loop's continuations, made once (the poll loop schedules one of them at every step).
+  readonly #toBetweenSteps: Continuation = (ctx) => this.#betweenSteps(ctx);
+  readonly #toNextPollRound: Continuation = (ctx) => {
+    this.#hooks.onPollIteration(ctx);
+    this.#pollRound(ctx);
+  };
+  readonly #toBetweenStepsSoon: Continuation = (ctx) => this.#schedule(ctx, 0, this.#toBetweenSteps, false);
+  readonly #toAfterBatch: BatchDone = (ctx, outcome) => this.#afterBatch(outcome, ctx);
 
   constructor(
     config: ApplicationConfig,
@@ -120,7 +117,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   }
 
   start(ctx: Context): void {
-    this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+    this.#schedule(ctx, 0, this.#toBetweenSteps, false);
   }
 
   handlesTimer(timer: string): boolean {
@@ -128,10 +125,10 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   }
 
   fire(ctx: Context): void {
-    const step = this.#step;
-    if (step === null || this.#paused) return;
-    this.#step = null;
-    step.run(ctx);
+    const next = this.#next;
+    if (next === null || this.#paused) return;
+    this.#next = null;
+    next(ctx);
   }
 
   // ---- commands -----------------------------------------------------------
@@ -139,23 +136,22 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   pause(ctx: Context): void {
     if (this.#paused) return;
     this.#paused = true;
-    if (this.#step !== null) this.#pausedRemaining = Math.max(0, this.#step.dueAt - ctx.now());
+    if (this.#next !== null) this.#pausedRemaining = Math.max(0, this.#dueAt - ctx.now());
     ctx.cancelTimer(APP_TIMER);
   }
 
   resume(ctx: Context): void {
     if (!this.#paused) return;
     this.#paused = false;
-    const step = this.#step;
-    if (step !== null) {
+    if (this.#next !== null) {
       // A frozen wait re-checks at once; frozen work has what was left of it to do.
-      const delay = step.wakeable ? 0 : this.#pausedRemaining;
+      const delay = this.#wakeable ? 0 : this.#pausedRemaining;
       if (Number.isFinite(delay)) {
-        step.dueAt = ctx.now() + delay;
+        this.#dueAt = ctx.now() + delay;
         ctx.setTimer(APP_TIMER, delay);
       }
     } else if (this.#activity === "idle" && this.#calls.length > 0) {
-      this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+      this.#schedule(ctx, 0, this.#toBetweenSteps, false);
     }
   }
 
@@ -166,7 +162,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       return;
     }
     this.#calls.push(call);
-    if (this.#activity === "idle" && this.#step === null && !this.#paused) this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+    if (this.#activity === "idle" && this.#next === null && !this.#paused) this.#schedule(ctx, 0, this.#toBetweenSteps, false);
   }
 
   /**
@@ -176,15 +172,14 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   setProcessingMsPerRecord(msPerRecord: number, ctx: Context): void {
     const previous = this.#processingMsPerRecord;
     this.#processingMsPerRecord = msPerRecord;
-    const step = this.#step;
-    if (this.#activity !== "processing" || step === null || previous <= 0) return;
-    const remaining = this.#paused ? this.#pausedRemaining : Math.max(0, step.dueAt - ctx.now());
+    if (this.#activity !== "processing" || this.#next === null || previous <= 0) return;
+    const remaining = this.#paused ? this.#pausedRemaining : Math.max(0, this.#dueAt - ctx.now());
     const rescaled = Math.round((remaining * msPerRecord) / previous);
     if (this.#paused) {
       this.#pausedRemaining = rescaled;
       return;
     }
-    step.dueAt = ctx.now() + rescaled;
+    this.#dueAt = ctx.now() + rescaled;
     ctx.setTimer(APP_TIMER, rescaled);
   }
 
@@ -214,9 +209,8 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
 
   /** Cuts a wait short (new callback, records, a reconciliation to start); no effect while working or paused. */
   wake(ctx: Context): void {
-    const step = this.#step;
-    if (step === null || !step.wakeable || this.#paused || step.dueAt <= ctx.now()) return;
-    step.dueAt = ctx.now();
+    if (this.#next === null || !this.#wakeable || this.#paused || this.#dueAt <= ctx.now()) return;
+    this.#dueAt = ctx.now();
     ctx.setTimer(APP_TIMER, 0);
   }
 
@@ -225,18 +219,17 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
    * after every event, since positions and fetchability change under it.
    */
   refreshPollWait(ctx: Context): void {
-    const step = this.#step;
-    if (!this.waitingInPoll || step === null || this.#paused) return;
+    if (!this.waitingInPoll || this.#paused) return;
     const now = ctx.now();
     const readyAt = this.#source.nextReadyAt(now);
-    if (readyAt === null || readyAt >= step.dueAt) return;
-    step.dueAt = Math.max(now, readyAt);
-    ctx.setTimer(APP_TIMER, step.dueAt - now);
+    if (readyAt === null || readyAt >= this.#dueAt) return;
+    this.#dueAt = Math.max(now, readyAt);
+    ctx.setTimer(APP_TIMER, this.#dueAt - now);
   }
 
   /** Whether the thread is waiting inside poll() (where new work would wake it). */
   get waitingInPoll(): boolean {
-    return this.#activity === "polling" && this.#step !== null && this.#step.wakeable;
+    return this.#activity === "polling" && this.#next !== null && this.#wakeable;
   }
 
   snapshot(): { activity: Activity; paused: boolean; dead: boolean; polls: number; records: number; queuedCallbacks: number } {
@@ -253,7 +246,9 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   // ---- the loop -------------------------------------------------------------
 
   #schedule(ctx: Context, delay: Micros, run: Continuation, wakeable: boolean): void {
-    this.#step = { run, dueAt: ctx.now() + delay, wakeable };
+    this.#next = run;
+    this.#dueAt = ctx.now() + delay;
+    this.#wakeable = wakeable;
     if (this.#paused) {
       this.#pausedRemaining = delay;
     } else if (Number.isFinite(delay)) {
@@ -275,7 +270,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
           return;
         case "commit-sync":
           this.#activity = "committing";
-          this.#hooks.commitSync(ctx, (ctx) => this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false));
+          this.#hooks.commitSync(ctx, this.#toBetweenStepsSoon);
           return;
         case "close":
         case "unsubscribe":
@@ -299,10 +294,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   #pollRound(ctx: Context): void {
     const next = this.#callbacks.shift();
     if (next !== undefined) {
-      this.#runCallback(next, ctx, (ctx) => {
-        this.#hooks.onPollIteration(ctx);
-        this.#pollRound(ctx);
-      });
+      this.#runCallback(next, ctx, this.#toNextPollRound);
       return;
     }
     if (this.#hooks.isFatal()) {
@@ -320,15 +312,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     }
     const readyAt = this.#source.nextReadyAt(now);
     const wakeAt = readyAt !== null && readyAt > now ? Math.min(readyAt, this.#pollDeadline) : this.#pollDeadline;
-    this.#schedule(
-      ctx,
-      wakeAt - now,
-      (ctx) => {
-        this.#hooks.onPollIteration(ctx);
-        this.#pollRound(ctx);
-      },
-      true,
-    );
+    this.#schedule(ctx, wakeAt - now, this.#toNextPollRound, true);
   }
 
   #returnFromPoll(records: readonly ConsumedRecord[], ctx: Context): void {
@@ -338,11 +322,11 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     this.#observer.poll(ctx, records.length);
     this.#observeRecords(records, ctx);
     if (records.length === 0) {
-      this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false);
+      this.#schedule(ctx, 0, this.#toBetweenSteps, false);
       return;
     }
     this.#activity = "processing";
-    this.#processor.process(records, this, ctx, (ctx, outcome) => this.#afterBatch(outcome, ctx));
+    this.#processor.process(records, this, ctx, this.#toAfterBatch);
   }
 
   /** A batch is done: commitSync if the app commits after each batch (not after a rolled-back one), then the next poll. */
@@ -352,7 +336,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       return;
     }
     this.#activity = "committing";
-    this.#hooks.commitSync(ctx, (ctx) => this.#schedule(ctx, 0, (ctx) => this.#betweenSteps(ctx), false));
+    this.#hooks.commitSync(ctx, this.#toBetweenStepsSoon);
   }
 
   #beginLeave(reason: LeaveReason, ctx: Context): void {
@@ -412,24 +396,6 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
 
   /** One `member.records` for the poll: a range per partition, in the order the batch first holds each. */
   #observeRecords(records: readonly ConsumedRecord[], ctx: Context): void {
-    if (records.length === 0) return;
-    const byPartition = new Map<string, PartitionRun>();
-    const ranges: PartitionRun[] = [];
-    let run: PartitionRun | undefined;
-    for (const record of records) {
-      // A batch holds runs of one partition's records: only a change of partition needs its key built and looked up.
-      if (run === undefined || run.partition !== record.partition || run.topic !== record.topic) {
-        const key = tpKey(record.topic, record.partition);
-        const seen = byPartition.get(key);
-        if (seen === undefined) {
-          run = { topic: record.topic, partition: record.partition, firstOffset: record.offset, lastOffset: record.offset, count: 0 };
-          byPartition.set(key, run);
-          ranges.push(run);
-        } else run = seen;
-      }
-      run.lastOffset = record.offset;
-      run.count++;
-    }
-    this.#observer.records(ctx, ranges);
+    if (records.length > 0) this.#observer.records(ctx, recordRangesOf(records));
   }
 }

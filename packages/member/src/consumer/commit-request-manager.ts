@@ -152,7 +152,8 @@ export class CommitRequestManager {
     // The interval restarts even when there is nothing to commit.
     timer.reset(ctx.now());
     if (offsets.size === 0) return;
-    this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, auto: true, offsets, onDone: () => {} }, ctx);
+    const state = new RequestState(this.#backoff);
+    this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, auto: true, offsets, onDone: () => {}, state }, ctx);
   }
 
   /** Restarts the auto-commit interval (a reconciliation completed). */
@@ -170,7 +171,8 @@ export class CommitRequestManager {
       onDone(ctx, true);
       return;
     }
-    this.#enqueue({ kind, retry: "before-revocation", deadline, auto: true, offsets, onDone }, ctx);
+    const state = new RequestState(this.#backoff);
+    this.#enqueue({ kind, retry: "before-revocation", deadline, auto: true, offsets, onDone, state }, ctx);
   }
 
   /** close() with auto-commit on: commits all consumed positions, retried on retriable errors for up to `timeoutMs`. */
@@ -220,7 +222,8 @@ export class CommitRequestManager {
       onDone(ctx, true);
       return;
     }
-    this.#enqueue({ kind, retry: "sync", deadline: ctx.now() + ms(timeoutMs), auto, offsets, onDone }, ctx);
+    const state = new RequestState(this.#backoff);
+    this.#enqueue({ kind, retry: "sync", deadline: ctx.now() + ms(timeoutMs), auto, offsets, onDone, state }, ctx);
   }
 
   /** A user commit may always go; with one auto-commit at a time, an auto-commit only once every one before it is over. */
@@ -228,8 +231,7 @@ export class CommitRequestManager {
     return !commit.auto || !this.#protocol.oneAutoCommitAtATime || this.#autoCommits[0] === commit;
   }
 
-  #enqueue(spec: Omit<PendingCommit, "state">, ctx: Context): void {
-    const commit: PendingCommit = { ...spec, state: new RequestState(this.#backoff) };
+  #enqueue(commit: PendingCommit, ctx: Context): void {
     this.#unsent.push(commit);
     if (commit.auto) this.#autoCommits.push(commit);
     if (!this.#hasTurn(commit)) ctx.log.debug("auto-commit waits for the one before it", { kind: commit.kind });

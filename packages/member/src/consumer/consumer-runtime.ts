@@ -19,6 +19,7 @@ import type { ConsumerMemberConfig } from "./consumer-member-config.js";
 import { CoordinatorManager } from "./coordinator-manager.js";
 import type { CorrelationIds } from "./correlation-ids.js";
 import { deliverToConsumer, fireForConsumer } from "./deliver-to-consumer.js";
+import { earlier } from "./earlier-wake.js";
 import { HeartbeatFields } from "./heartbeat-fields.js";
 import { HeartbeatManager } from "./heartbeat-manager.js";
 import { MemberEpochCommitProtocol } from "./member-epoch-commit-protocol.js";
@@ -284,10 +285,4 @@ export class ConsumerRuntime {
     // At least 1us ahead: something due now was done above, so re-checking at the same instant could spin.
     else ctx.setTimer(BACKGROUND_TIMER, Math.max(1, next - now));
   }
-}
-
-/** The earlier of two wake-up times, null meaning none. */
-function earlier(a: number | null, b: number | null): number | null {
-  if (a === null) return b;
-  return b === null ? a : Math.min(a, b);
 }

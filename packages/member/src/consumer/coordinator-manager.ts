@@ -59,7 +59,11 @@ export class CoordinatorManager {
 
   /** Sends a FindCoordinator if the coordinator is unknown and none is in flight or backing off. */
   poll(ctx: Context): void {
-    if (this.#coordinator !== null || !this.#state.canSendRequest(ctx.now())) return;
+    // Asked after every event: the request, and the closures it makes, live in #findCoordinator so that asking costs nothing.
+    if (this.#coordinator === null && this.#state.canSendRequest(ctx.now())) this.#findCoordinator(ctx);
+  }
+
+  #findCoordinator(ctx: Context): void {
     // Start at a random broker so members spread over the bootstrap list.
     this.#nextBootstrap ??= randomInt(() => ctx.random(), 0, this.#bootstrap.length - 1);
     const broker = this.#bootstrap[this.#nextBootstrap] as ActorId;

@@ -401,7 +401,11 @@ export class MembershipManager implements MemberIdentity {
    * poll() (`canCommit`), when the consumed positions are safe to commit.
    */
   maybeReconcile(canCommit: boolean, ctx: Context): void {
-    if (!this.#hasWorkToReconcile()) return;
+    // Asked several times per poll: the work, and the closures it makes, live in #reconcile so that asking costs nothing.
+    if (this.#hasWorkToReconcile()) this.#reconcile(canCommit, ctx);
+  }
+
+  #reconcile(canCommit: boolean, ctx: Context): void {
     const resolved = this.#deps.metadata.resolve(this.#target.partitions);
     this.#logUnresolved(resolved.unresolvedTopicIds, ctx);
     const resolvedAssignment = new LocalAssignment(this.#target.localEpoch, resolved.byId);

@@ -1,5 +1,6 @@
 import type { OffsetResetStrategy, RecordSource } from "@kcsim/fetch";
 import {
+  type ActorId,
   type Context,
   ErrorCode,
   type ExponentialBackoff,
@@ -73,7 +74,11 @@ export class PositionInitializer {
   poll(ctx: Context): void {
     this.#dropSettled();
     const coordinator = this.#coordinator.coordinator;
-    if (this.#needed.size === 0 || coordinator === null || !this.#state.canSendRequest(ctx.now())) return;
+    // Asked after every event: the request, and the closures it makes, live in #fetchOffsets so that asking costs nothing.
+    if (this.#needed.size > 0 && coordinator !== null && this.#state.canSendRequest(ctx.now())) this.#fetchOffsets(coordinator, ctx);
+  }
+
+  #fetchOffsets(coordinator: ActorId, ctx: Context): void {
     const wanted = [...this.#needed.values()];
     const byTopic = new Map<string, number[]>();
     for (const { topic, partition } of wanted) {

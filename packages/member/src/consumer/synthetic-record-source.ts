@@ -1,6 +1,7 @@
 import type { ConsumedRecord, OffsetResetStrategy, PositionProblem, RecordSource } from "@kcsim/fetch";
 import { type Context, compareTp, MICROS_PER_SECOND, type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
 import type { SyntheticSourceConfig } from "./consumer-member-config.js";
+import { SyntheticRecord } from "./synthetic-record.js";
 
 interface HeldPartition {
   readonly partition: TopicPartition;
@@ -19,6 +20,19 @@ export class SyntheticRecordSource implements RecordSource {
   readonly #rate: number;
   readonly #recordBytes: number;
   readonly #held = new Map<string, HeldPartition>();
+  /** The held partitions sorted by partition (the order poll() takes them in), rebuilt when the assignment changes. */
+  #sorted: HeldPartition[] = [];
+  /** The last endOffset() asked for: every poll and wake-up of a member asks again at the same instant. */
+  #endAt: Micros = -1;
+  #end = 0;
+  /**
+   * The lowest position of a fetchable partition (null: none has one), or
+   * undefined once positions or fetchability changed: all partitions share
+   * one end offset, so records are ready exactly when it is below the end,
+   * and the first to arrive is at it. A waiting member asks after every
+   * event; this spares it a pass over its partitions each time.
+   */
+  #lowest: number | null | undefined;
   #problems: PositionProblem[] = [];
   #lastNow: Micros = 0;
   #rotation = 0;
@@ -36,21 +50,27 @@ export class SyntheticRecordSource implements RecordSource {
   /** The log end offset at `now`: how many records have arrived. */
   endOffset(now: Micros): number {
     if (this.#rate <= 0 || now < 0) return 0;
+    if (now === this.#endAt) return this.#end;
     // Estimate with floats, then settle exactly against arrivalTime.
     let end = Math.floor((now * this.#rate) / MICROS_PER_SECOND) + 1;
     while (end > 0 && this.arrivalTime(end - 1) > now) end--;
     while (this.arrivalTime(end) <= now) end++;
+    this.#endAt = now;
+    this.#end = end;
     return end;
   }
 
   assign(partitions: readonly TopicPartition[], ctx: Context): void {
+    this.#lowest = undefined;
     this.#lastNow = ctx.now();
     const wanted = new Map(partitions.map((tp) => [tpKey(tp.topic, tp.partition), tp]));
     for (const key of [...this.#held.keys()]) if (!wanted.has(key)) this.#held.delete(key);
     for (const [key, partition] of wanted) if (!this.#held.has(key)) this.#held.set(key, { partition, fetchable: true, position: null });
+    this.#sorted = [...this.#held.values()].sort((a, b) => compareTp(a.partition, b.partition));
   }
 
   setFetchable(partitions: readonly TopicPartition[], fetchable: boolean, ctx: Context): void {
+    this.#lowest = undefined;
     this.#lastNow = ctx.now();
     for (const tp of partitions) {
       const held = this.#held.get(tpKey(tp.topic, tp.partition));
@@ -59,12 +79,14 @@ export class SyntheticRecordSource implements RecordSource {
   }
 
   seek(partition: TopicPartition, offset: number, ctx: Context): void {
+    this.#lowest = undefined;
     this.#lastNow = ctx.now();
     const held = this.#held.get(tpKey(partition.topic, partition.partition));
     if (held !== undefined) held.position = Math.max(0, offset);
   }
 
   resetPosition(partition: TopicPartition, strategy: OffsetResetStrategy, ctx: Context): void {
+    this.#lowest = undefined;
     this.#lastNow = ctx.now();
     const held = this.#held.get(tpKey(partition.topic, partition.partition));
     if (held === undefined) return;
@@ -89,26 +111,23 @@ export class SyntheticRecordSource implements RecordSource {
     const now = ctx.now();
     this.#lastNow = now;
     const end = this.endOffset(now);
-    const ready = this.#readyPartitions(end);
     const records: ConsumedRecord[] = [];
-    if (ready.length === 0) return records;
-    // Start each poll at a different partition so a small max.poll.records does not starve any.
-    const start = this.#rotation++ % ready.length;
-    for (let i = 0; i < ready.length && records.length < maxRecords; i++) {
-      const held = ready[(start + i) % ready.length] as HeldPartition;
+    const lowest = this.#lowestPosition();
+    if (lowest === null || lowest >= end) return records;
+    this.#lowest = undefined;
+    // Take the ready partitions in order, starting each poll at a different one so a small max.poll.records does not starve any.
+    const sorted = this.#sorted;
+    let ready = 0;
+    for (const held of sorted) if (isReady(held, end)) ready++;
+    const first = indexOfReady(sorted, end, this.#rotation++ % ready);
+    // A partition's readiness only changes when it is taken: the pass meets the ready ones in the order they were counted.
+    for (let i = 0; i < sorted.length && records.length < maxRecords; i++) {
+      const held = sorted[(first + i) % sorted.length] as HeldPartition;
+      if (!isReady(held, end)) continue;
       const { topic, partition } = held.partition;
       let offset = held.position as number;
       while (offset < end && records.length < maxRecords) {
-        const name = `${topic}-${partition}@${offset}`;
-        records.push({
-          topic,
-          partition,
-          offset,
-          timestampMs: Math.floor(this.arrivalTime(offset) / 1000),
-          key: name,
-          value: name,
-          sizeInBytes: this.#recordBytes,
-        });
+        records.push(new SyntheticRecord(topic, partition, offset, Math.floor(this.arrivalTime(offset) / 1000), this.#recordBytes));
         offset++;
       }
       held.position = offset;
@@ -118,7 +137,8 @@ export class SyntheticRecordSource implements RecordSource {
 
   /** Whether records are ready as of the last time the source saw (this source has no clock of its own). */
   hasRecords(): boolean {
-    return this.#readyPartitions(this.endOffset(this.#lastNow)).length > 0;
+    const lowest = this.#lowestPosition();
+    return lowest !== null && lowest < this.endOffset(this.#lastNow);
   }
 
   takePositionProblems(): PositionProblem[] {
@@ -143,24 +163,34 @@ export class SyntheticRecordSource implements RecordSource {
   nextReadyAt(now: Micros): Micros | null {
     this.#lastNow = now;
     if (this.#rate <= 0) return null;
-    let next: Micros | null = null;
-    for (const held of this.#held.values()) {
-      if (!held.fetchable || held.position === null) continue;
-      const at = Math.max(now, this.arrivalTime(held.position));
-      next = next === null ? at : Math.min(next, at);
-    }
-    return next;
+    // Arrival times grow with the offset, so the lowest position arrives first.
+    const lowest = this.#lowestPosition();
+    return lowest === null ? null : Math.max(now, this.arrivalTime(lowest));
   }
 
-  #readyPartitions(end: number): HeldPartition[] {
-    // An idle poll (nothing arrived past the positions) is the common case: no array is sorted for it.
-    const ready: HeldPartition[] = [];
-    // Positions are never negative: nothing is ready before the first record arrives.
-    if (end <= 0) return ready;
-    for (const held of this.#held.values()) {
-      if (held.fetchable && held.position !== null && held.position < end) ready.push(held);
+  #lowestPosition(): number | null {
+    if (this.#lowest !== undefined) return this.#lowest;
+    let lowest: number | null = null;
+    for (const held of this.#sorted) {
+      if (held.fetchable && held.position !== null && (lowest === null || held.position < lowest)) lowest = held.position;
     }
-    if (ready.length > 1) ready.sort((a, b) => compareTp(a.partition, b.partition));
-    return ready;
+    this.#lowest = lowest;
+    return lowest;
   }
+}
+
+/** Whether records past the partition's position have arrived by `end` (and it may be fetched). */
+function isReady(held: HeldPartition, end: number): boolean {
+  return held.fetchable && held.position !== null && held.position < end;
+}
+
+/** Where in `sorted` the `nth` (from 0) ready partition is. */
+function indexOfReady(sorted: readonly HeldPartition[], end: number, nth: number): number {
+  let left = nth;
+  for (let i = 0; i < sorted.length; i++) {
+    if (!isReady(sorted[i] as HeldPartition, end)) continue;
+    if (left === 0) return i;
+    left--;
+  }
+  throw new Error(`no ready partition number ${nth}`);
 }

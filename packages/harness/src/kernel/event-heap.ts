@@ -1,10 +1,12 @@
 import { type EventKey, precedes } from "./event.js";
 
 /**
- * A binary min-heap of events in the total order (EventKey): the queue of
+ * A 4-ary min-heap of events in the total order (EventKey): the queue of
  * messages and control events. Keys are unique, so the pop order is the
- * key order whatever the insertion order. Timers, which are cancelled and
- * re-armed, live in a TimerHeap instead.
+ * key order whatever the insertion order or the heap's shape. Four children
+ * per node make the heap half as deep as a binary one: a pop compares more
+ * siblings but moves fewer items, which is cheaper for queues of thousands.
+ * Timers, which are cancelled and re-armed, live in a TimerHeap instead.
  */
 export class EventHeap<T extends EventKey> {
   readonly #items: T[] = [];
@@ -22,7 +24,7 @@ export class EventHeap<T extends EventKey> {
     let i = items.length;
     items.push(item);
     while (i > 0) {
-      const parent = (i - 1) >> 1;
+      const parent = (i - 1) >> 2;
       const above = items[parent] as T;
       if (!precedes(item, above)) break;
       items[i] = above;
@@ -39,11 +41,19 @@ export class EventHeap<T extends EventKey> {
     const n = items.length;
     let i = 0;
     for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      const right = child + 1;
-      if (right < n && precedes(items[right] as T, items[child] as T)) child = right;
-      const below = items[child] as T;
+      const first = 4 * i + 1;
+      if (first >= n) break;
+      // The earliest of up to four children.
+      let child = first;
+      let below = items[first] as T;
+      const end = first + 4 < n ? first + 4 : n;
+      for (let c = first + 1; c < end; c++) {
+        const candidate = items[c] as T;
+        if (precedes(candidate, below)) {
+          child = c;
+          below = candidate;
+        }
+      }
       if (!precedes(below, last)) break;
       items[i] = below;
       i = child;

@@ -1,7 +1,7 @@
 import { type ArmedTimer, precedes } from "./event.js";
 
 /**
- * The armed timers, a binary min-heap in the total order (EventKey) that
+ * The armed timers, a 4-ary min-heap (see EventHeap) in the total order (EventKey) that
  * knows where each timer is (its `slot`): cancelling or re-arming a timer
  * takes it out at once (O(log n)), so the queue never holds a timer that
  * would not fire and nothing stale is ever popped.
@@ -38,7 +38,7 @@ export class TimerHeap {
     const last = items.pop() as ArmedTimer;
     if (last === timer) return;
     // The last timer fills the hole and moves up or down from there.
-    if (i > 0 && precedes(last, items[(i - 1) >> 1] as ArmedTimer)) this.#up(last, i);
+    if (i > 0 && precedes(last, items[(i - 1) >> 2] as ArmedTimer)) this.#up(last, i);
     else this.#down(last, i);
   }
 
@@ -46,7 +46,7 @@ export class TimerHeap {
     const items = this.#items;
     let i = from;
     while (i > 0) {
-      const parent = (i - 1) >> 1;
+      const parent = (i - 1) >> 2;
       const above = items[parent] as ArmedTimer;
       if (!precedes(timer, above)) break;
       items[i] = above;
@@ -62,11 +62,18 @@ export class TimerHeap {
     const n = items.length;
     let i = from;
     for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      const right = child + 1;
-      if (right < n && precedes(items[right] as ArmedTimer, items[child] as ArmedTimer)) child = right;
-      const below = items[child] as ArmedTimer;
+      const first = 4 * i + 1;
+      if (first >= n) break;
+      let child = first;
+      let below = items[first] as ArmedTimer;
+      const end = first + 4 < n ? first + 4 : n;
+      for (let c = first + 1; c < end; c++) {
+        const candidate = items[c] as ArmedTimer;
+        if (precedes(candidate, below)) {
+          child = c;
+          below = candidate;
+        }
+      }
       if (!precedes(below, timer)) break;
       items[i] = below;
       below.slot = i;

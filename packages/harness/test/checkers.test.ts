@@ -216,6 +216,16 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("converges", late, short).violations[0]?.message).toMatch(/converged only at 410000000 us, after its bound/);
   });
 
+  it("converges: a group settled before the faults heal converges at the first event after the heal, whatever its kind", () => {
+    const healing = { ...spec, durationUs: 500_000_000, nemesis: [{ atUs: 5_000_000, actor: "a", control: { action: "pause" as const } }] };
+    const settled = [life(0, "a", "start"), life(0, "b", "start"), group(1, 1, 1, "STABLE"), owned(2, "a", [0]), owned(3, "b", [1])];
+    // Nothing after the heal but polls (which converges does not read): the first one is where the group converged.
+    expect(check("converges", [...settled, poll(410_000_000, "a")], healing).violations[0]?.message).toMatch(
+      /converged only at 410000000 us, after its bound/,
+    );
+    expect(check("converges", [...settled, poll(6_000_000, "a"), poll(410_000_000, "b")], healing).ok).toBe(true);
+  });
+
   it("poll-expiry: requires exactly one expiry per gap over max.poll.interval.ms, at the right time", () => {
     const expire = (t: number, last: number) =>
       obs(t, "a", { type: "member.poll-timeout", groupId: "g", memberId: "a-id", lastPollUs: last, maxPollIntervalMs: 1000 });

@@ -3,7 +3,7 @@ import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
 import { memoByHistory } from "./history-memo.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
-import { observationOf } from "./observations.js";
+import { knownObservation } from "./observations.js";
 import { OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
 import { PartitionTable } from "./partition-table.js";
 
@@ -116,30 +116,30 @@ export class ConsumptionAnalysis implements EventFollower {
     }
     if (event.ev !== "obs") return;
     const actor = event.actor;
-    const own = observationOf(event, "member.owned");
-    if (own !== undefined) {
-      const next = new Set<PairState>();
-      for (const { topic, partition } of topicPartitionsOf(own.owned)) next.add(this.#pairOf(actor, topic, partition));
-      this.#endTenures(actor, next);
-      for (const pair of next) pair.tenure ??= { id: this.#tenureIds++, next: null, catchUp: null };
-      this.#owned.set(actor, next);
-      return;
-    }
-    const reset = observationOf(event, "fetch.reset");
-    if (reset !== undefined) {
-      this.#pairOf(actor, reset.topic, reset.partition).resetPending = true;
-      return;
-    }
-    const commit = observationOf(event, "member.commit");
-    if (commit !== undefined) {
-      for (const [topic, partitions] of Object.entries(commit.offsets)) {
-        for (const partition of Object.keys(partitions)) this.#pairOf(actor, topic, Number(partition)).lastCommit = commit.result;
+    const o = knownObservation(event);
+    switch (o.type) {
+      case "member.records":
+        for (const range of o.ranges) this.#consumed(event.t, index, actor, range);
+        return;
+      case "member.owned": {
+        const next = new Set<PairState>();
+        for (const { topic, partition } of topicPartitionsOf(o.owned)) next.add(this.#pairOf(actor, topic, partition));
+        this.#endTenures(actor, next);
+        for (const pair of next) pair.tenure ??= { id: this.#tenureIds++, next: null, catchUp: null };
+        this.#owned.set(actor, next);
+        return;
       }
-      return;
+      case "fetch.reset":
+        this.#pairOf(actor, o.topic, o.partition).resetPending = true;
+        return;
+      case "member.commit": {
+        const pairs = this.#pairsOf(actor);
+        for (const [topic, partitions] of Object.entries(o.offsets)) {
+          for (const partition of Object.keys(partitions)) pairs.get(topic, Number(partition)).lastCommit = o.result;
+        }
+        return;
+      }
     }
-    const records = observationOf(event, "member.records");
-    if (records === undefined) return;
-    for (const range of records.ranges) this.#consumed(event.t, index, actor, range);
   }
 
   /** One partition's records of a poll. */
@@ -191,6 +191,10 @@ export class ConsumptionAnalysis implements EventFollower {
   }
 
   #pairOf(actor: string, topic: string, partition: number): PairState {
+    return this.#pairsOf(actor).get(topic, partition);
+  }
+
+  #pairsOf(actor: string): PartitionTable<PairState> {
     let pairs = this.#pairsByActor.get(actor);
     if (pairs === undefined) {
       pairs = new PartitionTable((t, p) => ({
@@ -201,7 +205,7 @@ export class ConsumptionAnalysis implements EventFollower {
       }));
       this.#pairsByActor.set(actor, pairs);
     }
-    return pairs.get(topic, partition);
+    return pairs;
   }
 
   #endTenures(actor: string, keep: Set<PairState>): void {

@@ -4,7 +4,7 @@ import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { type GroupTopology, groupTopologies } from "./group-topology.js";
 import { type EventFollower, HistoryPass } from "./history-pass.js";
 import { observationOf } from "./observations.js";
-import { type OwnershipTimeline, sharedOwnership, type UnownedCount } from "./ownership-timeline.js";
+import { OWNERSHIP_EVENTS, type OwnershipTimeline, sharedOwnership, type UnownedCount } from "./ownership-timeline.js";
 
 /**
  * How a consumer group fared: its rebalances, how long it took to settle
@@ -47,11 +47,21 @@ const HEARTBEATS = new Set(["ConsumerGroupHeartbeatRequest", "HeartbeatRequest"]
 const QUIET_US = 1_000_000;
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** One group's metrics, followed event by event (every event: the group's time integrals advance with the clock). */
+/**
+ * The events that can change a group's metrics: heartbeats (sends), the group's state and whatever moves
+ * ownership. Between two of them the group stands still, so its time integrals add up the same without
+ * the events in between (see finish for the last stretch).
+ */
+const GROUP_METRICS_EVENTS: readonly string[] = ["send", "gc.group", ...OWNERSHIP_EVENTS];
+
+/** One group's metrics, followed event by event. */
 export class GroupMetricsFollower implements EventFollower {
+  readonly reads = GROUP_METRICS_EVENTS;
   readonly #group: GroupTopology;
   readonly #members: ReadonlySet<string>;
   readonly #timeline: OwnershipTimeline;
+  /** The pass it follows: when its history's last event was. */
+  readonly #pass: HistoryPass;
   #stable = false;
   #groupEpoch = -1;
   #settledAt: Micros | null = null;
@@ -71,11 +81,12 @@ export class GroupMetricsFollower implements EventFollower {
   readonly #aliveSince = new Map<string, Micros>();
   #memberUs = 0;
 
-  /** `timeline` must have applied each event before this follower sees it. */
-  constructor(group: GroupTopology, timeline: OwnershipTimeline) {
+  /** `timeline` must have applied each event before this follower sees it (on `pass`, where it follows). */
+  constructor(group: GroupTopology, timeline: OwnershipTimeline, pass: HistoryPass) {
     this.#group = group;
     this.#members = new Set(group.members);
     this.#timeline = timeline;
+    this.#pass = pass;
     this.#unowned = group.partitions.length;
     this.#unownedNow = timeline.watchUnowned(group.partitions);
   }
@@ -130,7 +141,12 @@ export class GroupMetricsFollower implements EventFollower {
     const group = this.#group;
     const timeToStable = [...this.#timeToStable];
     let unownedUs = this.#unownedUs;
-    if (this.#settledAt !== null) unownedUs += this.#unowned * (endUs - this.#lastT);
+    let peak = this.#peak;
+    if (this.#settledAt !== null) {
+      unownedUs += this.#unowned * (endUs - this.#lastT);
+      // The last state lasted if the history went on after it (with events this follower does not read).
+      if (this.#pass.instant > this.#lastT) peak = Math.max(peak, this.#unowned);
+    }
     if (this.#changeAt !== null && this.#settledSince !== null) timeToStable.push((this.#settledSince - this.#changeAt) / 1000);
     let memberUs = this.#memberUs;
     for (const since of this.#aliveSince.values()) memberUs += endUs - since;
@@ -143,7 +159,7 @@ export class GroupMetricsFollower implements EventFollower {
       rounds: this.#rounds,
       timeToStableMs: timeToStable,
       maxTimeToStableMs: timeToStable.length === 0 ? 0 : Math.max(...timeToStable),
-      peakUnowned: this.#peak,
+      peakUnowned: peak,
       unownedPartitionSeconds: round(unownedUs / 1e6),
       pausedMembers: this.#paused.size,
       heartbeatsPerMemberPerMinute: memberUs === 0 ? 0 : round(this.#heartbeats / (memberUs / 60e6), 2),
@@ -155,7 +171,7 @@ export class GroupMetricsFollower implements EventFollower {
 export function followGroupMetrics(pass: HistoryPass): GroupMetricsFollower[] {
   const timeline = pass.shared(sharedOwnership);
   return groupTopologies(pass.spec).map((group) => {
-    const follower = new GroupMetricsFollower(group, timeline);
+    const follower = new GroupMetricsFollower(group, timeline, pass);
     pass.follow(follower);
     return follower;
   });

@@ -1,3 +1,4 @@
+import type { Micros } from "@kcsim/protocol";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 
@@ -17,6 +18,20 @@ export interface EventFollower {
 /** An analysis several followers of one pass share, built by this function on first use. */
 export type SharedAnalysis<T extends EventFollower> = (pass: HistoryPass) => T;
 
+export interface HistoryPassOptions {
+  /**
+   * false: every follower is handed every event, whatever it reads (tests: what a follower reads may narrow
+   * what it is handed, never what it concludes). Default true.
+   */
+  readonly routed?: boolean;
+}
+
+/** A call due at the first event at or after a time (see HistoryPass.atFirstEventFrom). */
+interface Wake {
+  readonly from: Micros;
+  readonly wake: (event: HistoryEvent, index: number) => void;
+}
+
 /**
  * One pass over a run's history that feeds every checker and metric at once,
  * whether the events come live from the History as they are recorded or
@@ -34,11 +49,33 @@ export class HistoryPass {
   /** Followers of each observation type, and of each other kind of event. */
   readonly #byType = new Map<string, readonly EventFollower[]>();
   readonly #byKind = new Map<string, readonly EventFollower[]>();
+  readonly #routed: boolean;
+  /** Calls due at an event to come, earliest first; #nextWake is the first one's time. */
+  readonly #wakes: Wake[] = [];
+  #nextWake = Number.POSITIVE_INFINITY;
   #instant = Number.NaN;
   #started = false;
 
-  constructor(spec: SimulationSpec) {
+  constructor(spec: SimulationSpec, options: HistoryPassOptions = {}) {
     this.spec = spec;
+    this.#routed = options.routed ?? true;
+  }
+
+  /** The time of the last event accepted (NaN before the first). */
+  get instant(): Micros {
+    return this.#instant;
+  }
+
+  /**
+   * Calls `wake` once, with the first event at or after `from` (whatever its kind), once every follower
+   * handed that event has seen it: a follower that reads a few kinds of events may still need to know when
+   * a moment has come.
+   */
+  atFirstEventFrom(from: Micros, wake: (event: HistoryEvent, index: number) => void): void {
+    let at = this.#wakes.length;
+    while (at > 0 && (this.#wakes[at - 1] as Wake).from > from) at--;
+    this.#wakes.splice(at, 0, { from, wake });
+    this.#nextWake = (this.#wakes[0] as Wake).from;
   }
 
   /** The pass's instance of a shared analysis, made (and fed from then on) the first time anyone asks. */
@@ -69,6 +106,7 @@ export class HistoryPass {
         ? (this.#byType.get(event.o.type) ?? this.#route(this.#byType, event.o.type, event))
         : (this.#byKind.get(event.ev) ?? this.#route(this.#byKind, event.ev, event));
     for (let i = 0; i < route.length; i++) (route[i] as EventFollower).accept(event, index);
+    if (event.t >= this.#nextWake) this.#wake(event, index);
   }
 
   /** Feeds a whole history, in order. */
@@ -77,10 +115,17 @@ export class HistoryPass {
     for (const event of events) this.accept(event, index++);
   }
 
+  /** Calls the wakes due at this event (see atFirstEventFrom), in order. */
+  #wake(event: HistoryEvent, index: number): void {
+    const wakes = this.#wakes;
+    while (wakes.length > 0 && (wakes[0] as Wake).from <= event.t) (wakes.shift() as Wake).wake(event, index);
+    this.#nextWake = wakes.length > 0 ? (wakes[0] as Wake).from : Number.POSITIVE_INFINITY;
+  }
+
   #route(routes: Map<string, readonly EventFollower[]>, key: string, event: HistoryEvent): readonly EventFollower[] {
     const reads = (follower: EventFollower) => {
       const wanted = follower.reads;
-      if (wanted === undefined) return true;
+      if (wanted === undefined || !this.#routed) return true;
       return event.ev === "obs" ? wanted.includes("obs") || wanted.includes(event.o.type) : wanted.includes(event.ev);
     };
     const route = this.#followers.filter(reads);

@@ -14,6 +14,15 @@ export function observationOf<T extends KnownObservation["type"]>(event: History
   return event.o as Observation as unknown as ObservationOfType<T>;
 }
 
+/**
+ * An observation event's observation as one of those the protocol actors emit, to switch on its `type`
+ * (read once, where observationOf reads it again for every type it tries); another actor's type matches
+ * no case.
+ */
+export function knownObservation(event: ObservationRecord): KnownObservation {
+  return event.o as Observation as unknown as KnownObservation;
+}
+
 export function isObservation(event: HistoryEvent): event is ObservationRecord {
   return event.ev === "obs";
 }

@@ -1,6 +1,7 @@
+import type { Micros } from "@kcsim/protocol";
 import { groupTopologies } from "../analysis/group-topology.js";
 import { observationOf } from "../analysis/observations.js";
-import { sharedOwnership } from "../analysis/ownership-timeline.js";
+import { OWNERSHIP_EVENTS, sharedOwnership } from "../analysis/ownership-timeline.js";
 import { decided, notJudged, streamingChecker, ViolationList } from "./checker.js";
 import { healOf } from "./heal-time.js";
 
@@ -32,16 +33,21 @@ export const converges = streamingChecker({
       convergedAt: null as number | null,
       unowned: timeline.watchUnowned(group.partitions),
     }));
+    /** Groups settled after the event at `t` (at or after the heal) converge there, unless they already have. */
+    const settleAt = (t: Micros) => {
+      for (const state of groups) if (state.convergedAt === null && state.stable && state.unowned.count === 0) state.convergedAt = t;
+    };
+    // A group already settled converges at the first event after the heal, whatever it is; after that, only
+    // the events that make a group STABLE or move ownership (those the timeline reads) can settle one.
+    pass.atFirstEventFrom(heal, (event) => settleAt(event.t));
     return {
-      // Every event: a group already settled converges at the first event after the heal, whatever it is.
+      reads: ["gc.group", ...OWNERSHIP_EVENTS],
       accept(event) {
         const g = observationOf(event, "gc.group");
-        for (const state of groups) {
-          if (g !== undefined && g.groupId === state.group.groupId)
-            state.stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
-          if (event.t < heal || state.convergedAt !== null || !state.stable) continue;
-          if (state.unowned.count === 0) state.convergedAt = event.t;
-        }
+        if (g !== undefined)
+          for (const state of groups)
+            if (g.groupId === state.group.groupId) state.stable = g.state === "STABLE" && g.groupEpoch === g.assignmentEpoch;
+        if (event.t >= heal) settleAt(event.t);
       },
       finish() {
         const violations = new ViolationList();

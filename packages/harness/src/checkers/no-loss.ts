@@ -1,5 +1,6 @@
 import { getOrCreate, tpKey } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
+import { PartitionTable } from "../analysis/partition-table.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 import { drainCutoffUs } from "./drain-time.js";
@@ -36,19 +37,24 @@ export const noLoss = streamingChecker({
     const cutoff = drainCutoffUs(spec);
     /** tp -> offset -> leader epoch of the append the producer saw acknowledged */
     const acked = new Map<string, Map<number, { epoch: number; t: number; index: number }>>();
-    /** tp -> offset -> broker -> epoch of that broker's latest append at that offset */
-    const appendedEpoch = new Map<string, Map<number, Map<string, number>>>();
+    /** tp -> broker -> offset -> epoch of that broker's latest append at that offset */
+    const appendedEpoch = new Map<string, Map<string, Map<number, number>>>();
     /** tp -> offset -> epoch of the latest append at that offset, whoever made it (acknowledgements that name no broker) */
     const latestEpoch = new Map<string, Map<number, number>>();
     /** tp -> consumed offset ranges */
     const consumed = new Map<string, [number, number][]>();
+    /** The same ranges by topic and partition: no key string per range of a poll. */
+    const consumedOf = new PartitionTable<[number, number][]>((topic, partition) =>
+      getOrCreate(consumed, tpKey(topic, partition), () => []),
+    );
     const overwritten = new Map<string, { offset: number; t: number; index: number }>();
     const accept = (event: HistoryEvent, index: number) => {
       const append = observationOf(event, "broker.append");
       if (append !== undefined) {
         const key = tpKey(append.topic, append.partition);
         const broker = event.ev === "obs" ? event.actor : "";
-        const byBroker = getOrCreate(appendedEpoch, key, () => new Map<number, Map<string, number>>());
+        const byBroker = getOrCreate(appendedEpoch, key, () => new Map<string, Map<number, number>>());
+        const mine = getOrCreate(byBroker, broker, () => new Map<number, number>());
         const latest = getOrCreate(latestEpoch, key, () => new Map<number, number>());
         const ackedHere = acked.get(key);
         for (let offset = append.baseOffset; offset <= append.lastOffset; offset++) {
@@ -56,7 +62,7 @@ export const noLoss = streamingChecker({
           if (ack !== undefined && append.leaderEpoch > ack.epoch && !overwritten.has(`${key}@${offset}`)) {
             overwritten.set(`${key}@${offset}`, { offset, t: event.t, index });
           }
-          getOrCreate(byBroker, offset, () => new Map<string, number>()).set(broker, append.leaderEpoch);
+          mine.set(offset, append.leaderEpoch);
           latest.set(offset, append.leaderEpoch);
         }
         return;
@@ -64,23 +70,18 @@ export const noLoss = streamingChecker({
       const ack = observationOf(event, "producer.ack");
       if (ack !== undefined && ack.errorCode === 0 && ack.baseOffset >= 0) {
         const key = tpKey(ack.topic, ack.partition);
-        const byBroker = appendedEpoch.get(key);
+        const leaders = ack.leader === null ? undefined : appendedEpoch.get(key)?.get(ack.leader);
         const latest = latestEpoch.get(key);
         const mine = getOrCreate(acked, key, () => new Map());
         for (let offset = ack.baseOffset; offset <= ack.lastOffset; offset++) {
-          const epoch = (ack.leader === null ? undefined : byBroker?.get(offset)?.get(ack.leader)) ?? latest?.get(offset) ?? -1;
+          const epoch = leaders?.get(offset) ?? latest?.get(offset) ?? -1;
           mine.set(offset, { epoch, t: event.t, index });
         }
         return;
       }
       const records = observationOf(event, "member.records");
       if (records !== undefined)
-        for (const range of records.ranges)
-          addRange(
-            getOrCreate(consumed, tpKey(range.topic, range.partition), () => []),
-            range.firstOffset,
-            range.lastOffset,
-          );
+        for (const range of records.ranges) addRange(consumedOf.get(range.topic, range.partition), range.firstOffset, range.lastOffset);
     };
     const finish = () => {
       const violations = new ViolationList();

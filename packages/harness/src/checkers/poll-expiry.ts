@@ -1,7 +1,7 @@
 import { getOrCreate, type Micros } from "@kcsim/protocol";
 import { groupTopologies } from "../analysis/group-topology.js";
 import { MemberClock } from "../analysis/member-clock.js";
-import { observationOf } from "../analysis/observations.js";
+import { knownObservation } from "../analysis/observations.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 
@@ -230,21 +230,26 @@ export const pollExpiry = streamingChecker({
       if (event.ev !== "obs" || !maxPoll.has(event.actor)) return;
       const member = track(event.actor);
       ran(member, event.t);
-      const clock = event.t + member.clock.current;
-      // A poll() entered after the timer ran out restarts it there; its member.poll comes when it returns.
-      if (observationOf(event, "member.poll") !== undefined || observationOf(event, "member.poll-timer-reset") !== undefined) {
-        member.pollTimes.push(event.t);
-        member.pollIndices.push(index);
-        member.pollClocks.push(clock);
-        member.pollHighs.push(member.clock.highWaterAt(event.t));
+      const o = knownObservation(event);
+      switch (o.type) {
+        // A poll() entered after the timer ran out restarts it there; its member.poll comes when it returns.
+        case "member.poll":
+        case "member.poll-timer-reset":
+          member.pollTimes.push(event.t);
+          member.pollIndices.push(index);
+          member.pollClocks.push(event.t + member.clock.current);
+          member.pollHighs.push(member.clock.highWaterAt(event.t));
+          return;
+        case "member.poll-timeout":
+          member.timeouts.push({ t: event.t, high: member.clock.highWaterAt(event.t), lastPollUs: o.lastPollUs, index });
+          return;
+        case "member.state":
+          member.changes.push({ t: event.t, index, state: o.to });
+          return;
+        case "member.coordinator":
+          member.changes.push({ t: event.t, index, known: o.coordinator !== null });
+          return;
       }
-      const timeout = observationOf(event, "member.poll-timeout");
-      if (timeout !== undefined)
-        member.timeouts.push({ t: event.t, high: member.clock.highWaterAt(event.t), lastPollUs: timeout.lastPollUs, index });
-      const state = observationOf(event, "member.state");
-      if (state !== undefined) member.changes.push({ t: event.t, index, state: state.to });
-      const coordinator = observationOf(event, "member.coordinator");
-      if (coordinator !== undefined) member.changes.push({ t: event.t, index, known: coordinator.coordinator !== null });
     };
     const finish = () => {
       const violations = new ViolationList();

@@ -65,6 +65,28 @@ const MAX_INTERNED_LENGTH = 64;
 /** Interned strings and object shapes at most: past that, strings go inline and new shapes list their keys each time. */
 const MAX_INTERNED = 1 << 20;
 
+/**
+ * How the encoder lists an object's keys. V8 makes a for-in loop fast for
+ * objects with named keys only (it reads their values through the shape's
+ * enum cache), until one object with index keys ("0", "1": offsets by
+ * partition) or with too many keys for a fast shape passes through that
+ * loop: from then on the loop is slow for every object. So only objects
+ * whose place last held such a plain object go through the for-in loop;
+ * the others (and each place's first object) are listed by Object.keys,
+ * which yields the same keys in the same order.
+ */
+enum KeyWalk {
+  /** Nothing seen at this place yet: list by Object.keys, and learn. */
+  Unknown = 0,
+  /** The last object here had a few named keys: the for-in loop. */
+  Named = 1,
+  /** The last object here had index keys or many keys: Object.keys. */
+  Listed = 2,
+}
+
+/** More keys than this and an object built key by key may have a slow shape, which would slow the for-in loop down. */
+const MAX_NAMED_KEYS = 16;
+
 /** A node of the shape tree: the keys seen so far along the path from the root, and the shape's id once used. */
 interface ShapeNode {
   id: number;
@@ -73,9 +95,32 @@ interface ShapeNode {
   /** The last key followed from here and where it led (objects of one kind take the same path every time). */
   lastKey: string;
   lastNext: ShapeNode | null;
+  /** For the objects held in this shape's values (directly or in arrays), by value position: how to list their keys. */
+  readonly walks: KeyWalk[];
 }
 
-const shapeNode = (keys: readonly string[]): ShapeNode => ({ id: -1, keys, next: new Map(), lastKey: "", lastNext: null });
+const shapeNode = (keys: readonly string[]): ShapeNode => ({ id: -1, keys, next: new Map(), lastKey: "", lastNext: null, walks: [] });
+
+/** The node after `node` for `key`, made on first use; remembered as `node`'s last step. */
+function stepShape(node: ShapeNode, key: string): ShapeNode {
+  let next = node.next.get(key);
+  if (next === undefined) {
+    next = shapeNode([...node.keys, key]);
+    node.next.set(key, next);
+  }
+  node.lastKey = key;
+  node.lastNext = next;
+  return next;
+}
+
+/** Object keys holding these are left out, as JSON leaves them out. */
+const skipped = (item: unknown): boolean => item === undefined || typeof item === "function" || typeof item === "symbol";
+
+/** Whether a key may be an array index (V8 keeps those apart from named keys): it starts with a digit. */
+const indexLike = (key: string): boolean => {
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57;
+};
 
 /**
  * The strings and object shapes a stream has defined so far, by id: the
@@ -93,8 +138,14 @@ export class HistoryTables {
 export class HistoryEncoder {
   readonly tables: HistoryTables;
   #lastT = 0;
-  /** Values of the objects being written, collected while their shape is found (a stack shared by nested objects). */
+  /**
+   * Values of the objects being written, collected while their shape is found: a stack shared by nested
+   * objects, `#top` its height (kept apart from the array's length: shrinking an array is a runtime call).
+   */
   readonly #values: unknown[] = [];
+  #top = 0;
+  /** How to list the keys of the observations themselves (see KeyWalk). */
+  readonly #observationWalk: KeyWalk[] = [KeyWalk.Unknown];
   /** The last send's type and fate and their references (send records repeat them): no table lookup when they repeat. */
   #lastType = "";
   #lastTypeRef = -1;
@@ -125,7 +176,7 @@ export class HistoryEncoder {
         this.#time(t, out);
         this.#string(event.actor, out);
         this.#plainPrototype = objectPrototypeIsClean();
-        this.#value(event.o, out);
+        this.#value(event.o, out, this.#observationWalk, 0);
         return;
       case "life":
         out.u8(Kind.Life);
@@ -239,7 +290,8 @@ export class HistoryEncoder {
     return ref;
   }
 
-  #value(value: unknown, out: ByteWriter): void {
+  /** Writes a value; an object in it is listed as `walks[place]` says (it is the value at `place` of its parent's shape). */
+  #value(value: unknown, out: ByteWriter, walks: KeyWalk[], place: number): void {
     switch (typeof value) {
       case "number":
         if (Number.isSafeInteger(value)) {
@@ -270,8 +322,8 @@ export class HistoryEncoder {
         else if (Array.isArray(value)) {
           out.u8(Tag.Array);
           out.uint(value.length);
-          for (const item of value) this.#value(item, out);
-        } else this.#object(value as Record<string, unknown>, out);
+          for (const item of value) this.#value(item, out, walks, place);
+        } else this.#object(value as Record<string, unknown>, out, walks, place);
         return;
       default:
         // undefined, functions and symbols: JSON writes null in an array (object keys holding them are skipped).
@@ -279,29 +331,11 @@ export class HistoryEncoder {
     }
   }
 
-  #object(value: Record<string, unknown>, out: ByteWriter): void {
-    const values = this.#values;
-    const base = values.length;
-    let node = this.tables.shapeRoot;
-    const ownOnly = this.#plainPrototype && Object.getPrototypeOf(value) === Object.prototype;
-    for (const key in value) {
-      if (!ownOnly && !Object.hasOwn(value, key)) continue;
-      const item = value[key];
-      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-      values.push(item);
-      if (node.lastKey === key && node.lastNext !== null) {
-        node = node.lastNext;
-        continue;
-      }
-      let next = node.next.get(key);
-      if (next === undefined) {
-        next = shapeNode([...node.keys, key]);
-        node.next.set(key, next);
-      }
-      node.lastKey = key;
-      node.lastNext = next;
-      node = next;
-    }
+  #object(value: Record<string, unknown>, out: ByteWriter, walks: KeyWalk[], place: number): void {
+    const base = this.#top;
+    const plain = Object.getPrototypeOf(value) === Object.prototype;
+    const node = plain && walks[place] === KeyWalk.Named ? this.#walkNamed(value) : this.#walkListed(value, plain, walks, place);
+    const top = this.#top;
     const shapes = this.tables.shapes;
     if (node.id >= 0) {
       out.u8(Tag.Shape);
@@ -315,9 +349,49 @@ export class HistoryEncoder {
       out.uint(node.keys.length);
       for (const key of node.keys) this.#string(key, out);
     }
-    const end = values.length;
-    for (let i = base; i < end; i++) this.#value(values[i], out);
-    values.length = base;
+    const values = this.#values;
+    for (let i = base; i < top; i++) this.#value(values[i], out, node.walks, i - base);
+    this.#top = base;
+  }
+
+  /** Pushes a plain object's values on the stack and returns its shape node, listing its keys with for-in (see KeyWalk). */
+  #walkNamed(value: Record<string, unknown>): ShapeNode {
+    const values = this.#values;
+    let top = this.#top;
+    let node = this.tables.shapeRoot;
+    const ownOnly = this.#plainPrototype;
+    for (const key in value) {
+      if (!ownOnly && !Object.hasOwn(value, key)) continue;
+      const item = value[key];
+      if (skipped(item)) continue;
+      values[top++] = item;
+      node = node.lastKey === key && node.lastNext !== null ? node.lastNext : stepShape(node, key);
+    }
+    this.#top = top;
+    return node;
+  }
+
+  /**
+   * #walkNamed for any object, by Object.keys (its own keys, in for-in's order); notes in `walks[place]` which
+   * walk suits the next object there: for-in if this one is `plain` (its prototype is Object.prototype: a
+   * null-prototype object has a slow shape from the start) with a few named keys.
+   */
+  #walkListed(value: Record<string, unknown>, plain: boolean, walks: KeyWalk[], place: number): ShapeNode {
+    const values = this.#values;
+    let top = this.#top;
+    let node = this.tables.shapeRoot;
+    const keys = Object.keys(value);
+    let named = plain && keys.length <= MAX_NAMED_KEYS;
+    for (const key of keys) {
+      if (indexLike(key)) named = false;
+      const item = value[key];
+      if (skipped(item)) continue;
+      values[top++] = item;
+      node = node.lastKey === key && node.lastNext !== null ? node.lastNext : stepShape(node, key);
+    }
+    walks[place] = named ? KeyWalk.Named : KeyWalk.Listed;
+    this.#top = top;
+    return node;
   }
 }
 

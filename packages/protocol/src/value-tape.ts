@@ -1,9 +1,11 @@
+import { decodeUnchecked, encodeValue } from "./codec.js";
 import { followKeys, type KeyTrieNode } from "./key-trie.js";
 import { objectPrototypeIsClean } from "./plain-object-keys.js";
 
 /**
- * Values kept as a flat tape, to be rebuilt later into values that encode
- * exactly as the originals did when they were written.
+ * Values kept as a flat tape, to be rebuilt later as the codec would give
+ * them back: `reader().next()` is `decodeUnchecked(encodeValue(value))` of
+ * the value as it was when written, without encoding or decoding it.
  *
  * A durable log must keep what an actor appended as it was at the append
  * (the actor may change its objects afterwards), and it is read back only
@@ -19,9 +21,11 @@ import { objectPrototypeIsClean } from "./plain-object-keys.js";
  * The tape models what the codec writes the same way whatever it is handed:
  * primitives (bigints in the 64-bit range the codec writes), plain objects
  * (their own enumerable keys, in for-in order, as msgpackr walks them),
- * arrays (their indices) and byte arrays (Uint8Array, Buffer). Rebuilt, a
- * value encodes byte for byte as the original did when it was written.
- * Anything else (a Map, a Set, a Date, a class instance, another typed
+ * arrays (their indices) and byte arrays (Uint8Array, Buffer). A rebuilt
+ * value differs from the original where the codec's round trip does: -0
+ * reads as 0, a string with a lone surrogate as the codec returns it,
+ * byte arrays as Buffers (fresh copies), sparse arrays filled with
+ * undefined. It encodes byte for byte as the original did. Anything else (a Map, a Set, a Date, a class instance, another typed
  * array, a function, a symbol, a bigint the codec cannot write, a
  * `__proto__` key) is refused, and the tape is left as it was: the caller
  * encodes that value instead, so its answer (bytes or an error) stays the
@@ -44,6 +48,9 @@ const OBJECT = 7;
 const ARRAY = 8;
 /** The next reference (a private copy of the bytes). */
 const BYTES = 9;
+
+/** Any UTF-16 surrogate code unit (paired or not). */
+const SURROGATE = /[\ud800-\udfff]/;
 
 /** Thrown inside the walk for a value it does not model. */
 const UNMODELLED = Symbol("unmodelled");
@@ -188,7 +195,7 @@ export class ValueTape {
   }
 }
 
-/** Rebuilds a tape's values in the order they were written, as fresh objects (byte arrays copied). */
+/** Rebuilds a tape's values in the order they were written, as the codec gives them back (fresh objects, byte arrays copied). */
 export class ValueTapeReader {
   readonly #tape: TapeStreams;
   #tag = 0;
@@ -211,9 +218,20 @@ export class ValueTapeReader {
         return false;
       case TRUE:
         return true;
-      case NUMBER:
-        return tape.cells[this.#cell++];
-      case STRING:
+      case NUMBER: {
+        // A number read from a Float64Array is a heap number even when it is an integer. Stored in a rebuilt
+        // object, it would turn a field that actors' objects of the same shape keep as a small integer into a
+        // double field (hidden classes are shared): their optimized code would be thrown away and their
+        // objects slowed (measured: twice the deoptimizations on chaos-data). `| 0` makes it a small integer
+        // again, as the codec's decoder gives it (and -0 becomes 0, as the codec writes it).
+        const number = tape.cells[this.#cell++] as number;
+        return (number | 0) === number ? number | 0 : number;
+      }
+      case STRING: {
+        const text = tape.refs[this.#ref++] as string;
+        // The codec does not keep a lone surrogate: a string with surrogates reads as its round trip gives it.
+        return SURROGATE.test(text) ? decodeUnchecked(encodeValue(text)) : text;
+      }
       case BIGINT:
         return tape.refs[this.#ref++];
       case OBJECT: {

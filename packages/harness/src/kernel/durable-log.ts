@@ -9,9 +9,10 @@ import { type DurableLog, decodeUnchecked, encodeValue, ValueTape } from "@kcsim
  *   when the tape does not model the value. Nothing is encoded for records
  *   that are never read back, and the tape makes no object per record.
  * - `readAll`, fresh on every call, hands out what decoding each record's
- *   bytes gives (a taped record is rebuilt and encoded first; a stored
- *   frame is copied, as its byte arrays decode as views into it), exactly
- *   what it handed out when every record was encoded at its append.
+ *   bytes gives, exactly what it handed out when every record was encoded
+ *   at its append: a taped record rebuilt as the codec would give it back,
+ *   a stored frame copied and decoded (its byte arrays decode as views
+ *   into the frame, which must stay the log's).
  * A host that mirrors the log on another thread uses `appendAndEncode` and
  * ships the bytes; the mirror is rebuilt from them with `appendEncoded`.
  */
@@ -42,9 +43,7 @@ export class MemoryDurableLog implements DurableLog {
 
   readAll(): unknown[] {
     const tape = this.#tape.reader();
-    return this.#records.map((bytes) =>
-      decodeUnchecked(bytes === null ? encodeValue(tape.next()) : Uint8Array.prototype.slice.call(bytes)),
-    );
+    return this.#records.map((bytes) => (bytes === null ? tape.next() : decodeUnchecked(Uint8Array.prototype.slice.call(bytes))));
   }
 
   get length(): number {

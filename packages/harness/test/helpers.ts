@@ -1,5 +1,5 @@
 import type { JsonValue } from "@kcsim/protocol";
-import { DEFAULT_NETWORK, type FaultPlan, type SimulationSpec } from "../src/index.js";
+import { type CellSink, DEFAULT_NETWORK, type FaultPlan, type SimulationSpec } from "../src/index.js";
 
 /** A simulation spec for tests, with sensible defaults. */
 export function testSpec(overrides: Partial<SimulationSpec> & { actors: SimulationSpec["actors"] }): SimulationSpec {
@@ -20,3 +20,18 @@ export function actor(id: string, kind: string, config: JsonValue = {}, startAtU
 }
 
 export const noFaults: FaultPlan = { network: DEFAULT_NETWORK, messageFaults: [], partitions: [] };
+
+/** A CellSink that drops every effect and mirrors no durable log (spread it and override what a test watches). */
+export function quietSink(): CellSink {
+  return {
+    send() {},
+    connection() {},
+    observe() {},
+    lifecycle() {},
+    actorError() {},
+    rejected() {},
+    lost() {},
+    scheduleTimer() {},
+    cancelTimer() {},
+  };
+}

@@ -33,6 +33,7 @@ import {
   VirtualClock,
   type WindowReply,
 } from "../src/index.js";
+import { quietSink } from "./helpers.js";
 
 /** Ticks every 10 ms; answers SimPing with SimPong; records its boots in the durable log. */
 class Ticker implements Actor {
@@ -170,16 +171,9 @@ describe("ActorCell carry", () => {
   it("rebuilds a crashed cell elsewhere that continues its sequence numbers and random stream", () => {
     const effects: string[] = [];
     const sink: CellSink = {
+      ...quietSink(),
       send: (_f, _t, seq, _n, _type, payload) =>
         effects.push(`${seq}:${(decodeUnchecked(payload as Uint8Array) as { payload: string }).payload}`),
-      observe() {},
-      appended() {},
-      lifecycle() {},
-      actorError() {},
-      rejected() {},
-      lost() {},
-      scheduleTimer() {},
-      cancelTimer() {},
     };
     const options = {
       id: "a",

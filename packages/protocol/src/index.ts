@@ -23,3 +23,4 @@ export * from "./schema-check.js";
 export * from "./sealed-message.js";
 export * from "./time.js";
 export * from "./topics.js";
+export * from "./value-tape.js";

@@ -1,4 +1,5 @@
 import { encode, MAX_OWN_STRUCTURES, SHARED_STRUCTURES } from "./codec.js";
+import { followKeys, type KeyTrieNode } from "./key-trie.js";
 import type { Message } from "./messages/index.js";
 import { objectPrototypeIsClean } from "./plain-object-keys.js";
 
@@ -22,12 +23,8 @@ import { objectPrototypeIsClean } from "./plain-object-keys.js";
  * receiver must treat them as read-only.
  */
 
-/** A node of the key-sequence trie (msgpackr's "transitions"): the record shape reached by the keys so far. */
-interface Shape {
-  readonly next: Map<string, Shape>;
-  /** The last key followed from here and where it led (messages of one type take the same path every time). */
-  lastKey: string;
-  lastNext: Shape | null;
+/** A node of the key-sequence trie: the record shape reached by the keys so far. */
+interface Shape extends KeyTrieNode<Shape> {
   /** Its record id in the shared table, or 0. */
   shared: number;
   /** The pass (frame) in which it was last defined as one of the frame's own structures, else -1. */
@@ -66,6 +63,11 @@ function sharedTrie(): Shape {
 
 let root = sharedTrie();
 let madeShapes = 0;
+/** A trie node made for a shape outside the table (counted towards MAX_SHAPES). */
+const madeShape = (): Shape => {
+  madeShapes++;
+  return shape();
+};
 
 /** Thrown inside the pass for a value it does not model: the caller encodes instead. */
 const UNMODELLED = Symbol("unmodelled");
@@ -151,24 +153,7 @@ function arraySize(array: unknown[]): number {
 function recordSize(object: Record<string, unknown>): number {
   // For-in of a plain object whose prototype adds no enumerable keys yields own keys only (msgpackr's own-key test passes).
   const ownOnly = plainPrototype && Object.getPrototypeOf(object) === Object.prototype;
-  let node = root;
-  for (const key in object) {
-    if (ownOnly || typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
-      if (node.lastKey === key && node.lastNext !== null) {
-        node = node.lastNext;
-        continue;
-      }
-      let next = node.next.get(key);
-      if (next === undefined) {
-        next = shape();
-        node.next.set(key, next);
-        madeShapes++;
-      }
-      node.lastKey = key;
-      node.lastNext = next;
-      node = next;
-    }
-  }
+  const node = followKeys(root, object, ownOnly, madeShape);
   let size: number;
   if (node.shared !== 0) {
     size = recordRef(node.shared);

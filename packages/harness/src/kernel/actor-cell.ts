@@ -47,7 +47,14 @@ export interface CellSink {
   /** Something happened to one of the actor's client connections (the history's "conn" lines). */
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void;
   observe(actor: ActorId, now: Micros, observation: Observation): void;
-  appended(actor: ActorId, record: Uint8Array): void;
+  /**
+   * Takes each record the actor appends to its durable log, encoded, when
+   * the host mirrors the logs elsewhere (the worker hosts ship them to the
+   * main thread, which restarts actors from its copy). A sink without it
+   * needs no bytes: the log then keeps records on its value tape and
+   * encodes them only if they are read back.
+   */
+  appended?(actor: ActorId, record: Uint8Array): void;
   lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void;
   actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void;
   rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void;
@@ -535,8 +542,9 @@ export class ActorCell {
       },
       storage: {
         append(record: unknown) {
-          options.storage.append(record);
-          cell.#sink.appended(options.id, options.storage.last() as Uint8Array);
+          const sink = cell.#sink;
+          if (sink.appended === undefined) options.storage.append(record);
+          else sink.appended(options.id, options.storage.appendAndEncode(record));
         },
         readAll: () => options.storage.readAll(),
         get length() {

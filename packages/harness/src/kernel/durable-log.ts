@@ -1,20 +1,39 @@
-import { type DurableLog, decodeUnchecked, encodeValue } from "@kcsim/protocol";
+import { type DurableLog, decodeUnchecked, encodeValue, ValueTape } from "@kcsim/protocol";
 
 /**
- * An in-memory DurableLog. Records are stored encoded, so what an actor
- * reads back after a restart is a copy: it can never share an object with
- * the instance that crashed. The encoded records can be handed to another
- * thread to rebuild the log there (the worker hosts do).
+ * An in-memory DurableLog. What an actor reads back after a restart can
+ * never share an object with the instance that crashed, and changing an
+ * object after appending it does not change the log:
+ * - `append` writes the record to a ValueTape (structure and numbers in
+ *   typed arrays, strings by reference, byte arrays copied), or encodes it
+ *   when the tape does not model the value. Nothing is encoded for records
+ *   that are never read back, and the tape makes no object per record.
+ * - `readAll`, fresh on every call, hands out what decoding each record's
+ *   bytes gives, exactly what it handed out when every record was encoded
+ *   at its append: a taped record rebuilt as the codec would give it back,
+ *   a stored frame copied and decoded (its byte arrays decode as views
+ *   into the frame, which must stay the log's).
+ * A host that mirrors the log on another thread uses `appendAndEncode` and
+ * ships the bytes; the mirror is rebuilt from them with `appendEncoded`.
  */
 export class MemoryDurableLog implements DurableLog {
-  readonly #records: Uint8Array[];
+  /** Each record's bytes, or null: the record is the next value on the tape. */
+  readonly #records: (Uint8Array | null)[];
+  readonly #tape = new ValueTape();
 
   constructor(records: readonly Uint8Array[] = []) {
     this.#records = [...records];
   }
 
   append(record: unknown): void {
-    this.#records.push(encodeValue(record));
+    this.#records.push(this.#tape.write(record) ? null : encodeValue(record));
+  }
+
+  /** Appends a record and returns its bytes (for a mirror of this log elsewhere). */
+  appendAndEncode(record: unknown): Uint8Array {
+    const bytes = encodeValue(record);
+    this.#records.push(bytes);
+    return bytes;
   }
 
   /** Appends an already-encoded record (mirroring a log kept elsewhere). */
@@ -23,7 +42,8 @@ export class MemoryDurableLog implements DurableLog {
   }
 
   readAll(): unknown[] {
-    return this.#records.map((bytes) => decodeUnchecked(bytes));
+    const tape = this.#tape.reader();
+    return this.#records.map((bytes) => (bytes === null ? tape.next() : decodeUnchecked(Uint8Array.prototype.slice.call(bytes))));
   }
 
   get length(): number {
@@ -31,12 +51,8 @@ export class MemoryDurableLog implements DurableLog {
   }
 
   /** The encoded records, oldest first. */
-  encoded(): readonly Uint8Array[] {
-    return this.#records;
-  }
-
-  /** The most recently appended encoded record. */
-  last(): Uint8Array | undefined {
-    return this.#records[this.#records.length - 1];
+  encoded(): Uint8Array[] {
+    const tape = this.#tape.reader();
+    return this.#records.map((bytes) => bytes ?? encodeValue(tape.next()));
   }
 }

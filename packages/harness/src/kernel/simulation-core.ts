@@ -257,10 +257,6 @@ export class SimulationCore implements CellSink {
     this.history.record({ t: now, ev: "obs", actor, o: observation });
   }
 
-  appended(_actor: ActorId, _record: Uint8Array): void {
-    // The inline host's durable logs are the cells' own; the lockstep host keeps its mirror elsewhere.
-  }
-
   lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void {
     this.history.record({ t: now, ev: "life", actor, what, detail });
   }

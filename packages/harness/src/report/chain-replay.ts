@@ -64,9 +64,6 @@ class PayloadTap implements CellSink {
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {
     this.#core.connection(actor, now, event);
   }
-  appended(actor: ActorId, record: Uint8Array): void {
-    this.#core.appended(actor, record);
-  }
   lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void {
     this.#core.lifecycle(actor, now, what, detail);
   }

@@ -80,7 +80,6 @@ class ReplaySink implements CellSink {
   }
   connection(): void {}
   observe(_actor: ActorId, _now: Micros, _observation: Observation): void {}
-  appended(): void {}
   lifecycle(): void {}
   actorError(): void {}
   rejected(): void {}

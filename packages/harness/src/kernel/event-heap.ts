@@ -46,7 +46,7 @@ export class EventHeap<T extends EventKey> {
       // The earliest of up to four children.
       let child = first;
       let below = items[first] as T;
-      const end = first + 4 < n ? first + 4 : n;
+      const end = Math.min(first + 4, n);
       for (let c = first + 1; c < end; c++) {
         const candidate = items[c] as T;
         if (precedes(candidate, below)) {

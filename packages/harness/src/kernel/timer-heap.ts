@@ -66,7 +66,7 @@ export class TimerHeap {
       if (first >= n) break;
       let child = first;
       let below = items[first] as ArmedTimer;
-      const end = first + 4 < n ? first + 4 : n;
+      const end = Math.min(first + 4, n);
       for (let c = first + 1; c < end; c++) {
         const candidate = items[c] as ArmedTimer;
         if (precedes(candidate, below)) {

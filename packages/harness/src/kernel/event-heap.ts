@@ -43,17 +43,8 @@ export class EventHeap<T extends EventKey> {
     for (;;) {
       const first = 4 * i + 1;
       if (first >= n) break;
-      // The earliest of up to four children.
-      let child = first;
-      let below = items[first] as T;
-      const end = Math.min(first + 4, n);
-      for (let c = first + 1; c < end; c++) {
-        const candidate = items[c] as T;
-        if (precedes(candidate, below)) {
-          child = c;
-          below = candidate;
-        }
-      }
+      const child = earliestChild(items, first, n);
+      const below = items[child] as T;
       if (!precedes(below, last)) break;
       items[i] = below;
       i = child;
@@ -61,4 +52,19 @@ export class EventHeap<T extends EventKey> {
     items[i] = last;
     return top;
   }
+}
+
+/** The index of the earliest of the up to four children of a 4-ary heap node that start at `first` (< n). */
+export function earliestChild<T extends EventKey>(items: readonly T[], first: number, n: number): number {
+  let child = first;
+  let earliest = items[first] as T;
+  const end = Math.min(first + 4, n);
+  for (let c = first + 1; c < end; c++) {
+    const candidate = items[c] as T;
+    if (precedes(candidate, earliest)) {
+      child = c;
+      earliest = candidate;
+    }
+  }
+  return child;
 }

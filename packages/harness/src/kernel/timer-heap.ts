@@ -1,4 +1,5 @@
 import { type ArmedTimer, precedes } from "./event.js";
+import { earliestChild } from "./event-heap.js";
 
 /**
  * The armed timers, a 4-ary min-heap (see EventHeap) in the total order (EventKey) that
@@ -64,16 +65,8 @@ export class TimerHeap {
     for (;;) {
       const first = 4 * i + 1;
       if (first >= n) break;
-      let child = first;
-      let below = items[first] as ArmedTimer;
-      const end = Math.min(first + 4, n);
-      for (let c = first + 1; c < end; c++) {
-        const candidate = items[c] as ArmedTimer;
-        if (precedes(candidate, below)) {
-          child = c;
-          below = candidate;
-        }
-      }
+      const child = earliestChild(items, first, n);
+      const below = items[child] as ArmedTimer;
       if (!precedes(below, timer)) break;
       items[i] = below;
       below.slot = i;

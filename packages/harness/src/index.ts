@@ -35,7 +35,6 @@ export * from "./history/history-event.js";
 export { InlineHost, type InlineHostOptions } from "./hosts/inline-host.js";
 export { mergeByHeads } from "./hosts/lockstep/effect-merge.js";
 export { LockstepHost, type LockstepHostOptions } from "./hosts/lockstep/lockstep-host.js";
-export { safeLookahead } from "./hosts/lockstep/safe-lookahead.js";
 export type * from "./hosts/lockstep/shard-protocol.js";
 export { ShardRuntime } from "./hosts/lockstep/shard-runtime.js";
 export { answerWindow, decodeReply, encodeWindow } from "./hosts/lockstep/window-codec.js";
@@ -63,6 +62,7 @@ export { type RunMetrics, RunMetricsFollower, runMetrics } from "./metrics/run-m
 export { meanDelayMs, sampleDelay } from "./router/delay.js";
 export * from "./router/fault-plan.js";
 export { corruptFrame, type Fate, type RouteDecision, Router, type RouterStats } from "./router/router.js";
+export { safeLookahead } from "./router/safe-lookahead.js";
 export { globToRegExp, NameMatcher } from "./router/selector.js";
 export { judgeFinished, RunJudge } from "./run/run-judge.js";
 export { checkersWith, type HostName, judge, type RunOptions, type RunSummary, runScenario, runSpec } from "./run/run-scenario.js";

@@ -26,6 +26,13 @@ afterEach(async () => {
 const scenario = (name: string) => loadScenarioFile(fileURLToPath(new URL(`../../../scenarios/${name}.json`, import.meta.url)));
 const lines = (result: RunResult) => result.events.map((e) => JSON.stringify(e));
 const lifecycle = (result: RunResult) => new Set(result.events.flatMap((e) => (e.ev === "life" ? [e.what] : [])));
+/** The scenario's pingers, each waiting `timeoutMs` for a pong before it pings again. */
+const pingersWaiting =
+  (timeoutMs: number) =>
+  (actor: ActorSpec): ActorSpec =>
+    actor.kind === "pinger" && typeof actor.config === "object" && actor.config !== null && !Array.isArray(actor.config)
+      ? { ...actor, config: { ...actor.config, timeoutMs } }
+      : actor;
 
 async function compare(
   name: string,
@@ -75,18 +82,30 @@ describe("lockstep agrees with inline on protocol scenarios", () => {
     // 20 ms per message, breaks noticed 2 ms after the loss: lockstep windows of 20 ms let a break notice land
     // inside a window its shard had already run past (histories differed before the window took the 2 ms floor).
     // Pingers wait 100 ms for a pong, longer than a round trip.
-    const patient = (actor: ActorSpec): ActorSpec =>
-      actor.kind === "pinger" && typeof actor.config === "object" && actor.config !== null && !Array.isArray(actor.config)
-        ? { ...actor, config: { ...actor.config, timeoutMs: 100 } }
-        : actor;
     const inline = await compare(
       "ping-pong",
       1,
       20_000_000,
       { latency: { dist: "fixed", ms: 20 }, breakDetection: { dist: "fixed", ms: 2 } },
-      patient,
+      pingersWaiting(100),
     );
     expect(inline.router.breaks).toBeGreaterThan(50);
+  }, 180_000);
+
+  it("ping-pong on a slow network where a break overtakes a message already in flight toward the actor whose send broke it", async () => {
+    // 20 ms per message, breaks noticed after 2 ms, pingers giving up after 5 ms: pings cross pongs whose sends
+    // break the connection. A ping due less than one window (2 ms) after the break used to be lost inline but
+    // delivered in lockstep, which decides a break only when the window of its send is over; both now lose
+    // exactly what is due a window or more after the break.
+    const inline = await compare(
+      "ping-pong",
+      1,
+      20_000_000,
+      { latency: { dist: "fixed", ms: 20 }, breakDetection: { dist: "fixed", ms: 2 } },
+      pingersWaiting(5),
+    );
+    expect(inline.router.breaks).toBeGreaterThan(50);
+    expect(inline.events.some((e) => e.ev === "lost" && e.why === "its connection broke")).toBe(true);
   }, 180_000);
 
   it("static-restart (static members crash and come back within the session)", async () => {

@@ -147,3 +147,29 @@ describe("partitions", () => {
     expect(both.stats.partitioned).toBe(2);
   });
 });
+
+describe("a break and the bytes in flight on its connection", () => {
+  it("loses what is due at least one lockstep window (the safe lookahead) after the break, and delivers what arrives sooner", () => {
+    // A 20 ms network whose breaks are noticed after 2 ms: lockstep windows of 2 ms. The router decides a break
+    // when the window of its send is over, so a delivery due inside that window must arrive on every host.
+    const connections = {
+      ...DEFAULT_NETWORK,
+      minLatencyMs: 0.5,
+      latency: { dist: "fixed", ms: 20 },
+      breakDetection: { dist: "fixed", ms: 2 },
+    } as const;
+    const router = new Router(
+      { network: connections, messageFaults: [{ name: "loss", types: ["Break"], drop: { probability: 1 } }], partitions: [] },
+      7,
+    );
+    expect(router.lookaheadUs).toBe(500);
+    expect(router.breakPropagationUs).toBe(2_000);
+    const inFlight = router.routeOnConnection(0, "server", "client", "X", 1, "client", 3);
+    expect(inFlight).toMatchObject({ fate: "deliver", at: [20_000] });
+    expect(router.routeOnConnection(19_000, "client", "server", "Break", 1, "client", 3).fate).toBe("broken");
+    expect(router.lostWithBreak("client", 3, 20_000)).toBe(false); // 1 ms after the break: inside its window
+    expect(router.lostWithBreak("client", 3, 20_999)).toBe(false);
+    expect(router.lostWithBreak("client", 3, 21_000)).toBe(true); // 2 ms after: every host knows of the break
+    expect(router.lostWithBreak("client", 4, 21_000)).toBe(false); // the next connection is a new one
+  });
+});

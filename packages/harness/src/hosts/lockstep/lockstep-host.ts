@@ -9,6 +9,7 @@ import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
 import { type RunResult, withEventArray } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
+import { safeLookahead } from "../../router/safe-lookahead.js";
 import { type LogSpec, SILENT_LOGS } from "../worker/actor-logs.js";
 import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
@@ -18,7 +19,6 @@ import { shardActorInit } from "../worker/shard-actor-init.js";
 import { type ActorsPerWorker, planShards } from "../worker/shard-plan.js";
 import { describeExit, type WorkerExit, WorkerHandle } from "../worker/worker-handle.js";
 import { mergeByHeads } from "./effect-merge.js";
-import { safeLookahead } from "./safe-lookahead.js";
 import {
   type ActorReport,
   type EffectGroup,

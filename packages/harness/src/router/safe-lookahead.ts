@@ -1,5 +1,5 @@
 import type { Micros } from "@kcsim/protocol";
-import type { DelaySpec, FaultPlan } from "../../router/fault-plan.js";
+import type { DelaySpec, FaultPlan } from "./fault-plan.js";
 
 /** The smallest delay a distribution can draw, in microseconds, as the router rounds it. */
 function floorOf(spec: DelaySpec): Micros {

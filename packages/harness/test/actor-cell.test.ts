@@ -1,6 +1,6 @@
 import { type Actor, type ActorId, type Context, encode, type JsonValue, type Message } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { type ActorRegistry, InlineHost, type NemesisStep } from "../src/index.js";
+import { type ActorRegistry, type ArmedTimer, InlineHost, type NemesisStep } from "../src/index.js";
 import { actor, testSpec } from "./helpers.js";
 
 function throwsTypeError(change: () => void): boolean {
@@ -27,6 +27,10 @@ class Probe implements Actor {
       ctx.setTimer("cancelled", 5_000);
       ctx.cancelTimer("cancelled");
     }
+    if (this.config.rearm) {
+      ctx.setTimer("t", 30_000);
+      ctx.setTimer("c", 10_000);
+    }
     if (typeof this.config.peer === "string") {
       const message: Message = { type: "SimPing", seq: 1, payload: "original" };
       ctx.send(this.config.peer, message);
@@ -52,6 +56,11 @@ class Probe implements Actor {
   fire(timer: string, ctx: Context): void {
     ctx.observe({ type: "probe.fire", timer });
     if (timer === "tick") ctx.setTimer("tick", 10_000);
+    if (timer === "c") {
+      // Cancelled while queued, then armed again: the cell re-keys the cancelled timer instead of making a new one.
+      ctx.cancelTimer("t");
+      ctx.setTimer("t", 25_000);
+    }
   }
 }
 
@@ -68,6 +77,25 @@ describe("actor cells", () => {
   it("replace a timer armed twice under one name, and never fire a cancelled one", () => {
     const fires = observations(run([actor("p", "probe", { replace: true })]), "probe.fire");
     expect(fires).toEqual([{ type: "probe.fire", timer: "t", t: 20_000, actor: "p" }]);
+  });
+
+  it("fire a timer cancelled and armed again once, at its new time, reusing the cancelled timer's entry", () => {
+    const host = new InlineHost(testSpec({ actors: [actor("p", "probe", { rearm: true })], durationUs: 100_000 }), registry);
+    const scheduled: ArmedTimer[] = [];
+    const schedule = host.core.scheduleTimer.bind(host.core);
+    host.core.scheduleTimer = (timer: ArmedTimer) => {
+      scheduled.push(timer);
+      schedule(timer);
+    };
+    const fires = observations(host.run(), "probe.fire");
+    expect(fires.map((o) => [o.timer, o.t])).toEqual([
+      ["c", 10_000],
+      ["t", 35_000],
+    ]);
+    const armsOfT = scheduled.filter((timer) => timer.name === "t");
+    expect(armsOfT).toHaveLength(2);
+    expect(armsOfT[1]).toBe(armsOfT[0]);
+    expect(host.cell("p")?.armedTimers).toBe(0);
   });
 
   it("seal what is sent: neither the sender (afterwards) nor the receiver can change a message", () => {

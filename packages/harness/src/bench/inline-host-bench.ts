@@ -35,9 +35,16 @@ const cpuMsSince = (start: NodeJS.CpuUsage): number => {
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-/** CPU microseconds per delivered message of the inline host (the history hashed, not kept). */
+/**
+ * CPU microseconds per delivered message of the inline host (the history
+ * hashed, not kept), in the steady state: the warm-up is a whole run,
+ * because V8 keeps deoptimizing and re-optimizing the message path for
+ * some 600 ms of virtual time (about 100 optimizations, 15 deoptimizations
+ * with --trace-opt --trace-deopt) after a 50 ms one; a scenario's run of
+ * seconds amortises that, a measured run of 600 ms would not.
+ */
 function inlineUsPerMessage(useCodec: boolean): { us: number; delivered: number } {
-  new InlineHost(pingPongSpec(ACTORS, useCodec, 50), DEFAULT_REGISTRY, { history: { keepEvents: false } }).run(); // warm-up
+  new InlineHost(pingPongSpec(ACTORS, useCodec, VIRTUAL_MS), DEFAULT_REGISTRY, { history: { keepEvents: false } }).run(); // warm-up
   const runs: number[] = [];
   let delivered = 0;
   for (let i = 0; i < REPETITIONS; i++) {

@@ -159,6 +159,13 @@ export class ActorCell {
   #endpoint: ConnectionEndpoint | null = null;
   /** The armed timers by name: each is also in its sink's queue until it fires or is taken out. */
   readonly #timers = new Map<string, ArmedTimer>();
+  /**
+   * The last timer cancelled while still queued: nothing else holds it (a timer
+   * the queue handed out is out of the queue), so arming one of the same name
+   * re-keys it instead of making a new one (a pinger cancels and re-arms its
+   * timeout for every message).
+   */
+  #spareTimer: ArmedTimer | null = null;
   #actor: Actor | null = null;
   #state: CellState = "unstarted";
   #paused = false;
@@ -486,6 +493,16 @@ export class ActorCell {
       this.#sink.scheduleTimer(rearmed);
       return;
     }
+    const spare = this.#spareTimer;
+    if (spare !== null && spare.name === name) {
+      this.#spareTimer = null;
+      const reused = spare as Mutable<ArmedTimer>;
+      reused.due = this.#now + after;
+      reused.seq = seq;
+      this.#timers.set(name, reused);
+      this.#sink.scheduleTimer(reused);
+      return;
+    }
     const timer: ArmedTimer = {
       kind: "timer",
       due: this.#now + after,
@@ -505,7 +522,9 @@ export class ActorCell {
     const timer = this.#timers.get(name);
     if (timer === undefined) return;
     this.#timers.delete(name);
+    const queued = timer.slot >= 0;
     this.#sink.cancelTimer(timer);
+    if (queued) this.#spareTimer = timer;
   }
 
   #makeContext(): Context & CpuBurner {

@@ -232,8 +232,11 @@ export class ConnectionEndpoint {
   }
 
   #latestServerConnection(client: ActorId): ServerConnection | undefined {
+    // Every message that is not an RPC asks this, most often of a client that never connected here: no iterator then.
+    const byGen = this.#served.get(client);
+    if (byGen === undefined) return undefined;
     let latest: ServerConnection | undefined;
-    for (const conn of this.#served.get(client)?.values() ?? []) if (conn.state === "open") latest = conn;
+    for (const conn of byGen.values()) if (conn.state === "open") latest = conn;
     return latest;
   }
 

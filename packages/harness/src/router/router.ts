@@ -349,10 +349,14 @@ export class Router {
     const stats = this.stats;
     stats.messages++;
     stats.bytes += bytes;
-    const perType = stats.byType[msgType] ?? { count: 0, bytes: 0 };
+    // Stored only when new: a keyed store into the by-type table on every message is a megamorphic store.
+    let perType = stats.byType[msgType];
+    if (perType === undefined) {
+      perType = { count: 0, bytes: 0 };
+      stats.byType[msgType] = perType;
+    }
     perType.count++;
     perType.bytes += bytes;
-    stats.byType[msgType] = perType;
   }
 
   /** Serialises the message on the link at the fault's rate: when its last byte is on the wire. */

@@ -7,9 +7,32 @@ export interface TopicPartition {
   readonly partition: number;
 }
 
+/**
+ * The keys made so far, per topic by partition. Members and coordinators
+ * key maps by tpKey and ask for the same few thousand keys over and over:
+ * handing back the one string made the first time saves an allocation per
+ * call and lets map lookups match it by identity with its hash already
+ * computed. Bounded: past the limits keys are made afresh (equal strings).
+ */
+const tpKeysByTopic = new Map<string, string[]>();
+const MAX_INTERNED_TOPICS = 4096;
+const MAX_INTERNED_PARTITIONS = 4096;
+
 /** The canonical string form Kafka prints: `topic-partition`. */
 export function tpKey(topic: string, partition: number): string {
-  return `${topic}-${partition}`;
+  if (!(partition >= 0 && partition < MAX_INTERNED_PARTITIONS && Number.isInteger(partition))) return `${topic}-${partition}`;
+  let keys = tpKeysByTopic.get(topic);
+  if (keys === undefined) {
+    if (tpKeysByTopic.size >= MAX_INTERNED_TOPICS) return `${topic}-${partition}`;
+    keys = [];
+    tpKeysByTopic.set(topic, keys);
+  }
+  let key = keys[partition];
+  if (key === undefined) {
+    key = `${topic}-${partition}`;
+    keys[partition] = key;
+  }
+  return key;
 }
 
 /** Parses `topic-partition` (the topic may itself contain dashes). */

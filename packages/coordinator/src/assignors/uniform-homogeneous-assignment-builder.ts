@@ -3,7 +3,24 @@ import { emptyGroupAssignment, type GroupAssignment, type MemberAssignment } fro
 import type { GroupSpec } from "./group-spec.js";
 import { missingTopicError, PartitionAssignorError } from "./partition-assignor-error.js";
 import { assignmentFromPartitionIndexes, sortPartitionIndexes } from "./partition-index-assignment.js";
+import { ScratchArrays } from "./scratch-arrays.js";
 import type { SubscribedTopicDescriber } from "./subscribed-topic-describer.js";
+
+/** The builder's working arrays: slots of `scratch` (a build borrows them all and runs to completion). */
+const Bytes = { Subscribed: 0, Held: 1, Changed: 2 } as const;
+const Ints = {
+  Kept: 0,
+  Dropped: 1,
+  KeptStart: 2,
+  UnfilledMembers: 3,
+  UnfilledQuota: 4,
+  Unassigned: 5,
+  NewStart: 6,
+  NewEnd: 7,
+  MemberPartitions: 8,
+} as const;
+
+const scratch = new ScratchArrays();
 
 /**
  * The uniform assignor for a group whose members all subscribe to the same
@@ -36,7 +53,9 @@ export class UniformHomogeneousAssignmentBuilder {
     const first = members[0];
     if (first === undefined) return { members: [] };
 
-    const subscribed = new Uint8Array(topics.topics.length);
+    // Scratch arrays may be longer than asked: loops run to the lengths of this build, never to theirs.
+    const topicCount = topics.topics.length;
+    const subscribed = scratch.zeroedUint8(Bytes.Subscribed, topicCount);
     let subscribedTopicCount = 0;
     for (const topicId of first.subscribedTopicIds) {
       const topicIndex = topics.topicIndex(topicId);
@@ -48,53 +67,34 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     if (subscribedTopicCount === 0) return emptyGroupAssignment(members);
 
-    // Topic index of every current-assignment entry (cached per target array by the describer).
-    const entryTopics: Int32Array[] = new Array(members.length);
-    // Which partitions some member's current target holds (Kafka's `isPartitionAssigned`).
-    const held = new Uint8Array(topics.totalPartitions);
-    let heldCount = 0;
-    for (let m = 0; m < members.length; m++) {
+    // Topic index of every current-assignment entry (cached per target array by the describer), and how many
+    // partitions the current targets list in all (a bound on what step 2 keeps or drops).
+    const memberCount = members.length;
+    const entryTopics: Int32Array[] = new Array(memberCount);
+    let listedPartitions = 0;
+    for (let m = 0; m < memberCount; m++) {
       const assignment = members[m]!.currentAssignment;
-      const topicIndexes = topics.topicIndexesOf(assignment);
-      entryTopics[m] = topicIndexes;
-      for (let entry = 0; entry < assignment.length; entry++) {
-        const topicIndex = topicIndexes[entry]!;
-        if (topicIndex < 0) continue;
-        const offset = topics.partitionOffsetAt(topicIndex);
-        const count = topics.partitionCountAt(topicIndex);
-        const partitions = assignment[entry]!.partitions;
-        for (let i = 0; i < partitions.length; i++) {
-          const partition = partitions[i]!;
-          if (partition >= 0 && partition < count) {
-            held[offset + partition] = 1;
-            heldCount++;
-          }
-        }
-      }
+      entryTopics[m] = topics.topicIndexesOf(assignment);
+      for (let entry = 0; entry < assignment.length; entry++) listedPartitions += assignment[entry]!.partitions.length;
     }
 
     let totalPartitions = 0;
-    for (let t = 0; t < subscribed.length; t++) if (subscribed[t] === 1) totalPartitions += topics.partitionCountAt(t);
-    const memberCount = members.length;
+    for (let t = 0; t < topicCount; t++) if (subscribed[t] === 1) totalPartitions += topics.partitionCountAt(t);
     const minimumQuota = Math.floor(totalPartitions / memberCount);
     let membersWithExtraPartition = totalPartitions % memberCount;
 
-    const unassigned = new Int32Array(totalPartitions + heldCount);
-    let unassignedLength = 0;
-    for (let t = 0; t < subscribed.length; t++) {
-      if (subscribed[t] === 0) continue;
-      const offset = topics.partitionOffsetAt(t);
-      const end = offset + topics.partitionCountAt(t);
-      for (let index = offset; index < end; index++) if (held[index] === 0) unassigned[unassignedLength++] = index;
-    }
-
-    // Step 2: keep what fits in each member's quota.
-    const kept = new Int32Array(heldCount);
-    const keptStart = new Int32Array(memberCount + 1);
+    // Step 2: keep what fits in each member's quota. The same pass marks which subscribed partitions some
+    // current target holds (Kafka's `isPartitionAssigned`): Unassigned is those held by none, then the dropped ones.
+    const held = scratch.zeroedUint8(Bytes.Held, topics.totalPartitions);
+    let heldCount = 0;
+    const kept = scratch.int32(Ints.Kept, listedPartitions);
+    const dropped = scratch.int32(Ints.Dropped, listedPartitions);
+    const keptStart = scratch.int32(Ints.KeptStart, memberCount + 1);
     let keptLength = 0;
-    const changed = new Uint8Array(memberCount);
-    const unfilledMembers = new Int32Array(memberCount);
-    const unfilledQuota = new Int32Array(memberCount);
+    let droppedLength = 0;
+    const changed = scratch.zeroedUint8(Bytes.Changed, memberCount);
+    const unfilledMembers = scratch.int32(Ints.UnfilledMembers, memberCount);
+    const unfilledQuota = scratch.int32(Ints.UnfilledQuota, memberCount);
     let unfilledCount = 0;
     for (let m = 0; m < memberCount; m++) {
       keptStart[m] = keptLength;
@@ -120,13 +120,20 @@ export class UniformHomogeneousAssignmentBuilder {
           const partition = partitions[i]!;
           if (partition < 0 || partition >= count) {
             changed[m] = 1; // not a partition of the topic (Kafka never produces one)
-          } else if (keepWhole) {
-            kept[keptLength++] = offset + partition;
+            continue;
+          }
+          const index = offset + partition;
+          if (held[index] === 0) {
+            held[index] = 1;
+            heldCount++;
+          }
+          if (keepWhole) {
+            kept[keptLength++] = index;
           } else if (quota > 0) {
             quota--;
-            kept[keptLength++] = offset + partition;
+            kept[keptLength++] = index;
           } else {
-            unassigned[unassignedLength++] = offset + partition;
+            dropped[droppedLength++] = index;
             changed[m] = 1;
           }
         }
@@ -139,9 +146,23 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     keptStart[memberCount] = keptLength;
 
+    // Step 1, after the fact: the subscribed partitions no current target holds, topics in describer order
+    // (no pass when every one is held), then the dropped ones.
+    const unassigned = scratch.int32(Ints.Unassigned, totalPartitions - heldCount + droppedLength);
+    let unassignedLength = 0;
+    if (heldCount < totalPartitions) {
+      for (let t = 0; t < topicCount; t++) {
+        if (subscribed[t] === 0) continue;
+        const offset = topics.partitionOffsetAt(t);
+        const end = offset + topics.partitionCountAt(t);
+        for (let index = offset; index < end; index++) if (held[index] === 0) unassigned[unassignedLength++] = index;
+      }
+    }
+    for (let i = 0; i < droppedLength; i++) unassigned[unassignedLength++] = dropped[i]!;
+
     // Step 3: deal Unassigned in order; each unfilled member takes a contiguous run.
-    const newStart = new Int32Array(memberCount);
-    const newEnd = new Int32Array(memberCount);
+    const newStart = scratch.zeroedInt32(Ints.NewStart, memberCount);
+    const newEnd = scratch.zeroedInt32(Ints.NewEnd, memberCount);
     let cursor = 0;
     for (let i = 0; i < unfilledCount && cursor < unassignedLength; i++) {
       const m = unfilledMembers[i]!;
@@ -151,7 +172,7 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     if (cursor < unassignedLength) throw new PartitionAssignorError("Partitions were left unassigned");
 
-    const scratch = new Int32Array(minimumQuota + 1);
+    const memberPartitions = scratch.int32(Ints.MemberPartitions, minimumQuota + 1);
     const result: MemberAssignment[] = new Array(memberCount);
     for (let m = 0; m < memberCount; m++) {
       const member = members[m]!;
@@ -164,10 +185,10 @@ export class UniformHomogeneousAssignmentBuilder {
         const keptFrom = keptStart[m]!;
         const keptTo = keptStart[m + 1]!;
         let length = 0;
-        for (let i = keptFrom; i < keptTo; i++) scratch[length++] = kept[i]!;
-        for (let i = start; i < end; i++) scratch[length++] = unassigned[i]!;
-        sortPartitionIndexes(scratch, 0, length);
-        partitions = assignmentFromPartitionIndexes(topics, scratch, 0, length);
+        for (let i = keptFrom; i < keptTo; i++) memberPartitions[length++] = kept[i]!;
+        for (let i = start; i < end; i++) memberPartitions[length++] = unassigned[i]!;
+        sortPartitionIndexes(memberPartitions, 0, length);
+        partitions = assignmentFromPartitionIndexes(topics, memberPartitions, 0, length);
       }
       result[m] = { memberId: member.memberId, partitions };
     }

@@ -2,12 +2,13 @@ import type { TopicIdPartitions } from "../topic-id-partitions.js";
 import { emptyGroupAssignment, type GroupAssignment, type MemberAssignment } from "./group-assignment.js";
 import type { GroupSpec } from "./group-spec.js";
 import { missingTopicError, PartitionAssignorError } from "./partition-assignor-error.js";
+import { type CountedTarget, PartitionHoldings } from "./partition-holdings.js";
 import { assignmentFromPartitionIndexes, sortPartitionIndexes } from "./partition-index-assignment.js";
 import { ScratchArrays } from "./scratch-arrays.js";
 import type { SubscribedTopicDescriber } from "./subscribed-topic-describer.js";
 
 /** The builder's working arrays: slots of `scratch` (a build borrows them all and runs to completion). */
-const Bytes = { Subscribed: 0, Held: 1, Changed: 2 } as const;
+const Bytes = { Subscribed: 0, Changed: 1, Whole: 2 } as const;
 const Ints = {
   Kept: 0,
   Dropped: 1,
@@ -21,6 +22,18 @@ const Ints = {
 } as const;
 
 const scratch = new ScratchArrays();
+
+/** The holdings of each describer's group (a describer serves one group's metadata version). */
+const holdingsByDescriber = new WeakMap<SubscribedTopicDescriber, PartitionHoldings>();
+
+function holdingsOf(topics: SubscribedTopicDescriber): PartitionHoldings {
+  let holdings = holdingsByDescriber.get(topics);
+  if (holdings === undefined) {
+    holdings = new PartitionHoldings(topics);
+    holdingsByDescriber.set(topics, holdings);
+  }
+  return holdings;
+}
 
 /**
  * The uniform assignor for a group whose members all subscribe to the same
@@ -39,7 +52,11 @@ const scratch = new ScratchArrays();
  *
  * The subscribed topics are those of the first member (as in Kafka).
  * Partitions are handled as dense integer indexes; members whose target does
- * not change get their current assignment array back.
+ * not change get their current assignment array back. Which partitions the
+ * current targets hold is kept per describer from one build to the next
+ * (PartitionHoldings), and a member whose whole target fits its quota is
+ * not walked partition by partition: a build costs O(members) plus the
+ * partitions of the members whose target changes.
  */
 export class UniformHomogeneousAssignmentBuilder {
   constructor(
@@ -67,32 +84,32 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     if (subscribedTopicCount === 0) return emptyGroupAssignment(members);
 
-    // Topic index of every current-assignment entry (cached per target array by the describer), and how many
-    // partitions the current targets list in all (a bound on what step 2 keeps or drops).
+    // Which partitions some member's current target holds (Kafka's `isPartitionAssigned`).
+    const holdings = holdingsOf(topics);
+    holdings.update(members);
     const memberCount = members.length;
-    const entryTopics: Int32Array[] = new Array(memberCount);
     let listedPartitions = 0;
-    for (let m = 0; m < memberCount; m++) {
-      const assignment = members[m]!.currentAssignment;
-      entryTopics[m] = topics.topicIndexesOf(assignment);
-      for (let entry = 0; entry < assignment.length; entry++) listedPartitions += assignment[entry]!.partitions.length;
-    }
+    for (let m = 0; m < memberCount; m++) listedPartitions += holdings.countedAt(m).total;
 
     let totalPartitions = 0;
-    for (let t = 0; t < topicCount; t++) if (subscribed[t] === 1) totalPartitions += topics.partitionCountAt(t);
+    let heldCount = 0;
+    for (let t = 0; t < topicCount; t++) {
+      if (subscribed[t] === 0) continue;
+      totalPartitions += topics.partitionCountAt(t);
+      heldCount += holdings.heldInTopic(t);
+    }
     const minimumQuota = Math.floor(totalPartitions / memberCount);
     let membersWithExtraPartition = totalPartitions % memberCount;
 
-    // Step 2: keep what fits in each member's quota. The same pass marks which subscribed partitions some
-    // current target holds (Kafka's `isPartitionAssigned`): Unassigned is those held by none, then the dropped ones.
-    const held = scratch.zeroedUint8(Bytes.Held, topics.totalPartitions);
-    let heldCount = 0;
+    // Step 2: keep what fits in each member's quota. A valid target of subscribed topics that fits whole is
+    // kept whole (noted in `whole`, read from the target when needed); the others are walked as Kafka does.
     const kept = scratch.int32(Ints.Kept, listedPartitions);
     const dropped = scratch.int32(Ints.Dropped, listedPartitions);
     const keptStart = scratch.int32(Ints.KeptStart, memberCount + 1);
     let keptLength = 0;
     let droppedLength = 0;
     const changed = scratch.zeroedUint8(Bytes.Changed, memberCount);
+    const whole = scratch.zeroedUint8(Bytes.Whole, memberCount);
     const unfilledMembers = scratch.int32(Ints.UnfilledMembers, memberCount);
     const unfilledQuota = scratch.int32(Ints.UnfilledQuota, memberCount);
     let unfilledCount = 0;
@@ -103,38 +120,35 @@ export class UniformHomogeneousAssignmentBuilder {
         quota++;
         membersWithExtraPartition--;
       }
-      const assignment = members[m]!.currentAssignment;
-      const topicIndexes = entryTopics[m]!;
-      for (let entry = 0; entry < assignment.length; entry++) {
-        const topicIndex = topicIndexes[entry]!;
-        if (topicIndex < 0 || subscribed[topicIndex] === 0) {
-          changed[m] = 1; // topic no longer subscribed: dropped
-          continue;
-        }
-        const offset = topics.partitionOffsetAt(topicIndex);
-        const count = topics.partitionCountAt(topicIndex);
-        const partitions = assignment[entry]!.partitions;
-        const keepWhole = partitions.length <= quota;
-        if (keepWhole) quota -= partitions.length;
-        for (let i = 0; i < partitions.length; i++) {
-          const partition = partitions[i]!;
-          if (partition < 0 || partition >= count) {
-            changed[m] = 1; // not a partition of the topic (Kafka never produces one)
+      const { target: assignment, topicIndexes, total, valid } = holdings.countedAt(m);
+      if (valid && total <= quota && allSubscribed(topicIndexes, assignment.length, subscribed)) {
+        whole[m] = 1;
+        quota -= total;
+      } else {
+        for (let entry = 0; entry < assignment.length; entry++) {
+          const topicIndex = topicIndexes[entry]!;
+          if (topicIndex < 0 || subscribed[topicIndex] === 0) {
+            changed[m] = 1; // topic no longer subscribed: dropped
             continue;
           }
-          const index = offset + partition;
-          if (held[index] === 0) {
-            held[index] = 1;
-            heldCount++;
-          }
-          if (keepWhole) {
-            kept[keptLength++] = index;
-          } else if (quota > 0) {
-            quota--;
-            kept[keptLength++] = index;
-          } else {
-            dropped[droppedLength++] = index;
-            changed[m] = 1;
+          const offset = topics.partitionOffsetAt(topicIndex);
+          const count = topics.partitionCountAt(topicIndex);
+          const partitions = assignment[entry]!.partitions;
+          const keepWhole = partitions.length <= quota;
+          if (keepWhole) quota -= partitions.length;
+          for (let i = 0; i < partitions.length; i++) {
+            const partition = partitions[i]!;
+            if (partition < 0 || partition >= count) {
+              changed[m] = 1; // not a partition of the topic (Kafka never produces one)
+            } else if (keepWhole) {
+              kept[keptLength++] = offset + partition;
+            } else if (quota > 0) {
+              quota--;
+              kept[keptLength++] = offset + partition;
+            } else {
+              dropped[droppedLength++] = offset + partition;
+              changed[m] = 1;
+            }
           }
         }
       }
@@ -146,16 +160,17 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     keptStart[memberCount] = keptLength;
 
-    // Step 1, after the fact: the subscribed partitions no current target holds, topics in describer order
-    // (no pass when every one is held), then the dropped ones.
+    // Step 1, after the fact: Unassigned is the subscribed partitions no current target holds, topics in
+    // describer order (no pass over a topic whose partitions are all held), then the dropped ones.
     const unassigned = scratch.int32(Ints.Unassigned, totalPartitions - heldCount + droppedLength);
     let unassignedLength = 0;
     if (heldCount < totalPartitions) {
       for (let t = 0; t < topicCount; t++) {
         if (subscribed[t] === 0) continue;
+        const count = topics.partitionCountAt(t);
+        if (holdings.heldInTopic(t) === count) continue;
         const offset = topics.partitionOffsetAt(t);
-        const end = offset + topics.partitionCountAt(t);
-        for (let index = offset; index < end; index++) if (held[index] === 0) unassigned[unassignedLength++] = index;
+        for (let index = offset; index < offset + count; index++) if (!holdings.isHeld(index)) unassigned[unassignedLength++] = index;
       }
     }
     for (let i = 0; i < droppedLength; i++) unassigned[unassignedLength++] = dropped[i]!;
@@ -182,10 +197,13 @@ export class UniformHomogeneousAssignmentBuilder {
       if (changed[m] === 0 && start === end) {
         partitions = member.currentAssignment;
       } else {
-        const keptFrom = keptStart[m]!;
-        const keptTo = keptStart[m + 1]!;
         let length = 0;
-        for (let i = keptFrom; i < keptTo; i++) memberPartitions[length++] = kept[i]!;
+        if (whole[m] === 1) {
+          length = denseIndexesOf(holdings.countedAt(m), topics, memberPartitions);
+        } else {
+          const keptTo = keptStart[m + 1]!;
+          for (let i = keptStart[m]!; i < keptTo; i++) memberPartitions[length++] = kept[i]!;
+        }
         for (let i = start; i < end; i++) memberPartitions[length++] = unassigned[i]!;
         sortPartitionIndexes(memberPartitions, 0, length);
         partitions = assignmentFromPartitionIndexes(topics, memberPartitions, 0, length);
@@ -194,4 +212,22 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     return { members: result };
   }
+}
+
+/** Whether every entry's topic is subscribed (the entries' topics are known). */
+function allSubscribed(topicIndexes: Int32Array, entries: number, subscribed: Uint8Array): boolean {
+  for (let entry = 0; entry < entries; entry++) if (subscribed[topicIndexes[entry]!] === 0) return false;
+  return true;
+}
+
+/** Writes the dense index of every partition of a valid target into `out`, in target order; returns how many. */
+function denseIndexesOf(counted: CountedTarget, topics: SubscribedTopicDescriber, out: Int32Array): number {
+  const { target, topicIndexes } = counted;
+  let length = 0;
+  for (let entry = 0; entry < target.length; entry++) {
+    const offset = topics.partitionOffsetAt(topicIndexes[entry]!);
+    const partitions = target[entry]!.partitions;
+    for (let i = 0; i < partitions.length; i++) out[length++] = offset + partitions[i]!;
+  }
+  return length;
 }

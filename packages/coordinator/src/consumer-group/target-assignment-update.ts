@@ -1,6 +1,7 @@
 import { ErrorCode } from "@kcsim/protocol";
 import type { AssignmentMemberSpec } from "../assignors/group-spec.js";
 import { PartitionAssignorError } from "../assignors/partition-assignor-error.js";
+import { ScratchArrays } from "../assignors/scratch-arrays.js";
 import { serverAssignorNamed } from "../assignors/server-assignors.js";
 import type { SubscribedTopicDescriber } from "../assignors/subscribed-topic-describer.js";
 import { targetAssignmentMetadataRecord, targetAssignmentRecord } from "../records/consumer-group-records.js";
@@ -94,12 +95,16 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   op.observe(targetObservation(group.groupId, epoch, assignor.name, specs.length, moved));
 }
 
+/** The marks of GainedCounter (one update at a time uses them). */
+const scratch = new ScratchArrays();
+
 /**
  * Counts the partitions in `next` that were not in `previous` (each one has
  * a new target owner). Partitions of the described topics are marked in a
- * dense scratch array (one per target update, cleared after each count);
- * anything else (a topic or partition the describer does not know) falls
- * back to sets.
+ * dense scratch array (cleared after each count), found through the
+ * describer's topic indexes of each target array (cached per array: the
+ * next assignment asks for the same ones); anything else (a topic or
+ * partition the describer does not know) falls back to sets.
  */
 class GainedCounter {
   readonly #describer: SubscribedTopicDescriber;
@@ -107,38 +112,46 @@ class GainedCounter {
 
   constructor(describer: SubscribedTopicDescriber) {
     this.#describer = describer;
-    this.#marked = new Uint8Array(describer.totalPartitions);
+    this.#marked = scratch.zeroedUint8(0, describer.totalPartitions);
   }
 
   count(previous: readonly TopicIdPartitions[], next: readonly TopicIdPartitions[]): number {
-    if (!this.#dense(previous) || !this.#dense(next)) return countGainedWithSets(previous, next);
-    this.#mark(previous, 1);
-    let gained = 0;
     const describer = this.#describer;
-    for (const { topicId, partitions } of next) {
-      const offset = describer.partitionOffsetAt(describer.topicIndex(topicId));
-      for (const partition of partitions) if (this.#marked[offset + partition] === 0) gained++;
+    const previousTopics = describer.topicIndexesOf(previous);
+    const nextTopics = describer.topicIndexesOf(next);
+    if (!this.#dense(previous, previousTopics) || !this.#dense(next, nextTopics)) return countGainedWithSets(previous, next);
+    this.#mark(previous, previousTopics, 1);
+    let gained = 0;
+    for (let entry = 0; entry < next.length; entry++) {
+      const offset = describer.partitionOffsetAt(nextTopics[entry]!);
+      const partitions = next[entry]!.partitions;
+      for (let i = 0; i < partitions.length; i++) if (this.#marked[offset + partitions[i]!] === 0) gained++;
     }
-    this.#mark(previous, 0);
+    this.#mark(previous, previousTopics, 0);
     return gained;
   }
 
   /** Whether every partition of the assignment has a dense index. */
-  #dense(assignment: readonly TopicIdPartitions[]): boolean {
-    for (const { topicId, partitions } of assignment) {
-      const topicIndex = this.#describer.topicIndex(topicId);
+  #dense(assignment: readonly TopicIdPartitions[], topicIndexes: Int32Array): boolean {
+    for (let entry = 0; entry < assignment.length; entry++) {
+      const topicIndex = topicIndexes[entry]!;
       if (topicIndex < 0) return false;
       const count = this.#describer.partitionCountAt(topicIndex);
-      for (const partition of partitions) if (!Number.isInteger(partition) || partition < 0 || partition >= count) return false;
+      const partitions = assignment[entry]!.partitions;
+      for (let i = 0; i < partitions.length; i++) {
+        const partition = partitions[i]!;
+        if (!Number.isInteger(partition) || partition < 0 || partition >= count) return false;
+      }
     }
     return true;
   }
 
-  #mark(assignment: readonly TopicIdPartitions[], value: 0 | 1): void {
+  #mark(assignment: readonly TopicIdPartitions[], topicIndexes: Int32Array, value: 0 | 1): void {
     const describer = this.#describer;
-    for (const { topicId, partitions } of assignment) {
-      const offset = describer.partitionOffsetAt(describer.topicIndex(topicId));
-      for (const partition of partitions) this.#marked[offset + partition] = value;
+    for (let entry = 0; entry < assignment.length; entry++) {
+      const offset = describer.partitionOffsetAt(topicIndexes[entry]!);
+      const partitions = assignment[entry]!.partitions;
+      for (let i = 0; i < partitions.length; i++) this.#marked[offset + partitions[i]!] = value;
     }
   }
 }

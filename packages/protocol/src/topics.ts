@@ -1,4 +1,3 @@
-import { getOrCreate } from "./get-or-create.js";
 import { javaStringHashCode } from "./partition-for.js";
 
 /** A partition of a topic, by name. */
@@ -77,14 +76,28 @@ export type PartitionsByTopic = { readonly [topic: string]: readonly number[] };
 export function partitionsByTopic(partitions: Iterable<TopicPartition>): PartitionsByTopic {
   const byTopic = new Map<string, number[]>();
   for (const { topic, partition } of partitions) {
-    getOrCreate(byTopic, topic, () => []).push(partition);
+    const list = byTopic.get(topic);
+    if (list === undefined) byTopic.set(topic, [partition]);
+    else list.push(partition);
   }
   // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
   const out: Record<string, number[]> = Object.create(null);
   for (const topic of [...byTopic.keys()].sort()) {
-    out[topic] = [...new Set(byTopic.get(topic))].sort((a, b) => a - b);
+    out[topic] = distinctAscending(byTopic.get(topic) ?? []);
   }
   return out;
+}
+
+/**
+ * The distinct partitions of `list`, ascending: `list` itself when it is
+ * already strictly ascending (the usual case: partitions come sorted), else
+ * a sorted copy without repeats. The caller hands over a list it owns.
+ */
+export function distinctAscending(list: number[]): number[] {
+  for (let i = 1; i < list.length; i++) {
+    if (!((list[i] as number) > (list[i - 1] as number))) return [...new Set(list)].sort((a, b) => a - b);
+  }
+  return list;
 }
 
 /** The topic-partitions of a PartitionsByTopic, topic by topic. */

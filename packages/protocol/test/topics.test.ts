@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTpKey, tpKey } from "../src/index.js";
+import { distinctAscending, parseTpKey, tpKey } from "../src/index.js";
 
 describe("tpKey", () => {
   it("is `topic-partition`, for any topic and partition number", () => {
@@ -27,5 +27,23 @@ describe("tpKey", () => {
     keys.forEach((key, i) => {
       expect(key).toBe(`many-${i}-${i % 10}`);
     });
+  });
+});
+
+describe("distinctAscending", () => {
+  it("hands back a strictly ascending list as it is", () => {
+    const list = [0, 3, 7];
+    expect(distinctAscending(list)).toBe(list);
+    const empty: number[] = [];
+    expect(distinctAscending(empty)).toBe(empty);
+  });
+
+  it("sorts and dedupes any other list into a new one, as a Set and a numeric sort would", () => {
+    const list = [5, 1, 5, 3];
+    expect(distinctAscending(list)).toEqual([1, 3, 5]);
+    expect(list).toEqual([5, 1, 5, 3]);
+    expect(distinctAscending([2, 2])).toEqual([2]);
+    const withNaN = [3, Number.NaN, 1];
+    expect(distinctAscending(withNaN)).toEqual([...new Set(withNaN)].sort((a, b) => a - b));
   });
 });

@@ -10,21 +10,47 @@ import { targetObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
 import { countPartitions, type TopicIdPartitions, toPartitionSets } from "../topic-id-partitions.js";
 import type { ConsumerGroup } from "./consumer-group.js";
+import type { SubscriptionMetadata } from "./subscription-metadata.js";
+
+/** Under one subscription metadata: topic ids by name, and each subscription's id list by its joined names. */
+interface SubscriptionIds {
+  readonly idByName: ReadonlyMap<string, string>;
+  readonly idsByKey: Map<string, readonly string[]>;
+}
+
+/** Per subscription metadata (a version lives until the subscribed topics change). */
+const subscriptionIdsOf = new WeakMap<SubscriptionMetadata, SubscriptionIds>();
 
 /**
- * The key of each subscription array, made once per array: a member's
- * subscription array lives as long as its MemberMetadata, so a burst of
- * joins does not join every member's topic names again at every epoch.
+ * The id list of each subscription array, with the metadata it was found
+ * under: a member's subscription array lives as long as its MemberMetadata,
+ * so a burst of joins does not look every member's topic names up again at
+ * every epoch.
  */
-const subscriptionKeys = new WeakMap<readonly string[], string>();
+const idsOfSubscription = new WeakMap<readonly string[], { readonly metadata: SubscriptionMetadata; readonly ids: readonly string[] }>();
 
-function subscriptionKeyOf(names: readonly string[]): string {
-  let key = subscriptionKeys.get(names);
-  if (key === undefined) {
-    key = names.join("\u0000");
-    subscriptionKeys.set(names, key);
+/** The subscribed topic ids that exist, in subscription order; members with the same subscription share one list. */
+function subscribedTopicIdsOf(names: readonly string[], metadata: SubscriptionMetadata): readonly string[] {
+  const cached = idsOfSubscription.get(names);
+  if (cached !== undefined && cached.metadata === metadata) return cached.ids;
+  let known = subscriptionIdsOf.get(metadata);
+  if (known === undefined) {
+    known = { idByName: new Map(metadata.map((topic) => [topic.name, topic.topicId])), idsByKey: new Map() };
+    subscriptionIdsOf.set(metadata, known);
   }
-  return key;
+  const key = names.join("\u0000");
+  let ids = known.idsByKey.get(key);
+  if (ids === undefined) {
+    const found: string[] = [];
+    for (const name of names) {
+      const id = known.idByName.get(name);
+      if (id !== undefined) found.push(id);
+    }
+    ids = found;
+    known.idsByKey.set(key, ids);
+  }
+  idsOfSubscription.set(names, { metadata, ids });
+  return ids;
 }
 
 /**
@@ -42,22 +68,11 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   const assignor = assignorName === undefined ? undefined : serverAssignorNamed(assignorName);
   if (assignor === undefined) throw new CoordinatorError(ErrorCode.UNKNOWN_SERVER_ERROR, `No server assignor named ${assignorName}.`);
 
-  const topicIdsByName = new Map(group.subscriptionMetadata.map((topic) => [topic.name, topic.topicId]));
   // Members with the same subscription share one id list (the assignors skip set work for shared arrays).
-  const idsBySubscription = new Map<string, readonly string[]>();
+  const metadata = group.subscriptionMetadata;
   const specs: AssignmentMemberSpec[] = [];
   for (const member of group.members().values()) {
-    const key = subscriptionKeyOf(member.subscribedTopicNames);
-    let subscribedTopicIds = idsBySubscription.get(key);
-    if (subscribedTopicIds === undefined) {
-      const ids: string[] = [];
-      for (const name of member.subscribedTopicNames) {
-        const id = topicIdsByName.get(name);
-        if (id !== undefined) ids.push(id);
-      }
-      subscribedTopicIds = ids;
-      idsBySubscription.set(key, ids);
-    }
+    const subscribedTopicIds = subscribedTopicIdsOf(member.subscribedTopicNames, metadata);
     specs.push({
       memberId: member.memberId,
       instanceId: member.instanceId,

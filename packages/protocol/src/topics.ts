@@ -1,4 +1,3 @@
-import { getOrCreate } from "./get-or-create.js";
 import { javaStringHashCode } from "./partition-for.js";
 
 /** A partition of a topic, by name. */
@@ -7,9 +6,32 @@ export interface TopicPartition {
   readonly partition: number;
 }
 
+/**
+ * The keys made so far, per topic by partition. Members and coordinators
+ * key maps by tpKey and ask for the same few thousand keys over and over:
+ * handing back the one string made the first time saves an allocation per
+ * call and lets map lookups match it by identity with its hash already
+ * computed. Bounded: past the limits keys are made afresh (equal strings).
+ */
+const tpKeysByTopic = new Map<string, string[]>();
+const MAX_INTERNED_TOPICS = 4096;
+const MAX_INTERNED_PARTITIONS = 4096;
+
 /** The canonical string form Kafka prints: `topic-partition`. */
 export function tpKey(topic: string, partition: number): string {
-  return `${topic}-${partition}`;
+  if (!(partition >= 0 && partition < MAX_INTERNED_PARTITIONS && Number.isInteger(partition))) return `${topic}-${partition}`;
+  let keys = tpKeysByTopic.get(topic);
+  if (keys === undefined) {
+    if (tpKeysByTopic.size >= MAX_INTERNED_TOPICS) return `${topic}-${partition}`;
+    keys = [];
+    tpKeysByTopic.set(topic, keys);
+  }
+  let key = keys[partition];
+  if (key === undefined) {
+    key = `${topic}-${partition}`;
+    keys[partition] = key;
+  }
+  return key;
 }
 
 /** Parses `topic-partition` (the topic may itself contain dashes). */
@@ -54,14 +76,28 @@ export type PartitionsByTopic = { readonly [topic: string]: readonly number[] };
 export function partitionsByTopic(partitions: Iterable<TopicPartition>): PartitionsByTopic {
   const byTopic = new Map<string, number[]>();
   for (const { topic, partition } of partitions) {
-    getOrCreate(byTopic, topic, () => []).push(partition);
+    const list = byTopic.get(topic);
+    if (list === undefined) byTopic.set(topic, [partition]);
+    else list.push(partition);
   }
   // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
   const out: Record<string, number[]> = Object.create(null);
   for (const topic of [...byTopic.keys()].sort()) {
-    out[topic] = [...new Set(byTopic.get(topic))].sort((a, b) => a - b);
+    out[topic] = distinctAscending(byTopic.get(topic) ?? []);
   }
   return out;
+}
+
+/**
+ * The distinct partitions of `list`, ascending: `list` itself when it is
+ * already strictly ascending (the usual case: partitions come sorted), else
+ * a sorted copy without repeats. The caller hands over a list it owns.
+ */
+export function distinctAscending(list: number[]): number[] {
+  for (let i = 1; i < list.length; i++) {
+    if (!((list[i] as number) > (list[i - 1] as number))) return [...new Set(list)].sort((a, b) => a - b);
+  }
+  return list;
 }
 
 /** The topic-partitions of a PartitionsByTopic, topic by topic. */

@@ -2,8 +2,38 @@ import type { TopicIdPartitions } from "../topic-id-partitions.js";
 import { emptyGroupAssignment, type GroupAssignment, type MemberAssignment } from "./group-assignment.js";
 import type { GroupSpec } from "./group-spec.js";
 import { missingTopicError, PartitionAssignorError } from "./partition-assignor-error.js";
+import { type CountedTarget, PartitionHoldings } from "./partition-holdings.js";
 import { assignmentFromPartitionIndexes, sortPartitionIndexes } from "./partition-index-assignment.js";
+import { ScratchArrays } from "./scratch-arrays.js";
 import type { SubscribedTopicDescriber } from "./subscribed-topic-describer.js";
+
+/** The builder's working arrays: slots of `scratch` (a build borrows them all and runs to completion). */
+const Bytes = { Subscribed: 0, Changed: 1, Whole: 2 } as const;
+const Ints = {
+  Kept: 0,
+  Dropped: 1,
+  KeptStart: 2,
+  UnfilledMembers: 3,
+  UnfilledQuota: 4,
+  Unassigned: 5,
+  NewStart: 6,
+  NewEnd: 7,
+  MemberPartitions: 8,
+} as const;
+
+const scratch = new ScratchArrays();
+
+/** The holdings of each describer's group (a describer serves one group's metadata version). */
+const holdingsByDescriber = new WeakMap<SubscribedTopicDescriber, PartitionHoldings>();
+
+function holdingsOf(topics: SubscribedTopicDescriber): PartitionHoldings {
+  let holdings = holdingsByDescriber.get(topics);
+  if (holdings === undefined) {
+    holdings = new PartitionHoldings(topics);
+    holdingsByDescriber.set(topics, holdings);
+  }
+  return holdings;
+}
 
 /**
  * The uniform assignor for a group whose members all subscribe to the same
@@ -22,7 +52,11 @@ import type { SubscribedTopicDescriber } from "./subscribed-topic-describer.js";
  *
  * The subscribed topics are those of the first member (as in Kafka).
  * Partitions are handled as dense integer indexes; members whose target does
- * not change get their current assignment array back.
+ * not change get their current assignment array back. Which partitions the
+ * current targets hold is kept per describer from one build to the next
+ * (PartitionHoldings), and a member whose whole target fits its quota is
+ * not walked partition by partition: a build costs O(members) plus the
+ * partitions of the members whose target changes.
  */
 export class UniformHomogeneousAssignmentBuilder {
   constructor(
@@ -36,7 +70,9 @@ export class UniformHomogeneousAssignmentBuilder {
     const first = members[0];
     if (first === undefined) return { members: [] };
 
-    const subscribed = new Uint8Array(topics.topics.length);
+    // Scratch arrays may be longer than asked: loops run to the lengths of this build, never to theirs.
+    const topicCount = topics.topics.length;
+    const subscribed = scratch.zeroedUint8(Bytes.Subscribed, topicCount);
     let subscribedTopicCount = 0;
     for (const topicId of first.subscribedTopicIds) {
       const topicIndex = topics.topicIndex(topicId);
@@ -48,53 +84,34 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     if (subscribedTopicCount === 0) return emptyGroupAssignment(members);
 
-    // Topic index of every current-assignment entry (cached per target array by the describer).
-    const entryTopics: Int32Array[] = new Array(members.length);
     // Which partitions some member's current target holds (Kafka's `isPartitionAssigned`).
-    const held = new Uint8Array(topics.totalPartitions);
-    let heldCount = 0;
-    for (let m = 0; m < members.length; m++) {
-      const assignment = members[m]!.currentAssignment;
-      const topicIndexes = topics.topicIndexesOf(assignment);
-      entryTopics[m] = topicIndexes;
-      for (let entry = 0; entry < assignment.length; entry++) {
-        const topicIndex = topicIndexes[entry]!;
-        if (topicIndex < 0) continue;
-        const offset = topics.partitionOffsetAt(topicIndex);
-        const count = topics.partitionCountAt(topicIndex);
-        const partitions = assignment[entry]!.partitions;
-        for (let i = 0; i < partitions.length; i++) {
-          const partition = partitions[i]!;
-          if (partition >= 0 && partition < count) {
-            held[offset + partition] = 1;
-            heldCount++;
-          }
-        }
-      }
-    }
+    const holdings = holdingsOf(topics);
+    holdings.update(members);
+    const memberCount = members.length;
+    let listedPartitions = 0;
+    for (let m = 0; m < memberCount; m++) listedPartitions += holdings.countedAt(m).total;
 
     let totalPartitions = 0;
-    for (let t = 0; t < subscribed.length; t++) if (subscribed[t] === 1) totalPartitions += topics.partitionCountAt(t);
-    const memberCount = members.length;
+    let heldCount = 0;
+    for (let t = 0; t < topicCount; t++) {
+      if (subscribed[t] === 0) continue;
+      totalPartitions += topics.partitionCountAt(t);
+      heldCount += holdings.heldInTopic(t);
+    }
     const minimumQuota = Math.floor(totalPartitions / memberCount);
     let membersWithExtraPartition = totalPartitions % memberCount;
 
-    const unassigned = new Int32Array(totalPartitions + heldCount);
-    let unassignedLength = 0;
-    for (let t = 0; t < subscribed.length; t++) {
-      if (subscribed[t] === 0) continue;
-      const offset = topics.partitionOffsetAt(t);
-      const end = offset + topics.partitionCountAt(t);
-      for (let index = offset; index < end; index++) if (held[index] === 0) unassigned[unassignedLength++] = index;
-    }
-
-    // Step 2: keep what fits in each member's quota.
-    const kept = new Int32Array(heldCount);
-    const keptStart = new Int32Array(memberCount + 1);
+    // Step 2: keep what fits in each member's quota. A valid target of subscribed topics that fits whole is
+    // kept whole (noted in `whole`, read from the target when needed); the others are walked as Kafka does.
+    const kept = scratch.int32(Ints.Kept, listedPartitions);
+    const dropped = scratch.int32(Ints.Dropped, listedPartitions);
+    const keptStart = scratch.int32(Ints.KeptStart, memberCount + 1);
     let keptLength = 0;
-    const changed = new Uint8Array(memberCount);
-    const unfilledMembers = new Int32Array(memberCount);
-    const unfilledQuota = new Int32Array(memberCount);
+    let droppedLength = 0;
+    const changed = scratch.zeroedUint8(Bytes.Changed, memberCount);
+    const whole = scratch.zeroedUint8(Bytes.Whole, memberCount);
+    const unfilledMembers = scratch.int32(Ints.UnfilledMembers, memberCount);
+    const unfilledQuota = scratch.int32(Ints.UnfilledQuota, memberCount);
     let unfilledCount = 0;
     for (let m = 0; m < memberCount; m++) {
       keptStart[m] = keptLength;
@@ -103,31 +120,35 @@ export class UniformHomogeneousAssignmentBuilder {
         quota++;
         membersWithExtraPartition--;
       }
-      const assignment = members[m]!.currentAssignment;
-      const topicIndexes = entryTopics[m]!;
-      for (let entry = 0; entry < assignment.length; entry++) {
-        const topicIndex = topicIndexes[entry]!;
-        if (topicIndex < 0 || subscribed[topicIndex] === 0) {
-          changed[m] = 1; // topic no longer subscribed: dropped
-          continue;
-        }
-        const offset = topics.partitionOffsetAt(topicIndex);
-        const count = topics.partitionCountAt(topicIndex);
-        const partitions = assignment[entry]!.partitions;
-        const keepWhole = partitions.length <= quota;
-        if (keepWhole) quota -= partitions.length;
-        for (let i = 0; i < partitions.length; i++) {
-          const partition = partitions[i]!;
-          if (partition < 0 || partition >= count) {
-            changed[m] = 1; // not a partition of the topic (Kafka never produces one)
-          } else if (keepWhole) {
-            kept[keptLength++] = offset + partition;
-          } else if (quota > 0) {
-            quota--;
-            kept[keptLength++] = offset + partition;
-          } else {
-            unassigned[unassignedLength++] = offset + partition;
-            changed[m] = 1;
+      const { target: assignment, topicIndexes, total, valid } = holdings.countedAt(m);
+      if (valid && total <= quota && allSubscribed(topicIndexes, assignment.length, subscribed)) {
+        whole[m] = 1;
+        quota -= total;
+      } else {
+        for (let entry = 0; entry < assignment.length; entry++) {
+          const topicIndex = topicIndexes[entry]!;
+          if (topicIndex < 0 || subscribed[topicIndex] === 0) {
+            changed[m] = 1; // topic no longer subscribed: dropped
+            continue;
+          }
+          const offset = topics.partitionOffsetAt(topicIndex);
+          const count = topics.partitionCountAt(topicIndex);
+          const partitions = assignment[entry]!.partitions;
+          const keepWhole = partitions.length <= quota;
+          if (keepWhole) quota -= partitions.length;
+          for (let i = 0; i < partitions.length; i++) {
+            const partition = partitions[i]!;
+            if (partition < 0 || partition >= count) {
+              changed[m] = 1; // not a partition of the topic (Kafka never produces one)
+            } else if (keepWhole) {
+              kept[keptLength++] = offset + partition;
+            } else if (quota > 0) {
+              quota--;
+              kept[keptLength++] = offset + partition;
+            } else {
+              dropped[droppedLength++] = offset + partition;
+              changed[m] = 1;
+            }
           }
         }
       }
@@ -139,9 +160,24 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     keptStart[memberCount] = keptLength;
 
+    // Step 1, after the fact: Unassigned is the subscribed partitions no current target holds, topics in
+    // describer order (no pass over a topic whose partitions are all held), then the dropped ones.
+    const unassigned = scratch.int32(Ints.Unassigned, totalPartitions - heldCount + droppedLength);
+    let unassignedLength = 0;
+    if (heldCount < totalPartitions) {
+      for (let t = 0; t < topicCount; t++) {
+        if (subscribed[t] === 0) continue;
+        const count = topics.partitionCountAt(t);
+        if (holdings.heldInTopic(t) === count) continue;
+        const offset = topics.partitionOffsetAt(t);
+        for (let index = offset; index < offset + count; index++) if (!holdings.isHeld(index)) unassigned[unassignedLength++] = index;
+      }
+    }
+    for (let i = 0; i < droppedLength; i++) unassigned[unassignedLength++] = dropped[i]!;
+
     // Step 3: deal Unassigned in order; each unfilled member takes a contiguous run.
-    const newStart = new Int32Array(memberCount);
-    const newEnd = new Int32Array(memberCount);
+    const newStart = scratch.zeroedInt32(Ints.NewStart, memberCount);
+    const newEnd = scratch.zeroedInt32(Ints.NewEnd, memberCount);
     let cursor = 0;
     for (let i = 0; i < unfilledCount && cursor < unassignedLength; i++) {
       const m = unfilledMembers[i]!;
@@ -151,7 +187,7 @@ export class UniformHomogeneousAssignmentBuilder {
     }
     if (cursor < unassignedLength) throw new PartitionAssignorError("Partitions were left unassigned");
 
-    const scratch = new Int32Array(minimumQuota + 1);
+    const memberPartitions = scratch.int32(Ints.MemberPartitions, minimumQuota + 1);
     const result: MemberAssignment[] = new Array(memberCount);
     for (let m = 0; m < memberCount; m++) {
       const member = members[m]!;
@@ -161,16 +197,37 @@ export class UniformHomogeneousAssignmentBuilder {
       if (changed[m] === 0 && start === end) {
         partitions = member.currentAssignment;
       } else {
-        const keptFrom = keptStart[m]!;
-        const keptTo = keptStart[m + 1]!;
         let length = 0;
-        for (let i = keptFrom; i < keptTo; i++) scratch[length++] = kept[i]!;
-        for (let i = start; i < end; i++) scratch[length++] = unassigned[i]!;
-        sortPartitionIndexes(scratch, 0, length);
-        partitions = assignmentFromPartitionIndexes(topics, scratch, 0, length);
+        if (whole[m] === 1) {
+          length = denseIndexesOf(holdings.countedAt(m), topics, memberPartitions);
+        } else {
+          const keptTo = keptStart[m + 1]!;
+          for (let i = keptStart[m]!; i < keptTo; i++) memberPartitions[length++] = kept[i]!;
+        }
+        for (let i = start; i < end; i++) memberPartitions[length++] = unassigned[i]!;
+        sortPartitionIndexes(memberPartitions, 0, length);
+        partitions = assignmentFromPartitionIndexes(topics, memberPartitions, 0, length);
       }
       result[m] = { memberId: member.memberId, partitions };
     }
     return { members: result };
   }
+}
+
+/** Whether every entry's topic is subscribed (the entries' topics are known). */
+function allSubscribed(topicIndexes: Int32Array, entries: number, subscribed: Uint8Array): boolean {
+  for (let entry = 0; entry < entries; entry++) if (subscribed[topicIndexes[entry]!] === 0) return false;
+  return true;
+}
+
+/** Writes the dense index of every partition of a valid target into `out`, in target order; returns how many. */
+function denseIndexesOf(counted: CountedTarget, topics: SubscribedTopicDescriber, out: Int32Array): number {
+  const { target, topicIndexes } = counted;
+  let length = 0;
+  for (let entry = 0; entry < target.length; entry++) {
+    const offset = topics.partitionOffsetAt(topicIndexes[entry]!);
+    const partitions = target[entry]!.partitions;
+    for (let i = 0; i < partitions.length; i++) out[length++] = offset + partitions[i]!;
+  }
+  return length;
 }

@@ -1,6 +1,7 @@
 import { ErrorCode } from "@kcsim/protocol";
 import type { AssignmentMemberSpec } from "../assignors/group-spec.js";
 import { PartitionAssignorError } from "../assignors/partition-assignor-error.js";
+import { ScratchArrays } from "../assignors/scratch-arrays.js";
 import { serverAssignorNamed } from "../assignors/server-assignors.js";
 import type { SubscribedTopicDescriber } from "../assignors/subscribed-topic-describer.js";
 import { targetAssignmentMetadataRecord, targetAssignmentRecord } from "../records/consumer-group-records.js";
@@ -9,21 +10,47 @@ import { targetObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
 import { countPartitions, type TopicIdPartitions, toPartitionSets } from "../topic-id-partitions.js";
 import type { ConsumerGroup } from "./consumer-group.js";
+import type { SubscriptionMetadata } from "./subscription-metadata.js";
+
+/** Under one subscription metadata: topic ids by name, and each subscription's id list by its joined names. */
+interface SubscriptionIds {
+  readonly idByName: ReadonlyMap<string, string>;
+  readonly idsByKey: Map<string, readonly string[]>;
+}
+
+/** Per subscription metadata (a version lives until the subscribed topics change). */
+const subscriptionIdsOf = new WeakMap<SubscriptionMetadata, SubscriptionIds>();
 
 /**
- * The key of each subscription array, made once per array: a member's
- * subscription array lives as long as its MemberMetadata, so a burst of
- * joins does not join every member's topic names again at every epoch.
+ * The id list of each subscription array, with the metadata it was found
+ * under: a member's subscription array lives as long as its MemberMetadata,
+ * so a burst of joins does not look every member's topic names up again at
+ * every epoch.
  */
-const subscriptionKeys = new WeakMap<readonly string[], string>();
+const idsOfSubscription = new WeakMap<readonly string[], { readonly metadata: SubscriptionMetadata; readonly ids: readonly string[] }>();
 
-function subscriptionKeyOf(names: readonly string[]): string {
-  let key = subscriptionKeys.get(names);
-  if (key === undefined) {
-    key = names.join("\u0000");
-    subscriptionKeys.set(names, key);
+/** The subscribed topic ids that exist, in subscription order; members with the same subscription share one list. */
+function subscribedTopicIdsOf(names: readonly string[], metadata: SubscriptionMetadata): readonly string[] {
+  const cached = idsOfSubscription.get(names);
+  if (cached !== undefined && cached.metadata === metadata) return cached.ids;
+  let known = subscriptionIdsOf.get(metadata);
+  if (known === undefined) {
+    known = { idByName: new Map(metadata.map((topic) => [topic.name, topic.topicId])), idsByKey: new Map() };
+    subscriptionIdsOf.set(metadata, known);
   }
-  return key;
+  const key = names.join("\u0000");
+  let ids = known.idsByKey.get(key);
+  if (ids === undefined) {
+    const found: string[] = [];
+    for (const name of names) {
+      const id = known.idByName.get(name);
+      if (id !== undefined) found.push(id);
+    }
+    ids = found;
+    known.idsByKey.set(key, ids);
+  }
+  idsOfSubscription.set(names, { metadata, ids });
+  return ids;
 }
 
 /**
@@ -41,22 +68,11 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   const assignor = assignorName === undefined ? undefined : serverAssignorNamed(assignorName);
   if (assignor === undefined) throw new CoordinatorError(ErrorCode.UNKNOWN_SERVER_ERROR, `No server assignor named ${assignorName}.`);
 
-  const topicIdsByName = new Map(group.subscriptionMetadata.map((topic) => [topic.name, topic.topicId]));
   // Members with the same subscription share one id list (the assignors skip set work for shared arrays).
-  const idsBySubscription = new Map<string, readonly string[]>();
+  const metadata = group.subscriptionMetadata;
   const specs: AssignmentMemberSpec[] = [];
   for (const member of group.members().values()) {
-    const key = subscriptionKeyOf(member.subscribedTopicNames);
-    let subscribedTopicIds = idsBySubscription.get(key);
-    if (subscribedTopicIds === undefined) {
-      const ids: string[] = [];
-      for (const name of member.subscribedTopicNames) {
-        const id = topicIdsByName.get(name);
-        if (id !== undefined) ids.push(id);
-      }
-      subscribedTopicIds = ids;
-      idsBySubscription.set(key, ids);
-    }
+    const subscribedTopicIds = subscribedTopicIdsOf(member.subscribedTopicNames, metadata);
     specs.push({
       memberId: member.memberId,
       instanceId: member.instanceId,
@@ -94,12 +110,16 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   op.observe(targetObservation(group.groupId, epoch, assignor.name, specs.length, moved));
 }
 
+/** The marks of GainedCounter (one update at a time uses them). */
+const scratch = new ScratchArrays();
+
 /**
  * Counts the partitions in `next` that were not in `previous` (each one has
  * a new target owner). Partitions of the described topics are marked in a
- * dense scratch array (one per target update, cleared after each count);
- * anything else (a topic or partition the describer does not know) falls
- * back to sets.
+ * dense scratch array (cleared after each count), found through the
+ * describer's topic indexes of each target array (cached per array: the
+ * next assignment asks for the same ones); anything else (a topic or
+ * partition the describer does not know) falls back to sets.
  */
 class GainedCounter {
   readonly #describer: SubscribedTopicDescriber;
@@ -107,38 +127,46 @@ class GainedCounter {
 
   constructor(describer: SubscribedTopicDescriber) {
     this.#describer = describer;
-    this.#marked = new Uint8Array(describer.totalPartitions);
+    this.#marked = scratch.zeroedUint8(0, describer.totalPartitions);
   }
 
   count(previous: readonly TopicIdPartitions[], next: readonly TopicIdPartitions[]): number {
-    if (!this.#dense(previous) || !this.#dense(next)) return countGainedWithSets(previous, next);
-    this.#mark(previous, 1);
-    let gained = 0;
     const describer = this.#describer;
-    for (const { topicId, partitions } of next) {
-      const offset = describer.partitionOffsetAt(describer.topicIndex(topicId));
-      for (const partition of partitions) if (this.#marked[offset + partition] === 0) gained++;
+    const previousTopics = describer.topicIndexesOf(previous);
+    const nextTopics = describer.topicIndexesOf(next);
+    if (!this.#dense(previous, previousTopics) || !this.#dense(next, nextTopics)) return countGainedWithSets(previous, next);
+    this.#mark(previous, previousTopics, 1);
+    let gained = 0;
+    for (let entry = 0; entry < next.length; entry++) {
+      const offset = describer.partitionOffsetAt(nextTopics[entry]!);
+      const partitions = next[entry]!.partitions;
+      for (let i = 0; i < partitions.length; i++) if (this.#marked[offset + partitions[i]!] === 0) gained++;
     }
-    this.#mark(previous, 0);
+    this.#mark(previous, previousTopics, 0);
     return gained;
   }
 
   /** Whether every partition of the assignment has a dense index. */
-  #dense(assignment: readonly TopicIdPartitions[]): boolean {
-    for (const { topicId, partitions } of assignment) {
-      const topicIndex = this.#describer.topicIndex(topicId);
+  #dense(assignment: readonly TopicIdPartitions[], topicIndexes: Int32Array): boolean {
+    for (let entry = 0; entry < assignment.length; entry++) {
+      const topicIndex = topicIndexes[entry]!;
       if (topicIndex < 0) return false;
       const count = this.#describer.partitionCountAt(topicIndex);
-      for (const partition of partitions) if (!Number.isInteger(partition) || partition < 0 || partition >= count) return false;
+      const partitions = assignment[entry]!.partitions;
+      for (let i = 0; i < partitions.length; i++) {
+        const partition = partitions[i]!;
+        if (!Number.isInteger(partition) || partition < 0 || partition >= count) return false;
+      }
     }
     return true;
   }
 
-  #mark(assignment: readonly TopicIdPartitions[], value: 0 | 1): void {
+  #mark(assignment: readonly TopicIdPartitions[], topicIndexes: Int32Array, value: 0 | 1): void {
     const describer = this.#describer;
-    for (const { topicId, partitions } of assignment) {
-      const offset = describer.partitionOffsetAt(describer.topicIndex(topicId));
-      for (const partition of partitions) this.#marked[offset + partition] = value;
+    for (let entry = 0; entry < assignment.length; entry++) {
+      const offset = describer.partitionOffsetAt(topicIndexes[entry]!);
+      const partitions = assignment[entry]!.partitions;
+      for (let i = 0; i < partitions.length; i++) this.#marked[offset + partitions[i]!] = value;
     }
   }
 }

@@ -21,13 +21,25 @@ export type CurrentAssignmentResult<M extends MemberReconciliationState> =
 // Shared, read-only; not frozen so loops over assignments keep one V8 elements kind.
 const NO_PARTITIONS: readonly TopicIdPartitions[] = [];
 
-function toAssignment(sets: Map<string, Set<number>>, topicOrder: readonly string[]): TopicIdPartitions[] {
+function toAssignment(lists: Map<string, number[]>, topicOrder: readonly string[]): TopicIdPartitions[] {
   const result: TopicIdPartitions[] = [];
   for (const topicId of topicOrder) {
-    const partitions = sets.get(topicId);
-    if (partitions !== undefined && partitions.size > 0) result.push({ topicId, partitions: [...partitions].sort((a, b) => a - b) });
+    const partitions = lists.get(topicId);
+    if (partitions !== undefined && partitions.length > 0) result.push({ topicId, partitions: sortedAscending(partitions) });
   }
   return result;
+}
+
+/**
+ * The list sorted ascending, in place. Most lists come from sorted
+ * assignments and are left as they are; any other (one with a NaN too) gets
+ * the very sort it always got.
+ */
+function sortedAscending(partitions: number[]): number[] {
+  for (let i = 1; i < partitions.length; i++) {
+    if (!((partitions[i] as number) > (partitions[i - 1] as number))) return partitions.sort((a, b) => a - b);
+  }
+  return partitions;
 }
 
 /**
@@ -145,24 +157,29 @@ export class CurrentAssignmentBuilder<M extends MemberReconciliationState> {
     const topicOrder = [...target.keys()];
     for (const topicId of assigned.keys()) if (!target.has(topicId)) topicOrder.push(topicId);
 
-    const newAssigned = new Map<string, Set<number>>();
-    const newPendingRevocation = new Map<string, Set<number>>();
-    const newPendingAssignment = new Map<string, Set<number>>();
+    // Lists, not sets: each comes from one pass over a set, so it holds every partition once.
+    const newAssigned = new Map<string, number[]>();
+    const newPendingRevocation = new Map<string, number[]>();
+    const newPendingAssignment = new Map<string, number[]>();
     let hasUnreleasedPartitions = false;
     for (const topicId of topicOrder) {
-      const targetPartitions = target.get(topicId) ?? new Set<number>();
-      const currentPartitions = assigned.get(topicId) ?? new Set<number>();
-      const keep = new Set<number>();
-      const revoke = new Set<number>();
-      for (const partition of currentPartitions) (targetPartitions.has(partition) ? keep : revoke).add(partition);
-      const pendingAssignment = new Set<number>();
-      for (const partition of targetPartitions) {
-        if (keep.has(partition)) continue;
-        const unreleased =
-          this.currentPartitionEpoch(topicId, partition) !== -1 &&
-          !(this.ownRevokingPartitionsFree && ownPending.get(topicId)?.has(partition));
-        if (unreleased) hasUnreleasedPartitions = true;
-        else pendingAssignment.add(partition);
+      const targetPartitions = target.get(topicId);
+      const currentPartitions = assigned.get(topicId);
+      const keep: number[] = [];
+      const revoke: number[] = [];
+      if (currentPartitions !== undefined) {
+        for (const partition of currentPartitions) (targetPartitions?.has(partition) === true ? keep : revoke).push(partition);
+      }
+      const pendingAssignment: number[] = [];
+      if (targetPartitions !== undefined) {
+        for (const partition of targetPartitions) {
+          if (currentPartitions?.has(partition) === true) continue; // kept
+          const unreleased =
+            this.currentPartitionEpoch(topicId, partition) !== -1 &&
+            !(this.ownRevokingPartitionsFree && ownPending.get(topicId)?.has(partition));
+          if (unreleased) hasUnreleasedPartitions = true;
+          else pendingAssignment.push(partition);
+        }
       }
       newAssigned.set(topicId, keep);
       newPendingRevocation.set(topicId, revoke);
@@ -176,8 +193,9 @@ export class CurrentAssignmentBuilder<M extends MemberReconciliationState> {
     }
     const pendingAssignments = toAssignment(newPendingAssignment, topicOrder);
     if (pendingAssignments.length > 0) {
+      // None of them is kept already (a kept partition is never pending assignment).
       for (const { topicId, partitions } of pendingAssignments)
-        for (const partition of partitions) newAssigned.get(topicId)?.add(partition);
+        for (const partition of partitions) newAssigned.get(topicId)?.push(partition);
     }
     // Everything revoked is released: move to the target epoch, waiting for unreleased partitions if any.
     const state = hasUnreleasedPartitions ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE;

@@ -1,4 +1,4 @@
-import type { Observation, PartitionsByTopic } from "@kcsim/protocol";
+import { distinctAscending, type Observation, type PartitionsByTopic } from "@kcsim/protocol";
 import type { ConsumerGroup } from "../consumer-group/consumer-group.js";
 import type { ConsumerGroupMember } from "../consumer-group/consumer-group-member.js";
 import type { Group } from "../groups/group.js";
@@ -33,8 +33,7 @@ export function partitionsByTopicName(assignment: readonly TopicIdPartitions[], 
   // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
   const out: Record<string, number[]> = Object.create(null);
   for (const name of [...byName.keys()].sort()) {
-    const list = byName.get(name) ?? [];
-    out[name] = [...new Set(list)].sort((a, b) => a - b);
+    out[name] = distinctAscending(byName.get(name) ?? []);
   }
   return out;
 }

@@ -34,6 +34,12 @@ export class AssignedPartitions {
   /** The entries sorted by partition, made on demand and dropped whenever a partition is added or removed. */
   #sorted: readonly Entry[] | null = null;
   #reportedOwned = new Set<string>();
+  /**
+   * Whether the owned set may differ from the one last reported: false only
+   * when no partition became or stopped being owned since. Spares #report
+   * the comparison when nothing owned moved (installing an assignment).
+   */
+  #ownedMayHaveChanged = false;
 
   constructor(source: RecordSource, observer: MemberObserver) {
     this.#source = source;
@@ -81,9 +87,14 @@ export class AssignedPartitions {
    */
   install(assignment: readonly TopicPartition[], added: readonly TopicPartition[], ctx: Context): void {
     const keep = new Set(assignment.map((tp) => tpKey(tp.topic, tp.partition)));
-    for (const key of [...this.#entries.keys()]) if (!keep.has(key)) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries) {
+      if (keep.has(key)) continue;
+      this.#entries.delete(key);
+      if (entry.status === "owned") this.#ownedMayHaveChanged = true;
+    }
     for (const partition of added) {
       const key = tpKey(partition.topic, partition.partition);
+      if (this.#entries.get(key)?.status === "owned") this.#ownedMayHaveChanged = true;
       this.#entries.set(key, { partition, key, status: "awaiting-callback" });
     }
     this.#sorted = null;
@@ -108,6 +119,7 @@ export class AssignedPartitions {
   clear(cause: OwnershipChangeCause, ctx: Context): void {
     if (this.#entries.size === 0) return;
     this.#entries.clear();
+    this.#ownedMayHaveChanged = true;
     this.#sorted = null;
     this.#source.assign([], ctx);
     this.#report(cause, ctx);
@@ -129,6 +141,7 @@ export class AssignedPartitions {
     for (const partition of partitions) {
       const entry = this.#entries.get(tpKey(partition.topic, partition.partition));
       if (entry === undefined || entry.status === status) continue;
+      if (entry.status === "owned" || status === "owned") this.#ownedMayHaveChanged = true;
       entry.status = status;
       changed.push(partition);
     }
@@ -137,6 +150,8 @@ export class AssignedPartitions {
 
   /** Emits `member.owned` if the owned set differs from the last one reported. */
   #report(cause: OwnershipChangeCause, ctx: Context): void {
+    if (!this.#ownedMayHaveChanged) return;
+    this.#ownedMayHaveChanged = false;
     const owned = this.owned();
     const keys = new Set(owned.map((tp) => tpKey(tp.topic, tp.partition)));
     if (keys.size === this.#reportedOwned.size && [...keys].every((key) => this.#reportedOwned.has(key))) return;

@@ -45,7 +45,13 @@ interface PendingCommit {
   readonly onDone: CommitDone;
   /** An auto-commit (on the interval, before a revocation, on close): it waits its turn for the one auto-commit slot. */
   readonly auto: boolean;
-  offsets: ReadonlyMap<string, { readonly partition: TopicPartition; readonly offset: number }>;
+  offsets: readonly ConsumedPosition[];
+}
+
+/** A position to commit. */
+interface ConsumedPosition {
+  readonly partition: TopicPartition;
+  readonly offset: number;
 }
 
 /** Errors a commit may retry (Kafka's retriable ones the commit path sees). */
@@ -132,14 +138,15 @@ export class CommitRequestManager {
   /**
    * The positions of the assigned partitions that have one: what "commit all
    * consumed" commits. Partitions already lost or given up are left out (the
-   * member no longer speaks for them).
+   * member no longer speaks for them). Sorted by partition, each once (the
+   * assigned entries are), so each topic's partitions are one run.
    */
-  allConsumed(): Map<string, { partition: TopicPartition; offset: number }> {
-    const offsets = new Map<string, { partition: TopicPartition; offset: number }>();
-    for (const { partition, key, status } of this.#assigned.entries()) {
+  allConsumed(): ConsumedPosition[] {
+    const offsets: ConsumedPosition[] = [];
+    for (const { partition, status } of this.#assigned.entries()) {
       if (status === "released") continue;
       const offset = this.#source.position(partition);
-      if (offset !== null) offsets.set(key, { partition, offset });
+      if (offset !== null) offsets.push({ partition, offset });
     }
     return offsets;
   }
@@ -151,7 +158,7 @@ export class CommitRequestManager {
     const offsets = this.allConsumed();
     // The interval restarts even when there is nothing to commit.
     timer.reset(ctx.now());
-    if (offsets.size === 0) return;
+    if (offsets.length === 0) return;
     const state = new RequestState(this.#backoff);
     this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, auto: true, offsets, onDone: () => {}, state }, ctx);
   }
@@ -167,7 +174,7 @@ export class CommitRequestManager {
    */
   autoCommitBeforeRevocation(kind: CommitKind, deadline: Micros, ctx: Context, onDone: CommitDone): void {
     const offsets = this.allConsumed();
-    if (this.#autoCommitTimer === null || offsets.size === 0) {
+    if (this.#autoCommitTimer === null || offsets.length === 0) {
       onDone(ctx, true);
       return;
     }
@@ -218,7 +225,7 @@ export class CommitRequestManager {
 
   #commitSync(kind: CommitKind, auto: boolean, timeoutMs: number, ctx: Context, onDone: CommitDone): void {
     const offsets = this.allConsumed();
-    if (offsets.size === 0) {
+    if (offsets.length === 0) {
       onDone(ctx, true);
       return;
     }
@@ -248,15 +255,16 @@ export class CommitRequestManager {
       return;
     }
     const epoch = sent.generationIdOrMemberEpoch;
-    const byTopic = new Map<
-      string,
-      { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }[]
-    >();
-    for (const { partition, offset } of commit.offsets.values()) {
-      let list = byTopic.get(partition.topic);
-      if (list === undefined) {
+    // The offsets are sorted: each topic is one run, the topics in the order they first appear.
+    const topics: {
+      name: string;
+      partitions: { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }[];
+    }[] = [];
+    let list: (typeof topics)[number]["partitions"] = [];
+    for (const { partition, offset } of commit.offsets) {
+      if (topics.length === 0 || topics[topics.length - 1]?.name !== partition.topic) {
         list = [];
-        byTopic.set(partition.topic, list);
+        topics.push({ name: partition.topic, partitions: list });
       }
       list.push({
         partitionIndex: partition.partition,
@@ -278,7 +286,7 @@ export class CommitRequestManager {
         generationIdOrMemberEpoch: epoch,
         memberId: sent.memberId,
         groupInstanceId: this.#identity.groupInstanceId,
-        topics: [...byTopic.entries()].map(([name, partitions]) => ({ name, partitions })),
+        topics,
       },
       "OffsetCommitResponse",
       (response, ctx) => this.#onResponse(commit, sent, response, ctx),
@@ -323,7 +331,7 @@ export class CommitRequestManager {
       case "before-revocation": {
         retry = this.#protocol.retriesBeforeRevocation(transport ? null : error) && now < commit.deadline;
         if (retry) commit.offsets = this.allConsumed();
-        if (retry && commit.offsets.size === 0) {
+        if (retry && commit.offsets.length === 0) {
           this.#finish(commit, true, ctx);
           return;
         }
@@ -356,11 +364,12 @@ function epochOf(identity: CommitIdentity | CommitRefusal): number {
 
 function offsetsJson(commit: PendingCommit): CommittedOffsets {
   // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
-  const out: Record<string, Record<string, number>> = Object.create(null);
-  for (const { partition, offset } of commit.offsets.values()) {
+  const out: Record<string, Record<number, number>> = Object.create(null);
+  for (const { partition, offset } of commit.offsets) {
     let byPartition = out[partition.topic];
     if (byPartition === undefined) out[partition.topic] = byPartition = {};
-    byPartition[String(partition.partition)] = offset;
+    // A partition number is an index key: the same property as its string, without making the string.
+    byPartition[partition.partition] = offset;
   }
   return out;
 }

@@ -7,6 +7,8 @@ interface HeldPartition {
   readonly partition: TopicPartition;
   fetchable: boolean;
   position: number | null;
+  /** The assign() that last listed it. */
+  assignedAt: number;
 }
 
 /**
@@ -34,6 +36,7 @@ export class SyntheticRecordSource implements RecordSource {
    */
   #lowest: number | null | undefined;
   #problems: PositionProblem[] = [];
+  #assigns = 0;
   #lastNow: Micros = 0;
   #rotation = 0;
 
@@ -63,10 +66,30 @@ export class SyntheticRecordSource implements RecordSource {
   assign(partitions: readonly TopicPartition[], ctx: Context): void {
     this.#lowest = undefined;
     this.#lastNow = ctx.now();
-    const wanted = new Map(partitions.map((tp) => [tpKey(tp.topic, tp.partition), tp]));
-    for (const key of [...this.#held.keys()]) if (!wanted.has(key)) this.#held.delete(key);
-    for (const [key, partition] of wanted) if (!this.#held.has(key)) this.#held.set(key, { partition, fetchable: true, position: null });
-    this.#sorted = [...this.#held.values()].sort((a, b) => compareTp(a.partition, b.partition));
+    // Each listed partition is stamped with this call; the unstamped ones are dropped after. A partition listed
+    // twice is taken once (its first listing), one held already keeps its state.
+    const assign = ++this.#assigns;
+    const held = this.#held;
+    const sorted: HeldPartition[] = [];
+    let inOrder = true;
+    for (const tp of partitions) {
+      const key = tpKey(tp.topic, tp.partition);
+      let entry = held.get(key);
+      if (entry === undefined) {
+        entry = { partition: tp, fetchable: true, position: null, assignedAt: assign };
+        held.set(key, entry);
+      } else if (entry.assignedAt === assign) {
+        continue;
+      } else {
+        entry.assignedAt = assign;
+      }
+      const last = sorted[sorted.length - 1];
+      if (last !== undefined && compareTp(last.partition, entry.partition) > 0) inOrder = false;
+      sorted.push(entry);
+    }
+    if (held.size > sorted.length) for (const [key, entry] of held) if (entry.assignedAt !== assign) held.delete(key);
+    // The assigned partitions usually come sorted already.
+    this.#sorted = inOrder ? sorted : sorted.sort((a, b) => compareTp(a.partition, b.partition));
   }
 
   setFetchable(partitions: readonly TopicPartition[], fetchable: boolean, ctx: Context): void {

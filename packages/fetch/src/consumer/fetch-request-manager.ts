@@ -209,6 +209,12 @@ export class FetchRequestManager {
     return pending.broker;
   }
 
+  /** Whether a fetch is in flight to each of these nodes. */
+  fetchingFromAll(nodes: readonly number[]): boolean {
+    for (const node of nodes) if (!this.#pending.has(node)) return false;
+    return true;
+  }
+
   /** Whether a fetch to `broker` is in flight. */
   hasRequestTo(broker: ActorId): boolean {
     for (const pending of this.#pending.values()) if (pending.broker === broker) return true;

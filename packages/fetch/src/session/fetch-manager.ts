@@ -14,14 +14,29 @@ import { type FetchTarget, type TopicIdPartition, topicIdPartitionKey } from "./
 /** The request's partitions by key, in request order (a repeated partition keeps its first place, last data). */
 function fetchDataOf(request: FetchRequest): Map<string, FetchTarget> {
   const data = new Map<string, FetchTarget>();
-  for (const topic of request.topics) {
-    for (const p of topic.partitions) data.set(topicIdPartitionKey(topic.topicId, p.partition), { ...p, topicId: topic.topicId });
+  for (const { topicId, partitions } of request.topics) {
+    for (const p of partitions) {
+      // Field by field, not by spreading: a spread copies through the runtime, and this runs for every partition of every fetch.
+      const target: FetchTarget = {
+        partition: p.partition,
+        currentLeaderEpoch: p.currentLeaderEpoch,
+        fetchOffset: p.fetchOffset,
+        lastFetchedEpoch: p.lastFetchedEpoch,
+        logStartOffset: p.logStartOffset,
+        partitionMaxBytes: p.partitionMaxBytes,
+        topicId,
+      };
+      data.set(topicIdPartitionKey(topicId, p.partition), target);
+    }
   }
   return data;
 }
 
 function forgottenOf(request: FetchRequest): TopicIdPartition[] {
-  return request.forgottenTopicsData.flatMap((topic) => topic.partitions.map((partition) => ({ topicId: topic.topicId, partition })));
+  const forgotten: TopicIdPartition[] = [];
+  for (const { topicId, partitions } of request.forgottenTopicsData)
+    for (const partition of partitions) forgotten.push({ topicId, partition });
+  return forgotten;
 }
 
 /**

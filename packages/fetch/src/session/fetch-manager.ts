@@ -1,4 +1,4 @@
-import { ErrorCode, type FetchRequest, type Micros } from "@kcsim/protocol";
+import { ErrorCode, type FetchPartition, type FetchRequest, type Micros } from "@kcsim/protocol";
 import {
   type FetchContext,
   FullFetchContext,
@@ -14,8 +14,12 @@ import { type FetchTarget, type TopicIdPartition, topicIdPartitionKey } from "./
 /** The request's partitions by key, in request order (a repeated partition keeps its first place, last data). */
 function fetchDataOf(request: FetchRequest): Map<string, FetchTarget> {
   const data = new Map<string, FetchTarget>();
-  for (const { topicId, partitions } of request.topics) {
-    for (const p of partitions) {
+  // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+  const topics = request.topics;
+  for (let t = 0; t < topics.length; t++) {
+    const { topicId, partitions } = topics[t] as FetchRequest["topics"][number];
+    for (let i = 0; i < partitions.length; i++) {
+      const p = partitions[i] as FetchPartition;
       // Field by field, not by spreading: a spread copies through the runtime, and this runs for every partition of every fetch.
       const target: FetchTarget = {
         partition: p.partition,
@@ -34,8 +38,11 @@ function fetchDataOf(request: FetchRequest): Map<string, FetchTarget> {
 
 function forgottenOf(request: FetchRequest): TopicIdPartition[] {
   const forgotten: TopicIdPartition[] = [];
-  for (const { topicId, partitions } of request.forgottenTopicsData)
-    for (const partition of partitions) forgotten.push({ topicId, partition });
+  const topics = request.forgottenTopicsData;
+  for (let t = 0; t < topics.length; t++) {
+    const { topicId, partitions } = topics[t] as FetchRequest["forgottenTopicsData"][number];
+    for (let i = 0; i < partitions.length; i++) forgotten.push({ topicId, partition: partitions[i] as number });
+  }
   return forgotten;
 }
 

@@ -1,4 +1,4 @@
-import { ErrorCode, type FetchResponse, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { ErrorCode, type FetchResponse, type FetchResponsePartition, type TopicPartition, tpKey } from "@kcsim/protocol";
 import {
   type FetchMetadata,
   INITIAL_METADATA,
@@ -199,6 +199,22 @@ export class FetchSessionHandler {
     return { resolved, unresolved, extraIds };
   }
 
+  /** Whether every partition a response names is one of the session's (under a topic id the session knows). */
+  #withinSession(response: FetchResponse): boolean {
+    // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+    const topics = response.responses;
+    for (let t = 0; t < topics.length; t++) {
+      const topic = topics[t] as FetchResponse["responses"][number];
+      const name = this.#sessionTopicNames.get(topic.topicId);
+      if (name === undefined) return false;
+      const partitions = topic.partitions;
+      for (let p = 0; p < partitions.length; p++) {
+        if (!this.#sessionPartitions.has(tpKey(name, (partitions[p] as FetchResponsePartition).partitionIndex))) return false;
+      }
+    }
+    return true;
+  }
+
   /** Why a full response does not list exactly the session's partitions, or undefined if it does. */
   verifyFullFetchResponsePartitions(response: FetchResponse): string | undefined {
     const { resolved, unresolved, extraIds } = this.#responsePartitions(response);
@@ -214,6 +230,8 @@ export class FetchSessionHandler {
 
   /** Why an incremental response names partitions outside the session, or undefined if it does not. */
   verifyIncrementalFetchResponsePartitions(response: FetchResponse): string | undefined {
+    // Checked on every response: the sets that describe a problem are made only when there is one.
+    if (this.#withinSession(response)) return undefined;
     const { resolved, unresolved, extraIds } = this.#responsePartitions(response);
     const extra = [...resolved].filter((key) => !this.#sessionPartitions.has(key));
     const problems: string[] = [];

@@ -86,9 +86,12 @@ export function fetchResponseBytes(response: FetchResponse): number {
   let bytes = FRAME_SIZE_PREFIX + RESPONSE_HEADER_BYTES;
   bytes += INT32 + INT16 + INT32; // throttle time, error code, session id
   bytes += compactLength(response.responses.length);
-  for (const topic of response.responses) {
-    bytes += UUID + compactLength(topic.partitions.length) + NO_TAGGED_FIELDS;
-    for (const partition of topic.partitions) bytes += fetchResponsePartitionBytes(partition);
+  // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+  const topics = response.responses;
+  for (let t = 0; t < topics.length; t++) {
+    const partitions = (topics[t] as FetchResponse["responses"][number]).partitions;
+    bytes += UUID + compactLength(partitions.length) + NO_TAGGED_FIELDS;
+    for (let p = 0; p < partitions.length; p++) bytes += fetchResponsePartitionBytes(partitions[p] as FetchResponsePartition);
   }
   return bytes + NO_TAGGED_FIELDS;
 }

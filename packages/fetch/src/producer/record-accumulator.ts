@@ -18,6 +18,8 @@ export interface DrainGate {
 
 const OPEN_GATE: DrainGate = { shouldStopDrain: () => false, onDrain: () => {} };
 
+const NOTHING_DRAINED: ReadonlyMap<number, ProducerBatch[]> = new Map();
+
 /** What `ready` found (Kafka's `ReadyCheckResult`). */
 export interface ReadyCheck {
   readonly readyNodes: Set<number>;
@@ -163,15 +165,16 @@ export class RecordAccumulator {
     maxRequestSize: number,
     now: Micros,
     gate: DrainGate = OPEN_GATE,
-  ): Map<number, ProducerBatch[]> {
-    const out = new Map<number, ProducerBatch[]>();
+  ): ReadonlyMap<number, ProducerBatch[]> {
     const count = this.#queues.length;
-    if (count === 0) return out;
+    if (count === 0) return NOTHING_DRAINED;
     const start = this.#drainIndex % count;
+    // Most passes of the sender have no node ready: no map is made for them.
     if (nodes.length === 0) {
       this.#drainIndex = (start + 1) % count;
-      return out;
+      return NOTHING_DRAINED;
     }
+    const out = new Map<number, ProducerBatch[]>();
     // The queues with batches, from the rotating start: draining only empties queues, so no other has any.
     const rotated = this.#nonEmpty.rotatedFrom(start);
     for (const node of nodes) {

@@ -18,8 +18,11 @@ import {
 } from "./fetch-request-data.js";
 import { ZERO_TOPIC_ID } from "./topic-id-partition.js";
 
-/** Room for this many partitions per request in a wanted key's mark (see `#buildSameSession`). */
-const MAX_MARKED = 2 ** 21;
+/** Which build last wanted a key, and at what place in its request (see `#buildSameSession`). */
+interface WantedMark {
+  build: number;
+  index: number;
+}
 
 /** The partitions a response names, resolved to topic names through the session's topic ids. */
 interface ResponsePartitions {
@@ -47,9 +50,9 @@ export class FetchSessionHandler {
   #sessionPartitions = new Map<string, SessionPartition>();
   /** Topic id -> name of the session's topics (empty when the session cannot use topic ids). */
   #sessionTopicNames: ReadonlyMap<string, string> = new Map();
-  /** Builds so far, and each wanted key's mark from the last build that used them (see `#buildSameSession`). */
+  /** Builds so far, and each wanted key's mark from the last build that used them (see `#buildSameSession`); a key keeps its mark object. */
   #builds = 0;
-  readonly #wantedMarks = new Map<string, number>();
+  readonly #wantedMarks = new Map<string, WantedMark>();
 
   constructor(node: number) {
     this.node = node;
@@ -92,17 +95,22 @@ export class FetchSessionHandler {
   #buildSameSession(wanted: WantedPartitions, topicNames: Map<string, string>, canUseTopicIds: boolean): FetchRequestData | undefined {
     const session = this.#sessionPartitions;
     const { keys, entries } = wanted;
-    if (keys.length !== session.size || keys.length >= MAX_MARKED) return undefined;
-    // Each wanted key is marked with this build's base plus its place in the request: a second mark means a repeat.
-    const base = ++this.#builds * MAX_MARKED;
+    if (keys.length !== session.size) return undefined;
+    // Each wanted key is marked with this build and its place in the request: a second mark in one build means a repeat.
+    const build = ++this.#builds;
     const marks = this.#wantedMarks;
     let altered = 0;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
       const prev = session.get(key);
+      if (prev === undefined) return undefined;
       const mark = marks.get(key);
-      if (prev === undefined || (mark !== undefined && mark >= base)) return undefined;
-      marks.set(key, base + i);
+      if (mark === undefined) marks.set(key, { build, index: i });
+      else if (mark.build === build) return undefined;
+      else {
+        mark.build = build;
+        mark.index = i;
+      }
       const entry = entries[i] as SessionPartition;
       if (prev !== entry && !samePartitionFetchData(prev.data, entry.data)) altered++;
     }
@@ -111,7 +119,7 @@ export class FetchSessionHandler {
     const replaced: NamedTopicIdPartition[] = [];
     if (altered > 0) {
       for (const [key, prev] of session) {
-        const entry = entries[(marks.get(key) as number) - base] as SessionPartition;
+        const entry = entries[(marks.get(key) as WantedMark).index] as SessionPartition;
         if (prev === entry || samePartitionFetchData(prev.data, entry.data)) continue;
         // The topic was recreated: forget it under the old id, send it again under the new one.
         if (prev.data.topicId !== entry.data.topicId && prev.data.topicId !== ZERO_TOPIC_ID && entry.data.topicId !== ZERO_TOPIC_ID) {

@@ -1,38 +1,13 @@
-import { ErrorCode, type MetadataResponse } from "@kcsim/protocol";
+import type { MetadataResponse } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { AssignedLeaders } from "../src/consumer/assigned-leaders.js";
 import { SubscriptionState } from "../src/consumer/subscription-state.js";
 import { ClusterMetadata } from "../src/index.js";
-import { P0, P1, P2, TOPIC, TOPIC_ID, TOPICS } from "./fetcher-fixtures.js";
+import { metadataResponseOf, P0, P1, P2, TOPICS } from "./fetcher-fixtures.js";
 
 /** Metadata naming `leaders[i]` as the leader of partition i (-1: none). */
 function metadataResponse(leaders: readonly number[]): MetadataResponse {
-  return {
-    type: "MetadataResponse",
-    correlationId: 1,
-    throttleTimeMs: 0,
-    brokers: [
-      { nodeId: 1, host: "broker-1", port: 9092, rack: null },
-      { nodeId: 2, host: "broker-2", port: 9092, rack: null },
-    ],
-    controllerId: 1,
-    topics: [
-      {
-        errorCode: ErrorCode.NONE,
-        name: TOPIC,
-        topicId: TOPIC_ID,
-        isInternal: false,
-        partitions: leaders.map((leaderId, partitionIndex) => ({
-          errorCode: leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
-          partitionIndex,
-          leaderId,
-          leaderEpoch: 1,
-          replicaNodes: [1, 2],
-          isrNodes: [1, 2],
-        })),
-      },
-    ],
-  };
+  return metadataResponseOf(leaders.map((leaderId) => ({ leaderId, leaderEpoch: 1 })));
 }
 
 describe("AssignedLeaders", () => {

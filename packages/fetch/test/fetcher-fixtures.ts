@@ -128,6 +128,36 @@ export class FakeContext implements Context {
   }
 }
 
+/** Metadata from brokers 1 and 2 naming each listed partition of TOPIC (index = place in the list) with its leader (-1: none) and epoch. */
+export function metadataResponseOf(partitions: readonly { readonly leaderId: number; readonly leaderEpoch: number }[]): MetadataResponse {
+  return {
+    type: "MetadataResponse",
+    correlationId: 1,
+    throttleTimeMs: 0,
+    brokers: [
+      { nodeId: 1, host: "broker-1", port: 9092, rack: null },
+      { nodeId: 2, host: "broker-2", port: 9092, rack: null },
+    ],
+    controllerId: 1,
+    topics: [
+      {
+        errorCode: ErrorCode.NONE,
+        name: TOPIC,
+        topicId: TOPIC_ID,
+        isInternal: false,
+        partitions: partitions.map(({ leaderId, leaderEpoch }, partitionIndex) => ({
+          errorCode: ErrorCode.NONE,
+          partitionIndex,
+          leaderId,
+          leaderEpoch,
+          replicaNodes: [1, 2],
+          isrNodes: [1, 2],
+        })),
+      },
+    ],
+  };
+}
+
 /** A resolved consumer config with overrides. */
 export function consumerConfig(overrides: Record<string, JsonValue> = {}) {
   return resolveConsumerConfig({ "client.id": CONSUMER, ...overrides });

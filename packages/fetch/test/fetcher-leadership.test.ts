@@ -1,28 +1,10 @@
-import { ErrorCode, type MetadataResponse, ms } from "@kcsim/protocol";
+import { type MetadataResponse, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ClusterMetadata } from "../src/index.js";
-import { P0, P1, requestedPartitions, startedWorld, TOPIC, TOPIC_ID, TOPICS } from "./fetcher-fixtures.js";
+import { metadataResponseOf, P0, P1, requestedPartitions, startedWorld, TOPICS } from "./fetcher-fixtures.js";
 
 function metadataResponse(leaderId: number, leaderEpoch: number): MetadataResponse {
-  return {
-    type: "MetadataResponse",
-    correlationId: 1,
-    throttleTimeMs: 0,
-    brokers: [
-      { nodeId: 1, host: "broker-1", port: 9092, rack: null },
-      { nodeId: 2, host: "broker-2", port: 9092, rack: null },
-    ],
-    controllerId: 1,
-    topics: [
-      {
-        errorCode: ErrorCode.NONE,
-        name: TOPIC,
-        topicId: TOPIC_ID,
-        isInternal: false,
-        partitions: [{ errorCode: ErrorCode.NONE, partitionIndex: 0, leaderId, leaderEpoch, replicaNodes: [1, 2], isrNodes: [1, 2] }],
-      },
-    ],
-  };
+  return metadataResponseOf([{ leaderId, leaderEpoch }]);
 }
 
 describe("Fetcher leadership and metadata", () => {

@@ -1,4 +1,4 @@
-import type { AbortedTransaction, RecordBatch } from "@kcsim/protocol";
+import type { AbortedTransaction, RecordBatch, SimRecord } from "@kcsim/protocol";
 import { LeaderEpochCache } from "./leader-epoch-cache.js";
 import { ProducerStateManager } from "./producer-state-manager.js";
 
@@ -42,7 +42,9 @@ export function lastOffsetOf(batch: RecordBatch): number {
 /** The largest record timestamp of a batch (CreateTime), ms. */
 function maxTimestampOf(batch: RecordBatch): number {
   let max = batch.baseTimestamp;
-  for (const record of batch.records) max = Math.max(max, batch.baseTimestamp + record.timestampDelta);
+  // Indexed: a sealed batch's records are frozen, and for-of over a frozen array makes an iterator each time.
+  const records = batch.records;
+  for (let i = 0; i < records.length; i++) max = Math.max(max, batch.baseTimestamp + (records[i] as SimRecord).timestampDelta);
   return max;
 }
 

@@ -10,6 +10,7 @@ import {
   type Micros,
   ms,
   type OffsetForLeaderEpochResponse,
+  type RecordBatch,
   tpKey,
   UNDEFINED_EPOCH,
   UNDEFINED_EPOCH_OFFSET,
@@ -199,12 +200,12 @@ export class ReplicaFetcher {
       let latest: string[] | null = null;
       let earliest: string[] | null = null;
       const fetching: FollowedPartition[] = [];
-      for (const [key, f] of this.#partitions) {
+      for (const f of this.#partitions.values()) {
         if (f.delayedUntil > now) continue;
         if (f.state === "fetching") fetching.push(f);
-        else if (f.state === "truncating") truncating = withKey(truncating, key);
-        else if (f.state === "out-of-range-latest") latest = withKey(latest, key);
-        else if (f.state === "out-of-range-earliest") earliest = withKey(earliest, key);
+        else if (f.state === "truncating") truncating = withKey(truncating, f.key);
+        else if (f.state === "out-of-range-latest") latest = withKey(latest, f.key);
+        else if (f.state === "out-of-range-earliest") earliest = withKey(earliest, f.key);
       }
       if (truncating !== null) this.#sendEpochs(truncating, ctx);
       else if (latest !== null) this.#sendListOffsets("latest", latest, ctx);
@@ -367,11 +368,17 @@ export class ReplicaFetcher {
     this.#inFlight = null;
     if (this.#session.handleResponse(response)) {
       const names = this.#session.sessionTopicNames();
-      for (const topic of response.responses) {
+      // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+      const topics = response.responses;
+      for (let t = 0; t < topics.length; t++) {
+        const topic = topics[t] as FetchResponse["responses"][number];
         const name = names.get(topic.topicId);
         if (name === undefined) continue;
-        for (const data of topic.partitions)
+        const partitions = topic.partitions;
+        for (let p = 0; p < partitions.length; p++) {
+          const data = partitions[p] as FetchResponsePartition;
           this.#processPartitionData(tpKey(name, data.partitionIndex), inFlight.correlationId, data, ctx);
+        }
       }
     }
     this.maybeSend(ctx);
@@ -386,7 +393,9 @@ export class ReplicaFetcher {
     const nowMs = Math.floor(ctx.now() / 1000);
     switch (data.errorCode) {
       case ErrorCode.NONE: {
-        for (const batch of data.records) {
+        const batches = data.records;
+        for (let i = 0; i < batches.length; i++) {
+          const batch = batches[i] as RecordBatch;
           if (lastOffsetOf(batch) < log.logEndOffset) continue;
           // An empty log may start inside the leader's first batch (the leader's log start moved into it).
           if (log.logEndOffset === log.logStartOffset && batch.baseOffset < log.logEndOffset) log.truncateFullyAndStartAt(batch.baseOffset);

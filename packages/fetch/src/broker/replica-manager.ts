@@ -80,6 +80,11 @@ function errorPartition(partitionIndex: number, errorCode: number): FetchRespons
   };
 }
 
+/** A read of a partition that failed with an error (no records). */
+function failedRead(target: FetchTarget, errorCode: number): PartitionReadResult {
+  return { topicId: target.topicId, data: errorPartition(target.partition, errorCode), recordsBytes: 0 };
+}
+
 /**
  * The partitions a broker hosts and the request paths into them (Kafka's
  * `ReplicaManager` with the parts of `KafkaApis` that feed it): role changes
@@ -317,8 +322,13 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     const nowMs = Math.floor(ctx.now() / 1000);
     const statuses: ProducePartitionStatus[] = [];
     const appended: Partition[] = [];
-    for (const topicData of request.topicData) {
-      for (const { index, records } of topicData.partitionData) {
+    // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+    const topics = request.topicData;
+    for (let t = 0; t < topics.length; t++) {
+      const topicData = topics[t] as ProduceRequest["topicData"][number];
+      const partitions = topicData.partitionData;
+      for (let p = 0; p < partitions.length; p++) {
+        const { index, records } = partitions[p] as ProduceRequest["topicData"][number]["partitionData"][number];
         const result = this.#appendToLeader(topicData.name, index, records, acks, nowMs, ctx);
         statuses.push(this.#statusOf(topicData.name, index, result, acks === -1));
         if (result.partition !== undefined) appended.push(result.partition);
@@ -540,18 +550,6 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     const interesting: DelayedFetchPartition[] = [];
     const erroneous: PartitionReadResult[] = [];
     const metadataVersion = this.metadataCache.version;
-    const resolve = (target: FetchTarget, cached: CachedPartition | null): DelayedFetchPartition | undefined => {
-      const topic = this.metadataCache.topicName(target.topicId);
-      if (topic === undefined) {
-        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_ID) });
-        return undefined;
-      }
-      if (!this.metadataCache.contains(topic, target.partition)) {
-        erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
-        return undefined;
-      }
-      return new DelayedFetchPartition(topic, target, tpKey(topic, target.partition), cached, metadataVersion);
-    };
     if (context instanceof IncrementalFetchContext) {
       for (const cached of context.session.partitions()) {
         const slot = cached.readSlot;
@@ -559,17 +557,36 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
           interesting.push(slot);
           continue;
         }
-        const item = resolve(cached.target(), cached);
+        const item = this.#resolve(cached.target(), cached, metadataVersion, erroneous);
         cached.readSlot = item ?? null;
         if (item !== undefined) interesting.push(item);
       }
     } else {
       for (const target of context.partitions()) {
-        const item = resolve(target, null);
+        const item = this.#resolve(target, null, metadataVersion, erroneous);
         if (item !== undefined) interesting.push(item);
       }
     }
     return { interesting, erroneous };
+  }
+
+  /** A fetch item for a partition by topic id, or undefined after adding the error it is answered with to `erroneous`. */
+  #resolve(
+    target: FetchTarget,
+    cached: CachedPartition | null,
+    metadataVersion: number,
+    erroneous: PartitionReadResult[],
+  ): DelayedFetchPartition | undefined {
+    const topic = this.metadataCache.topicName(target.topicId);
+    if (topic === undefined) {
+      erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_ID) });
+      return undefined;
+    }
+    if (!this.metadataCache.contains(topic, target.partition)) {
+      erroneous.push({ topicId: target.topicId, data: errorPartition(target.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+      return undefined;
+    }
+    return new DelayedFetchPartition(topic, target, tpKey(topic, target.partition), cached, metadataVersion);
   }
 
   /** The partition a fetch item reads, if this broker hosts it (the Partition object of a key never changes once made). */
@@ -721,22 +738,18 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     ctx: Context,
   ): PartitionReadResult {
     const { topic, target } = item;
-    const fail = (errorCode: number): PartitionReadResult => ({
-      topicId: target.topicId,
-      data: errorPartition(target.partition, errorCode),
-      recordsBytes: 0,
-    });
     const partition = this.#hostedItem(item);
     if (partition === undefined) {
-      return fail(
+      return failedRead(
+        target,
         this.metadataCache.contains(topic, target.partition) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
       );
     }
     const epochError = partition.checkLeaderEpoch(target.currentLeaderEpoch, true);
-    if (epochError !== ErrorCode.NONE) return fail(epochError);
+    if (epochError !== ErrorCode.NONE) return failedRead(target, epochError);
     const follower = isFromFollower(params);
     if (follower && !partition.remoteReplicas.has(params.replicaId)) {
-      return fail(target.currentLeaderEpoch >= 0 ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      return failedRead(target, target.currentLeaderEpoch >= 0 ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.NOT_LEADER_OR_FOLLOWER);
     }
     const version = partition.version;
     const log = partition.log;
@@ -747,7 +760,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     const readCommitted = !follower && params.isolationLevel === IsolationLevel.READ_COMMITTED;
     const upperBound = fetchUpperBound(params, log);
     const read = log.read(target.fetchOffset, maxBytes, upperBound, minOneMessage);
-    if (read.outOfRange) return fail(ErrorCode.OFFSET_OUT_OF_RANGE);
+    if (read.outOfRange) return failedRead(target, ErrorCode.OFFSET_OUT_OF_RANGE);
     if (follower) this.#followerFetched(partition, params.replicaId, target, logEndOffset, ctx);
     let recordsBytes = 0;
     for (const batch of read.batches) recordsBytes += batch.sizeInBytes;

@@ -38,10 +38,16 @@ export class ClusterMetadata {
   /** Leaders by topic, then partition. */
   readonly #leaders = new Map<string, Map<number, LeaderAndEpoch>>();
   readonly #topicIds = new Map<string, string>();
+  #version = 0;
 
   constructor(topics: readonly FetcherTopic[]) {
     this.#topics = topics;
     for (const topic of topics) this.#topicIds.set(topic.name, topic.id);
+  }
+
+  /** Moves on with every update: equal versions mean `leader` answers as it did. */
+  get version(): number {
+    return this.#version;
   }
 
   /** The topic names asked for in metadata requests. */
@@ -75,6 +81,7 @@ export class ClusterMetadata {
 
   /** Applies a metadata response (Kafka's `Metadata.update`). */
   update(response: MetadataResponse): void {
+    this.#version++;
     this.#brokers.clear();
     for (const broker of response.brokers) this.#brokers.set(broker.nodeId, broker.host);
     for (const topic of response.topics) {

@@ -8,6 +8,7 @@ import {
   type FetchResponse,
   type FetchResponsePartition,
   type Micros,
+  type RecordBatch,
   type TopicPartition,
   tpKey,
 } from "@kcsim/protocol";
@@ -50,7 +51,12 @@ export interface FetchedPartition {
 /** User records in a response partition (control batches are never handed out). */
 function recordCount(data: FetchResponsePartition): number {
   let records = 0;
-  for (const batch of data.records) if (!batch.isControl) records += batch.records.length;
+  // Indexed: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+  const batches = data.records;
+  for (let i = 0; i < batches.length; i++) {
+    const batch = batches[i] as RecordBatch;
+    if (!batch.isControl) records += batch.records.length;
+  }
   return records;
 }
 
@@ -182,10 +188,14 @@ export class FetchRequestManager {
     let requested: Map<string, number> | null = null;
     const topicNames = handler.sessionTopicNames();
     const fetched: FetchedPartition[] = [];
-    for (const topic of response.responses) {
+    const topics = response.responses;
+    for (let t = 0; t < topics.length; t++) {
+      const topic = topics[t] as FetchResponse["responses"][number];
       const name = topicNames.get(topic.topicId);
       if (name === undefined) continue;
-      for (const data of topic.partitions) {
+      const partitions = topic.partitions;
+      for (let p = 0; p < partitions.length; p++) {
+        const data = partitions[p] as FetchResponsePartition;
         const key = tpKey(name, data.partitionIndex);
         requested ??= new Map(pending.data.sessionPartitions.map((p) => [tpKey(p.topic, p.partition), p.data.fetchOffset]));
         const fetchOffset = requested.get(key);
@@ -207,6 +217,12 @@ export class FetchRequestManager {
     if (pending === undefined) return undefined;
     this.#fail(pending, ErrorCode.REQUEST_TIMED_OUT, ctx);
     return pending.broker;
+  }
+
+  /** Whether a fetch is in flight to each of these nodes. */
+  fetchingFromAll(nodes: readonly number[]): boolean {
+    for (const node of nodes) if (!this.#pending.has(node)) return false;
+    return true;
   }
 
   /** Whether a fetch to `broker` is in flight. */

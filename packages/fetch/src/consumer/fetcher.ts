@@ -8,6 +8,7 @@ import {
   type TopicPartition,
   tpKey,
 } from "@kcsim/protocol";
+import { AssignedLeaders } from "./assigned-leaders.js";
 import { BrokerConnections } from "./broker-connections.js";
 import { ClusterMetadata, type FetcherTopic } from "./cluster-metadata.js";
 import { FetchBuffer } from "./fetch-buffer.js";
@@ -75,6 +76,7 @@ export class Fetcher implements RecordSource {
   readonly #buffer = new FetchBuffer();
   readonly #metrics = new FetchMetrics();
   readonly #collector: FetchCollector;
+  readonly #assignedLeaders: AssignedLeaders;
   /** When FETCH_WAKEUP_TIMER is armed to fire, if it is. */
   #wakeupAt: Micros | null = null;
 
@@ -103,6 +105,7 @@ export class Fetcher implements RecordSource {
       nextCorrelationId,
     );
     this.#collector = new FetchCollector(this.#config, this.#subscriptions, this.#buffer, this.#metrics, this.#refresher);
+    this.#assignedLeaders = new AssignedLeaders(this.#metadata, this.#subscriptions);
   }
 
   assign(partitions: readonly TopicPartition[], ctx: Context): void {
@@ -262,7 +265,9 @@ export class Fetcher implements RecordSource {
     if (wanted) {
       this.#refresher.maybeSend(ctx);
       this.#resetter.maybeSend(ctx);
-      this.#fetches.maybeSend(this.#fetchablePartitions(), ctx);
+      // With a fetch in flight to every leader of the assignment (most passes), no partition could go: none is looked at.
+      const leaders = this.#assignedLeaders.nodes();
+      if (leaders === null || !this.#fetches.fetchingFromAll(leaders)) this.#fetches.maybeSend(this.#fetchablePartitions(), ctx);
       // Sending may have found an unknown leader and asked for metadata.
       this.#refresher.maybeSend(ctx);
     }

@@ -16,6 +16,11 @@ export type ResetReason = "no-committed-offset" | "out-of-range";
 /** A strategy ListOffsets can apply ("none" never gets this far). */
 export type ListOffsetsStrategy = "earliest" | "latest";
 
+/** How many partition states of a subscription await a reset: each state keeps its own contribution up to date. */
+export class ResetCount {
+  awaiting = 0;
+}
+
 /**
  * One assigned partition's fetch state (Kafka's
  * `SubscriptionState.TopicPartitionState`): position, pause, reset in
@@ -24,7 +29,9 @@ export type ListOffsetsStrategy = "earliest" | "latest";
 export class TopicPartitionState {
   readonly partition: TopicPartition;
   readonly key: string;
-  fetchState: FetchState = "initializing";
+  #fetchState: FetchState = "initializing";
+  /** The count this state adds to while it awaits a reset; null once it left its subscription. */
+  #resets: ResetCount | null;
   /** The next offset to hand out (and to fetch, when nothing is buffered). */
   position: number | null = null;
   /** Not fetchable by the consumer's choice (pause, revocation in progress, awaiting onPartitionsAssigned). */
@@ -45,13 +52,30 @@ export class TopicPartitionState {
   logStartOffset: number | null = null;
   lastStableOffset: number | null = null;
 
-  constructor(partition: TopicPartition) {
+  constructor(partition: TopicPartition, resets: ResetCount | null = null) {
     this.partition = { topic: partition.topic, partition: partition.partition };
     this.key = tpKey(partition.topic, partition.partition);
+    this.#resets = resets;
+  }
+
+  get fetchState(): FetchState {
+    return this.#fetchState;
+  }
+
+  #setFetchState(fetchState: FetchState): void {
+    const resets = this.#resets;
+    if (resets !== null) resets.awaiting += (fetchState === "awaiting-reset" ? 1 : 0) - (this.#fetchState === "awaiting-reset" ? 1 : 0);
+    this.#fetchState = fetchState;
+  }
+
+  /** The state left its subscription: it no longer counts there. */
+  leaveCount(): void {
+    if (this.#resets !== null && this.#fetchState === "awaiting-reset") this.#resets.awaiting--;
+    this.#resets = null;
   }
 
   hasValidPosition(): boolean {
-    return this.fetchState === "fetching";
+    return this.#fetchState === "fetching";
   }
 
   isFetchable(): boolean {
@@ -59,7 +83,7 @@ export class TopicPartitionState {
   }
 
   awaitingReset(): boolean {
-    return this.fetchState === "awaiting-reset";
+    return this.#fetchState === "awaiting-reset";
   }
 
   awaitingRetryBackoff(now: Micros): boolean {
@@ -67,7 +91,7 @@ export class TopicPartitionState {
   }
 
   seek(offset: number): void {
-    this.fetchState = "fetching";
+    this.#setFetchState("fetching");
     this.position = offset;
     this.outOfRange = false;
     this.resetStrategy = null;
@@ -76,7 +100,7 @@ export class TopicPartitionState {
   }
 
   requestReset(strategy: ListOffsetsStrategy, reason: ResetReason): void {
-    this.fetchState = "awaiting-reset";
+    this.#setFetchState("awaiting-reset");
     this.position = null;
     this.outOfRange = false;
     this.resetStrategy = strategy;
@@ -86,7 +110,7 @@ export class TopicPartitionState {
 
   /** Back to no position (reset=none found nothing to start from). */
   clearPosition(): void {
-    this.fetchState = "initializing";
+    this.#setFetchState("initializing");
     this.position = null;
     this.outOfRange = false;
     this.resetStrategy = null;

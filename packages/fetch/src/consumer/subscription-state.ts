@@ -1,5 +1,5 @@
 import { type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
-import { TopicPartitionState } from "./partition-state.js";
+import { ResetCount, TopicPartitionState } from "./partition-state.js";
 import type { PositionProblem } from "./record-source.js";
 
 /**
@@ -13,17 +13,27 @@ import type { PositionProblem } from "./record-source.js";
 export class SubscriptionState {
   readonly #states = new Map<string, TopicPartitionState>();
   #problems: PositionProblem[] = [];
+  #assignmentVersion = 0;
+  /** How many of the states await a reset (kept by the states themselves). */
+  readonly #resets = new ResetCount();
+
+  /** Moves on with every assignment: equal versions mean the same partitions are held. */
+  get assignmentVersion(): number {
+    return this.#assignmentVersion;
+  }
 
   /** Replaces the assignment; returns the states of the partitions that left it. */
   assign(partitions: readonly TopicPartition[]): TopicPartitionState[] {
+    this.#assignmentVersion++;
     const wanted = new Map(partitions.map((tp) => [tpKey(tp.topic, tp.partition), tp]));
     const removed: TopicPartitionState[] = [];
     for (const [key, state] of this.#states) {
       if (wanted.has(key)) continue;
       this.#states.delete(key);
+      state.leaveCount();
       removed.push(state);
     }
-    for (const [key, tp] of wanted) if (!this.#states.has(key)) this.#states.set(key, new TopicPartitionState(tp));
+    for (const [key, tp] of wanted) if (!this.#states.has(key)) this.#states.set(key, new TopicPartitionState(tp, this.#resets));
     if (removed.length > 0) {
       const gone = new Set(removed.map((state) => state.key));
       this.#problems = this.#problems.filter((p) => !gone.has(tpKey(p.partition.topic, p.partition.partition)));
@@ -57,6 +67,8 @@ export class SubscriptionState {
   /** Partitions waiting for a ListOffsets that may be sent now. */
   needingReset(now: Micros): TopicPartitionState[] {
     const needing: TopicPartitionState[] = [];
+    // Asked on every pass of the fetcher; almost always no partition awaits a reset.
+    if (this.#resets.awaiting === 0) return needing;
     for (const state of this.#states.values()) if (state.awaitingReset() && !state.awaitingRetryBackoff(now)) needing.push(state);
     return needing;
   }
@@ -64,6 +76,7 @@ export class SubscriptionState {
   /** The earliest retry time after `now` of a partition awaiting reset, or null. */
   nextResetRetryAt(now: Micros): Micros | null {
     let next: Micros | null = null;
+    if (this.#resets.awaiting === 0) return next;
     for (const state of this.#states.values()) {
       const at = state.nextRetryAt;
       if (state.awaitingReset() && at !== null && at > now && (next === null || at < next)) next = at;

@@ -118,6 +118,13 @@ type TxnTarget =
   | { readonly kind: "unknown-coordinator" }
   | { readonly kind: "unreachable" };
 
+/** `hosts` (made now if null) with `host` added. */
+function withHost(hosts: Set<ActorId> | null, host: ActorId): Set<ActorId> {
+  const set = hosts ?? new Set<ActorId>();
+  set.add(host);
+  return set;
+}
+
 /**
  * A Kafka producer client without an actor around it (Kafka's
  * `KafkaProducer` with its `Sender`, `RecordAccumulator`, `ProducerMetadata`
@@ -397,13 +404,15 @@ export class ProducerClient {
 
   /** A request unanswered for request.timeout.ms closes its connection: everything in flight on it fails (Kafka's NetworkClient). */
   #timeOutRequests(now: Micros, requestTimeout: Micros, ctx: Context): void {
-    const timedOut = new Set<ActorId>();
-    for (const request of this.#produceInFlight.values()) if (now - request.sentAt >= requestTimeout) timedOut.add(request.host);
+    // Made on the first request timed out (checked on every pass of the sender, almost always none).
+    let timedOut: Set<ActorId> | null = null;
+    for (const request of this.#produceInFlight.values())
+      if (now - request.sentAt >= requestTimeout) timedOut = withHost(timedOut, request.host);
     const metadata = this.#metadataInFlight;
-    if (metadata !== null && now - metadata.sentAt >= requestTimeout) timedOut.add(metadata.host);
+    if (metadata !== null && now - metadata.sentAt >= requestTimeout) timedOut = withHost(timedOut, metadata.host);
     const txn = this.transactionManager?.inFlightRequest ?? null;
-    if (txn !== null && now - txn.sentAt >= requestTimeout) timedOut.add(txn.target);
-    for (const host of timedOut) this.#disconnect(host, ctx, true);
+    if (txn !== null && now - txn.sentAt >= requestTimeout) timedOut = withHost(timedOut, txn.target);
+    if (timedOut !== null) for (const host of timedOut) this.#disconnect(host, ctx, true);
   }
 
   /**

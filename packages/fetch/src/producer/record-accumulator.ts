@@ -1,4 +1,5 @@
 import type { Micros } from "@kcsim/protocol";
+import { IndexOrderedList } from "./index-ordered-list.js";
 import { ProducerBatch, type ProducerRecord } from "./producer-batch.js";
 import type { SendHandle } from "./send-handle.js";
 
@@ -16,6 +17,8 @@ export interface DrainGate {
 }
 
 const OPEN_GATE: DrainGate = { shouldStopDrain: () => false, onDrain: () => {} };
+
+const NOTHING_DRAINED: ReadonlyMap<number, ProducerBatch[]> = new Map();
 
 /** What `ready` found (Kafka's `ReadyCheckResult`). */
 export interface ReadyCheck {
@@ -38,8 +41,6 @@ interface PartitionQueue {
   muted: boolean;
 }
 
-const byIndex = (a: PartitionQueue, b: PartitionQueue) => a.index - b.index;
-
 /**
  * Batches waiting to be sent, one queue per partition (Kafka's
  * `RecordAccumulator`). A batch is ready to send when it is full (or a later
@@ -60,10 +61,8 @@ export class RecordAccumulator {
   /** Every partition's queue, in creation order; by topic, then partition, for lookups. */
   readonly #queues: PartitionQueue[] = [];
   readonly #byTopic = new Map<string, PartitionQueue[]>();
-  /** The queues with at least one batch. */
-  readonly #nonEmpty = new Set<PartitionQueue>();
-  /** #nonEmpty sorted by index, until its membership changes. */
-  #inOrder: readonly PartitionQueue[] | null = null;
+  /** The queues with at least one batch, by index. */
+  readonly #nonEmpty = new IndexOrderedList<PartitionQueue>();
   #drainIndex = 0;
 
   constructor(batchSize: number, linger: Micros) {
@@ -96,18 +95,8 @@ export class RecordAccumulator {
 
   /** Keeps the ready queue in step after `queue`'s batches changed. */
   #changed(queue: PartitionQueue): void {
-    if (queue.batches.length > 0) {
-      if (!this.#nonEmpty.has(queue)) {
-        this.#nonEmpty.add(queue);
-        this.#inOrder = null;
-      }
-    } else if (this.#nonEmpty.delete(queue)) this.#inOrder = null;
-  }
-
-  /** The queues with batches, in creation order (an array no one changes: scans may change the queues meanwhile). */
-  #nonEmptyInOrder(): readonly PartitionQueue[] {
-    if (this.#inOrder === null) this.#inOrder = [...this.#nonEmpty].sort(byIndex);
-    return this.#inOrder;
+    if (queue.batches.length > 0) this.#nonEmpty.add(queue);
+    else this.#nonEmpty.delete(queue);
   }
 
   /**
@@ -147,7 +136,8 @@ export class RecordAccumulator {
     const readyNodes = new Set<number>();
     let nextReadyCheckDelay = Number.POSITIVE_INFINITY;
     let unknownLeader = false;
-    for (const queue of this.#nonEmptyInOrder()) {
+    // Ready changes no queue: it walks the live list.
+    for (const queue of this.#nonEmpty.items()) {
       const batch = queue.batches[0] as ProducerBatch;
       const leader = leaderOf(batch.topic, batch.partition);
       if (leader === undefined) {
@@ -175,17 +165,18 @@ export class RecordAccumulator {
     maxRequestSize: number,
     now: Micros,
     gate: DrainGate = OPEN_GATE,
-  ): Map<number, ProducerBatch[]> {
-    const out = new Map<number, ProducerBatch[]>();
+  ): ReadonlyMap<number, ProducerBatch[]> {
     const count = this.#queues.length;
-    if (count === 0) return out;
+    if (count === 0) return NOTHING_DRAINED;
     const start = this.#drainIndex % count;
+    // Most passes of the sender have no node ready: no map is made for them.
     if (nodes.length === 0) {
       this.#drainIndex = (start + 1) % count;
-      return out;
+      return NOTHING_DRAINED;
     }
+    const out = new Map<number, ProducerBatch[]>();
     // The queues with batches, from the rotating start: draining only empties queues, so no other has any.
-    const rotated = [...this.#nonEmpty].sort((a, b) => ((a.index - start + count) % count) - ((b.index - start + count) % count));
+    const rotated = this.#nonEmpty.rotatedFrom(start);
     for (const node of nodes) {
       const ready: ProducerBatch[] = [];
       let size = 0;
@@ -238,7 +229,7 @@ export class RecordAccumulator {
    */
   takeBatches(which: "unstamped" | "all"): ProducerBatch[] {
     const taken: ProducerBatch[] = [];
-    for (const queue of this.#nonEmptyInOrder()) {
+    for (const queue of this.#nonEmpty.items().slice()) {
       const batches = queue.batches;
       for (let i = batches.length - 1; i >= 0; i--) {
         const batch = batches[i] as ProducerBatch;
@@ -257,9 +248,9 @@ export class RecordAccumulator {
     const expired: ProducerBatch[] = [];
     // Asked on every pass of the sender: no ordered scan unless some queue's oldest batch has expired.
     let any = false;
-    for (const queue of this.#nonEmpty) if (now - (queue.batches[0] as ProducerBatch).createdAt >= deliveryTimeout) any = true;
+    for (const queue of this.#nonEmpty.items()) if (now - (queue.batches[0] as ProducerBatch).createdAt >= deliveryTimeout) any = true;
     if (!any) return expired;
-    for (const queue of this.#nonEmptyInOrder()) {
+    for (const queue of this.#nonEmpty.items().slice()) {
       const batches = queue.batches;
       if (now - (batches[0] as ProducerBatch).createdAt < deliveryTimeout) continue;
       while (batches.length > 0 && now - (batches[0] as ProducerBatch).createdAt >= deliveryTimeout)
@@ -272,7 +263,7 @@ export class RecordAccumulator {
   /** The earliest creation time of a queued batch (for the delivery timeout), or undefined. */
   oldestCreatedAt(): Micros | undefined {
     let oldest: Micros | undefined;
-    for (const queue of this.#nonEmpty) {
+    for (const queue of this.#nonEmpty.items()) {
       const first = queue.batches[0] as ProducerBatch;
       oldest = Math.min(oldest ?? first.createdAt, first.createdAt);
     }
@@ -290,7 +281,7 @@ export class RecordAccumulator {
 
   get queuedBatches(): number {
     let n = 0;
-    for (const queue of this.#nonEmpty) n += queue.batches.length;
+    for (const queue of this.#nonEmpty.items()) n += queue.batches.length;
     return n;
   }
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, type FetchRequest, type Micros } from "@kcsim/protocol";
+import { ErrorCode, type FetchPartition, type FetchRequest, type Micros } from "@kcsim/protocol";
 import {
   type FetchContext,
   FullFetchContext,
@@ -14,14 +14,36 @@ import { type FetchTarget, type TopicIdPartition, topicIdPartitionKey } from "./
 /** The request's partitions by key, in request order (a repeated partition keeps its first place, last data). */
 function fetchDataOf(request: FetchRequest): Map<string, FetchTarget> {
   const data = new Map<string, FetchTarget>();
-  for (const topic of request.topics) {
-    for (const p of topic.partitions) data.set(topicIdPartitionKey(topic.topicId, p.partition), { ...p, topicId: topic.topicId });
+  // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+  const topics = request.topics;
+  for (let t = 0; t < topics.length; t++) {
+    const { topicId, partitions } = topics[t] as FetchRequest["topics"][number];
+    for (let i = 0; i < partitions.length; i++) {
+      const p = partitions[i] as FetchPartition;
+      // Field by field, not by spreading: a spread copies through the runtime, and this runs for every partition of every fetch.
+      const target: FetchTarget = {
+        partition: p.partition,
+        currentLeaderEpoch: p.currentLeaderEpoch,
+        fetchOffset: p.fetchOffset,
+        lastFetchedEpoch: p.lastFetchedEpoch,
+        logStartOffset: p.logStartOffset,
+        partitionMaxBytes: p.partitionMaxBytes,
+        topicId,
+      };
+      data.set(topicIdPartitionKey(topicId, p.partition), target);
+    }
   }
   return data;
 }
 
 function forgottenOf(request: FetchRequest): TopicIdPartition[] {
-  return request.forgottenTopicsData.flatMap((topic) => topic.partitions.map((partition) => ({ topicId: topic.topicId, partition })));
+  const forgotten: TopicIdPartition[] = [];
+  const topics = request.forgottenTopicsData;
+  for (let t = 0; t < topics.length; t++) {
+    const { topicId, partitions } = topics[t] as FetchRequest["forgottenTopicsData"][number];
+    for (let i = 0; i < partitions.length; i++) forgotten.push({ topicId, partition: partitions[i] as number });
+  }
+  return forgotten;
 }
 
 /**

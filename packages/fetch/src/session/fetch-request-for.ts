@@ -16,6 +16,22 @@ export interface FetchRequestParams {
   readonly apiVersion?: number;
 }
 
+/** Forgotten partitions grouped by topic name, in order of first appearance (most requests forget nothing: then this is not called). */
+function forgottenTopicsOf(lists: readonly (readonly NamedTopicIdPartition[])[]): FetchRequest["forgottenTopicsData"] {
+  const forgotten = new Map<string, { topicId: string; partitions: number[] }>();
+  for (const tps of lists) {
+    for (const tp of tps) {
+      let entry = forgotten.get(tp.topic);
+      if (entry === undefined) {
+        entry = { topicId: tp.topicId, partitions: [] };
+        forgotten.set(tp.topic, entry);
+      }
+      entry.partitions.push(tp.partition);
+    }
+  }
+  return [...forgotten.values()];
+}
+
 /**
  * The Fetch request for a built session request (Kafka's
  * `FetchRequest.Builder.build`): partitions to send in order, grouped under a
@@ -40,20 +56,8 @@ export function fetchRequestFor(data: FetchRequestData, params: FetchRequestPara
       partitionMaxBytes: p.partitionMaxBytes,
     });
   }
-  const forgotten = new Map<string, { topicId: string; partitions: number[] }>();
-  const forget = (tps: readonly NamedTopicIdPartition[]) => {
-    for (const tp of tps) {
-      let entry = forgotten.get(tp.topic);
-      if (entry === undefined) {
-        entry = { topicId: tp.topicId, partitions: [] };
-        forgotten.set(tp.topic, entry);
-      }
-      entry.partitions.push(tp.partition);
-    }
-  };
-  forget(data.toForget);
   // Before v13 the replaced partition keeps its name, so forgetting it would drop the re-sent one.
-  if (apiVersion >= FIRST_TOPIC_ID_FETCH_VERSION) forget(data.toReplace);
+  const replaced = apiVersion >= FIRST_TOPIC_ID_FETCH_VERSION ? data.toReplace : [];
   return {
     type: "FetchRequest",
     correlationId: params.correlationId,
@@ -67,7 +71,7 @@ export function fetchRequestFor(data: FetchRequestData, params: FetchRequestPara
     sessionId: data.metadata.sessionId,
     sessionEpoch: data.metadata.epoch,
     topics,
-    forgottenTopicsData: [...forgotten.values()],
+    forgottenTopicsData: data.toForget.length === 0 && replaced.length === 0 ? [] : forgottenTopicsOf([data.toForget, replaced]),
     rackId: params.rackId ?? "",
   };
 }

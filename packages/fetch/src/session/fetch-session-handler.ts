@@ -1,4 +1,4 @@
-import { ErrorCode, type FetchResponse, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { ErrorCode, type FetchResponse, type FetchResponsePartition, type TopicPartition, tpKey } from "@kcsim/protocol";
 import {
   type FetchMetadata,
   INITIAL_METADATA,
@@ -18,8 +18,11 @@ import {
 } from "./fetch-request-data.js";
 import { ZERO_TOPIC_ID } from "./topic-id-partition.js";
 
-/** Room for this many partitions per request in a wanted key's mark (see `#buildSameSession`). */
-const MAX_MARKED = 2 ** 21;
+/** Which build last wanted a key, and at what place in its request (see `#buildSameSession`). */
+interface WantedMark {
+  build: number;
+  index: number;
+}
 
 /** The partitions a response names, resolved to topic names through the session's topic ids. */
 interface ResponsePartitions {
@@ -47,9 +50,9 @@ export class FetchSessionHandler {
   #sessionPartitions = new Map<string, SessionPartition>();
   /** Topic id -> name of the session's topics (empty when the session cannot use topic ids). */
   #sessionTopicNames: ReadonlyMap<string, string> = new Map();
-  /** Builds so far, and each wanted key's mark from the last build that used them (see `#buildSameSession`). */
+  /** Builds so far, and each wanted key's mark from the last build that used them (see `#buildSameSession`); a key keeps its mark object. */
   #builds = 0;
-  readonly #wantedMarks = new Map<string, number>();
+  readonly #wantedMarks = new Map<string, WantedMark>();
 
   constructor(node: number) {
     this.node = node;
@@ -92,17 +95,22 @@ export class FetchSessionHandler {
   #buildSameSession(wanted: WantedPartitions, topicNames: Map<string, string>, canUseTopicIds: boolean): FetchRequestData | undefined {
     const session = this.#sessionPartitions;
     const { keys, entries } = wanted;
-    if (keys.length !== session.size || keys.length >= MAX_MARKED) return undefined;
-    // Each wanted key is marked with this build's base plus its place in the request: a second mark means a repeat.
-    const base = ++this.#builds * MAX_MARKED;
+    if (keys.length !== session.size) return undefined;
+    // Each wanted key is marked with this build and its place in the request: a second mark in one build means a repeat.
+    const build = ++this.#builds;
     const marks = this.#wantedMarks;
     let altered = 0;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
       const prev = session.get(key);
+      if (prev === undefined) return undefined;
       const mark = marks.get(key);
-      if (prev === undefined || (mark !== undefined && mark >= base)) return undefined;
-      marks.set(key, base + i);
+      if (mark === undefined) marks.set(key, { build, index: i });
+      else if (mark.build === build) return undefined;
+      else {
+        mark.build = build;
+        mark.index = i;
+      }
       const entry = entries[i] as SessionPartition;
       if (prev !== entry && !samePartitionFetchData(prev.data, entry.data)) altered++;
     }
@@ -111,7 +119,7 @@ export class FetchSessionHandler {
     const replaced: NamedTopicIdPartition[] = [];
     if (altered > 0) {
       for (const [key, prev] of session) {
-        const entry = entries[(marks.get(key) as number) - base] as SessionPartition;
+        const entry = entries[(marks.get(key) as WantedMark).index] as SessionPartition;
         if (prev === entry || samePartitionFetchData(prev.data, entry.data)) continue;
         // The topic was recreated: forget it under the old id, send it again under the new one.
         if (prev.data.topicId !== entry.data.topicId && prev.data.topicId !== ZERO_TOPIC_ID && entry.data.topicId !== ZERO_TOPIC_ID) {
@@ -199,6 +207,22 @@ export class FetchSessionHandler {
     return { resolved, unresolved, extraIds };
   }
 
+  /** Whether every partition a response names is one of the session's (under a topic id the session knows). */
+  #withinSession(response: FetchResponse): boolean {
+    // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+    const topics = response.responses;
+    for (let t = 0; t < topics.length; t++) {
+      const topic = topics[t] as FetchResponse["responses"][number];
+      const name = this.#sessionTopicNames.get(topic.topicId);
+      if (name === undefined) return false;
+      const partitions = topic.partitions;
+      for (let p = 0; p < partitions.length; p++) {
+        if (!this.#sessionPartitions.has(tpKey(name, (partitions[p] as FetchResponsePartition).partitionIndex))) return false;
+      }
+    }
+    return true;
+  }
+
   /** Why a full response does not list exactly the session's partitions, or undefined if it does. */
   verifyFullFetchResponsePartitions(response: FetchResponse): string | undefined {
     const { resolved, unresolved, extraIds } = this.#responsePartitions(response);
@@ -214,6 +238,8 @@ export class FetchSessionHandler {
 
   /** Why an incremental response names partitions outside the session, or undefined if it does not. */
   verifyIncrementalFetchResponsePartitions(response: FetchResponse): string | undefined {
+    // Checked on every response: the sets that describe a problem are made only when there is one.
+    if (this.#withinSession(response)) return undefined;
     const { resolved, unresolved, extraIds } = this.#responsePartitions(response);
     const extra = [...resolved].filter((key) => !this.#sessionPartitions.has(key));
     const problems: string[] = [];

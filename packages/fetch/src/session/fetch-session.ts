@@ -2,13 +2,6 @@ import type { Micros } from "@kcsim/protocol";
 import { CachedPartition } from "./cached-partition.js";
 import { type FetchTarget, type TopicIdPartition, topicIdPartitionKey } from "./topic-id-partition.js";
 
-/** What an incremental request changed in a session (Kafka's `FetchSession.update` result). */
-export interface SessionUpdate {
-  readonly added: readonly TopicIdPartition[];
-  readonly updated: readonly TopicIdPartition[];
-  readonly removed: readonly TopicIdPartition[];
-}
-
 /**
  * A broker-side incremental fetch session (Kafka's `FetchSession`). The
  * partition map keeps insertion order, which is the order partitions are
@@ -82,26 +75,16 @@ export class FetchSession {
 
   /**
    * Applies an incremental request: listed partitions are added (at the end)
-   * or have their parameters updated in place; then forgotten ones are removed.
+   * or have their parameters updated in place; then forgotten ones are
+   * removed. (Kafka's `update` also lists what was added, updated and
+   * removed, for its debug log; nothing here reads such lists.)
    */
-  update(fetchData: ReadonlyMap<string, FetchTarget>, toForget: readonly TopicIdPartition[]): SessionUpdate {
-    const added: TopicIdPartition[] = [];
-    const updated: TopicIdPartition[] = [];
-    const removed: TopicIdPartition[] = [];
+  update(fetchData: ReadonlyMap<string, FetchTarget>, toForget: readonly TopicIdPartition[]): void {
     for (const [key, target] of fetchData) {
       const cached = this.#partitions.get(key);
-      const tp = { topicId: target.topicId, partition: target.partition };
-      if (cached === undefined) {
-        this.#partitions.set(key, CachedPartition.fromRequest(target));
-        added.push(tp);
-      } else {
-        cached.updateRequestParams(target);
-        updated.push(tp);
-      }
+      if (cached === undefined) this.#partitions.set(key, CachedPartition.fromRequest(target));
+      else cached.updateRequestParams(target);
     }
-    for (const tp of toForget) {
-      if (this.#partitions.delete(topicIdPartitionKey(tp.topicId, tp.partition))) removed.push(tp);
-    }
-    return { added, updated, removed };
+    for (const tp of toForget) this.#partitions.delete(topicIdPartitionKey(tp.topicId, tp.partition));
   }
 }

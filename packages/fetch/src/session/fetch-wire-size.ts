@@ -55,13 +55,18 @@ export function fetchRequestBytes(request: FetchRequest): number {
   let bytes = FRAME_SIZE_PREFIX + requestHeaderBytes(request.clientId);
   // replica id, max wait, min bytes, max bytes, isolation level, session id, session epoch
   bytes += INT32 + INT32 + INT32 + INT32 + INT8 + INT32 + INT32;
-  bytes += compactLength(request.topics.length);
-  for (const topic of request.topics) {
-    bytes += UUID + compactLength(topic.partitions.length) + topic.partitions.length * FETCH_REQUEST_PARTITION_BYTES + NO_TAGGED_FIELDS;
+  // Indexed loops: a sent message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+  const topics = request.topics;
+  bytes += compactLength(topics.length);
+  for (let t = 0; t < topics.length; t++) {
+    const count = (topics[t] as FetchRequest["topics"][number]).partitions.length;
+    bytes += UUID + compactLength(count) + count * FETCH_REQUEST_PARTITION_BYTES + NO_TAGGED_FIELDS;
   }
-  bytes += compactLength(request.forgottenTopicsData.length);
-  for (const topic of request.forgottenTopicsData) {
-    bytes += UUID + compactLength(topic.partitions.length) + topic.partitions.length * INT32 + NO_TAGGED_FIELDS;
+  const forgotten = request.forgottenTopicsData;
+  bytes += compactLength(forgotten.length);
+  for (let t = 0; t < forgotten.length; t++) {
+    const count = (forgotten[t] as FetchRequest["forgottenTopicsData"][number]).partitions.length;
+    bytes += UUID + compactLength(count) + count * INT32 + NO_TAGGED_FIELDS;
   }
   const rackBytes = utf8Length(request.rackId);
   bytes += compactLength(rackBytes) + rackBytes;
@@ -86,9 +91,12 @@ export function fetchResponseBytes(response: FetchResponse): number {
   let bytes = FRAME_SIZE_PREFIX + RESPONSE_HEADER_BYTES;
   bytes += INT32 + INT16 + INT32; // throttle time, error code, session id
   bytes += compactLength(response.responses.length);
-  for (const topic of response.responses) {
-    bytes += UUID + compactLength(topic.partitions.length) + NO_TAGGED_FIELDS;
-    for (const partition of topic.partitions) bytes += fetchResponsePartitionBytes(partition);
+  // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
+  const topics = response.responses;
+  for (let t = 0; t < topics.length; t++) {
+    const partitions = (topics[t] as FetchResponse["responses"][number]).partitions;
+    bytes += UUID + compactLength(partitions.length) + NO_TAGGED_FIELDS;
+    for (let p = 0; p < partitions.length; p++) bytes += fetchResponsePartitionBytes(partitions[p] as FetchResponsePartition);
   }
   return bytes + NO_TAGGED_FIELDS;
 }

@@ -61,6 +61,13 @@ interface KeyNode extends KeyTrieNode<KeyNode> {
   shape: number;
 }
 
+/** A copy of a full array in one twice as long (the tape's arrays grow only by doubling, so rarely). */
+function doubled<A extends Uint8Array | Float64Array>(array: A, make: new (length: number) => A): A {
+  const grown = new make(array.length * 2);
+  grown.set(array);
+  return grown;
+}
+
 const keyNode = (): KeyNode => ({ next: new Map(), lastKey: "", lastNext: null, shape: -1 });
 
 /** The streams a reader rebuilds values from. */
@@ -109,20 +116,12 @@ export class ValueTape {
   }
 
   #tag(tag: number): void {
-    if (this.#tagCount === this.#tags.length) {
-      const grown = new Uint8Array(this.#tags.length * 2);
-      grown.set(this.#tags);
-      this.#tags = grown;
-    }
+    if (this.#tagCount === this.#tags.length) this.#tags = doubled(this.#tags, Uint8Array);
     this.#tags[this.#tagCount++] = tag;
   }
 
   #cell(cell: number): void {
-    if (this.#cellCount === this.#cells.length) {
-      const grown = new Float64Array(this.#cells.length * 2);
-      grown.set(this.#cells);
-      this.#cells = grown;
-    }
+    if (this.#cellCount === this.#cells.length) this.#cells = doubled(this.#cells, Float64Array);
     this.#cells[this.#cellCount++] = cell;
   }
 

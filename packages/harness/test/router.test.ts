@@ -163,7 +163,7 @@ describe("a break and the bytes in flight on its connection", () => {
       7,
     );
     expect(router.lookaheadUs).toBe(500);
-    expect(router.breakPropagationUs).toBe(2_000);
+    expect(router.safeLookaheadUs).toBe(2_000);
     const inFlight = router.routeOnConnection(0, "server", "client", "X", 1, "client", 3);
     expect(inFlight).toMatchObject({ fate: "deliver", at: [20_000] });
     expect(router.routeOnConnection(19_000, "client", "server", "Break", 1, "client", 3).fate).toBe("broken");

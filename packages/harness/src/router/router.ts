@@ -83,14 +83,15 @@ const msToUs = (ms: number): Micros => Math.round(ms * 1000);
 export class Router {
   readonly lookaheadUs: Micros;
   /**
-   * How long a break takes to reach the bytes in flight on its connection:
-   * the plan's safe lookahead (the sooner of its fastest delivery and its
-   * fastest break notice), the length of a lockstep window. Nothing in
-   * flight is lost sooner than that after the break, so a delivery due
-   * inside the window of the send that broke its connection arrives on
-   * every host, and a later one is lost on every host.
+   * The plan's safe lookahead (the sooner of its fastest delivery and its
+   * fastest break notice): nothing a send causes arrives sooner, so it is
+   * the length of a lockstep window, and it is how long a break takes to
+   * reach the bytes in flight on its connection. Nothing in flight is lost
+   * sooner than that after the break, so a delivery due inside the window
+   * of the send that broke its connection arrives on every host, and a
+   * later one is lost on every host.
    */
-  readonly breakPropagationUs: Micros;
+  readonly safeLookaheadUs: Micros;
   readonly stats: RouterStats = {
     messages: 0,
     delivered: 0,
@@ -122,7 +123,7 @@ export class Router {
     this.#links = new LinkTable(seed);
     this.#pinned = plan.choices === undefined ? null : new Set(plan.choices.map(choiceKey));
     this.lookaheadUs = Math.max(1, msToUs(plan.network.minLatencyMs));
-    this.breakPropagationUs = safeLookahead(plan, this.lookaheadUs);
+    this.safeLookaheadUs = safeLookahead(plan, this.lookaheadUs);
     this.#faults = plan.messageFaults.map((spec, index) => ({
       index,
       spec,
@@ -331,13 +332,13 @@ export class Router {
   /**
    * Whether a delivery on connection (client, gen) due at `due` is lost with
    * it: bytes still in flight when a connection breaks never arrive once the
-   * break has propagated (breakPropagationUs after it, so every host learns
+   * break has propagated (safeLookaheadUs after it, so every host learns
    * of the break before such a delivery is handed out: a lockstep host
    * decides a break only when the window of its send is over).
    */
   lostWithBreak(client: ActorId, gen: number, due: Micros): boolean {
     const brokeAt = this.#brokeAt(client, gen);
-    return brokeAt !== undefined && due >= brokeAt + this.breakPropagationUs;
+    return brokeAt !== undefined && due >= brokeAt + this.safeLookaheadUs;
   }
 
   #brokeAt(client: ActorId, gen: number): Micros | undefined {

@@ -9,7 +9,6 @@ import { HOST_ORIGIN, type SimEvent } from "../../kernel/event.js";
 import { type RunResult, withEventArray } from "../../kernel/run-result.js";
 import { SimulationCore } from "../../kernel/simulation-core.js";
 import type { SimulationSpec } from "../../kernel/simulation-spec.js";
-import { safeLookahead } from "../../router/safe-lookahead.js";
 import { type LogSpec, SILENT_LOGS } from "../worker/actor-logs.js";
 import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
@@ -159,7 +158,7 @@ export class LockstepHost {
   constructor(spec: SimulationSpec, options: LockstepHostOptions = {}) {
     this.core = new SimulationCore(spec, options.history);
     this.#options = options;
-    this.#lookahead = safeLookahead(spec.plan, this.core.router.lookaheadUs);
+    this.#lookahead = this.core.router.safeLookaheadUs;
     for (const actor of spec.actors) {
       if (this.#mirrors.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
       this.#mirrors.set(actor.id, new ActorMirror(actor.id));

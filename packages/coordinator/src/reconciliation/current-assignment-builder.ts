@@ -1,4 +1,4 @@
-import { ErrorCode } from "@kcsim/protocol";
+import { distinctAscending, ErrorCode } from "@kcsim/protocol";
 import { sameAssignment, type TopicIdPartitions, toPartitionSets } from "../topic-id-partitions.js";
 import { type MemberReconciliationState, MemberState } from "./member-state.js";
 
@@ -25,21 +25,9 @@ function toAssignment(lists: Map<string, number[]>, topicOrder: readonly string[
   const result: TopicIdPartitions[] = [];
   for (const topicId of topicOrder) {
     const partitions = lists.get(topicId);
-    if (partitions !== undefined && partitions.length > 0) result.push({ topicId, partitions: sortedAscending(partitions) });
+    if (partitions !== undefined && partitions.length > 0) result.push({ topicId, partitions: distinctAscending(partitions) });
   }
   return result;
-}
-
-/**
- * The list sorted ascending, in place. Most lists come from sorted
- * assignments and are left as they are; any other (one with a NaN too) gets
- * the very sort it always got.
- */
-function sortedAscending(partitions: number[]): number[] {
-  for (let i = 1; i < partitions.length; i++) {
-    if (!((partitions[i] as number) > (partitions[i - 1] as number))) return partitions.sort((a, b) => a - b);
-  }
-  return partitions;
 }
 
 /**

@@ -93,6 +93,35 @@ describe("the event heaps", () => {
     );
   });
 
+  it("TimerHeap re-keys a queued timer pushed again with a new key (a re-arm), in key order with every slot true", () => {
+    const script = fc.array(fc.tuple(fc.boolean(), fc.nat(), key), { maxLength: 300 });
+    fc.assert(
+      fc.property(script, (steps) => {
+        const heap = new TimerHeap();
+        const reference: ArmedTimer[] = [];
+        const seen = new Set<string>();
+        for (const [rearm, pick, k] of steps) {
+          if (!firstTime(seen, k)) continue;
+          if (rearm && reference.length > 0) {
+            const timer = reference[pick % reference.length] as ArmedTimer & { due: number; rank: number; seq: number; sub: number };
+            Object.assign(timer, k);
+            heap.push(timer);
+          } else {
+            const timer = { ...k, origin: "a", slot: -1 } as unknown as ArmedTimer;
+            heap.push(timer);
+            reference.push(timer);
+          }
+          reference.sort(compareKeys);
+          expect(heap.size).toBe(reference.length);
+          expect(heap.peek()).toBe(reference[0]);
+        }
+        while (reference.length > 0) expect(heap.pop()).toBe(reference.shift());
+        expect(heap.size).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("tieBreak orders keys of one due time like compareKeys, up to its bounds", () => {
     const part = (max: number) => fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: max - 3, max: max - 1 }));
     const tied = fc.record({ due: fc.constant(7), origin: fc.constant("a"), rank: part(2 ** 19), seq: part(2 ** 32), sub: part(4) });

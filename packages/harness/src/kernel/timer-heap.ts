@@ -20,8 +20,17 @@ export class TimerHeap {
     return this.#items[0];
   }
 
+  /** Queues a timer; one already queued (re-armed with a new due time and seq) moves to its new key's place instead. */
   push(timer: ArmedTimer): void {
     const items = this.#items;
+    const slot = timer.slot;
+    if (slot >= 0 && items[slot] === timer) {
+      const d = timer.due;
+      const t = tieBreak(timer);
+      if (slot > 0 && this.#keys.keyBeforeSlot(d, t, (slot - 1) >> 2)) this.#up(timer, d, t, slot);
+      else this.#down(timer, d, t, slot);
+      return;
+    }
     const n = items.length;
     this.#keys.reserve(n + 1, n);
     items.push(timer);

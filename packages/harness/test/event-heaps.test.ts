@@ -1,17 +1,27 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ArmedTimer, compareKeys, type EventKey } from "../src/index.js";
+import { tieBreak } from "../src/kernel/event.js";
 import { EventHeap } from "../src/kernel/event-heap.js";
 import { TimerHeap } from "../src/kernel/timer-heap.js";
 
-/** A key from small ranges, so equal due times and ranks (the tie-breaks) are common. */
+/** A key from small ranges, so equal due times, ranks and sequence numbers (the tie-breaks) are common. */
 const key = fc.record({
   due: fc.integer({ min: 0, max: 30 }),
   rank: fc.integer({ min: 0, max: 4 }),
-  seq: fc.integer({ min: 0, max: 1_000_000 }),
+  seq: fc.integer({ min: 0, max: 3 }),
+  sub: fc.integer({ min: 0, max: 3 }),
 });
 
-type Op = { push: { due: number; rank: number; seq: number } } | { pop: true } | { remove: number };
+type Op = { push: { due: number; rank: number; seq: number; sub: number } } | { pop: true } | { remove: number };
+
+/** Keys are unique in a run: a script's repeated keys are skipped. */
+function firstTime(seen: Set<string>, k: { due: number; rank: number; seq: number; sub: number }): boolean {
+  const name = `${k.due}/${k.rank}/${k.seq}/${k.sub}`;
+  if (seen.has(name)) return false;
+  seen.add(name);
+  return true;
+}
 
 const ops = fc.array(
   fc.oneof(
@@ -28,11 +38,12 @@ describe("the event heaps", () => {
       fc.property(ops, (script) => {
         const heap = new EventHeap<EventKey>();
         const reference: EventKey[] = [];
-        let unique = 0;
+        const seen = new Set<string>();
         for (const op of script) {
           if ("remove" in op) continue;
           if ("push" in op) {
-            const item: EventKey = { ...op.push, origin: "a", sub: unique++ };
+            if (!firstTime(seen, op.push)) continue;
+            const item: EventKey = { ...op.push, origin: "a" };
             heap.push(item);
             reference.push(item);
             reference.sort(compareKeys);
@@ -54,10 +65,11 @@ describe("the event heaps", () => {
       fc.property(ops, (script) => {
         const heap = new TimerHeap();
         const reference: ArmedTimer[] = [];
-        let unique = 0;
+        const seen = new Set<string>();
         for (const op of script) {
           if ("push" in op) {
-            const timer = { ...op.push, origin: "a", sub: unique++, slot: -1 } as unknown as ArmedTimer;
+            if (!firstTime(seen, op.push)) continue;
+            const timer = { ...op.push, origin: "a", slot: -1 } as unknown as ArmedTimer;
             heap.push(timer);
             reference.push(timer);
             reference.sort(compareKeys);
@@ -79,5 +91,55 @@ describe("the event heaps", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("TimerHeap re-keys a queued timer pushed again with a new key (a re-arm), in key order with every slot true", () => {
+    const script = fc.array(fc.tuple(fc.boolean(), fc.nat(), key), { maxLength: 300 });
+    fc.assert(
+      fc.property(script, (steps) => {
+        const heap = new TimerHeap();
+        const reference: ArmedTimer[] = [];
+        const seen = new Set<string>();
+        for (const [rearm, pick, k] of steps) {
+          if (!firstTime(seen, k)) continue;
+          if (rearm && reference.length > 0) {
+            const timer = reference[pick % reference.length] as ArmedTimer & { due: number; rank: number; seq: number; sub: number };
+            Object.assign(timer, k);
+            heap.push(timer);
+          } else {
+            const timer = { ...k, origin: "a", slot: -1 } as unknown as ArmedTimer;
+            heap.push(timer);
+            reference.push(timer);
+          }
+          reference.sort(compareKeys);
+          expect(heap.size).toBe(reference.length);
+          expect(heap.peek()).toBe(reference[0]);
+        }
+        while (reference.length > 0) expect(heap.pop()).toBe(reference.shift());
+        expect(heap.size).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("tieBreak orders keys of one due time like compareKeys, up to its bounds", () => {
+    const part = (max: number) => fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: max - 3, max: max - 1 }));
+    const tied = fc.record({ due: fc.constant(7), origin: fc.constant("a"), rank: part(2 ** 19), seq: part(2 ** 32), sub: part(4) });
+    fc.assert(
+      fc.property(tied, tied, (a, b) => {
+        expect(Math.sign(tieBreak(a) - tieBreak(b))).toBe(Math.sign(compareKeys(a, b)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("tieBreak refuses a key it cannot order: out of bounds or not an integer", () => {
+    const at = { due: 0, origin: "a", rank: 1, seq: 1, sub: 0 };
+    expect(() => tieBreak({ ...at, rank: 2 ** 19 })).toThrow(/out of the queue's bounds/);
+    expect(() => tieBreak({ ...at, seq: 2 ** 32 })).toThrow(/out of the queue's bounds/);
+    expect(() => tieBreak({ ...at, sub: 4 })).toThrow(/out of the queue's bounds/);
+    expect(() => tieBreak({ ...at, seq: -1 })).toThrow(/out of the queue's bounds/);
+    expect(() => tieBreak({ ...at, seq: 1.5 })).toThrow(/out of the queue's bounds/);
+    expect(() => new EventHeap<typeof at>().push({ ...at, sub: 9 })).toThrow(/out of the queue's bounds/);
   });
 });

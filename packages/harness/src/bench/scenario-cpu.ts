@@ -11,25 +11,39 @@ export interface ScenarioCpu {
   readonly wallMs: number;
   readonly historyHash: string;
   readonly checksFailed: number;
+  /** Whether the measured run was the process's second run of the same seed (`--warm`). */
+  readonly warm: boolean;
 }
 
 /**
  * A benchmark's child process (`node bundle/scenario-cpu.js SCENARIO
- * [SEED]`): runs one scenario inline and judges it, and prints what the run
- * cost. Process start, module loading and reading the scenario are not
- * counted: a fresh process per run keeps one run's heap and JIT state out of
- * the next one's numbers.
+ * [SEED] [--warm]`): runs one scenario inline and judges it, and prints
+ * what the run cost. Process start, module loading and reading the scenario
+ * are not counted: a fresh process per run keeps one run's heap and JIT
+ * state out of the next one's numbers.
+ *
+ * With `--warm` the process first runs the same seed once unmeasured and
+ * measures the second run: the cost of a run once V8 has compiled the hot
+ * code, which is what a hunt worker pays for each seed after its first few.
+ * The two runs must give the same history (the run is deterministic), or
+ * the process fails.
  */
 async function main(args: readonly string[]): Promise<void> {
-  const [path, seedText] = args;
-  if (path === undefined) throw new Error("usage: scenario-cpu SCENARIO [SEED]");
+  const warm = args.includes("--warm");
+  const [path, seedText] = args.filter((arg) => arg !== "--warm");
+  if (path === undefined) throw new Error("usage: scenario-cpu SCENARIO [SEED] [--warm]");
   const scenario = loadScenarioFile(path);
   const seed = seedText === undefined ? (scenario.seed ?? 1) : Number(seedText);
+  const warmUp = warm ? (await runScenario(scenario, { host: "inline", seed })).summary.historyHash : null;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const { summary } = await runScenario(scenario, { host: "inline", seed });
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  if (warmUp !== null && warmUp !== summary.historyHash)
+    throw new Error(
+      `scenario-cpu: ${summary.scenario} seed ${seed} gave two histories in one process (${warmUp} then ${summary.historyHash})`,
+    );
   const measured: ScenarioCpu = {
     scenario: summary.scenario,
     seed,
@@ -38,6 +52,7 @@ async function main(args: readonly string[]): Promise<void> {
     wallMs,
     historyHash: summary.historyHash,
     checksFailed: Object.values(summary.checks).filter((check) => !check.ok).length,
+    warm,
   };
   process.stdout.write(`${JSON.stringify(measured)}\n`);
 }

@@ -59,7 +59,7 @@ export interface CellSink {
   actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void;
   rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void;
   lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void;
-  /** Queues an armed timer. */
+  /** Queues an armed timer; one still queued (re-armed: a new due time and seq) moves to its new place in the queue. */
   scheduleTimer(timer: ArmedTimer): void;
   /** Takes a timer the cell cancelled, replaced or lost in a crash out of the queue (if it is still there). */
   cancelTimer(timer: ArmedTimer): void;
@@ -482,9 +482,9 @@ export class ActorCell {
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
     const replaced = this.#timers.get(name);
     // Still queued: it has not fired, so nothing but the queue and #timers holds it (a popped timer is out of
-    // #timers or held while paused), and it can be re-keyed in place instead of replaced by a new entry.
+    // #timers or held while paused), and it can be re-keyed where it is instead of replaced by a new entry.
     const queued = replaced !== undefined && replaced.slot >= 0;
-    if (replaced !== undefined) this.#sink.cancelTimer(replaced);
+    if (replaced !== undefined && !queued) this.#sink.cancelTimer(replaced);
     const seq = ++this.#seq;
     if (queued) {
       const rearmed = replaced as Mutable<ArmedTimer>;

@@ -1,4 +1,5 @@
-import { type EventKey, precedes } from "./event.js";
+import { type EventKey, tieBreak } from "./event.js";
+import { HeapKeys } from "./heap-keys.js";
 
 /**
  * A 4-ary min-heap of events in the total order (EventKey): the queue of
@@ -6,10 +7,12 @@ import { type EventKey, precedes } from "./event.js";
  * key order whatever the insertion order or the heap's shape. Four children
  * per node make the heap half as deep as a binary one: a pop compares more
  * siblings but moves fewer items, which is cheaper for queues of thousands.
- * Timers, which are cancelled and re-armed, live in a TimerHeap instead.
+ * The keys live in typed arrays beside the items (HeapKeys). Timers, which
+ * are cancelled and re-armed, live in a TimerHeap instead.
  */
 export class EventHeap<T extends EventKey> {
   readonly #items: T[] = [];
+  readonly #keys = new HeapKeys();
 
   get size(): number {
     return this.#items.length;
@@ -21,16 +24,21 @@ export class EventHeap<T extends EventKey> {
 
   push(item: T): void {
     const items = this.#items;
+    const keys = this.#keys;
+    const d = item.due;
+    const t = tieBreak(item);
     let i = items.length;
+    keys.reserve(i + 1, i);
     items.push(item);
     while (i > 0) {
       const parent = (i - 1) >> 2;
-      const above = items[parent] as T;
-      if (!precedes(item, above)) break;
-      items[i] = above;
+      if (!keys.keyBeforeSlot(d, t, parent)) break;
+      items[i] = items[parent] as T;
+      keys.move(parent, i);
       i = parent;
     }
     items[i] = item;
+    keys.set(i, d, t);
   }
 
   pop(): T | undefined {
@@ -38,33 +46,23 @@ export class EventHeap<T extends EventKey> {
     const top = items[0];
     const last = items.pop();
     if (top === undefined || last === undefined || items.length === 0) return top;
+    const keys = this.#keys;
     const n = items.length;
+    // The last item's keys are at its old slot, n, which the sift below never writes.
+    const d = keys.due[n] as number;
+    const t = keys.tie[n] as number;
     let i = 0;
     for (;;) {
       const first = 4 * i + 1;
       if (first >= n) break;
-      const child = earliestChild(items, first, n);
-      const below = items[child] as T;
-      if (!precedes(below, last)) break;
-      items[i] = below;
+      const child = keys.earliestChild(first, n);
+      if (!keys.slotBeforeKey(child, d, t)) break;
+      items[i] = items[child] as T;
+      keys.move(child, i);
       i = child;
     }
     items[i] = last;
+    keys.set(i, d, t);
     return top;
   }
-}
-
-/** The index of the earliest of the up to four children of a 4-ary heap node that start at `first` (< n). */
-export function earliestChild<T extends EventKey>(items: readonly T[], first: number, n: number): number {
-  let child = first;
-  let earliest = items[first] as T;
-  const end = Math.min(first + 4, n);
-  for (let c = first + 1; c < end; c++) {
-    const candidate = items[c] as T;
-    if (precedes(candidate, earliest)) {
-      child = c;
-      earliest = candidate;
-    }
-  }
-  return child;
 }

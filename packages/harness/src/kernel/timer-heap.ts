@@ -1,14 +1,16 @@
-import { type ArmedTimer, precedes } from "./event.js";
-import { earliestChild } from "./event-heap.js";
+import { type ArmedTimer, tieBreak } from "./event.js";
+import { HeapKeys } from "./heap-keys.js";
 
 /**
- * The armed timers, a 4-ary min-heap (see EventHeap) in the total order (EventKey) that
- * knows where each timer is (its `slot`): cancelling or re-arming a timer
- * takes it out at once (O(log n)), so the queue never holds a timer that
- * would not fire and nothing stale is ever popped.
+ * The armed timers, a 4-ary min-heap (see EventHeap, keys in HeapKeys) in
+ * the total order (EventKey) that knows where each timer is (its `slot`):
+ * cancelling or re-arming a timer takes it out at once (O(log n)), so the
+ * queue never holds a timer that would not fire and nothing stale is ever
+ * popped.
  */
 export class TimerHeap {
   readonly #items: ArmedTimer[] = [];
+  readonly #keys = new HeapKeys();
 
   get size(): number {
     return this.#items.length;
@@ -18,10 +20,21 @@ export class TimerHeap {
     return this.#items[0];
   }
 
+  /** Queues a timer; one already queued (re-armed with a new due time and seq) moves to its new key's place instead. */
   push(timer: ArmedTimer): void {
     const items = this.#items;
+    const slot = timer.slot;
+    if (slot >= 0 && items[slot] === timer) {
+      const d = timer.due;
+      const t = tieBreak(timer);
+      if (slot > 0 && this.#keys.keyBeforeSlot(d, t, (slot - 1) >> 2)) this.#up(timer, d, t, slot);
+      else this.#down(timer, d, t, slot);
+      return;
+    }
+    const n = items.length;
+    this.#keys.reserve(n + 1, n);
     items.push(timer);
-    this.#up(timer, items.length - 1);
+    this.#up(timer, timer.due, tieBreak(timer), n);
   }
 
   pop(): ArmedTimer | undefined {
@@ -38,41 +51,51 @@ export class TimerHeap {
     timer.slot = -1;
     const last = items.pop() as ArmedTimer;
     if (last === timer) return;
-    // The last timer fills the hole and moves up or down from there.
-    if (i > 0 && precedes(last, items[(i - 1) >> 2] as ArmedTimer)) this.#up(last, i);
-    else this.#down(last, i);
+    // The last timer fills the hole and moves up or down from there; its keys are at its old slot, items.length.
+    const keys = this.#keys;
+    const n = items.length;
+    const d = keys.due[n] as number;
+    const t = keys.tie[n] as number;
+    if (i > 0 && keys.keyBeforeSlot(d, t, (i - 1) >> 2)) this.#up(last, d, t, i);
+    else this.#down(last, d, t, i);
   }
 
-  #up(timer: ArmedTimer, from: number): void {
+  #up(timer: ArmedTimer, d: number, t: number, from: number): void {
     const items = this.#items;
+    const keys = this.#keys;
     let i = from;
     while (i > 0) {
       const parent = (i - 1) >> 2;
+      if (!keys.keyBeforeSlot(d, t, parent)) break;
       const above = items[parent] as ArmedTimer;
-      if (!precedes(timer, above)) break;
       items[i] = above;
       above.slot = i;
+      keys.move(parent, i);
       i = parent;
     }
     items[i] = timer;
     timer.slot = i;
+    keys.set(i, d, t);
   }
 
-  #down(timer: ArmedTimer, from: number): void {
+  #down(timer: ArmedTimer, d: number, t: number, from: number): void {
     const items = this.#items;
+    const keys = this.#keys;
     const n = items.length;
     let i = from;
     for (;;) {
       const first = 4 * i + 1;
       if (first >= n) break;
-      const child = earliestChild(items, first, n);
+      const child = keys.earliestChild(first, n);
+      if (!keys.slotBeforeKey(child, d, t)) break;
       const below = items[child] as ArmedTimer;
-      if (!precedes(below, timer)) break;
       items[i] = below;
       below.slot = i;
+      keys.move(child, i);
       i = child;
     }
     items[i] = timer;
     timer.slot = i;
+    keys.set(i, d, t);
   }
 }

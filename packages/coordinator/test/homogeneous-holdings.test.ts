@@ -2,7 +2,13 @@ import { topicIdFor } from "@kcsim/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PartitionHoldings } from "../src/assignors/partition-holdings.js";
-import { type AssignmentMemberSpec, SubscribedTopicDescriber, type TopicIdPartitions, UniformAssignor } from "../src/index.js";
+import {
+  type AssignmentMemberSpec,
+  changedAssignments,
+  SubscribedTopicDescriber,
+  type TopicIdPartitions,
+  UniformAssignor,
+} from "../src/index.js";
 
 const uniform = new UniformAssignor();
 const UNKNOWN_TOPIC = topicIdFor("not-described");
@@ -164,6 +170,14 @@ describe("the homogeneous uniform builder's holdings", () => {
           result.forEach((partitions, i) => {
             if (partitions === members[i]?.currentAssignment) expect(expected[i]).toBe(partitions);
           });
+          // The coordinator's way in: only the changed members, exactly the entries `assign` changed.
+          const changes = changedAssignments(uniform, { members, subscriptionType: "homogeneous" }, describer);
+          const changedIndexes = result.flatMap((partitions, i) => (partitions === members[i]?.currentAssignment ? [] : [i]));
+          expect(changes.map((change) => change.index)).toEqual(changedIndexes);
+          for (const change of changes) {
+            expect(change.memberId).toBe(members[change.index]?.memberId);
+            expect(change.partitions).toEqual(result[change.index]);
+          }
           // The coordinator's way: the new targets are the next current ones; duplicates go away.
           members = withoutDuplicates(members.map((m, i) => ({ ...m, currentAssignment: result[i] ?? [] })));
         }

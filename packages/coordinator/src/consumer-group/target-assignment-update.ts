@@ -1,4 +1,5 @@
 import { ErrorCode } from "@kcsim/protocol";
+import { type ChangedAssignment, changedAssignments } from "../assignors/changed-assignments.js";
 import { PartitionAssignorError } from "../assignors/partition-assignor-error.js";
 import { ScratchArrays } from "../assignors/scratch-arrays.js";
 import { serverAssignorNamed } from "../assignors/server-assignors.js";
@@ -28,9 +29,9 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   // Kept by the group between assignments; records written below change it, so it is read before them.
   const specs = group.assignmentSpecs();
 
-  let result: ReturnType<typeof assignor.assign>;
+  let changes: readonly ChangedAssignment[];
   try {
-    result = assignor.assign({ members: specs, subscriptionType: group.subscriptionType() }, group.describer());
+    changes = changedAssignments(assignor, { members: specs, subscriptionType: group.subscriptionType() }, group.describer());
   } catch (error) {
     if (!(error instanceof PartitionAssignorError)) throw error;
     throw new CoordinatorError(
@@ -39,20 +40,17 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
     );
   }
 
+  // Only members whose target array changed (the others keep theirs). The records replayed here only mark
+  // specs as stale: `specs` stays as the assignor saw it.
   let moved = 0;
   const gained = new GainedCounter(group.describer());
-  result.members.forEach((assignment, index) => {
-    const spec = specs[index];
-    if (spec === undefined || spec.memberId !== assignment.memberId) {
-      throw new Error(`assignor ${assignor.name} answered for ${assignment.memberId} at position ${index}`);
-    }
-    // The assignors return the very same array for an unchanged target.
-    if (assignment.partitions === spec.currentAssignment) return;
-    const newOwners = gained.count(spec.currentAssignment, assignment.partitions);
-    if (newOwners === 0 && countPartitions(assignment.partitions) === countPartitions(spec.currentAssignment)) return;
+  for (const { index, partitions } of changes) {
+    const spec = specs[index]!;
+    const newOwners = gained.count(spec.currentAssignment, partitions);
+    if (newOwners === 0 && countPartitions(partitions) === countPartitions(spec.currentAssignment)) continue;
     moved += newOwners;
-    op.append(targetAssignmentRecord(group.groupId, spec.memberId, assignment.partitions));
-  });
+    op.append(targetAssignmentRecord(group.groupId, spec.memberId, partitions));
+  }
   op.append(targetAssignmentMetadataRecord(group.groupId, epoch));
   op.observe(targetObservation(group.groupId, epoch, assignor.name, specs.length, moved));
 }

@@ -223,6 +223,8 @@ describe("PartitionHoldings", () => {
     expect([holdings.heldInTopic(0), holdings.heldInTopic(1)]).toEqual([2, 0]);
     expect(holdings.countedAt(0)).toMatchObject({ target: x, total: 2, valid: true });
     expect(holdings.countedAt(1)).toMatchObject({ target: y, total: 3, valid: false });
+    expect(holdings.listedPartitions).toBe(5);
+    expect([...holdings.validTotals().subarray(0, 2)]).toEqual([2, -1]);
 
     // y leaves: partition 2 is still x's; x takes B-1.
     const x2 = [
@@ -232,6 +234,8 @@ describe("PartitionHoldings", () => {
     holdings.update([{ memberId: "x", currentAssignment: x2 }]);
     expect(held(holdings)).toBe("10101");
     expect([holdings.heldInTopic(0), holdings.heldInTopic(1)]).toEqual([2, 1]);
+    expect(holdings.listedPartitions).toBe(3);
+    expect(holdings.validTotals()[0]).toBe(3);
 
     // A member id twice: counted as given, then the next update starts over.
     holdings.update([
@@ -239,8 +243,28 @@ describe("PartitionHoldings", () => {
       { memberId: "x", currentAssignment: [{ topicId: "B", partitions: [0] }] },
     ]);
     expect(held(holdings)).toBe("10110");
+    expect(holdings.listedPartitions).toBe(3);
+    expect([...holdings.validTotals().subarray(0, 2)]).toEqual([2, 1]);
     holdings.update([{ memberId: "z", currentAssignment: [{ topicId: "A", partitions: [1] }] }]);
     expect(held(holdings)).toBe("01000");
     expect([holdings.heldInTopic(0), holdings.heldInTopic(1)]).toEqual([1, 0]);
+    expect(holdings.listedPartitions).toBe(1);
+  });
+
+  it("keep the listed total and each position's valid total equal to a recount, update after update", () => {
+    const target = targetArbitrary(["A", "B"]);
+    const update = fc.array(fc.record({ memberId: fc.constantFrom("p", "q", "r", "s"), currentAssignment: target }), { maxLength: 5 });
+    fc.assert(
+      fc.property(fc.array(update, { minLength: 1, maxLength: 8 }), (updates) => {
+        const holdings = new PartitionHoldings(topics);
+        for (const members of updates) {
+          holdings.update(members);
+          const counted = members.map((_, m) => holdings.countedAt(m));
+          expect(holdings.listedPartitions).toBe(counted.reduce((sum, c) => sum + c.total, 0));
+          expect([...holdings.validTotals().subarray(0, members.length)]).toEqual(counted.map((c) => (c.valid ? c.total : -1)));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

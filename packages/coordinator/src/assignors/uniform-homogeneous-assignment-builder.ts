@@ -97,8 +97,7 @@ export class UniformHomogeneousAssignmentBuilder {
     const holdings = holdingsOf(topics);
     holdings.update(members);
     const memberCount = members.length;
-    let listedPartitions = 0;
-    for (let m = 0; m < memberCount; m++) listedPartitions += holdings.countedAt(m).total;
+    const listedPartitions = holdings.listedPartitions;
 
     let totalPartitions = 0;
     let heldCount = 0;
@@ -123,12 +122,18 @@ export class UniformHomogeneousAssignmentBuilder {
     const unfilledMembers = scratch.int32(Ints.UnfilledMembers, memberCount);
     const unfilledQuota = scratch.int32(Ints.UnfilledQuota, memberCount);
     let unfilledCount = 0;
+    const validTotals = holdings.validTotals();
     for (let m = 0; m < memberCount; m++) {
       keptStart[m] = keptLength;
       let quota = minimumQuota;
       if (membersWithExtraPartition > 0) {
         quota++;
         membersWithExtraPartition--;
+      }
+      // The usual member of a join storm: a valid target that uses its quota exactly (kept whole, nothing left).
+      if (everyTopicSubscribed && validTotals[m] === quota) {
+        whole[m] = 1;
+        continue;
       }
       const { target: assignment, topicIndexes, total, valid } = holdings.countedAt(m);
       // A valid target names described topics only: when all of them are subscribed, so are its topics.

@@ -31,6 +31,7 @@ export * from "./actor/find-coordinator.js";
 export * from "./actor/group-coordinator.js";
 export * from "./actor/group-coordinator-config.js";
 export * from "./assignors/benchmark-inputs.js";
+export * from "./assignors/changed-assignments.js";
 export * from "./assignors/group-assignment.js";
 export * from "./assignors/group-spec.js";
 export * from "./assignors/member-assignment-balancer.js";

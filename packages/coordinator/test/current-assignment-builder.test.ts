@@ -1,4 +1,5 @@
 import { ErrorCode } from "@kcsim/protocol";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   CurrentAssignmentBuilder,
@@ -220,5 +221,52 @@ describe("CurrentAssignmentBuilder (Kafka test vectors)", () => {
     const current = member(MemberState.STABLE, 11, 10, { t1: [1] });
     expect(reconcile(current, 11, { t1: [1, 2] }, free)).toBe(current);
     expect(reconcile(current, 12, { t1: [1, 2] }, free).memberId).toBe("member");
+  });
+});
+
+describe("a member whose target is what it already holds", () => {
+  const topicsArb = fc.uniqueArray(fc.constantFrom("t1", "t2", "t3", "t4"), { maxLength: 4 });
+  const assignmentArb = topicsArb.chain((topics) =>
+    fc
+      .tuple(...topics.map(() => fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 4 })))
+      .map((lists) => topics.map((topicId, index) => ({ topicId, partitions: lists[index] ?? [] }))),
+  );
+
+  it("moves STABLE to the target epoch holding exactly what the general path builds (same entries, same key order)", () => {
+    fc.assert(
+      fc.property(
+        assignmentArb,
+        fc.constantFrom(MemberState.STABLE, MemberState.UNREVOKED_PARTITIONS, MemberState.UNRELEASED_PARTITIONS),
+        fc.boolean(),
+        (assigned, state, sorted) => {
+          // The target holds the same entries: either the member's arrays copied, or its canonical form.
+          const canonical = normalizeAssignment(
+            assigned,
+            assigned.map((entry) => entry.topicId),
+          );
+          const target = sorted ? canonical : assigned.map((entry) => ({ topicId: entry.topicId, partitions: [...entry.partitions] }));
+          const current: TestMember = {
+            memberId: "member",
+            state,
+            memberEpoch: 3,
+            previousMemberEpoch: 2,
+            assignedPartitions: assigned,
+            partitionsPendingRevocation: state === MemberState.UNREVOKED_PARTITIONS ? tp({ t9: [0] }) : [],
+          };
+          const result = new CurrentAssignmentBuilder(current)
+            .withTargetAssignment(4, target)
+            .withCurrentPartitionEpoch(() => -1)
+            .withOwnedTopicPartitions([])
+            .build();
+          if (result.kind !== "reconciled") throw new Error("fenced");
+          expect(result.member.state).toBe(MemberState.STABLE);
+          expect(result.member.memberEpoch).toBe(4);
+          expect(result.member.previousMemberEpoch).toBe(3);
+          expect(JSON.stringify(result.member.assignedPartitions)).toBe(JSON.stringify(canonical));
+          expect(result.member.partitionsPendingRevocation).toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -2,7 +2,13 @@ import { topicIdFor } from "@kcsim/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PartitionHoldings } from "../src/assignors/partition-holdings.js";
-import { type AssignmentMemberSpec, SubscribedTopicDescriber, type TopicIdPartitions, UniformAssignor } from "../src/index.js";
+import {
+  type AssignmentMemberSpec,
+  changedAssignments,
+  SubscribedTopicDescriber,
+  type TopicIdPartitions,
+  UniformAssignor,
+} from "../src/index.js";
 
 const uniform = new UniformAssignor();
 const UNKNOWN_TOPIC = topicIdFor("not-described");
@@ -164,6 +170,14 @@ describe("the homogeneous uniform builder's holdings", () => {
           result.forEach((partitions, i) => {
             if (partitions === members[i]?.currentAssignment) expect(expected[i]).toBe(partitions);
           });
+          // The coordinator's way in: only the changed members, exactly the entries `assign` changed.
+          const changes = changedAssignments(uniform, { members, subscriptionType: "homogeneous" }, describer);
+          const changedIndexes = result.flatMap((partitions, i) => (partitions === members[i]?.currentAssignment ? [] : [i]));
+          expect(changes.map((change) => change.index)).toEqual(changedIndexes);
+          for (const change of changes) {
+            expect(change.memberId).toBe(members[change.index]?.memberId);
+            expect(change.partitions).toEqual(result[change.index]);
+          }
           // The coordinator's way: the new targets are the next current ones; duplicates go away.
           members = withoutDuplicates(members.map((m, i) => ({ ...m, currentAssignment: result[i] ?? [] })));
         }
@@ -209,6 +223,8 @@ describe("PartitionHoldings", () => {
     expect([holdings.heldInTopic(0), holdings.heldInTopic(1)]).toEqual([2, 0]);
     expect(holdings.countedAt(0)).toMatchObject({ target: x, total: 2, valid: true });
     expect(holdings.countedAt(1)).toMatchObject({ target: y, total: 3, valid: false });
+    expect(holdings.listedPartitions).toBe(5);
+    expect([...holdings.validTotals().subarray(0, 2)]).toEqual([2, -1]);
 
     // y leaves: partition 2 is still x's; x takes B-1.
     const x2 = [
@@ -218,6 +234,8 @@ describe("PartitionHoldings", () => {
     holdings.update([{ memberId: "x", currentAssignment: x2 }]);
     expect(held(holdings)).toBe("10101");
     expect([holdings.heldInTopic(0), holdings.heldInTopic(1)]).toEqual([2, 1]);
+    expect(holdings.listedPartitions).toBe(3);
+    expect(holdings.validTotals()[0]).toBe(3);
 
     // A member id twice: counted as given, then the next update starts over.
     holdings.update([
@@ -225,8 +243,28 @@ describe("PartitionHoldings", () => {
       { memberId: "x", currentAssignment: [{ topicId: "B", partitions: [0] }] },
     ]);
     expect(held(holdings)).toBe("10110");
+    expect(holdings.listedPartitions).toBe(3);
+    expect([...holdings.validTotals().subarray(0, 2)]).toEqual([2, 1]);
     holdings.update([{ memberId: "z", currentAssignment: [{ topicId: "A", partitions: [1] }] }]);
     expect(held(holdings)).toBe("01000");
     expect([holdings.heldInTopic(0), holdings.heldInTopic(1)]).toEqual([1, 0]);
+    expect(holdings.listedPartitions).toBe(1);
+  });
+
+  it("keep the listed total and each position's valid total equal to a recount, update after update", () => {
+    const target = targetArbitrary(["A", "B"]);
+    const update = fc.array(fc.record({ memberId: fc.constantFrom("p", "q", "r", "s"), currentAssignment: target }), { maxLength: 5 });
+    fc.assert(
+      fc.property(fc.array(update, { minLength: 1, maxLength: 8 }), (updates) => {
+        const holdings = new PartitionHoldings(topics);
+        for (const members of updates) {
+          holdings.update(members);
+          const counted = members.map((_, m) => holdings.countedAt(m));
+          expect(holdings.listedPartitions).toBe(counted.reduce((sum, c) => sum + c.total, 0));
+          expect([...holdings.validTotals().subarray(0, members.length)]).toEqual(counted.map((c) => (c.valid ? c.total : -1)));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

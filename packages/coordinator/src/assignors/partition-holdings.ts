@@ -12,6 +12,9 @@ export interface CountedTarget {
   readonly valid: boolean;
 }
 
+/** The `seenAt` of a target taken out of the counts. */
+const RETIRED = -1;
+
 interface Counted extends CountedTarget {
   readonly memberId: string;
   /** The update that last saw it. */
@@ -40,6 +43,10 @@ export class PartitionHoldings {
   readonly #counted = new Map<string, Counted>();
   /** The targets of the last update, by member position. */
   readonly #byPosition: Counted[] = [];
+  /** By member position: the total of a valid target, -1 for an invalid one (the assignor's cheap "fits whole" test). */
+  #validTotals = new Int32Array(16);
+  /** Partitions listed by the targets of the last update (the sum of their totals). */
+  #listed = 0;
   #updates = 0;
   /** The counts are of a recount (duplicate member ids), not of #counted: the next update starts from zero. */
   #recounted = false;
@@ -57,29 +64,42 @@ export class PartitionHoldings {
     const counted = this.#counted;
     const byPosition = this.#byPosition;
     byPosition.length = members.length;
+    const validTotals = this.#validTotalsFor(members.length);
     for (let m = 0; m < members.length; m++) {
       const { memberId, currentAssignment } = members[m]!;
-      // Members keep their positions from one assignment to the next unless one before them left.
+      // Members keep their positions from one assignment to the next unless one before them left. An entry
+      // taken out of the counts (earlier in this update: the id is here twice) is not the member's any more.
       let entry = byPosition[m];
-      if (entry === undefined || entry.memberId !== memberId) entry = counted.get(memberId);
+      if (entry === undefined || entry.memberId !== memberId || entry.seenAt === RETIRED) entry = counted.get(memberId);
       if (entry?.seenAt === update) {
         this.#recount(members);
         return;
       }
       if (entry === undefined || entry.target !== currentAssignment) {
-        if (entry !== undefined) this.#add(entry.target, entry.topicIndexes, -1);
+        if (entry !== undefined) this.#uncount(entry);
         entry = this.#count(memberId, currentAssignment, update);
         counted.set(memberId, entry);
       }
       entry.seenAt = update;
       byPosition[m] = entry;
+      validTotals[m] = entry.valid ? entry.total : -1;
     }
     if (counted.size === members.length) return;
     for (const [memberId, entry] of counted) {
       if (entry.seenAt === update) continue;
-      this.#add(entry.target, entry.topicIndexes, -1);
+      this.#uncount(entry);
       counted.delete(memberId);
     }
+  }
+
+  /** Partitions listed by the targets of the last update, valid or not (each target counted once per position). */
+  get listedPartitions(): number {
+    return this.#listed;
+  }
+
+  /** By position of the last update: the total of the member's target if valid, else -1 (entries past the members are stale). */
+  validTotals(): Int32Array {
+    return this.#validTotals;
   }
 
   /** The target of the member at position `m` of the last update. */
@@ -103,9 +123,12 @@ export class PartitionHoldings {
   #recount(members: readonly { readonly memberId: string; readonly currentAssignment: readonly TopicIdPartitions[] }[]): void {
     this.#clear();
     this.#recounted = true;
+    const validTotals = this.#validTotalsFor(members.length);
     for (let m = 0; m < members.length; m++) {
       const { memberId, currentAssignment } = members[m]!;
-      this.#byPosition[m] = this.#count(memberId, currentAssignment, this.#updates);
+      const entry = this.#count(memberId, currentAssignment, this.#updates);
+      this.#byPosition[m] = entry;
+      validTotals[m] = entry.valid ? entry.total : -1;
     }
   }
 
@@ -115,6 +138,20 @@ export class PartitionHoldings {
     this.#heldPerTopic.fill(0);
     this.#counted.clear();
     this.#recounted = false;
+    this.#listed = 0;
+  }
+
+  /** The by-position totals, at least `length` long. */
+  #validTotalsFor(length: number): Int32Array {
+    if (this.#validTotals.length < length) this.#validTotals = new Int32Array(Math.max(length, 2 * this.#validTotals.length));
+    return this.#validTotals;
+  }
+
+  /** Takes a counted target out of the counts (for good: the entry is retired). */
+  #uncount(entry: Counted): void {
+    this.#add(entry.target, entry.topicIndexes, -1);
+    this.#listed -= entry.total;
+    entry.seenAt = RETIRED;
   }
 
   /** Counts a target in and describes it. */
@@ -123,6 +160,7 @@ export class PartitionHoldings {
     const valid = this.#add(target, topicIndexes, 1);
     let total = 0;
     for (let entry = 0; entry < target.length; entry++) total += target[entry]!.partitions.length;
+    this.#listed += total;
     return { memberId, target, topicIndexes, total, valid, seenAt: update };
   }
 

@@ -1,3 +1,4 @@
+import type { ChangedAssignment } from "./changed-assignments.js";
 import type { GroupAssignment } from "./group-assignment.js";
 import type { GroupSpec } from "./group-spec.js";
 import type { SubscribedTopicDescriber } from "./subscribed-topic-describer.js";
@@ -13,4 +14,10 @@ export type ServerAssignorName = "uniform" | "range";
 export interface ServerAssignor {
   readonly name: ServerAssignorName;
   assign(spec: GroupSpec, topics: SubscribedTopicDescriber): GroupAssignment;
+  /**
+   * Optional: only the members whose target `assign` would change (their
+   * new array differs from their `currentAssignment`), in member order;
+   * exactly those entries of `assign`'s answer.
+   */
+  changes?(spec: GroupSpec, topics: SubscribedTopicDescriber): readonly ChangedAssignment[];
 }

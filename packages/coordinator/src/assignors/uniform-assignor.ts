@@ -1,3 +1,4 @@
+import { type ChangedAssignment, changesOf } from "./changed-assignments.js";
 import type { GroupAssignment } from "./group-assignment.js";
 import { type GroupSpec, subscriptionTypeOf } from "./group-spec.js";
 import type { ServerAssignor } from "./server-assignor.js";
@@ -19,5 +20,13 @@ export class UniformAssignor implements ServerAssignor {
     return type === "homogeneous"
       ? new UniformHomogeneousAssignmentBuilder(spec, topics).build()
       : new UniformHeterogeneousAssignmentBuilder(spec, topics).build();
+  }
+
+  changes(spec: GroupSpec, topics: SubscribedTopicDescriber): readonly ChangedAssignment[] {
+    if (spec.members.length === 0) return [];
+    const type = spec.subscriptionType ?? subscriptionTypeOf(spec.members);
+    return type === "homogeneous"
+      ? new UniformHomogeneousAssignmentBuilder(spec, topics).changes()
+      : changesOf(new UniformHeterogeneousAssignmentBuilder(spec, topics).build(), spec.members);
   }
 }

@@ -1,4 +1,4 @@
-import type { TopicIdPartitions } from "../topic-id-partitions.js";
+import { type ChangedAssignment, changesOf } from "./changed-assignments.js";
 import { emptyGroupAssignment, type GroupAssignment, type MemberAssignment } from "./group-assignment.js";
 import type { GroupSpec } from "./group-spec.js";
 import { missingTopicError, PartitionAssignorError } from "./partition-assignor-error.js";
@@ -66,9 +66,18 @@ export class UniformHomogeneousAssignmentBuilder {
 
   build(): GroupAssignment {
     const members = this.groupSpec.members;
+    const result: MemberAssignment[] = new Array(members.length);
+    for (let m = 0; m < members.length; m++) result[m] = { memberId: members[m]!.memberId, partitions: members[m]!.currentAssignment };
+    for (const change of this.changes()) result[change.index] = { memberId: change.memberId, partitions: change.partitions };
+    return { members: result };
+  }
+
+  /** The members whose target changes, in member order (`build` gives every other member its current target). */
+  changes(): ChangedAssignment[] {
+    const members = this.groupSpec.members;
     const topics = this.topics;
     const first = members[0];
-    if (first === undefined) return { members: [] };
+    if (first === undefined) return [];
 
     // Scratch arrays may be longer than asked: loops run to the lengths of this build, never to theirs.
     const topicCount = topics.topics.length;
@@ -82,14 +91,13 @@ export class UniformHomogeneousAssignmentBuilder {
         subscribedTopicCount++;
       }
     }
-    if (subscribedTopicCount === 0) return emptyGroupAssignment(members);
+    if (subscribedTopicCount === 0) return changesOf(emptyGroupAssignment(members), members);
 
     // Which partitions some member's current target holds (Kafka's `isPartitionAssigned`).
     const holdings = holdingsOf(topics);
     holdings.update(members);
     const memberCount = members.length;
-    let listedPartitions = 0;
-    for (let m = 0; m < memberCount; m++) listedPartitions += holdings.countedAt(m).total;
+    const listedPartitions = holdings.listedPartitions;
 
     let totalPartitions = 0;
     let heldCount = 0;
@@ -98,6 +106,7 @@ export class UniformHomogeneousAssignmentBuilder {
       totalPartitions += topics.partitionCountAt(t);
       heldCount += holdings.heldInTopic(t);
     }
+    const everyTopicSubscribed = subscribedTopicCount === topicCount;
     const minimumQuota = Math.floor(totalPartitions / memberCount);
     let membersWithExtraPartition = totalPartitions % memberCount;
 
@@ -113,6 +122,7 @@ export class UniformHomogeneousAssignmentBuilder {
     const unfilledMembers = scratch.int32(Ints.UnfilledMembers, memberCount);
     const unfilledQuota = scratch.int32(Ints.UnfilledQuota, memberCount);
     let unfilledCount = 0;
+    const validTotals = holdings.validTotals();
     for (let m = 0; m < memberCount; m++) {
       keptStart[m] = keptLength;
       let quota = minimumQuota;
@@ -120,8 +130,14 @@ export class UniformHomogeneousAssignmentBuilder {
         quota++;
         membersWithExtraPartition--;
       }
+      // The usual member of a join storm: a valid target that uses its quota exactly (kept whole, nothing left).
+      if (everyTopicSubscribed && validTotals[m] === quota) {
+        whole[m] = 1;
+        continue;
+      }
       const { target: assignment, topicIndexes, total, valid } = holdings.countedAt(m);
-      if (valid && total <= quota && allSubscribed(topicIndexes, assignment.length, subscribed)) {
+      // A valid target names described topics only: when all of them are subscribed, so are its topics.
+      if (valid && total <= quota && (everyTopicSubscribed || allSubscribed(topicIndexes, assignment.length, subscribed))) {
         whole[m] = 1;
         quota -= total;
       } else {
@@ -188,15 +204,11 @@ export class UniformHomogeneousAssignmentBuilder {
     if (cursor < unassignedLength) throw new PartitionAssignorError("Partitions were left unassigned");
 
     const memberPartitions = scratch.int32(Ints.MemberPartitions, minimumQuota + 1);
-    const result: MemberAssignment[] = new Array(memberCount);
+    const result: ChangedAssignment[] = [];
     for (let m = 0; m < memberCount; m++) {
-      const member = members[m]!;
       const start = newStart[m]!;
       const end = newEnd[m]!;
-      let partitions: readonly TopicIdPartitions[];
-      if (changed[m] === 0 && start === end) {
-        partitions = member.currentAssignment;
-      } else {
+      if (changed[m] !== 0 || start !== end) {
         let length = 0;
         if (whole[m] === 1) {
           length = denseIndexesOf(holdings.countedAt(m), topics, memberPartitions);
@@ -206,11 +218,14 @@ export class UniformHomogeneousAssignmentBuilder {
         }
         for (let i = start; i < end; i++) memberPartitions[length++] = unassigned[i]!;
         sortPartitionIndexes(memberPartitions, 0, length);
-        partitions = assignmentFromPartitionIndexes(topics, memberPartitions, 0, length);
+        result.push({
+          index: m,
+          memberId: members[m]!.memberId,
+          partitions: assignmentFromPartitionIndexes(topics, memberPartitions, 0, length),
+        });
       }
-      result[m] = { memberId: member.memberId, partitions };
     }
-    return { members: result };
+    return result;
   }
 }
 

@@ -1,10 +1,11 @@
-import type { SubscriptionType } from "../assignors/group-spec.js";
+import type { AssignmentMemberSpec, SubscriptionType } from "../assignors/group-spec.js";
 import { SubscribedTopicDescriber } from "../assignors/subscribed-topic-describer.js";
 import type { ConsumerGroupState } from "../observations.js";
 import type { CurrentPartitionEpoch } from "../reconciliation/current-assignment-builder.js";
 import { MemberState } from "../reconciliation/member-state.js";
 import { IllegalStateError } from "../runtime/coordinator-error.js";
 import type { TopicIdPartitions } from "../topic-id-partitions.js";
+import { AssignmentSpecs } from "./assignment-specs.js";
 import { type ConsumerGroupMember, isReconciledTo } from "./consumer-group-member.js";
 import { PartitionEpochs } from "./partition-epochs.js";
 import { NO_SUBSCRIPTION_METADATA, type SubscriptionMetadata } from "./subscription-metadata.js";
@@ -38,8 +39,11 @@ export class ConsumerGroup {
   /** ServerAssignor name -> number of members asking for it. */
   readonly #serverAssignors = new Map<string, number>();
   readonly #partitionEpochs = new PartitionEpochs();
+  readonly #assignmentSpecs = new AssignmentSpecs();
   /** Members STABLE at the assignment epoch (kept so the state costs O(1)). */
   #reconciledMembers = 0;
+  /** Member epoch -> members STABLE at it (so a new assignment epoch finds its reconciled members in O(1)). */
+  readonly #stableMembersByEpoch = new Map<number, number>();
   /** Members that use the classic protocol (a mixed group when > 0). */
   #numClassicProtocolMembers = 0;
   /** JoinGroup protocol name -> number of classic members supporting it. */
@@ -108,6 +112,15 @@ export class ConsumerGroup {
   describer(): SubscribedTopicDescriber {
     this.#describer ??= new SubscribedTopicDescriber(this.#subscriptionMetadata);
     return this.#describer;
+  }
+
+  /**
+   * Every member's spec for the assignors, in join order, with its current
+   * target (kept between assignments: only the specs of members that
+   * changed are rebuilt). Valid until the group changes.
+   */
+  assignmentSpecs(): readonly AssignmentMemberSpec[] {
+    return this.#assignmentSpecs.of(this.#members, (memberId) => this.targetOf(memberId), this.#subscriptionMetadata);
   }
 
   /** Topic names subscribed by at least one member, with their subscriber counts. */
@@ -211,9 +224,7 @@ export class ConsumerGroup {
   setAssignmentEpoch(epoch: number): void {
     if (epoch === this.#assignmentEpoch) return;
     this.#assignmentEpoch = epoch;
-    let reconciled = 0;
-    for (const member of this.#members.values()) if (isReconciledTo(member, epoch)) reconciled++;
-    this.#reconciledMembers = reconciled;
+    this.#reconciledMembers = this.#stableMembersByEpoch.get(epoch) ?? 0;
   }
 
   setSubscriptionMetadata(metadata: SubscriptionMetadata): void {
@@ -223,10 +234,12 @@ export class ConsumerGroup {
 
   setTarget(memberId: string, target: readonly TopicIdPartitions[]): void {
     this.#targets.set(memberId, target);
+    this.#assignmentSpecs.memberChanged(memberId);
   }
 
   removeTarget(memberId: string): void {
     this.#targets.delete(memberId);
+    this.#assignmentSpecs.memberChanged(memberId);
   }
 
   /** Adds the member (at the end of the join order) or replaces it in place. */
@@ -235,6 +248,10 @@ export class ConsumerGroup {
     if (previous !== undefined) this.#unindex(previous, next);
     this.#members.set(next.memberId, next);
     this.#index(next, previous);
+    if (previous === undefined) this.#assignmentSpecs.memberAdded(next.memberId);
+    else if (previous.instanceId !== next.instanceId || previous.subscribedTopicNames !== next.subscribedTopicNames) {
+      this.#assignmentSpecs.memberChanged(next.memberId);
+    }
   }
 
   removeMember(memberId: string): void {
@@ -242,11 +259,13 @@ export class ConsumerGroup {
     if (previous === undefined) throw new IllegalStateError(`member ${memberId} is not in group ${this.groupId}`);
     this.#unindex(previous, undefined);
     this.#members.delete(memberId);
+    this.#assignmentSpecs.memberRemoved();
   }
 
   /** Removes what `member` contributes to the derived indexes (those `next` keeps unchanged are skipped). */
   #unindex(member: ConsumerGroupMember, next: ConsumerGroupMember | undefined): void {
     if (isReconciledTo(member, this.#assignmentEpoch)) this.#reconciledMembers--;
+    if (member.state === MemberState.STABLE) decrement(this.#stableMembersByEpoch, member.memberEpoch);
     if (next === undefined || !sameOwnership(member, next)) {
       this.#partitionEpochs.remove(member.assignedPartitions, member.memberEpoch);
       this.#partitionEpochs.remove(member.partitionsPendingRevocation, member.memberEpoch);
@@ -266,6 +285,9 @@ export class ConsumerGroup {
 
   #index(member: ConsumerGroupMember, previous: ConsumerGroupMember | undefined): void {
     if (isReconciledTo(member, this.#assignmentEpoch)) this.#reconciledMembers++;
+    if (member.state === MemberState.STABLE) {
+      this.#stableMembersByEpoch.set(member.memberEpoch, (this.#stableMembersByEpoch.get(member.memberEpoch) ?? 0) + 1);
+    }
     if (previous === undefined || !sameOwnership(member, previous)) {
       this.#partitionEpochs.add(member.assignedPartitions, member.memberEpoch);
       this.#partitionEpochs.add(member.partitionsPendingRevocation, member.memberEpoch);
@@ -294,7 +316,7 @@ function sameOwnership(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean 
   );
 }
 
-function decrement(counts: Map<string, number>, key: string): void {
+function decrement<K>(counts: Map<K, number>, key: K): void {
   const count = (counts.get(key) ?? 0) - 1;
   if (count <= 0) counts.delete(key);
   else counts.set(key, count);

@@ -1,5 +1,5 @@
 import { ErrorCode } from "@kcsim/protocol";
-import type { AssignmentMemberSpec } from "../assignors/group-spec.js";
+import { type ChangedAssignment, changedAssignments } from "../assignors/changed-assignments.js";
 import { PartitionAssignorError } from "../assignors/partition-assignor-error.js";
 import { ScratchArrays } from "../assignors/scratch-arrays.js";
 import { serverAssignorNamed } from "../assignors/server-assignors.js";
@@ -10,48 +10,6 @@ import { targetObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
 import { countPartitions, type TopicIdPartitions, toPartitionSets } from "../topic-id-partitions.js";
 import type { ConsumerGroup } from "./consumer-group.js";
-import type { SubscriptionMetadata } from "./subscription-metadata.js";
-
-/** Under one subscription metadata: topic ids by name, and each subscription's id list by its joined names. */
-interface SubscriptionIds {
-  readonly idByName: ReadonlyMap<string, string>;
-  readonly idsByKey: Map<string, readonly string[]>;
-}
-
-/** Per subscription metadata (a version lives until the subscribed topics change). */
-const subscriptionIdsOf = new WeakMap<SubscriptionMetadata, SubscriptionIds>();
-
-/**
- * The id list of each subscription array, with the metadata it was found
- * under: a member's subscription array lives as long as its MemberMetadata,
- * so a burst of joins does not look every member's topic names up again at
- * every epoch.
- */
-const idsOfSubscription = new WeakMap<readonly string[], { readonly metadata: SubscriptionMetadata; readonly ids: readonly string[] }>();
-
-/** The subscribed topic ids that exist, in subscription order; members with the same subscription share one list. */
-function subscribedTopicIdsOf(names: readonly string[], metadata: SubscriptionMetadata): readonly string[] {
-  const cached = idsOfSubscription.get(names);
-  if (cached !== undefined && cached.metadata === metadata) return cached.ids;
-  let known = subscriptionIdsOf.get(metadata);
-  if (known === undefined) {
-    known = { idByName: new Map(metadata.map((topic) => [topic.name, topic.topicId])), idsByKey: new Map() };
-    subscriptionIdsOf.set(metadata, known);
-  }
-  const key = names.join("\u0000");
-  let ids = known.idsByKey.get(key);
-  if (ids === undefined) {
-    const found: string[] = [];
-    for (const name of names) {
-      const id = known.idByName.get(name);
-      if (id !== undefined) found.push(id);
-    }
-    ids = found;
-    known.idsByKey.set(key, ids);
-  }
-  idsOfSubscription.set(names, { metadata, ids });
-  return ids;
-}
 
 /**
  * Computes the target assignment at the group epoch (Kafka's
@@ -68,22 +26,12 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
   const assignor = assignorName === undefined ? undefined : serverAssignorNamed(assignorName);
   if (assignor === undefined) throw new CoordinatorError(ErrorCode.UNKNOWN_SERVER_ERROR, `No server assignor named ${assignorName}.`);
 
-  // Members with the same subscription share one id list (the assignors skip set work for shared arrays).
-  const metadata = group.subscriptionMetadata;
-  const specs: AssignmentMemberSpec[] = [];
-  for (const member of group.members().values()) {
-    const subscribedTopicIds = subscribedTopicIdsOf(member.subscribedTopicNames, metadata);
-    specs.push({
-      memberId: member.memberId,
-      instanceId: member.instanceId,
-      subscribedTopicIds,
-      currentAssignment: group.targetOf(member.memberId),
-    });
-  }
+  // Kept by the group between assignments; records written below change it, so it is read before them.
+  const specs = group.assignmentSpecs();
 
-  let result: ReturnType<typeof assignor.assign>;
+  let changes: readonly ChangedAssignment[];
   try {
-    result = assignor.assign({ members: specs, subscriptionType: group.subscriptionType() }, group.describer());
+    changes = changedAssignments(assignor, { members: specs, subscriptionType: group.subscriptionType() }, group.describer());
   } catch (error) {
     if (!(error instanceof PartitionAssignorError)) throw error;
     throw new CoordinatorError(
@@ -92,20 +40,17 @@ export function updateTargetAssignment(op: WriteOp, group: ConsumerGroup, config
     );
   }
 
+  // Only members whose target array changed (the others keep theirs). The records replayed here only mark
+  // specs as stale: `specs` stays as the assignor saw it.
   let moved = 0;
   const gained = new GainedCounter(group.describer());
-  result.members.forEach((assignment, index) => {
-    const spec = specs[index];
-    if (spec === undefined || spec.memberId !== assignment.memberId) {
-      throw new Error(`assignor ${assignor.name} answered for ${assignment.memberId} at position ${index}`);
-    }
-    // The assignors return the very same array for an unchanged target.
-    if (assignment.partitions === spec.currentAssignment) return;
-    const newOwners = gained.count(spec.currentAssignment, assignment.partitions);
-    if (newOwners === 0 && countPartitions(assignment.partitions) === countPartitions(spec.currentAssignment)) return;
+  for (const { index, partitions } of changes) {
+    const spec = specs[index]!;
+    const newOwners = gained.count(spec.currentAssignment, partitions);
+    if (newOwners === 0 && countPartitions(partitions) === countPartitions(spec.currentAssignment)) continue;
     moved += newOwners;
-    op.append(targetAssignmentRecord(group.groupId, spec.memberId, assignment.partitions));
-  });
+    op.append(targetAssignmentRecord(group.groupId, spec.memberId, partitions));
+  }
   op.append(targetAssignmentMetadataRecord(group.groupId, epoch));
   op.observe(targetObservation(group.groupId, epoch, assignor.name, specs.length, moved));
 }

@@ -31,6 +31,37 @@ function toAssignment(lists: Map<string, number[]>, topicOrder: readonly string[
 }
 
 /**
+ * Whether `a` lists exactly the entries of `b`, in the same order, and both
+ * are in the form `toAssignment` builds: distinct topics, each with a
+ * non-empty, strictly ascending partition list.
+ */
+function isSameCanonicalAssignment(a: readonly TopicIdPartitions[], b: readonly TopicIdPartitions[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let entry = 0; entry < a.length; entry++) {
+    const left = a[entry]!;
+    const right = b[entry]!;
+    if (left.topicId !== right.topicId) return false;
+    const partitions = left.partitions;
+    const other = right.partitions;
+    if (partitions.length === 0 || partitions.length !== other.length) return false;
+    for (let i = 0; i < partitions.length; i++) {
+      if (partitions[i] !== other[i]) return false;
+      if (i > 0 && !(partitions[i]! > partitions[i - 1]!)) return false;
+    }
+  }
+  return distinctTopics(a);
+}
+
+/** Whether no topic id appears twice. */
+function distinctTopics(assignment: readonly TopicIdPartitions[]): boolean {
+  if (assignment.length > 16) return new Set(assignment.map((entry) => entry.topicId)).size === assignment.length;
+  for (let entry = 1; entry < assignment.length; entry++) {
+    for (let earlier = 0; earlier < entry; earlier++) if (assignment[earlier]!.topicId === assignment[entry]!.topicId) return false;
+  }
+  return true;
+}
+
+/**
  * The server-side reconciliation engine of KIP-848 (Kafka's
  * `CurrentAssignmentBuilder`, the 4.0 rules of spec 1.5): given a member's
  * current state and its target assignment, take the next step towards it.
@@ -139,6 +170,11 @@ export class CurrentAssignmentBuilder<M extends MemberReconciliationState> {
   /** `next(e)` of spec 1.5, per topic of target ∪ assigned. */
   private computeNextAssignment(memberEpoch: number): CurrentAssignmentResult<M> {
     const member = this.member;
+    // The member already holds its target (most members at a new epoch): nothing to revoke or to assign, so
+    // STABLE at the target epoch with what it holds (what the general path below would rebuild, entry for entry).
+    if (isSameCanonicalAssignment(member.assignedPartitions, this.targetAssignment)) {
+      return this.next(MemberState.STABLE, this.targetAssignmentEpoch, member.assignedPartitions, NO_PARTITIONS);
+    }
     const target = toPartitionSets(this.targetAssignment);
     const assigned = toPartitionSets(member.assignedPartitions);
     const ownPending = toPartitionSets(member.partitionsPendingRevocation);

@@ -22,7 +22,12 @@ export const committedOffsetsMonotonic = streamingChecker({
             [previous.index, index],
           );
         }
-        last.set(key, { offset: commit.offset, index });
+        // The entry of a partition moves with each of its commits: updated in place, not made again.
+        if (previous === undefined) last.set(key, { offset: commit.offset, index });
+        else {
+          previous.offset = commit.offset;
+          previous.index = index;
+        }
       },
       finish: () => violations.result(),
     };

@@ -1,4 +1,5 @@
-import { observationOf } from "../analysis/observations.js";
+import type { OffsetCommitObservation, TransactionalOffsetObservation } from "@kcsim/coordinator";
+import { knownObservation } from "../analysis/observations.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 
 /**
@@ -22,25 +23,29 @@ export const noZombieCommits = streamingChecker({
     return {
       reads: ["gc.member", "gc.member-removed", "gc.offset-commit", "gc.txn-offset"],
       accept(event, index) {
-        const member = observationOf(event, "gc.member");
-        if (member !== undefined) {
-          epochs.set(`${member.groupId}/${member.memberId}`, member.memberEpoch);
-          return;
+        if (event.ev !== "obs") return;
+        // One read of the observation's type, then a switch (every accepted commit of a run comes through here).
+        const o = knownObservation(event);
+        let commit: OffsetCommitObservation | TransactionalOffsetObservation;
+        switch (o.type) {
+          case "gc.member":
+            epochs.set(`${o.groupId}/${o.memberId}`, o.memberEpoch);
+            return;
+          case "gc.member-removed":
+            epochs.set(`${o.groupId}/${o.memberId}`, null);
+            return;
+          case "gc.offset-commit":
+            if (o.transactional) return;
+            commit = o;
+            break;
+          case "gc.txn-offset":
+            if (o.outcome !== "pending") return;
+            commit = o;
+            break;
+          default:
+            return;
         }
-        const removed = observationOf(event, "gc.member-removed");
-        if (removed !== undefined) {
-          epochs.set(`${removed.groupId}/${removed.memberId}`, null);
-          return;
-        }
-        const offsetCommit = observationOf(event, "gc.offset-commit");
-        const txnCommit = observationOf(event, "gc.txn-offset");
-        const commit =
-          offsetCommit !== undefined && !offsetCommit.transactional
-            ? offsetCommit
-            : txnCommit?.outcome === "pending"
-              ? txnCommit
-              : undefined;
-        if (commit === undefined || commit.errorCode !== 0 || commit.epoch < 0) return;
+        if (commit.errorCode !== 0 || commit.epoch < 0) return;
         const key = `${commit.groupId}/${commit.memberId}`;
         const current = epochs.get(key);
         if (current === undefined || current === null) {

@@ -57,7 +57,7 @@ const owned = (t: number, who: string, partitions: number[], cause = "assigned")
     owned: partitions.length ? { T: partitions } : {},
     cause,
   });
-const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0) =>
+const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0, transactional = false) =>
   obs(t, "coordinator-0", {
     type: "gc.offset-commit",
     groupId: "g",
@@ -67,7 +67,7 @@ const commit = (t: number, memberId: string, epoch: number, offset: number, erro
     partition: 0,
     offset,
     errorCode,
-    transactional: false,
+    transactional,
   });
 const poll = (t: number, who: string) => obs(t, who, { type: "member.poll", memberId: `${who}-id`, records: 0 });
 const state = (t: number, who: string, to: string, epoch = 1) =>
@@ -196,18 +196,7 @@ describe("group checkers catch what they exist to catch", () => {
         errorCode: 0,
       });
     // The COMMIT marker makes it visible later, when the member may rightly have moved on to a newer epoch.
-    const visible = (t: number, memberId: string, epoch: number) =>
-      obs(t, "coordinator-0", {
-        type: "gc.offset-commit",
-        groupId: "g",
-        memberId,
-        epoch,
-        topic: "T",
-        partition: 0,
-        offset: 10,
-        errorCode: 0,
-        transactional: true,
-      });
+    const visible = (t: number, memberId: string, epoch: number) => commit(t, memberId, epoch, 10, 0, true);
     const member = gcMember(1, "A", 4, { T: [0] });
     expect(
       check("no-zombie-commits", [member, txnOffset(2, "A", 4, "pending"), gcMember(3, "A", 5, { T: [0] }), visible(4, "A", 4)]).ok,

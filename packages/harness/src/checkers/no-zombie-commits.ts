@@ -1,4 +1,5 @@
 import type { OffsetCommitObservation, TransactionalOffsetObservation } from "@kcsim/coordinator";
+import { getOrCreate } from "@kcsim/protocol";
 import { knownObservation } from "../analysis/observations.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 
@@ -18,8 +19,9 @@ export const noZombieCommits = streamingChecker({
   description: "no offset commit from a fenced, expired or stale member is accepted",
   judge() {
     const violations = new ViolationList();
-    /** group/member -> current epoch, or null when removed */
-    const epochs = new Map<string, number | null>();
+    /** group -> member -> current epoch, or null when removed (no key string per commit) */
+    const epochs = new Map<string, Map<string, number | null>>();
+    const epochsOf = (groupId: string) => getOrCreate(epochs, groupId, () => new Map<string, number | null>());
     return {
       reads: ["gc.member", "gc.member-removed", "gc.offset-commit", "gc.txn-offset"],
       accept(event, index) {
@@ -29,10 +31,10 @@ export const noZombieCommits = streamingChecker({
         let commit: OffsetCommitObservation | TransactionalOffsetObservation;
         switch (o.type) {
           case "gc.member":
-            epochs.set(`${o.groupId}/${o.memberId}`, o.memberEpoch);
+            epochsOf(o.groupId).set(o.memberId, o.memberEpoch);
             return;
           case "gc.member-removed":
-            epochs.set(`${o.groupId}/${o.memberId}`, null);
+            epochsOf(o.groupId).set(o.memberId, null);
             return;
           case "gc.offset-commit":
             if (o.transactional) return;
@@ -46,8 +48,7 @@ export const noZombieCommits = streamingChecker({
             return;
         }
         if (commit.errorCode !== 0 || commit.epoch < 0) return;
-        const key = `${commit.groupId}/${commit.memberId}`;
-        const current = epochs.get(key);
+        const current = epochs.get(commit.groupId)?.get(commit.memberId);
         if (current === undefined || current === null) {
           violations.add(
             event.t,

@@ -57,7 +57,7 @@ const owned = (t: number, who: string, partitions: number[], cause = "assigned")
     owned: partitions.length ? { T: partitions } : {},
     cause,
   });
-const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0) =>
+const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0, transactional = false) =>
   obs(t, "coordinator-0", {
     type: "gc.offset-commit",
     groupId: "g",
@@ -67,7 +67,7 @@ const commit = (t: number, memberId: string, epoch: number, offset: number, erro
     partition: 0,
     offset,
     errorCode,
-    transactional: false,
+    transactional,
   });
 const poll = (t: number, who: string) => obs(t, who, { type: "member.poll", memberId: `${who}-id`, records: 0 });
 const state = (t: number, who: string, to: string, epoch = 1) =>
@@ -179,11 +179,52 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), removed(2, "A"), commit(3, "A", 4, 10)]).ok).toBe(false);
   });
 
+  it("no-zombie-commits: judges a transactional commit when it is accepted into the transaction, not when it becomes visible", () => {
+    const txnOffset = (t: number, memberId: string, epoch: number, outcome: string) =>
+      obs(t, "coordinator-0", {
+        type: "gc.txn-offset",
+        groupId: "g",
+        memberId,
+        epoch,
+        transactionalId: "tx",
+        producerId: 1,
+        producerEpoch: 0,
+        topic: "T",
+        partition: 0,
+        offset: 10,
+        outcome,
+        errorCode: 0,
+      });
+    // The COMMIT marker makes it visible later, when the member may rightly have moved on to a newer epoch.
+    const visible = (t: number, memberId: string, epoch: number) => commit(t, memberId, epoch, 10, 0, true);
+    const member = gcMember(1, "A", 4, { T: [0] });
+    expect(
+      check("no-zombie-commits", [member, txnOffset(2, "A", 4, "pending"), gcMember(3, "A", 5, { T: [0] }), visible(4, "A", 4)]).ok,
+    ).toBe(true);
+    expect(check("no-zombie-commits", [member, txnOffset(2, "A", 3, "pending")]).violations.map((v) => v.message)).toEqual([
+      "group g: accepted a commit of T-0 from A at epoch 3; its epoch is 4",
+    ]);
+    expect(
+      check("no-zombie-commits", [
+        member,
+        removed(2, "A"),
+        txnOffset(3, "A", 4, "aborted"),
+        txnOffset(4, "A", 4, "pending"),
+      ]).violations.map((v) => v.message),
+    ).toEqual(["group g: accepted a commit of T-0 from A, which is not a member"]);
+  });
+
   it("committed-offsets-monotonic: flags a commit below the previous one", () => {
     expect(check("committed-offsets-monotonic", [commit(1, "A", 1, 5), commit(2, "B", 2, 9), commit(3, "B", 2, 3, 113)]).ok).toBe(true);
     expect(check("committed-offsets-monotonic", [commit(1, "A", 1, 5), commit(2, "B", 2, 4)]).violations[0]?.message).toMatch(
       /committed 4 after 5/,
     );
+    // Each commit is judged against the partition's latest one, whoever made it.
+    const climbing = [commit(1, "A", 1, 5), commit(2, "A", 1, 9), commit(3, "B", 2, 12), commit(4, "B", 2, 11), commit(5, "B", 2, 10)];
+    expect(check("committed-offsets-monotonic", climbing).violations.map((v) => [v.message, v.events])).toEqual([
+      ["group g: T-0 committed 11 after 12 (by B)", [2, 3]],
+      ["group g: T-0 committed 10 after 11 (by B)", [3, 4]],
+    ]);
   });
 
   it("epochs-monotonic: flags a group epoch going down and a member epoch dropping to anything but 0/-1/-2", () => {

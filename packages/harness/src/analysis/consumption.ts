@@ -54,8 +54,13 @@ interface Tenure {
 /** What the analysis follows per partition. */
 interface PartitionState {
   readonly tp: string;
-  /** The highest offset any application has been handed, and which. */
-  consumedUpTo: { offset: number; actor: string } | undefined;
+  /**
+   * The highest offset any application has been handed (NOTHING_CONSUMED: none yet), and which actor it was
+   * handed to: two fields rather than an object, since they move with nearly every range of records (a record
+   * or two each).
+   */
+  consumedUpTo: number;
+  consumedBy: string;
 }
 
 /** What the analysis follows per actor and partition. */
@@ -68,6 +73,9 @@ interface PairState {
   /** The result of the actor's last commit attempt covering the partition. */
   lastCommit: string | undefined;
 }
+
+/** PartitionState.consumedUpTo of a partition no application has been handed records of. */
+const NOTHING_CONSUMED = Number.NEGATIVE_INFINITY;
 
 /** The events the consumption analysis reads (besides the ownership timeline it is given). */
 const CONSUMPTION_EVENTS: readonly string[] = ["life", "member.owned", "fetch.reset", "member.commit", "member.records"];
@@ -91,7 +99,8 @@ export class ConsumptionAnalysis implements EventFollower {
   // State lives in objects found per (actor, topic, partition): no key strings built per record batch.
   readonly #partitions = new PartitionTable<PartitionState>((topic, partition) => ({
     tp: tpKey(topic, partition),
-    consumedUpTo: undefined,
+    consumedUpTo: NOTHING_CONSUMED,
+    consumedBy: "",
   }));
   readonly #pairsByActor = new Map<string, PartitionTable<PairState>>();
   /** actor -> the partitions it owns now */
@@ -118,9 +127,13 @@ export class ConsumptionAnalysis implements EventFollower {
     const actor = event.actor;
     const o = knownObservation(event);
     switch (o.type) {
-      case "member.records":
-        for (const range of o.ranges) this.#consumed(event.t, index, actor, range);
+      case "member.records": {
+        // One actor, one moment: its pairs and its liveness are the same for every range of the poll.
+        const pairs = this.#pairsOf(actor);
+        const live = this.#liveness.isLive(actor);
+        for (const range of o.ranges) this.#consumed(event.t, index, actor, pairs, live, range);
         return;
+      }
       case "member.owned": {
         const next = new Set<PairState>();
         for (const { topic, partition } of topicPartitionsOf(o.owned)) next.add(this.#pairOf(actor, topic, partition));
@@ -143,10 +156,11 @@ export class ConsumptionAnalysis implements EventFollower {
   }
 
   /** One partition's records of a poll. */
-  #consumed(t: Micros, index: number, actor: string, records: RecordRange): void {
+  #consumed(t: Micros, index: number, actor: string, pairs: PartitionTable<PairState>, live: boolean, records: RecordRange): void {
     this.recordsConsumed += records.count;
-    const pair = this.#pairOf(actor, records.topic, records.partition);
-    const tp = pair.partition.tp;
+    const pair = pairs.get(records.topic, records.partition);
+    const partition = pair.partition;
+    const tp = partition.tp;
     const tenure = pair.tenure;
     if (tenure === undefined) {
       this.unowned.push({ t, index, actor, partition: tp });
@@ -166,10 +180,9 @@ export class ConsumptionAnalysis implements EventFollower {
         cause: wasReset ? "reset" : null,
       });
     }
-    const before = pair.partition.consumedUpTo;
-    const live = this.#liveness.isLive(actor);
-    if (before !== undefined && records.firstOffset <= before.offset) {
-      const count = Math.min(records.lastOffset, before.offset) - records.firstOffset + 1;
+    const before = partition.consumedUpTo;
+    if (before !== NOTHING_CONSUMED && records.firstOffset <= before) {
+      const count = Math.min(records.lastOffset, before) - records.firstOffset + 1;
       let cause: Redelivery["cause"] = null;
       if (wasReset) {
         cause = "reset";
@@ -178,15 +191,17 @@ export class ConsumptionAnalysis implements EventFollower {
       } else if (!live) cause = "zombie";
       else if (tenure.next === null) {
         // A new tenure starts from the last committed offset: it re-reads what the previous owner did not commit.
-        const previous = this.#pairOf(before.actor, records.topic, records.partition).lastCommit;
+        const previous = this.#pairOf(partition.consumedBy, records.topic, records.partition).lastCommit;
         cause = previous !== undefined && previous !== "NONE" ? "failed commit" : "rebalance";
         tenure.catchUp = cause;
       } else if (records.firstOffset === tenure.next) cause = tenure.catchUp;
       this.redeliveries.push({ t, index, actor, partition: tp, count, cause });
     }
     // A fenced zombie's records are duplicates themselves: they do not move what the group has consumed.
-    if (live && (before === undefined || records.lastOffset > before.offset))
-      pair.partition.consumedUpTo = { offset: records.lastOffset, actor };
+    if (live && (before === NOTHING_CONSUMED || records.lastOffset > before)) {
+      partition.consumedUpTo = records.lastOffset;
+      partition.consumedBy = actor;
+    }
     tenure.next = records.lastOffset + 1;
   }
 

@@ -1,4 +1,6 @@
-import { observationOf } from "../analysis/observations.js";
+import type { OffsetCommitObservation, TransactionalOffsetObservation } from "@kcsim/coordinator";
+import { getOrCreate } from "@kcsim/protocol";
+import { knownObservation } from "../analysis/observations.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 
 /**
@@ -17,32 +19,36 @@ export const noZombieCommits = streamingChecker({
   description: "no offset commit from a fenced, expired or stale member is accepted",
   judge() {
     const violations = new ViolationList();
-    /** group/member -> current epoch, or null when removed */
-    const epochs = new Map<string, number | null>();
+    /** group -> member -> current epoch, or null when removed (no key string per commit) */
+    const epochs = new Map<string, Map<string, number | null>>();
+    const epochsOf = (groupId: string) => getOrCreate(epochs, groupId, () => new Map<string, number | null>());
     return {
       reads: ["gc.member", "gc.member-removed", "gc.offset-commit", "gc.txn-offset"],
       accept(event, index) {
-        const member = observationOf(event, "gc.member");
-        if (member !== undefined) {
-          epochs.set(`${member.groupId}/${member.memberId}`, member.memberEpoch);
-          return;
+        if (event.ev !== "obs") return;
+        // One read of the observation's type, then a switch (every accepted commit of a run comes through here).
+        const o = knownObservation(event);
+        let commit: OffsetCommitObservation | TransactionalOffsetObservation;
+        switch (o.type) {
+          case "gc.member":
+            epochsOf(o.groupId).set(o.memberId, o.memberEpoch);
+            return;
+          case "gc.member-removed":
+            epochsOf(o.groupId).set(o.memberId, null);
+            return;
+          case "gc.offset-commit":
+            if (o.transactional) return;
+            commit = o;
+            break;
+          case "gc.txn-offset":
+            if (o.outcome !== "pending") return;
+            commit = o;
+            break;
+          default:
+            return;
         }
-        const removed = observationOf(event, "gc.member-removed");
-        if (removed !== undefined) {
-          epochs.set(`${removed.groupId}/${removed.memberId}`, null);
-          return;
-        }
-        const offsetCommit = observationOf(event, "gc.offset-commit");
-        const txnCommit = observationOf(event, "gc.txn-offset");
-        const commit =
-          offsetCommit !== undefined && !offsetCommit.transactional
-            ? offsetCommit
-            : txnCommit?.outcome === "pending"
-              ? txnCommit
-              : undefined;
-        if (commit === undefined || commit.errorCode !== 0 || commit.epoch < 0) return;
-        const key = `${commit.groupId}/${commit.memberId}`;
-        const current = epochs.get(key);
+        if (commit.errorCode !== 0 || commit.epoch < 0) return;
+        const current = epochs.get(commit.groupId)?.get(commit.memberId);
         if (current === undefined || current === null) {
           violations.add(
             event.t,

@@ -185,20 +185,23 @@ export const pollExpiry = streamingChecker({
     const spec = pass.spec;
     const maxPoll = new Map<string, number>();
     for (const group of groupTopologies(spec)) for (const [member, value] of group.maxPollIntervalMs) maxPoll.set(member, value * 1000);
+    // Only member actors (those with a max.poll.interval.ms) get a track.
     const tracks = new Map<string, MemberTrack>();
-    const track = (actor: string): MemberTrack =>
-      getOrCreate(tracks, actor, () => ({
-        pollTimes: [],
-        pollIndices: [],
-        pollClocks: [],
-        pollHighs: [],
-        timeouts: [],
-        changes: [],
-        activations: [],
-        clock: new MemberClock(),
-        down: [],
-        frozen: [],
-      }));
+    const newTrack = (): MemberTrack => ({
+      pollTimes: [],
+      pollIndices: [],
+      pollClocks: [],
+      pollHighs: [],
+      timeouts: [],
+      changes: [],
+      activations: [],
+      clock: new MemberClock(),
+      down: [],
+      frozen: [],
+    });
+    const track = (actor: string): MemberTrack => getOrCreate(tracks, actor, newTrack);
+    /** A member's track, or undefined for any other actor: one map lookup for an event of a member seen before. */
+    const memberTrack = (actor: string): MemberTrack | undefined => tracks.get(actor) ?? (maxPoll.has(actor) ? track(actor) : undefined);
     const ran = (member: MemberTrack, t: Micros) => {
       if (member.activations[member.activations.length - 1] !== t) member.activations.push(t);
     };
@@ -210,7 +213,11 @@ export const pollExpiry = streamingChecker({
       openSince.delete(`${actor}/${what}`);
     };
     const accept = (event: HistoryEvent, index: number) => {
-      if (event.ev === "send" && maxPoll.has(event.from)) ran(track(event.from), event.t);
+      if (event.ev === "send") {
+        const member = memberTrack(event.from);
+        if (member !== undefined) ran(member, event.t);
+        return;
+      }
       if (event.ev === "life" && maxPoll.has(event.actor)) {
         const member = track(event.actor);
         if (event.what === "crash" || event.what === "stop") {
@@ -227,8 +234,9 @@ export const pollExpiry = streamingChecker({
         }
         return;
       }
-      if (event.ev !== "obs" || !maxPoll.has(event.actor)) return;
-      const member = track(event.actor);
+      if (event.ev !== "obs") return;
+      const member = memberTrack(event.actor);
+      if (member === undefined) return;
       ran(member, event.t);
       const o = knownObservation(event);
       switch (o.type) {

@@ -65,6 +65,8 @@ export const staticReplacementNoBump = streamingChecker({
           states.set(group.groupId, { protocol: group.protocol, state: group.state });
           return;
         }
+        // Most observations come while no gc.group run is open (a member's poll, a commit): nothing to clear or judge.
+        if (runs.size === 0) return;
         const run = runs.get(event.actor);
         runs.delete(event.actor);
         const removed = observationOf(event, "gc.member-removed");

@@ -435,3 +435,57 @@ describe("client handler and broker recovery", () => {
     expect(handler.nextMetadata).toEqual({ sessionId: full.sessionId, epoch: 1 });
   });
 });
+
+describe("FetchSessionHandler session lists and wanted lists", () => {
+  /** A session of foo-0 and foo-1 (full request answered with session 5), ready for incremental builds. */
+  function liveSession(): { handler: FetchSessionHandler; e0: SessionPartition; e1: SessionPartition } {
+    const handler = new FetchSessionHandler(1);
+    const e0 = entry("foo", FOO, 0, 0, 100, 200);
+    const e1 = entry("foo", FOO, 1, 10, 110, 210);
+    const built = handler.newBuilder().addEntry("foo-0", e0).addEntry("foo-1", e1).build();
+    handler.handleResponse(
+      response(
+        5,
+        built.sessionPartitions.map((p) => respEntry(p.data.topicId, p.partition)),
+      ),
+    );
+    return { handler, e0, e1 };
+  }
+
+  it("a build that changes nothing hands out the previous session list; one that changes a partition makes a new one and leaves the old as it was", () => {
+    const { handler, e0, e1 } = liveSession();
+    const steady1 = handler.newBuilder().addEntry("foo-0", e0).addEntry("foo-1", e1).build();
+    handler.handleResponse(response(5, []));
+    const steady2 = handler.newBuilder().addEntry("foo-0", e0).addEntry("foo-1", e1).build();
+    handler.handleResponse(response(5, []));
+    expect(steady2.toSend).toEqual([]);
+    expect(steady2.sessionPartitions).toBe(steady1.sessionPartitions);
+    const moved = entry("foo", FOO, 1, 11, 110, 210);
+    const changed = handler.newBuilder().addEntry("foo-0", e0).addEntry("foo-1", moved).build();
+    expect(changed.toSend).toEqual([moved]);
+    expect(changed.sessionPartitions).toEqual([e0, moved]);
+    // A request already sent keeps the list it was built with.
+    expect(steady1.sessionPartitions).toEqual([e0, e1]);
+  });
+
+  it("a shorter request after a longer one wants only its own partitions (the reused wanted list is cut to its new length)", () => {
+    const { handler, e0, e1 } = liveSession();
+    const bar = entry("bar", BAR, 0, 0, 0, 100);
+    const longer = handler.newBuilder().addEntry("foo-0", e0).addEntry("foo-1", e1).addEntry("bar-0", bar).build();
+    expect(longer.toSend).toEqual([bar]);
+    handler.handleResponse(response(5, []));
+    const shorter = handler.newBuilder().addEntry("foo-0", e0).build();
+    expect(shorter.toSend).toEqual([]);
+    expect(shorter.toForget.map((p) => `${p.topic}-${p.partition}`)).toEqual(["foo-1", "bar-0"]);
+    expect(shorter.sessionPartitions).toEqual([e0]);
+  });
+
+  it("two builders open at once do not share a wanted list", () => {
+    const { handler, e0, e1 } = liveSession();
+    const first = handler.newBuilder().addEntry("foo-0", e0);
+    const second = handler.newBuilder().addEntry("foo-1", e1);
+    expect(first.build().sessionPartitions).toEqual([e0]);
+    handler.handleResponse(response(5, []));
+    expect(second.build().sessionPartitions).toEqual([e1]);
+  });
+});

@@ -22,7 +22,8 @@ interface Watchers<Op> {
  * there is no locking.
  */
 export class DelayedOperationPurgatory<Op extends DelayedOperation> {
-  readonly #ops = new Map<number, Op>();
+  /** Each parked operation with the watcher sets it joined (one per watch key), so removing it looks up no key. */
+  readonly #ops = new Map<number, { readonly op: Op; readonly joined: Watchers<Op>[] }>();
   readonly #watchers = new Map<string, Watchers<Op>>();
 
   get size(): number {
@@ -30,12 +31,15 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
   }
 
   get(id: number): Op | undefined {
-    return this.#ops.get(id);
+    return this.#ops.get(id)?.op;
   }
 
   watch(op: Op): void {
-    this.#ops.set(op.id, op);
-    for (const key of op.watchKeys) {
+    const joined: Watchers<Op>[] = [];
+    this.#ops.set(op.id, { op, joined });
+    const keys = op.watchKeys;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       let watchers = this.#watchers.get(key);
       if (watchers === undefined) {
         watchers = { ops: new Set(), lastId: op.id, inIdOrder: true };
@@ -48,18 +52,18 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
         watchers.lastId = op.id;
       }
       watchers.ops.add(op);
+      joined.push(watchers);
     }
   }
 
   /** Takes the operation out (it completed or expired); returns it if it was still parked. */
   remove(id: number): Op | undefined {
-    const op = this.#ops.get(id);
-    if (op === undefined) return undefined;
+    const parked = this.#ops.get(id);
+    if (parked === undefined) return undefined;
     this.#ops.delete(id);
-    for (const key of op.watchKeys) {
-      // An emptied entry stays for the key's next watcher (keys are partitions: a bounded set).
-      this.#watchers.get(key)?.ops.delete(op);
-    }
+    const { op, joined } = parked;
+    // An emptied entry stays for the key's next watcher (keys are partitions: a bounded set), so the sets joined are still the keys' sets.
+    for (let i = 0; i < joined.length; i++) (joined[i] as Watchers<Op>).ops.delete(op);
     return op;
   }
 

@@ -32,8 +32,13 @@ export type LogChange =
   | { readonly op: "epoch"; readonly epoch: number; readonly offset: number }
   | { readonly op: "hw"; readonly offset: number };
 
-/** A read: the batches, or the fetch offset lies outside [log start, log end]. */
-export type LogReadResult = { readonly outOfRange: false; readonly batches: RecordBatch[] } | { readonly outOfRange: true };
+/** A read: the batches and their total size in bytes, or the fetch offset lies outside [log start, log end]. */
+export type LogReadResult =
+  | { readonly outOfRange: false; readonly batches: RecordBatch[]; readonly bytes: number }
+  | { readonly outOfRange: true };
+
+/** The answer of every read outside [log start, log end]: it carries nothing, so one object serves all. */
+const OUT_OF_RANGE: LogReadResult = { outOfRange: true };
 
 export function lastOffsetOf(batch: RecordBatch): number {
   return batch.baseOffset + batch.lastOffsetDelta;
@@ -213,12 +218,12 @@ export class PartitionLog {
    * is returned even when it alone exceeds `maxBytes`.
    */
   read(startOffset: number, maxBytes: number, maxOffset: number, minOneMessage: boolean): LogReadResult {
-    if (startOffset < this.#logStartOffset || startOffset > this.#logEndOffset) return { outOfRange: true };
+    if (startOffset < this.#logStartOffset || startOffset > this.#logEndOffset) return OUT_OF_RANGE;
     const batches: RecordBatch[] = [];
-    if (startOffset >= maxOffset) return { outOfRange: false, batches };
+    if (startOffset >= maxOffset) return { outOfRange: false, batches, bytes: 0 };
     const first = this.#indexOf(startOffset);
     const firstEntry = this.#entries[first];
-    if (firstEntry === undefined) return { outOfRange: false, batches };
+    if (firstEntry === undefined) return { outOfRange: false, batches, bytes: 0 };
     const limit = minOneMessage ? Math.max(maxBytes, firstEntry.batch.sizeInBytes) : maxBytes;
     let bytes = 0;
     for (let i = first; i < this.#entries.length; i++) {
@@ -228,7 +233,7 @@ export class PartitionLog {
       bytes += entry.batch.sizeInBytes;
       batches.push(entry.batch);
     }
-    return { outOfRange: false, batches };
+    return { outOfRange: false, batches, bytes };
   }
 
   /**

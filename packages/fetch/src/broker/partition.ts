@@ -273,14 +273,21 @@ export class Partition {
 
   /**
    * Records a follower's fetch at `fetchOffset` (Kafka's
-   * `updateFollowerFetchState`), proposes adding it to the ISR if it caught
-   * up, and returns whether the high watermark moved.
+   * `updateFollowerFetchState`, with the fetch's time as Kafka passes
+   * followerFetchTimeMs), proposes adding it to the ISR if it caught up, and
+   * returns whether the high watermark moved.
    */
-  updateFollowerFetchState(replicaId: number, fetchOffset: number, followerLogStartOffset: number, leaderEndOffset: number): boolean {
+  updateFollowerFetchState(
+    replicaId: number,
+    fetchOffset: number,
+    followerLogStartOffset: number,
+    leaderEndOffset: number,
+    fetchTime: Micros,
+  ): boolean {
     const replica = this.remoteReplicas.get(replicaId);
     if (replica === undefined) return false;
     const previousEnd = replica.logEndOffset;
-    replica.updateFetchState(fetchOffset, followerLogStartOffset, this.#host.now(), leaderEndOffset);
+    replica.updateFetchState(fetchOffset, followerLogStartOffset, fetchTime, leaderEndOffset);
     this.#maybeExpandIsr(replica);
     return previousEnd !== replica.logEndOffset && this.maybeIncrementLeaderHighWatermark();
   }

@@ -57,7 +57,13 @@ export class ProducerStateEntry {
   /** The remembered batch with exactly this epoch and sequence range (Kafka's `findDuplicateBatch`). */
   findDuplicate(epoch: number, firstSeq: number, lastSeq: number): BatchMetadata | undefined {
     if (epoch !== this.producerEpoch) return undefined;
-    return this.#batches.find((b) => b.firstSeq === firstSeq && b.lastSeq === lastSeq);
+    // A loop, not find(): this runs for every idempotent batch appended, and a predicate closure is made per call.
+    const batches = this.#batches;
+    for (let i = 0; i < batches.length; i++) {
+      const batch = batches[i] as BatchMetadata;
+      if (batch.firstSeq === firstSeq && batch.lastSeq === lastSeq) return batch;
+    }
+    return undefined;
   }
 
   clone(): ProducerStateEntry {

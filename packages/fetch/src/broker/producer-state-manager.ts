@@ -150,6 +150,8 @@ export class ProducerStateManager {
 
   /** The first offset of the oldest transaction that is open, or completed with its marker not yet below the high watermark. */
   firstUnstableOffset(): number | undefined {
+    // Asked by every read (the last stable offset): with no transaction in sight, no iterator is made.
+    if (this.#ongoing.size === 0 && this.#unreplicated.length === 0) return undefined;
     let first: number | undefined;
     for (const offset of this.#ongoing.keys()) if (first === undefined || offset < first) first = offset;
     for (const txn of this.#unreplicated) if (first === undefined || txn.firstOffset < first) first = txn.firstOffset;
@@ -165,7 +167,7 @@ export class ProducerStateManager {
 
   /** The high watermark reached `offset`: completed transactions whose marker is below it are stable. */
   onHighWatermarkUpdated(offset: number): void {
-    if (this.#unreplicated.some((txn) => txn.lastOffset < offset))
+    if (this.#unreplicated.length > 0 && this.#unreplicated.some((txn) => txn.lastOffset < offset))
       this.#unreplicated = this.#unreplicated.filter((txn) => txn.lastOffset >= offset);
   }
 

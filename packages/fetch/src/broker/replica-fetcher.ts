@@ -142,6 +142,9 @@ export class ReplicaFetcher {
   readonly leaderHost: ActorId;
   readonly #host: ReplicaFetcherHost;
   readonly #session: FetchSessionHandler;
+  /** The client id of its requests and the name of its timer, made once (both are per leader). */
+  readonly #clientId: string;
+  readonly timerName: string;
   readonly #partitions = new Map<string, FollowedPartition>();
   #inFlight: InFlight | null = null;
 
@@ -150,10 +153,8 @@ export class ReplicaFetcher {
     this.leaderHost = leaderHost;
     this.#host = host;
     this.#session = new FetchSessionHandler(leaderId);
-  }
-
-  get timerName(): string {
-    return `fetcher:${this.leaderId}`;
+    this.#clientId = clientIdOf(host.brokerId, leaderId);
+    this.timerName = `fetcher:${leaderId}`;
   }
 
   get isEmpty(): boolean {
@@ -300,7 +301,7 @@ export class ReplicaFetcher {
         type: "OffsetForLeaderEpochRequest",
         correlationId,
         apiVersion: 4,
-        clientId: clientIdOf(this.#host.brokerId, this.leaderId),
+        clientId: this.#clientId,
         replicaId: this.#host.brokerId,
         topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
       },
@@ -325,7 +326,7 @@ export class ReplicaFetcher {
         type: "ListOffsetsRequest",
         correlationId,
         apiVersion: 8,
-        clientId: clientIdOf(this.#host.brokerId, this.leaderId),
+        clientId: this.#clientId,
         replicaId: this.#host.brokerId,
         isolationLevel: 0,
         topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
@@ -347,7 +348,7 @@ export class ReplicaFetcher {
     }
     const request = fetchRequestFor(builder.build(), {
       correlationId,
-      clientId: clientIdOf(this.#host.brokerId, this.leaderId),
+      clientId: this.#clientId,
       replicaId: this.#host.brokerId,
       maxWaitMs: settings["replica.fetch.wait.max.ms"],
       minBytes: settings["replica.fetch.min.bytes"],

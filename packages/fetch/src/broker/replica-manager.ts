@@ -80,6 +80,13 @@ function errorPartition(partitionIndex: number, errorCode: number): FetchRespons
   };
 }
 
+/** The reads followed by the partitions answered with an error without a read (almost always none: no copy then). */
+function withErroneous(reads: PartitionReadResult[], erroneous: readonly PartitionReadResult[]): PartitionReadResult[] {
+  if (erroneous.length === 0) return reads;
+  for (let i = 0; i < erroneous.length; i++) reads.push(erroneous[i] as PartitionReadResult);
+  return reads;
+}
+
 /** A read of a partition that failed with an error (no records). */
 function failedRead(target: FetchTarget, errorCode: number): PartitionReadResult {
   return { topicId: target.topicId, data: errorPartition(target.partition, errorCode), recordsBytes: 0 };
@@ -524,10 +531,14 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     const stamp = this.#readStamp(params);
     const reads = this.#readFromLog(params, interesting, stamp, ctx);
     let bytesReadable = 0;
-    for (const read of reads) bytesReadable += readBytesOf(read);
-    const errorReading = reads.some((read) => read.data.errorCode !== ErrorCode.NONE);
+    let errorReading = false;
+    for (let i = 0; i < reads.length; i++) {
+      const read = reads[i] as PartitionReadResult;
+      bytesReadable += readBytesOf(read);
+      if (read.data.errorCode !== ErrorCode.NONE) errorReading = true;
+    }
     if (params.maxWaitMs <= 0 || bytesReadable >= params.minBytes || errorReading) {
-      this.#sendFetchResponse(from, context, [...reads, ...erroneous], request, ctx);
+      this.#sendFetchResponse(from, context, withErroneous(reads, erroneous), request, ctx);
       return;
     }
     const op = new DelayedFetch(++this.#nextDelayedId, from, params, context, interesting, erroneous);
@@ -621,7 +632,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     if (op === undefined) return;
     ctx.cancelTimer(`${DELAYED_FETCH_TIMER}${id}`);
     const reads = this.#readFromLog(op.params, op.partitions, this.#readStamp(op.params), ctx);
-    ctx.send(op.replyTo, op.context.updateAndGenerateResponse([...reads, ...op.erroneous], ctx.now()));
+    ctx.send(op.replyTo, op.context.updateAndGenerateResponse(withErroneous(reads, op.erroneous), ctx.now()));
   }
 
   /** Applies a fetch's session metadata (KIP-227) and reports what happened to sessions. */
@@ -762,8 +773,6 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     const read = log.read(target.fetchOffset, maxBytes, upperBound, minOneMessage);
     if (read.outOfRange) return failedRead(target, ErrorCode.OFFSET_OUT_OF_RANGE);
     if (follower) this.#followerFetched(partition, params.replicaId, target, logEndOffset, ctx);
-    let recordsBytes = 0;
-    for (const batch of read.batches) recordsBytes += batch.sizeInBytes;
     return {
       topicId: target.topicId,
       data: {
@@ -776,7 +785,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
         preferredReadReplica: NO_PREFERRED_READ_REPLICA,
         records: read.batches,
       },
-      recordsBytes,
+      recordsBytes: read.bytes,
       // At its bound the fetch offset has nothing to read whatever the budget: the same read finds the same until the partition changes.
       quiet: target.fetchOffset === upperBound ? { source: partition, version, stamp } : undefined,
       cached: item.cached ?? undefined,
@@ -796,7 +805,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
 
   /** Kafka's `updateFollowerFetchState` after a follower's read; a high watermark it moves completes what waited for it. */
   #followerFetched(partition: Partition, replicaId: number, target: FetchTarget, leaderEndOffset: number, ctx: Context): void {
-    const moved = partition.updateFollowerFetchState(replicaId, target.fetchOffset, target.logStartOffset, leaderEndOffset);
+    const moved = partition.updateFollowerFetchState(replicaId, target.fetchOffset, target.logStartOffset, leaderEndOffset, ctx.now());
     if (moved) {
       this.#highWatermarkIncremented(partition, ctx);
       this.#partitionChanged(partition, ctx);

@@ -14,12 +14,12 @@ import {
 } from "@kcsim/protocol";
 import type { FetchRoundObservation } from "../observations.js";
 import { isFull } from "../session/fetch-metadata.js";
-import type { FetchRequestData, PartitionFetchData } from "../session/fetch-request-data.js";
+import type { FetchRequestData, PartitionFetchData, SessionPartition } from "../session/fetch-request-data.js";
 import { fetchRequestFor } from "../session/fetch-request-for.js";
 import { type FetchRequestBuilder, FetchSessionHandler } from "../session/fetch-session-handler.js";
 import { fetchRequestBytes, fetchResponseBytes } from "../session/fetch-wire-size.js";
 import type { BrokerConnections } from "./broker-connections.js";
-import type { ClusterMetadata } from "./cluster-metadata.js";
+import type { ClusterMetadata, PartitionLeader } from "./cluster-metadata.js";
 import type { FetchConfig } from "./fetch-config.js";
 import type { FetchMetrics } from "./fetch-metrics.js";
 import type { MetadataRefresher } from "./metadata-refresher.js";
@@ -30,6 +30,52 @@ export const FETCH_TIMEOUT_TIMER_PREFIX = "fetch.request-timeout.";
 /** Consumers fetch with no log start offset (`FetchRequest.INVALID_LOG_START_OFFSET`) and no last fetched epoch. */
 const INVALID_LOG_START_OFFSET = -1;
 const NO_LAST_FETCHED_EPOCH = -1;
+
+/**
+ * The session entry for a partition's next fetch: the one made last time
+ * while its fetch data stays the same (the session handler then compares
+ * nothing), else a new one, kept on the partition state.
+ */
+function sessionEntryOf(
+  state: TopicPartitionState,
+  topicId: string,
+  position: number,
+  maxBytes: number,
+  leaderEpoch: number,
+): SessionPartition {
+  const last = state.fetchEntry;
+  if (
+    last !== null &&
+    last.data.topicId === topicId &&
+    last.data.fetchOffset === position &&
+    last.data.partitionMaxBytes === maxBytes &&
+    last.data.currentLeaderEpoch === leaderEpoch
+  ) {
+    return last;
+  }
+  const data: PartitionFetchData = {
+    topicId,
+    fetchOffset: position,
+    logStartOffset: INVALID_LOG_START_OFFSET,
+    partitionMaxBytes: maxBytes,
+    currentLeaderEpoch: leaderEpoch,
+    lastFetchedEpoch: NO_LAST_FETCHED_EPOCH,
+  };
+  const entry: SessionPartition = { topic: state.partition.topic, partition: state.partition.partition, data };
+  state.fetchEntry = entry;
+  return entry;
+}
+
+/** The fetch offset of each partition of the session a request was built for, by tpKey. */
+function requestedOffsetsOf(data: FetchRequestData): Map<string, number> {
+  const offsets = new Map<string, number>();
+  const partitions = data.sessionPartitions;
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i] as SessionPartition;
+    offsets.set(tpKey(p.topic, p.partition), p.data.fetchOffset);
+  }
+  return offsets;
+}
 
 interface PendingFetch {
   readonly correlationId: number;
@@ -94,6 +140,20 @@ export class FetchRequestManager {
   }
 
   /**
+   * The partition's leader, looked up once per metadata version (the
+   * metadata changes only by an update, which moves its version): asked for
+   * every fetchable partition on every pass.
+   */
+  #leaderOf(state: TopicPartitionState): PartitionLeader | undefined {
+    const version = this.#metadata.version;
+    if (state.leaderVersion !== version) {
+      state.leader = this.#metadata.leader(state.partition);
+      state.leaderVersion = version;
+    }
+    return state.leader;
+  }
+
+  /**
    * Kafka's `prepareFetchRequests` + send: each partition (in fetch order)
    * goes to its leader unless the leader is unknown (metadata update
    * requested), in reconnect backoff, or still answering the previous fetch.
@@ -104,7 +164,7 @@ export class FetchRequestManager {
     let builders: Map<number, { broker: ActorId; builder: FetchRequestBuilder }> | undefined;
     for (const state of fetchable) {
       if (state.position === null) continue;
-      const leader = this.#metadata.leader(state.partition);
+      const leader = this.#leaderOf(state);
       if (leader === undefined) {
         this.#refresher.requestUpdate();
         continue;
@@ -121,15 +181,8 @@ export class FetchRequestManager {
         entry = { broker: leader.broker, builder: handler.newBuilder() };
         builders.set(leader.nodeId, entry);
       }
-      const data: PartitionFetchData = {
-        topicId: this.#metadata.topicId(state.partition.topic),
-        fetchOffset: state.position,
-        logStartOffset: INVALID_LOG_START_OFFSET,
-        partitionMaxBytes: this.#config.fetchSize,
-        currentLeaderEpoch: leader.epoch,
-        lastFetchedEpoch: NO_LAST_FETCHED_EPOCH,
-      };
-      entry.builder.add(state.partition, data);
+      const topicId = this.#metadata.topicId(state.partition.topic);
+      entry.builder.addEntry(state.key, sessionEntryOf(state, topicId, state.position, this.#config.fetchSize, leader.epoch));
     }
     if (builders === undefined) return;
     for (const [nodeId, { broker, builder }] of builders) {
@@ -197,7 +250,7 @@ export class FetchRequestManager {
       for (let p = 0; p < partitions.length; p++) {
         const data = partitions[p] as FetchResponsePartition;
         const key = tpKey(name, data.partitionIndex);
-        requested ??= new Map(pending.data.sessionPartitions.map((p) => [tpKey(p.topic, p.partition), p.data.fetchOffset]));
+        requested ??= requestedOffsetsOf(pending.data);
         const fetchOffset = requested.get(key);
         if (fetchOffset === undefined) {
           ctx.log.error("fetch response for a partition the request did not have", { partition: key, broker: from });

@@ -1,4 +1,6 @@
 import { IsolationLevel, type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
+import type { SessionPartition } from "../session/fetch-request-data.js";
+import type { PartitionLeader } from "./cluster-metadata.js";
 
 /**
  * Kafka's `FetchStates`, reduced to what the fetcher needs (no
@@ -51,6 +53,11 @@ export class TopicPartitionState {
   highWatermark: number | null = null;
   logStartOffset: number | null = null;
   lastStableOffset: number | null = null;
+  /** The partition's leader as the metadata at `leaderVersion` named it (-1: not looked up yet): the fetch request manager's memo. */
+  leader: PartitionLeader | undefined = undefined;
+  leaderVersion = -1;
+  /** The fetch session entry last made for this partition (reused while its fetch data stays the same). */
+  fetchEntry: SessionPartition | null = null;
 
   constructor(partition: TopicPartition, resets: ResetCount | null = null) {
     this.partition = { topic: partition.topic, partition: partition.partition };

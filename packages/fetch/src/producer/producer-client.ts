@@ -314,6 +314,9 @@ export class ProducerClient {
    * expire batches; refresh metadata; send what is ready; then sleep until
    * something is due.
    */
+  /** The metadata's leader lookup as a function value, made once (the sender passes it on every pass). */
+  readonly #leaderOf = (topic: string, partition: number): number | undefined => this.#metadata.leaderOf(topic, partition);
+
   #runOnce(ctx: Context): void {
     const now = ctx.now();
     const settings = this.config.settings;
@@ -336,7 +339,7 @@ export class ProducerClient {
       }
     }
     this.#expireBatches(now, deliveryTimeout, ctx);
-    const leaderOf = (topic: string, partition: number) => this.#metadata.leaderOf(topic, partition);
+    const leaderOf = this.#leaderOf;
     const gate: DrainGate | undefined = tm ?? undefined;
     const ready = this.#accumulator.ready(leaderOf, now, gate, tm?.isCompleting ?? false);
     if (ready.unknownLeader) this.#metadata.requestUpdate();
@@ -347,7 +350,7 @@ export class ProducerClient {
         const host = this.#metadata.hostOf(node);
         return host === undefined || !this.#reconnect.isUnavailable(host, now);
       };
-      const nodes = [...ready.readyNodes].filter((node) => this.#inFlightTo(node) < maxInFlight && reachable(node));
+      const nodes = ready.readyNodes.filter((node) => this.#inFlightTo(node) < maxInFlight && reachable(node));
       for (const [node, batches] of this.#accumulator.drain(leaderOf, nodes, settings["max.request.size"], now, gate))
         this.#sendProduce(node, batches, ctx);
     }

@@ -22,7 +22,8 @@ const NOTHING_DRAINED: ReadonlyMap<number, ProducerBatch[]> = new Map();
 
 /** What `ready` found (Kafka's `ReadyCheckResult`). */
 export interface ReadyCheck {
-  readonly readyNodes: Set<number>;
+  /** Distinct, in the order found (a producer knows a handful of nodes: a list, not a set, is made per check). */
+  readonly readyNodes: readonly number[];
   /** When to look again for batches that are not ready yet. */
   readonly nextReadyCheckDelay: Micros;
   readonly unknownLeader: boolean;
@@ -133,7 +134,7 @@ export class RecordAccumulator {
   }
 
   ready(leaderOf: LeaderOf, now: Micros, gate: DrainGate = OPEN_GATE, flushing = false): ReadyCheck {
-    const readyNodes = new Set<number>();
+    const readyNodes: number[] = [];
     let nextReadyCheckDelay = Number.POSITIVE_INFINITY;
     let unknownLeader = false;
     // Ready changes no queue: it walks the live list.
@@ -144,7 +145,7 @@ export class RecordAccumulator {
         unknownLeader = true;
         continue;
       }
-      if (readyNodes.has(leader) || queue.muted) continue;
+      if (readyNodes.includes(leader) || queue.muted) continue;
       // Held back until something else moves (an answer, a partition added to the transaction): no wake-up of its own.
       if (gate.shouldStopDrain(batch)) continue;
       const waited = now - batch.lastAttemptAt;
@@ -152,7 +153,7 @@ export class RecordAccumulator {
       const timeToWait = backingOff ? batch.retryBackoff : this.#linger;
       const full = queue.batches.length > 1 || batch.isFull || flushing;
       const expired = waited >= timeToWait;
-      if ((full || expired) && !backingOff) readyNodes.add(leader);
+      if ((full || expired) && !backingOff) readyNodes.push(leader);
       else nextReadyCheckDelay = Math.min(nextReadyCheckDelay, Math.max(timeToWait - waited, 0));
     }
     return { readyNodes, nextReadyCheckDelay, unknownLeader };

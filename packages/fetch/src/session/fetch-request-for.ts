@@ -1,5 +1,5 @@
 import { type FetchPartition, type FetchRequest, IsolationLevel } from "@kcsim/protocol";
-import type { FetchRequestData, NamedTopicIdPartition } from "./fetch-request-data.js";
+import type { FetchRequestData, NamedTopicIdPartition, SessionPartition } from "./fetch-request-data.js";
 import { FETCH_API_VERSION, FIRST_TOPIC_ID_FETCH_VERSION } from "./fetch-versions.js";
 
 /** The request-level fields a fetcher supplies besides the session's data. */
@@ -41,13 +41,17 @@ function forgottenTopicsOf(lists: readonly (readonly NamedTopicIdPartition[])[])
 export function fetchRequestFor(data: FetchRequestData, params: FetchRequestParams): FetchRequest {
   const apiVersion = params.apiVersion ?? FETCH_API_VERSION;
   const topics: { topicId: string; partitions: FetchPartition[] }[] = [];
-  let current: { topic: string; entry: { topicId: string; partitions: FetchPartition[] } } | undefined;
-  for (const { topic, partition, data: p } of data.toSend) {
-    if (current === undefined || current.topic !== topic) {
-      current = { topic, entry: { topicId: p.topicId, partitions: [] } };
-      topics.push(current.entry);
+  let currentTopic: string | undefined;
+  let current: FetchPartition[] = [];
+  const toSend = data.toSend;
+  for (let i = 0; i < toSend.length; i++) {
+    const { topic, partition, data: p } = toSend[i] as SessionPartition;
+    if (currentTopic === undefined || currentTopic !== topic) {
+      currentTopic = topic;
+      current = [];
+      topics.push({ topicId: p.topicId, partitions: current });
     }
-    current.entry.partitions.push({
+    current.push({
       partition,
       currentLeaderEpoch: p.currentLeaderEpoch,
       fetchOffset: p.fetchOffset,

@@ -10,12 +10,14 @@ export function fetchResponseFor(
   correlationId: number,
   errorCode: number,
   sessionId: number,
-  reads: Iterable<PartitionReadResult>,
+  reads: readonly PartitionReadResult[],
   throttleTimeMs = 0,
 ): FetchResponse {
   const responses: { topicId: string; partitions: FetchResponsePartition[] }[] = [];
   let current: { topicId: string; partitions: FetchResponsePartition[] } | undefined;
-  for (const read of reads) {
+  // Indexed: an array's iterator is an allocation per response.
+  for (let i = 0; i < reads.length; i++) {
+    const read = reads[i] as PartitionReadResult;
     if (current === undefined || current.topicId !== read.topicId) {
       current = { topicId: read.topicId, partitions: [] };
       responses.push(current);

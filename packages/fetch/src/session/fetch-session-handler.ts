@@ -53,6 +53,14 @@ export class FetchSessionHandler {
   /** Builds so far, and each wanted key's mark from the last build that used them (see `#buildSameSession`); a key keeps its mark object. */
   #builds = 0;
   readonly #wantedMarks = new Map<string, WantedMark>();
+  /**
+   * `[...#sessionPartitions.values()]` as of the last build, or null once the
+   * session changed since: a steady fetcher's builds change nothing, and each
+   * gets the same (read-only) list instead of a copy.
+   */
+  #snapshot: readonly SessionPartition[] | null = null;
+  /** The wanted list of the last build, emptied, for the next builder (null while a builder holds it). */
+  #spareWanted: WantedPartitions | null = null;
 
   constructor(node: number) {
     this.node = node;
@@ -77,13 +85,23 @@ export class FetchSessionHandler {
 
   /** A builder for the next request: add every partition wanted, in priority order, then build once. */
   newBuilder(): FetchRequestBuilder {
-    return new FetchRequestBuilder((wanted, topicNames, canUseTopicIds) => {
-      if (!isFull(this.#nextMetadata)) {
-        const same = this.#buildSameSession(wanted, topicNames, canUseTopicIds);
-        if (same !== undefined) return same;
-      }
-      return this.#build(wanted.asMap(), topicNames, canUseTopicIds);
+    const wanted = this.#spareWanted ?? new WantedPartitions();
+    this.#spareWanted = null;
+    return new FetchRequestBuilder(wanted, (topicNames, canUseTopicIds) => {
+      const built = this.#buildFrom(wanted, topicNames, canUseTopicIds);
+      // Nothing built keeps the wanted list: the next builder fills it again.
+      wanted.clear();
+      this.#spareWanted = wanted;
+      return built;
     });
+  }
+
+  #buildFrom(wanted: WantedPartitions, topicNames: Map<string, string>, canUseTopicIds: boolean): FetchRequestData {
+    if (!isFull(this.#nextMetadata)) {
+      const same = this.#buildSameSession(wanted, topicNames, canUseTopicIds);
+      if (same !== undefined) return same;
+    }
+    return this.#build(wanted.asMap(), topicNames, canUseTopicIds);
   }
 
   /**
@@ -94,13 +112,13 @@ export class FetchSessionHandler {
    */
   #buildSameSession(wanted: WantedPartitions, topicNames: Map<string, string>, canUseTopicIds: boolean): FetchRequestData | undefined {
     const session = this.#sessionPartitions;
-    const { keys, entries } = wanted;
-    if (keys.length !== session.size) return undefined;
+    const { keys, entries, count } = wanted;
+    if (count !== session.size) return undefined;
     // Each wanted key is marked with this build and its place in the request: a second mark in one build means a repeat.
     const build = ++this.#builds;
     const marks = this.#wantedMarks;
     let altered = 0;
-    for (let i = 0; i < keys.length; i++) {
+    for (let i = 0; i < count; i++) {
       const key = keys[i] as string;
       const prev = session.get(key);
       if (prev === undefined) return undefined;
@@ -118,7 +136,9 @@ export class FetchSessionHandler {
     const toSend: SessionPartition[] = [];
     const replaced: NamedTopicIdPartition[] = [];
     if (altered > 0) {
-      for (const [key, prev] of session) {
+      // By key, then a lookup: a Map's entries iterator makes a [key, value] array per step.
+      for (const key of session.keys()) {
+        const prev = session.get(key) as SessionPartition;
         const entry = entries[(marks.get(key) as WantedMark).index] as SessionPartition;
         if (prev === entry || samePartitionFetchData(prev.data, entry.data)) continue;
         // The topic was recreated: forget it under the old id, send it again under the new one.
@@ -126,6 +146,7 @@ export class FetchSessionHandler {
           replaced.push({ topicId: prev.data.topicId, topic: prev.topic, partition: prev.partition });
         }
         session.set(key, entry);
+        this.#snapshot = null;
         toSend.push(entry);
         if (--altered === 0) break;
       }
@@ -135,25 +156,34 @@ export class FetchSessionHandler {
       toSend,
       toForget: [],
       toReplace: replaced,
-      sessionPartitions: [...session.values()],
+      sessionPartitions: this.#sessionSnapshot(),
       metadata: this.#nextMetadata,
       canUseTopicIds,
     };
   }
 
+  #sessionSnapshot(): readonly SessionPartition[] {
+    this.#snapshot ??= [...this.#sessionPartitions.values()];
+    return this.#snapshot;
+  }
+
   #build(next: Map<string, SessionPartition>, topicNames: Map<string, string>, canUseTopicIdsIn: boolean): FetchRequestData {
     // The marks of `#buildSameSession` only need keys it will look up again: forget the others as the session changes.
     this.#wantedMarks.clear();
+    this.#snapshot = null;
     let canUseTopicIds = canUseTopicIdsIn;
     if (isFull(this.#nextMetadata)) {
       this.#sessionPartitions = next;
       this.#sessionTopicNames = canUseTopicIds ? topicNames : new Map();
       const all = [...next.values()];
+      this.#snapshot = all;
       return { toSend: all, toForget: [], toReplace: [], sessionPartitions: all, metadata: this.#nextMetadata, canUseTopicIds };
     }
     const removed: NamedTopicIdPartition[] = [];
     const replaced: NamedTopicIdPartition[] = [];
-    for (const [key, prev] of this.#sessionPartitions) {
+    // By key, then a lookup (no [key, value] array per step); setting a key already there keeps its place.
+    for (const key of this.#sessionPartitions.keys()) {
+      const prev = this.#sessionPartitions.get(key) as SessionPartition;
       const wanted = next.get(key);
       if (wanted === undefined) {
         this.#sessionPartitions.delete(key);
@@ -176,16 +206,16 @@ export class FetchSessionHandler {
       }
     }
     // The new partitions join the session; everything already in it was moved behind them above.
-    for (const [key, wanted] of next) {
+    for (const key of next.keys()) {
       if (this.#sessionPartitions.has(key)) break;
-      this.#sessionPartitions.set(key, wanted);
+      this.#sessionPartitions.set(key, next.get(key) as SessionPartition);
     }
     this.#sessionTopicNames = canUseTopicIds ? topicNames : new Map();
     return {
       toSend: [...next.values()],
       toForget: removed,
       toReplace: replaced,
-      sessionPartitions: [...this.#sessionPartitions.values()],
+      sessionPartitions: this.#sessionSnapshot(),
       metadata: this.#nextMetadata,
       canUseTopicIds,
     };
@@ -300,14 +330,18 @@ export class FetchSessionHandler {
 /** Collects the partitions wanted next (Kafka's `FetchSessionHandler.Builder`); builds once. */
 export class FetchRequestBuilder {
   /** Wanted partitions, in the order added (the broker reads them in this order); undefined once built. */
-  #wanted: WantedPartitions | undefined = new WantedPartitions();
+  #wanted: WantedPartitions | undefined;
   readonly #topicNames = new Map<string, string>();
   #partitionsWithoutTopicIds = 0;
 
   constructor(
-    /** The handler's build step, which updates its session. */
-    private readonly buildWith: (wanted: WantedPartitions, topicNames: Map<string, string>, canUseTopicIds: boolean) => FetchRequestData,
-  ) {}
+    /** An empty list to add to (the handler lends the one of its previous build). */
+    wanted: WantedPartitions,
+    /** The handler's build step (of what was added to `wanted`), which updates its session. */
+    private readonly buildWith: (topicNames: Map<string, string>, canUseTopicIds: boolean) => FetchRequestData,
+  ) {
+    this.#wanted = wanted;
+  }
 
   add(topicPartition: TopicPartition, data: PartitionFetchData): this {
     const { topic, partition } = topicPartition;
@@ -321,8 +355,7 @@ export class FetchRequestBuilder {
    */
   addEntry(key: string, entry: SessionPartition): this {
     if (this.#wanted === undefined) throw new Error("FetchRequestBuilder already built");
-    this.#wanted.keys.push(key);
-    this.#wanted.entries.push(entry);
+    this.#wanted.add(key, entry);
     const topicId = entry.data.topicId;
     if (topicId === ZERO_TOPIC_ID) this.#partitionsWithoutTopicIds++;
     else if (!this.#topicNames.has(topicId)) this.#topicNames.set(topicId, entry.topic);
@@ -333,19 +366,35 @@ export class FetchRequestBuilder {
     const wanted = this.#wanted;
     if (wanted === undefined) throw new Error("FetchRequestBuilder already built");
     this.#wanted = undefined;
-    return this.buildWith(wanted, this.#topicNames, this.#partitionsWithoutTopicIds === 0);
+    return this.buildWith(this.#topicNames, this.#partitionsWithoutTopicIds === 0);
   }
 }
 
-/** The partitions a builder was given, in order, keys and entries side by side (a key may come twice). */
-class WantedPartitions {
+/**
+ * The partitions a builder was given, in order, keys and entries side by
+ * side (a key may come twice). The first `count` slots are the list: a
+ * cleared list keeps its slots, so refilling it to the same length
+ * allocates nothing.
+ */
+export class WantedPartitions {
   readonly keys: string[] = [];
   readonly entries: SessionPartition[] = [];
+  count = 0;
+
+  add(key: string, entry: SessionPartition): void {
+    this.keys[this.count] = key;
+    this.entries[this.count] = entry;
+    this.count++;
+  }
+
+  clear(): void {
+    this.count = 0;
+  }
 
   /** By key, in order of first appearance, each with its last entry (Kafka's LinkedHashMap of the builder). */
   asMap(): Map<string, SessionPartition> {
     const map = new Map<string, SessionPartition>();
-    for (let i = 0; i < this.keys.length; i++) map.set(this.keys[i] as string, this.entries[i] as SessionPartition);
+    for (let i = 0; i < this.count; i++) map.set(this.keys[i] as string, this.entries[i] as SessionPartition);
     return map;
   }
 }

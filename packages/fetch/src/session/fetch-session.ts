@@ -80,7 +80,9 @@ export class FetchSession {
    * removed, for its debug log; nothing here reads such lists.)
    */
   update(fetchData: ReadonlyMap<string, FetchTarget>, toForget: readonly TopicIdPartition[]): void {
-    for (const [key, target] of fetchData) {
+    // By key, then a lookup: a Map's entries iterator makes a [key, value] array per step.
+    for (const key of fetchData.keys()) {
+      const target = fetchData.get(key) as FetchTarget;
       const cached = this.#partitions.get(key);
       if (cached === undefined) this.#partitions.set(key, CachedPartition.fromRequest(target));
       else cached.updateRequestParams(target);

@@ -1,4 +1,4 @@
-import type { FetchPartition } from "@kcsim/protocol";
+import { type FetchPartition, tpKey } from "@kcsim/protocol";
 
 /** Kafka's `Uuid.ZERO_UUID` as a string: "no topic id" (pre-v13 clients). */
 export const ZERO_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA";
@@ -9,9 +9,14 @@ export interface TopicIdPartition {
   readonly partition: number;
 }
 
-/** The map key of a partition by topic id. */
+/**
+ * The map key of a partition by topic id: `tpKey` over the topic id, so the
+ * same partition gets the same (interned) string each time, and the session
+ * maps it is looked up in hash and compare nothing new (it was a new
+ * concatenation per lookup). Ids and names never share a map.
+ */
 export function topicIdPartitionKey(topicId: string, partition: number): string {
-  return `${topicId}:${partition}`;
+  return tpKey(topicId, partition);
 }
 
 /**

@@ -34,6 +34,19 @@ const pingersWaiting =
       ? { ...actor, config: { ...actor.config, timeoutMs } }
       : actor;
 
+/**
+ * ping-pong at seed 1 for 20 s on a slow network (20 ms per message, a break noticed 2 ms after the loss), its
+ * pingers waiting `timeoutMs` for a pong: lockstep windows are 2 ms there, ten times shorter than a message.
+ */
+const slowPingPong = (timeoutMs: number): Promise<RunResult> =>
+  compare(
+    "ping-pong",
+    1,
+    20_000_000,
+    { latency: { dist: "fixed", ms: 20 }, breakDetection: { dist: "fixed", ms: 2 } },
+    pingersWaiting(timeoutMs),
+  );
+
 async function compare(
   name: string,
   seed: number,
@@ -82,13 +95,7 @@ describe("lockstep agrees with inline on protocol scenarios", () => {
     // 20 ms per message, breaks noticed 2 ms after the loss: lockstep windows of 20 ms let a break notice land
     // inside a window its shard had already run past (histories differed before the window took the 2 ms floor).
     // Pingers wait 100 ms for a pong, longer than a round trip.
-    const inline = await compare(
-      "ping-pong",
-      1,
-      20_000_000,
-      { latency: { dist: "fixed", ms: 20 }, breakDetection: { dist: "fixed", ms: 2 } },
-      pingersWaiting(100),
-    );
+    const inline = await slowPingPong(100);
     expect(inline.router.breaks).toBeGreaterThan(50);
   }, 180_000);
 
@@ -97,13 +104,7 @@ describe("lockstep agrees with inline on protocol scenarios", () => {
     // break the connection. A ping due less than one window (2 ms) after the break used to be lost inline but
     // delivered in lockstep, which decides a break only when the window of its send is over; both now lose
     // exactly what is due a window or more after the break.
-    const inline = await compare(
-      "ping-pong",
-      1,
-      20_000_000,
-      { latency: { dist: "fixed", ms: 20 }, breakDetection: { dist: "fixed", ms: 2 } },
-      pingersWaiting(5),
-    );
+    const inline = await slowPingPong(5);
     expect(inline.router.breaks).toBeGreaterThan(50);
     expect(inline.events.some((e) => e.ev === "lost" && e.why === "its connection broke")).toBe(true);
   }, 180_000);

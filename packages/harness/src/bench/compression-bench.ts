@@ -18,7 +18,6 @@ async function measureOnce(scenario: string, warm: boolean): Promise<ScenarioCpu
 }
 
 /**
-/**
  * Time compression: virtual seconds simulated per CPU second, inline, each
  * scenario run (and judged) three times in a fresh process of its own; the
  * median run counts. The CPU time is the whole process's (GC threads

@@ -162,8 +162,8 @@ export class ActorCell {
   /**
    * The last timer cancelled while still queued: nothing else holds it (a timer
    * the queue handed out is out of the queue), so arming one of the same name
-   * re-keys it instead of making a new one (a pinger cancels and re-arms its
-   * timeout for every message).
+   * reuses the entry instead of making a new one (a pinger cancels and re-arms
+   * its timeout for every message).
    */
   #spareTimer: ArmedTimer | null = null;
   #actor: Actor | null = null;

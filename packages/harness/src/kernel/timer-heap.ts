@@ -25,10 +25,7 @@ export class TimerHeap {
     const items = this.#items;
     const slot = timer.slot;
     if (slot >= 0 && items[slot] === timer) {
-      const d = timer.due;
-      const t = tieBreak(timer);
-      if (slot > 0 && this.#keys.keyBeforeSlot(d, t, (slot - 1) >> 2)) this.#up(timer, d, t, slot);
-      else this.#down(timer, d, t, slot);
+      this.#settle(timer, timer.due, tieBreak(timer), slot);
       return;
     }
     const n = items.length;
@@ -54,10 +51,13 @@ export class TimerHeap {
     // The last timer fills the hole and moves up or down from there; its keys are at its old slot, items.length.
     const keys = this.#keys;
     const n = items.length;
-    const d = keys.due[n] as number;
-    const t = keys.tie[n] as number;
-    if (i > 0 && keys.keyBeforeSlot(d, t, (i - 1) >> 2)) this.#up(last, d, t, i);
-    else this.#down(last, d, t, i);
+    this.#settle(last, keys.due[n] as number, keys.tie[n] as number, i);
+  }
+
+  /** Puts a timer with key (d, t) at `slot` (its own, or a hole) in its place: up if it precedes the parent, else down. */
+  #settle(timer: ArmedTimer, d: number, t: number, slot: number): void {
+    if (slot > 0 && this.#keys.keyBeforeSlot(d, t, (slot - 1) >> 2)) this.#up(timer, d, t, slot);
+    else this.#down(timer, d, t, slot);
   }
 
   #up(timer: ArmedTimer, d: number, t: number, from: number): void {

@@ -5,6 +5,7 @@ import { AsyncWorkProbe, acquireVirtualRuntime, drainMicrotasks } from "../kafka
 import { ActorCell, type CellSink } from "../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../kernel/actor-registry.js";
 import { MemoryDurableLog } from "../kernel/durable-log.js";
+import type { SimEvent } from "../kernel/event.js";
 import { type RunResult, withEventArray } from "../kernel/run-result.js";
 import { silentLogger } from "../kernel/silent-logger.js";
 import { SimulationCore } from "../kernel/simulation-core.js";
@@ -50,6 +51,7 @@ export class InlineHost {
           factory: factoryFor(registry, actor.kind),
           seed: spec.seed,
           rank: this.core.ranks.rank(actor.id),
+          rankOf: (other) => this.core.ranks.find(other),
           messages: spec.useCodec ? "sealed" : "raw",
           network: spec.plan.network.mode,
           storage,
@@ -61,6 +63,16 @@ export class InlineHost {
       this.#cells.set(actor.id, cell);
       this.#cellsByRank[this.core.ranks.rank(actor.id)] = cell;
     }
+  }
+
+  /** The cell an event is for: by rank when the event carries it (a timer's is its cell's, a delivery's its toRank), else by id. */
+  #cellOf(event: SimEvent): ActorCell | undefined {
+    if (event.kind === "timer") return this.#cellsByRank[event.rank];
+    if (event.kind === "deliver") {
+      const toRank = event.toRank ?? -1;
+      if (toRank >= 0) return this.#cellsByRank[toRank];
+    }
+    return this.#cells.get(event.to);
   }
 
   /** Whether some actor runs async client code, so the run needs runAsync / runUntilAsync. */
@@ -77,7 +89,7 @@ export class InlineHost {
     const heap = new HeapGuard(`in the inline run of ${core.spec.scenario}`);
     for (let event = core.popDue(until); event !== undefined; event = core.popDue(until)) {
       heap.tick();
-      const cell = event.kind === "timer" ? this.#cellsByRank[event.rank] : this.#cells.get(event.to);
+      const cell = this.#cellOf(event);
       if (cell === undefined) core.undeliverable(event);
       else cell.handle(event);
     }

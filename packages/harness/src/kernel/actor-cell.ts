@@ -43,6 +43,8 @@ export interface CellSink {
     conn: ConnectionWireId,
     /** The sender's origin rank, when the caller knows it (saves the sink a lookup). */
     fromRank?: number,
+    /** The receiver's origin rank when the sender's kernel knows it (see CellOptions.rankOf), else -1. */
+    toRank?: number,
   ): void;
   /** Something happened to one of the actor's client connections (the history's "conn" lines). */
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void;
@@ -91,6 +93,13 @@ export interface CellOptions {
   readonly seed: number;
   /** The actor's origin rank (OriginRanks): the second part of its timers' keys. */
   readonly rank: number;
+  /**
+   * Another actor's origin rank, or -1 if the run has no such actor. The
+   * connection endpoint asks once per connection and hands it along with
+   * every send on it (the inline host finds the receiving cell by it).
+   * Absent: every send's receiver rank is unknown (-1).
+   */
+  readonly rankOf?: (actor: ActorId) => number;
   readonly messages: MessageMode;
   /** Connection mode (the default network) or datagram mode (see NetworkMode). */
   readonly network: NetworkMode;
@@ -435,22 +444,26 @@ export class ActorCell {
     }
   }
 
-  /** Puts a message on the wire: numbered, sealed or encoded (see MessageMode) and handed to the sink with its connection id. */
-  #send(to: ActorId, message: Message, conn: ConnectionWireId): void {
+  /**
+   * Puts a message on the wire: numbered, sealed or encoded (see MessageMode) and handed to the sink with its
+   * connection id and, when known, the receiver's rank (-1: not known).
+   */
+  #send(to: ActorId, message: Message, conn: ConnectionWireId, toRank = -1): void {
     if (this.#datagram && this.#state === "running") this.#peers.add(to);
     const seq = ++this.#seq;
+    const rank = this.#options.rank;
     switch (this.#options.messages) {
       case "sealed":
-        this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn, this.#options.rank);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn, rank, toRank);
         return;
       case "frames": {
         deepFreeze(message);
         const frame = encode(message);
-        this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn, this.#options.rank);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, frame, frame.length, conn, rank, toRank);
         return;
       }
       case "raw":
-        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn, this.#options.rank);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn, rank, toRank);
         return;
     }
   }
@@ -460,7 +473,8 @@ export class ActorCell {
     const options = this.#options;
     return {
       now: () => this.#now,
-      route: (to, message, wireId) => this.#send(to, message, wireId),
+      route: (to, message, wireId, toRank) => this.#send(to, message, wireId, toRank),
+      rankOf: options.rankOf ?? (() => -1),
       snapshot: (message) => {
         // From now on the message is what the connection will send: frozen, as it is once sent.
         if (options.messages !== "raw") deepFreeze(message);
@@ -480,6 +494,18 @@ export class ActorCell {
   #armTimer(name: string, after: Micros): void {
     if (!Number.isInteger(after) || after < 0)
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
+    const spare = this.#spareTimer;
+    if (spare !== null && spare.name === name) {
+      // No timer of this name is armed: the spare left #timers when it was cancelled, and only arming one
+      // puts a name back, which takes the spare of that name first (this branch).
+      this.#spareTimer = null;
+      const reused = spare as Mutable<ArmedTimer>;
+      reused.due = this.#now + after;
+      reused.seq = ++this.#seq;
+      this.#timers.set(name, reused);
+      this.#sink.scheduleTimer(reused);
+      return;
+    }
     const replaced = this.#timers.get(name);
     // Still queued: it has not fired, so nothing but the queue and #timers holds it (a popped timer is out of
     // #timers or held while paused), and it can be re-keyed where it is instead of replaced by a new entry.
@@ -491,16 +517,6 @@ export class ActorCell {
       rearmed.due = this.#now + after;
       rearmed.seq = seq;
       this.#sink.scheduleTimer(rearmed);
-      return;
-    }
-    const spare = this.#spareTimer;
-    if (spare !== null && spare.name === name) {
-      this.#spareTimer = null;
-      const reused = spare as Mutable<ArmedTimer>;
-      reused.due = this.#now + after;
-      reused.seq = seq;
-      this.#timers.set(name, reused);
-      this.#sink.scheduleTimer(reused);
       return;
     }
     const timer: ArmedTimer = {

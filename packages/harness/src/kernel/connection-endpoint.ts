@@ -8,6 +8,7 @@ import {
   isResponse,
   type Message,
   type Micros,
+  type RequestMessage,
   type UniformSource,
 } from "@kcsim/protocol";
 
@@ -39,8 +40,13 @@ export interface ConnectionEvent {
 /** What the endpoint needs from its cell: the wire, the actor, timers, the history. */
 export interface ConnectionPort {
   now(): Micros;
-  /** Puts a message on the wire with its connection id (the cell numbers, encodes and hands it to the sink). */
-  route(to: ActorId, message: Message, wireId: ConnectionWireId): void;
+  /**
+   * Puts a message on the wire with its connection id (the cell numbers, encodes and hands it to the sink);
+   * `toRank`: the receiver's rank if known (rankOf), else -1 or absent.
+   */
+  route(to: ActorId, message: Message, wireId: ConnectionWireId, toRank?: number): void;
+  /** An actor's origin rank, or -1 (asked once per connection: see CellOptions.rankOf). */
+  rankOf(actor: ActorId): number;
   /** What a message is at the moment it is sent (a copy through the codec), for a send the connection must hold back. */
   snapshot(message: Message): Message;
   /** Hands a message to the actor (under the cell's guard). */
@@ -62,6 +68,8 @@ type ClientState = "waiting" | "connecting" | "ready";
 /** One client-side connection of this actor. */
 interface ClientConnection {
   readonly server: ActorId;
+  /** The server's origin rank, or -1 (ConnectionPort.rankOf). */
+  readonly serverRank: number;
   readonly connection: string;
   readonly gen: number;
   state: ClientState;
@@ -84,11 +92,19 @@ interface NodeState {
   backoffUs: Micros;
 }
 
+/** One peer's node states: its unnamed connection's (a client's ordinary one) apart from the named ones, found without a lookup. */
+interface PeerNodes {
+  unnamed: NodeState | null;
+  readonly named: Map<string, NodeState>;
+}
+
 type ServerState = "open" | "closing" | "reset";
 
 /** One connection a client opened to this actor. */
 interface ServerConnection {
   readonly client: ActorId;
+  /** The client's origin rank, or -1 (ConnectionPort.rankOf). */
+  readonly clientRank: number;
   readonly gen: number;
   readonly connection: string;
   /**
@@ -138,11 +154,25 @@ export class ConnectionEndpoint {
     0.2,
   );
   /** Kafka's node connection states, by server and connection name. */
-  readonly #nodes = new Map<ActorId, Map<string, NodeState>>();
+  readonly #nodes = new Map<ActorId, PeerNodes>();
   /** Client connections by generation (current ones only). */
   readonly #clientByGen = new Map<number, ClientConnection>();
-  /** Server connections, by client and generation (generations are numbered per client). */
-  readonly #served = new Map<ActorId, Map<number, ServerConnection>>();
+  /**
+   * Server connections by client, in the order they were opened (a client
+   * has one or two: an array is searched faster than a map is looked up).
+   * Generations are numbered per client.
+   */
+  readonly #served = new Map<ActorId, ServerConnection[]>();
+  /**
+   * The peer whose node states were looked up last, and the client whose
+   * server connections were (a client writes to one peer in a row, a server
+   * answers the client it just heard from): found again without a lookup.
+   * A cached entry is always one still in its map.
+   */
+  #lastPeer: ActorId = "";
+  #lastNodes: PeerNodes | null = null;
+  #lastClient: ActorId = "";
+  #lastServed: ServerConnection[] | null = null;
 
   constructor(port: ConnectionPort) {
     this.#port = port;
@@ -166,18 +196,20 @@ export class ConnectionEndpoint {
       this.#respond(to, message);
       return;
     }
-    if (!isRequest(message)) {
+    const request = isRequest(message);
+    if (!request) {
       // Not an RPC (SimPing, SimPong): on a connection `to` opened to us if there is one, else on our own.
       const served = this.#latestServerConnection(to);
       if (served !== undefined) {
-        this.#port.route(to, message, -served.gen);
+        this.#port.route(to, message, -served.gen, served.clientRank);
         return;
       }
     }
     const node = this.#node(to, connection);
     let conn = node.current;
     if (conn === null) {
-      conn = { server: to, connection, gen: this.#port.nextGen(), state: "waiting", unsent: [], inFlight: [] };
+      const gen = this.#port.nextGen();
+      conn = { server: to, serverRank: this.#port.rankOf(to), connection, gen, state: "waiting", unsent: [], inFlight: [] };
       node.current = conn;
       this.#clientByGen.set(conn.gen, conn);
       const now = this.#port.now();
@@ -185,13 +217,13 @@ export class ConnectionEndpoint {
       if (waitUs <= 0) this.#startConnect(conn, node);
       else this.#port.armTimer(`${RECONNECT_TIMER}${conn.gen}`, waitUs);
     }
-    if (conn.state === "ready") this.#transmit(conn, message);
+    if (conn.state === "ready") this.#transmit(conn, message, request);
     else conn.unsent.push(this.#port.snapshot(message));
   }
 
   /** The actor closes its connection (a request on it timed out): nothing in flight on it will be answered. */
   close(to: ActorId, connection: string, reason: string): void {
-    const node = this.#nodes.get(to)?.get(connection);
+    const node = this.#findNode(to, connection);
     const conn = node?.current;
     if (node === undefined || conn === null || conn === undefined) return;
     this.#drop(conn, node, "close", reason);
@@ -199,21 +231,25 @@ export class ConnectionEndpoint {
     if (conn.state !== "waiting") this.#port.route(to, { type: "SimDisconnect", reason: "closed", connection }, conn.gen);
   }
 
-  #transmit(conn: ClientConnection, message: Message): void {
-    if (isRequest(message) && expectsResponse(message)) conn.inFlight.push(message.correlationId);
-    this.#port.route(conn.server, message, conn.gen);
+  /** Sends on a ready connection; `request`: isRequest(message), which the caller already knows. */
+  #transmit(conn: ClientConnection, message: Message, request: boolean): void {
+    if (request && expectsResponse(message as RequestMessage)) conn.inFlight.push((message as RequestMessage).correlationId);
+    this.#port.route(conn.server, message, conn.gen, conn.serverRank);
   }
 
   #startConnect(conn: ClientConnection, node: NodeState): void {
     conn.state = "connecting";
     node.lastAttemptUs = this.#port.now();
     this.#record("connect", conn, null);
-    this.#port.route(conn.server, { type: "SimConnect", connection: conn.connection }, conn.gen);
+    this.#port.route(conn.server, { type: "SimConnect", connection: conn.connection }, conn.gen, conn.serverRank);
     this.#port.armTimer(`${CONNECT_TIMER}${conn.gen}`, this.#setupTimeout.backoff(node.failedSetups, this.#port.random));
   }
 
   #respond(client: ActorId, response: Message & { correlationId: number }): void {
-    for (const conn of this.#served.get(client)?.values() ?? []) {
+    const served = this.#servedBy(client);
+    const count = served === undefined ? 0 : served.length;
+    for (let i = 0; i < count; i++) {
+      const conn = (served as ServerConnection[])[i] as ServerConnection;
       if (conn.busy !== response.correlationId) continue;
       conn.busy = null;
       if (conn.state === "reset") {
@@ -221,7 +257,7 @@ export class ConnectionEndpoint {
         this.#port.lost(client, response.type, "its connection was reset before the response");
         return;
       }
-      this.#port.route(client, response, -conn.gen);
+      this.#port.route(client, response, -conn.gen, conn.clientRank);
       if (conn.waiting.length > 0) this.#releaseNext(conn);
       else if (conn.state === "closing") this.#forgetServed(conn);
       return;
@@ -232,12 +268,35 @@ export class ConnectionEndpoint {
   }
 
   #latestServerConnection(client: ActorId): ServerConnection | undefined {
-    // Every message that is not an RPC asks this, most often of a client that never connected here: no iterator then.
-    const byGen = this.#served.get(client);
-    if (byGen === undefined) return undefined;
-    let latest: ServerConnection | undefined;
-    for (const conn of byGen.values()) if (conn.state === "open") latest = conn;
-    return latest;
+    // Every message that is not an RPC asks this: the last open one in opening order.
+    const served = this.#servedBy(client);
+    if (served === undefined) return undefined;
+    for (let i = served.length - 1; i >= 0; i--) {
+      const conn = served[i] as ServerConnection;
+      if (conn.state === "open") return conn;
+    }
+    return undefined;
+  }
+
+  /** The server connection (client, gen), if this actor has it. */
+  #servedConnection(client: ActorId, gen: number): ServerConnection | undefined {
+    const served = this.#servedBy(client);
+    if (served === undefined) return undefined;
+    for (const conn of served) if (conn.gen === gen) return conn;
+    return undefined;
+  }
+
+  /** The server connections `client` opened here, if any. */
+  #servedBy(client: ActorId): ServerConnection[] | undefined {
+    const last = this.#lastServed;
+    if (last !== null && client === this.#lastClient) return last;
+    if (this.#served.size === 0) return undefined;
+    const served = this.#served.get(client);
+    if (served !== undefined) {
+      this.#lastClient = client;
+      this.#lastServed = served;
+    }
+    return served;
   }
 
   // ---- receiving ----
@@ -276,7 +335,7 @@ export class ConnectionEndpoint {
       node.failedSetups = 0;
       this.#record("ready", conn, null);
       const unsent = conn.unsent.splice(0);
-      for (const pending of unsent) this.#transmit(conn, pending);
+      for (const pending of unsent) this.#transmit(conn, pending, isRequest(pending));
       return;
     }
     if (message.type === "SimDisconnect") {
@@ -299,16 +358,29 @@ export class ConnectionEndpoint {
 
   #receiveAsServer(from: ActorId, message: Message, gen: number): void {
     if (message.type === "SimConnect") {
-      let byGen = this.#served.get(from);
-      if (byGen === undefined) {
-        byGen = new Map();
-        this.#served.set(from, byGen);
+      let served = this.#servedBy(from);
+      if (served === undefined) {
+        served = [];
+        this.#served.set(from, served);
       }
-      byGen.set(gen, { client: from, gen, connection: message.connection, state: "open", busy: null, waiting: [] });
-      this.#port.route(from, { type: "SimAccept", connection: message.connection }, -gen);
+      const clientRank = this.#port.rankOf(from);
+      const opened: ServerConnection = {
+        client: from,
+        clientRank,
+        gen,
+        connection: message.connection,
+        state: "open",
+        busy: null,
+        waiting: [],
+      };
+      // A generation opened again replaces its connection in its place (as a map's set would).
+      const again = served.findIndex((conn) => conn.gen === gen);
+      if (again >= 0) served[again] = opened;
+      else served.push(opened);
+      this.#port.route(from, { type: "SimAccept", connection: message.connection }, -gen, clientRank);
       return;
     }
-    const conn = this.#served.get(from)?.get(gen);
+    const conn = this.#servedConnection(from, gen);
     if (message.type === "SimDisconnect") {
       if (conn === undefined) return;
       if (message.reason === "closed" && conn.state === "open") {
@@ -362,9 +434,15 @@ export class ConnectionEndpoint {
   }
 
   #forgetServed(conn: ServerConnection): void {
-    const byGen = this.#served.get(conn.client);
-    byGen?.delete(conn.gen);
-    if (byGen?.size === 0) this.#served.delete(conn.client);
+    const served = this.#servedBy(conn.client);
+    if (served === undefined) return;
+    const i = served.findIndex((other) => other.gen === conn.gen);
+    if (i >= 0) served.splice(i, 1);
+    if (served.length === 0) {
+      this.#served.delete(conn.client);
+      this.#lastClient = "";
+      this.#lastServed = null;
+    }
   }
 
   // ---- timers ----
@@ -373,7 +451,7 @@ export class ConnectionEndpoint {
   fire(name: string): boolean {
     if (name.startsWith(RELEASE_TIMER)) {
       const [client, gen] = JSON.parse(name.slice(RELEASE_TIMER.length)) as [ActorId, number];
-      const conn = this.#served.get(client)?.get(gen);
+      const conn = this.#servedConnection(client, gen);
       if (conn === undefined || conn.busy !== null || conn.state === "reset") return true;
       const next = conn.waiting.shift();
       if (next !== undefined) this.#serve(conn, next.from, next.message);
@@ -406,11 +484,15 @@ export class ConnectionEndpoint {
   crash(reason: string): void {
     const resets: [ActorId, ConnectionWireId, string][] = [];
     for (const conn of this.#clientByGen.values()) if (conn.state !== "waiting") resets.push([conn.server, conn.gen, conn.connection]);
-    for (const byGen of this.#served.values())
-      for (const conn of byGen.values()) if (conn.state !== "reset") resets.push([conn.client, -conn.gen, conn.connection]);
+    for (const served of this.#served.values())
+      for (const conn of served) if (conn.state !== "reset") resets.push([conn.client, -conn.gen, conn.connection]);
     this.#nodes.clear();
     this.#clientByGen.clear();
     this.#served.clear();
+    this.#lastPeer = "";
+    this.#lastNodes = null;
+    this.#lastClient = "";
+    this.#lastServed = null;
     for (const [peer, wireId, connection] of resets) this.#port.route(peer, { type: "SimDisconnect", reason, connection }, wireId);
   }
 
@@ -428,7 +510,7 @@ export class ConnectionEndpoint {
       this.#port.dispatch(from, { type: "SimDisconnect", reason: "closed", connection: conn.connection });
       return;
     }
-    const conn = this.#served.get(from)?.get(wireId);
+    const conn = this.#servedConnection(from, wireId);
     if (conn === undefined || conn.state === "reset") return;
     this.#resetServer(conn);
     this.#port.route(from, { type: "SimDisconnect", reason: "closed", connection: "" }, -wireId);
@@ -452,17 +534,37 @@ export class ConnectionEndpoint {
   }
 
   #node(peer: ActorId, connection: string): NodeState {
-    let byName = this.#nodes.get(peer);
-    if (byName === undefined) {
-      byName = new Map();
-      this.#nodes.set(peer, byName);
+    let nodes = this.#peerNodes(peer);
+    if (nodes === undefined) {
+      nodes = { unnamed: null, named: new Map() };
+      this.#nodes.set(peer, nodes);
     }
-    let node = byName.get(connection);
-    if (node === undefined) {
+    let node = connection === "" ? nodes.unnamed : (nodes.named.get(connection) ?? null);
+    if (node === null) {
       node = { current: null, failedAttempts: 0, failedSetups: 0, lastAttemptUs: null, backoffUs: 0 };
-      byName.set(connection, node);
+      if (connection === "") nodes.unnamed = node;
+      else nodes.named.set(connection, node);
     }
     return node;
+  }
+
+  /** The node state (peer, connection), if there is one yet. */
+  #findNode(peer: ActorId, connection: string): NodeState | undefined {
+    const nodes = this.#peerNodes(peer);
+    if (nodes === undefined) return undefined;
+    return (connection === "" ? nodes.unnamed : nodes.named.get(connection)) ?? undefined;
+  }
+
+  /** The node states of connections to `peer`, if any. */
+  #peerNodes(peer: ActorId): PeerNodes | undefined {
+    const last = this.#lastNodes;
+    if (last !== null && peer === this.#lastPeer) return last;
+    const nodes = this.#nodes.get(peer);
+    if (nodes !== undefined) {
+      this.#lastPeer = peer;
+      this.#lastNodes = nodes;
+    }
+    return nodes;
   }
 
   #record(what: ConnectionEventKind, conn: ClientConnection, reason: string | null): void {

@@ -78,6 +78,11 @@ export interface DeliveryEvent extends EventKey {
    */
   readonly conn: number;
   /**
+   * The receiver's origin rank when the sender's kernel knew it (the inline
+   * host finds the receiving cell by it), -1 or absent when not. Not part of the key.
+   */
+  readonly toRank?: number;
+  /**
    * Set by the core when it hands the delivery out: its connection broke
    * before it arrived (the bytes were in flight past the break), so the
    * receiving cell only records it as lost. Decided in the main thread, in

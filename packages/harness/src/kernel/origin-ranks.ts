@@ -36,6 +36,11 @@ export class OriginRanks {
     return rank;
   }
 
+  /** The rank of an origin of this run, or -1 for one it does not have (a message to no such actor). */
+  find(origin: string): number {
+    return this.#ranks.get(origin) ?? -1;
+  }
+
   /** The rank of an origin of this run; throws for an origin the run cannot have (a kcsim bug). */
   rank(origin: string): number {
     const rank = this.#ranks.get(origin);

@@ -36,6 +36,30 @@ export type CoreWire = "frames" | "objects";
 /** The notice of a broken connection, as a message object (immutable: every notice shares it). */
 const BROKEN_NOTICE: Message = Object.freeze({ type: "SimDisconnect", reason: "broken", connection: "" });
 
+/** The history's line for a send and its routing decision. */
+function sendRecord(
+  now: Micros,
+  from: ActorId,
+  to: ActorId,
+  type: string,
+  bytes: number,
+  conn: number,
+  decision: RouteDecision,
+): SendRecord {
+  const { fate, at } = decision;
+  // Most sends on a connection have no optional field but `conn`: one literal, not a literal and a field added to it.
+  if (conn !== 0 && decision.fault === null && decision.corrupt === null && !decision.reordered && !decision.held)
+    return { t: now, ev: "send", from, to, type, bytes, fate, at, conn };
+  // Optional fields are added in their fixed order (the line's key order) without spreading temporaries.
+  const record: Mutable<SendRecord> = { t: now, ev: "send", from, to, type, bytes, fate, at };
+  if (decision.fault !== null) record.fault = decision.fault;
+  if (decision.corrupt !== null) record.corrupt = decision.corrupt;
+  if (decision.reordered) record.reordered = true;
+  if (conn !== 0) record.conn = conn;
+  if (decision.held) record.held = true;
+  return record;
+}
+
 /**
  * The main-thread half of every host: the global event queue, the router
  * and the history. It is the CellSink of the inline host; the lockstep host
@@ -138,6 +162,7 @@ export class SimulationCore implements CellSink {
       msgType: "?",
       payload: frame,
       conn: 0,
+      toRank: -1,
     });
   }
 
@@ -156,22 +181,17 @@ export class SimulationCore implements CellSink {
     bytes: number,
     conn: number,
     fromRank?: number,
+    toRank = -1,
   ): void {
     const client = conn >= 0 ? from : to;
     const gen = Math.abs(conn);
+    const knownRank = fromRank ?? -1;
     const decision =
       conn === 0
-        ? this.router.route(now, from, to, msgType, bytes)
-        : this.router.routeOnConnection(now, from, to, msgType, bytes, client, gen);
+        ? this.router.route(now, from, to, msgType, bytes, knownRank)
+        : this.router.routeOnConnection(now, from, to, msgType, bytes, client, gen, knownRank);
     this.onRoute?.(from, to, seq, now, msgType, bytes, decision);
-    // Optional fields are added in their fixed order (the line's key order) without spreading temporaries.
-    const record: Mutable<SendRecord> = { t: now, ev: "send", from, to, type: msgType, bytes, fate: decision.fate, at: decision.at };
-    if (decision.fault !== null) record.fault = decision.fault;
-    if (decision.corrupt !== null) record.corrupt = decision.corrupt;
-    if (decision.reordered) record.reordered = true;
-    if (conn !== 0) record.conn = conn;
-    if (decision.held) record.held = true;
-    this.history.record(record);
+    this.history.record(sendRecord(now, from, to, msgType, bytes, conn, decision));
     const delivered = decision.corrupt === null ? payload : this.#corrupted(payload, decision.corrupt);
     const rank = decision.at.length > 0 || decision.breakAt !== null ? (fromRank ?? this.ranks.rank(from)) : 0;
     for (let sub = 0; sub < decision.at.length; sub++) {
@@ -187,6 +207,7 @@ export class SimulationCore implements CellSink {
         msgType,
         payload: delivered,
         conn,
+        toRank,
       };
       this.queue.push(event);
     }
@@ -235,8 +256,8 @@ export class SimulationCore implements CellSink {
     this.history.record(record);
     const payload: Payload = this.#wire === "frames" && this.spec.useCodec ? encode(BROKEN_NOTICE) : BROKEN_NOTICE;
     const base = { kind: "deliver", origin, rank, seq, msgType: "SimDisconnect", payload } as const;
-    this.queue.push({ ...base, due: at[0], sub: 1, to: client, from: server, conn: -gen });
-    this.queue.push({ ...base, due: at[1], sub: 2, to: server, from: client, conn: gen });
+    this.queue.push({ ...base, due: at[0], sub: 1, to: client, from: server, conn: -gen, toRank: -1 });
+    this.queue.push({ ...base, due: at[1], sub: 2, to: server, from: client, conn: gen, toRank: -1 });
   }
 
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {

@@ -1,6 +1,18 @@
 import { exponential, type Micros, normal, pareto, type UniformSource } from "@kcsim/protocol";
 import type { DelaySpec } from "./fault-plan.js";
 
+type UniformDelay = Extract<DelaySpec, { dist: "uniform" }>;
+
+/** A delay in milliseconds as sampleDelay returns it: integer microseconds, never negative. */
+function toMicros(ms: number): Micros {
+  return Math.max(0, Math.round(ms * 1000));
+}
+
+/** A uniform delay for the draw `u` in [0, 1): what sampleDelay gives for it (the router calls it for every message). */
+export function uniformDelay(spec: UniformDelay, u: number): Micros {
+  return toMicros(spec.minMs + u * (spec.maxMs - spec.minMs));
+}
+
 /** A delay drawn from its distribution, in integer microseconds, never negative. */
 export function sampleDelay(spec: DelaySpec, random: UniformSource): Micros {
   let ms: number;
@@ -9,8 +21,7 @@ export function sampleDelay(spec: DelaySpec, random: UniformSource): Micros {
       ms = spec.ms;
       break;
     case "uniform":
-      ms = spec.minMs + random() * (spec.maxMs - spec.minMs);
-      break;
+      return uniformDelay(spec, random());
     case "normal":
       ms = normal(random, spec.meanMs, spec.stddevMs);
       break;
@@ -21,7 +32,7 @@ export function sampleDelay(spec: DelaySpec, random: UniformSource): Micros {
       ms = pareto(random, spec.scaleMs, spec.shape);
       break;
   }
-  return Math.max(0, Math.round(ms * 1000));
+  return toMicros(ms);
 }
 
 /** The mean of a delay distribution in milliseconds (Infinity for a Pareto with shape <= 1). */

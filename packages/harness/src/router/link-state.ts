@@ -44,16 +44,23 @@ export class LinkState {
   readonly busyUntil: Micros[] = [];
   readonly #key: number;
   #draw = 0;
-  /** A uniform draw in [0, 1) for the current message: `random()` is handed to the delay samplers. */
-  readonly random = (): number => {
-    const base = fmix32(this.#key ^ fmix32(Math.imul(this.count, 0x9e3779b1) ^ fmix32(this.#draw++ + 0x632be5ab)));
-    const high = fmix32(base ^ 0x7f4a7c15) >>> 11; // 21 bits
-    return (high * 0x100000000 + base) / 2 ** 53;
-  };
+  /** `draw` as a function of its own, handed to the delay samplers. */
+  readonly random = (): number => this.draw();
 
   constructor(name: string, seed: number) {
     this.name = name;
     this.#key = fmix32(fnv1a(name) ^ fmix32(seed % 0x100000000) ^ fmix32(Math.floor(seed / 0x100000000) + 0x27d4eb2f));
+  }
+
+  /**
+   * A uniform draw in [0, 1) for the current message. A method (one function
+   * for every link) rather than only the per-link `random`, so the router's
+   * call sites stay monomorphic and inline it.
+   */
+  draw(): number {
+    const base = fmix32(this.#key ^ fmix32(Math.imul(this.count, 0x9e3779b1) ^ fmix32(this.#draw++ + 0x632be5ab)));
+    const high = fmix32(base ^ 0x7f4a7c15) >>> 11; // 21 bits
+    return (high * 0x100000000 + base) / 2 ** 53;
   }
 
   /** A new message on the link: its draws start afresh from its own number. */
@@ -63,26 +70,59 @@ export class LinkState {
   }
 }
 
-/** The LinkState of every link that has carried a message, created on first use. */
+/** One sender's links: all of them by receiver, and the one it wrote to last (a sender mostly writes to one peer in a row). */
+class SenderLinks {
+  readonly sender: ActorId;
+  readonly byReceiver = new Map<ActorId, LinkState>();
+  /** Made with the first link, so these are never empty: comparing two strings is cheaper than a string and maybe-null. */
+  lastReceiver: ActorId;
+  lastLink: LinkState;
+
+  constructor(sender: ActorId, receiver: ActorId, link: LinkState) {
+    this.sender = sender;
+    this.byReceiver.set(receiver, link);
+    this.lastReceiver = receiver;
+    this.lastLink = link;
+  }
+}
+
+/**
+ * The LinkState of every link that has carried a message, created on first
+ * use. Looked up for every message: a caller that knows the sender's origin
+ * rank (OriginRanks) finds the sender's links by it instead of by its id,
+ * and a sender writing to the receiver it wrote to last finds that link
+ * without a lookup.
+ */
 export class LinkTable {
-  readonly #bySender = new Map<ActorId, Map<ActorId, LinkState>>();
+  readonly #bySender = new Map<ActorId, SenderLinks>();
+  /** The same SenderLinks by the sender's origin rank, for the callers that give it. */
+  readonly #byRank: (SenderLinks | undefined)[] = [];
   readonly #seed: number;
 
   constructor(seed: number) {
     this.#seed = seed;
   }
 
-  get(from: ActorId, to: ActorId): LinkState {
-    let byReceiver = this.#bySender.get(from);
-    if (byReceiver === undefined) {
-      byReceiver = new Map();
-      this.#bySender.set(from, byReceiver);
+  /** The link from -> to; `fromRank` (optional, -1 = unknown) is the sender's origin rank. */
+  get(from: ActorId, to: ActorId, fromRank = -1): LinkState {
+    let sender = fromRank >= 0 ? this.#byRank[fromRank] : undefined;
+    if (sender === undefined || sender.sender !== from) {
+      sender = this.#bySender.get(from);
+      if (sender === undefined) {
+        const link = new LinkState(`${from}>${to}`, this.#seed);
+        sender = new SenderLinks(from, to, link);
+        this.#bySender.set(from, sender);
+      }
+      if (fromRank >= 0) this.#byRank[fromRank] = sender;
     }
-    let link = byReceiver.get(to);
+    if (sender.lastReceiver === to) return sender.lastLink;
+    let link = sender.byReceiver.get(to);
     if (link === undefined) {
       link = new LinkState(`${from}>${to}`, this.#seed);
-      byReceiver.set(to, link);
+      sender.byReceiver.set(to, link);
     }
+    sender.lastReceiver = to;
+    sender.lastLink = link;
     return link;
   }
 }

@@ -1,5 +1,5 @@
 import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
-import { sampleDelay } from "./delay.js";
+import { sampleDelay, uniformDelay } from "./delay.js";
 import type { ChoiceKind, DelaySpec, FaultChoice, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
 import { type LinkState, LinkTable } from "./link-state.js";
 import { safeLookahead } from "./safe-lookahead.js";
@@ -169,11 +169,11 @@ export class Router {
     return t;
   }
 
-  /** Datagram mode: the fate of one message on its own. */
-  route(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number): RouteDecision {
+  /** Datagram mode: the fate of one message on its own. `fromRank`: the sender's origin rank if the caller knows it (-1: not). */
+  route(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number, fromRank = -1): RouteDecision {
     this.#count(msgType, bytes);
     const stats = this.stats;
-    const link = this.#links.get(from, to);
+    const link = this.#links.get(from, to, fromRank);
     const n = link.next();
     let latency = Math.max(this.lookaheadUs, this.#delay(this.#plan.network.latency, link));
     const partition = this.blockedBy(now, from, to);
@@ -248,14 +248,23 @@ export class Router {
    * - delays and bandwidth hold back the whole stream (head-of-line);
    * - a corrupted frame arrives damaged (its reader closes the connection).
    */
-  routeOnConnection(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number, client: ActorId, gen: number): RouteDecision {
+  routeOnConnection(
+    now: Micros,
+    from: ActorId,
+    to: ActorId,
+    msgType: string,
+    bytes: number,
+    client: ActorId,
+    gen: number,
+    fromRank = -1,
+  ): RouteDecision {
     this.#count(msgType, bytes);
     const stats = this.stats;
     if (this.#brokeAt(client, gen) !== undefined) {
       stats.broken++;
       return { fate: "broken", at: [], fault: null, corrupt: null, reordered: false, held: false, breakAt: null };
     }
-    const link = this.#links.get(from, to);
+    const link = this.#links.get(from, to, fromRank);
     const n = link.next();
     let latency = Math.max(this.lookaheadUs, this.#delay(this.#plan.network.latency, link));
     let sendAt = now;
@@ -371,6 +380,8 @@ export class Router {
   }
 
   #delay(spec: DelaySpec, link: LinkState): Micros {
+    // The default network's uniform latency is drawn for every message: through the link's method, not its closure.
+    if (spec.dist === "uniform") return uniformDelay(spec, link.draw());
     return spec.dist === "fixed" ? msToUs(spec.ms) : sampleDelay(spec, link.random);
   }
 

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { entryPoint } from "../kernel/built-module.js";
+import { V8_TUNING } from "../run/v8-tuning.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { median, runNodeChild } from "./child-cpu.js";
 import { root } from "./kcsim-process.js";
@@ -9,13 +10,28 @@ import type { ScenarioCpu } from "./scenario-cpu.js";
 export const COMPRESSION_SCENARIOS = ["chaos-consumer", "chaos-data", "m10-join"] as const;
 const REPETITIONS = 3;
 
-/** One scenario run in a fresh process (bench/scenario-cpu.ts), cold or after a first run of the same seed; what it printed. */
-async function measureOnce(scenario: string, warm: boolean): Promise<ScenarioCpu> {
-  const run = await runNodeChild([entryPoint("scenario-cpu"), join(root, "scenarios", `${scenario}.json`), ...(warm ? ["--warm"] : [])]);
+/** How a scenario is measured: the process's first run or its second, with kcsim's V8 settings or V8's defaults. */
+interface Measure {
+  readonly warm: boolean;
+  readonly v8Defaults: boolean;
+}
+
+/** One scenario run in a fresh process (bench/scenario-cpu.ts) as `measure` says; what it printed. */
+async function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Promise<ScenarioCpu> {
+  const run = await runNodeChild([
+    ...(v8Defaults ? [] : V8_TUNING),
+    entryPoint("scenario-cpu"),
+    join(root, "scenarios", `${scenario}.json`),
+    ...(warm ? ["--warm"] : []),
+  ]);
   const line = run.stdout.trim().split("\n").pop() ?? "";
   if (run.code !== 0 || !line.startsWith("{")) throw new Error(`compression: ${scenario} failed (exit ${run.code}): ${run.stderr.trim()}`);
   return JSON.parse(line) as ScenarioCpu;
 }
+
+const COLD: Measure = { warm: false, v8Defaults: false };
+const COLD_V8_DEFAULTS: Measure = { warm: false, v8Defaults: true };
+const WARM: Measure = { warm: true, v8Defaults: false };
 
 /**
  * Time compression: virtual seconds simulated per CPU second, inline, each
@@ -24,33 +40,51 @@ async function measureOnce(scenario: string, warm: boolean): Promise<ScenarioCpu
  * included) from just before the run to its verdict: process start, module
  * loading and reading the scenario are left out.
  *
- * Each scenario is measured twice over: cold, the process's first run (V8
+ * Each scenario is measured three ways: cold, the process's first run (V8
  * still compiling the hot code on its background threads, which the
- * process's CPU time includes), and warm, the process's second run of the
- * same seed (what a hunt worker pays per seed once its first seeds have
- * compiled the code). Both must give the same history.
+ * process's CPU time includes); cold with V8's defaults, alternating with
+ * the first so that both see the same machine; and warm, the process's
+ * second run of the same seed (what a hunt worker pays per seed once its
+ * first seeds have compiled the code). All must give the same history.
+ * Cold and warm runs get kcsim's V8 settings (run/v8-tuning.ts) on node's
+ * command line, as set before any of the simulation's code is loaded: as
+ * in a hunt's workers and in the CLI's commands.
  */
 export const compressionBench: BenchSuite = {
   name: "compression",
   description:
-    "virtual seconds per CPU second, inline, chaos-consumer / chaos-data / m10-join, cold and warm (median of 3 fresh processes each)",
+    "virtual seconds per CPU second, inline, chaos-consumer / chaos-data / m10-join: cold, cold with V8's defaults, warm (median of 3 fresh processes each)",
   async run(): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     for (const scenario of COMPRESSION_SCENARIOS) {
-      let hash: string | null = null;
-      for (const warm of [false, true]) {
-        const runs: ScenarioCpu[] = [];
-        for (let i = 0; i < REPETITIONS; i++) runs.push(await measureOnce(scenario, warm));
-        const cpuMs = median(runs.map((r) => r.cpuMs));
-        const first = runs[0] as ScenarioCpu;
-        hash ??= first.historyHash;
-        if (runs.some((r) => r.historyHash !== hash)) throw new Error(`compression: ${scenario} did not repeat its history`);
+      const runs = new Map<Measure, ScenarioCpu[]>([
+        [COLD, []],
+        [COLD_V8_DEFAULTS, []],
+        [WARM, []],
+      ]);
+      for (let i = 0; i < REPETITIONS; i++)
+        for (const measure of [COLD, COLD_V8_DEFAULTS]) runs.get(measure)?.push(await measureOnce(scenario, measure));
+      for (let i = 0; i < REPETITIONS; i++) runs.get(WARM)?.push(await measureOnce(scenario, WARM));
+      const all = [...runs.values()].flat();
+      const first = all[0] as ScenarioCpu;
+      if (all.some((r) => r.historyHash !== first.historyHash)) throw new Error(`compression: ${scenario} did not repeat its history`);
+      const medianMs = (measure: Measure) => median((runs.get(measure) ?? []).map((r) => r.cpuMs));
+      const coldMs = medianMs(COLD);
+      const defaultsMs = medianMs(COLD_V8_DEFAULTS);
+      const labels = new Map<Measure, [string, string]>([
+        [COLD, ["", `${Math.round((1 - coldMs / defaultsMs) * 100)}% less CPU than with V8's defaults (same run); `]],
+        [COLD_V8_DEFAULTS, [", cold with V8's defaults", "without kcsim's V8 settings, alternating with the cold runs; "]],
+        [WARM, [", warm", "second run in one process; "]],
+      ]);
+      for (const [measure, measured] of runs) {
+        const cpuMs = medianMs(measure);
+        const [label, note] = labels.get(measure) ?? ["", ""];
         rows.push({
           suite: this.name,
-          case: `${scenario}${warm ? ", warm" : ""}: virtual s per CPU s`,
+          case: `${scenario}${label}: virtual s per CPU s`,
           value: Math.round(first.virtualMs / cpuMs),
           unit: "x",
-          note: `${warm ? "second run in one process; " : ""}${(first.virtualMs / 1000).toFixed(0)} s virtual in ${(cpuMs / 1000).toFixed(2)} s CPU (median of ${REPETITIONS}: ${runs
+          note: `${note}${(first.virtualMs / 1000).toFixed(0)} s virtual in ${(cpuMs / 1000).toFixed(2)} s CPU (median of ${REPETITIONS}: ${measured
             .map((r) => (r.cpuMs / 1000).toFixed(2))
             .join(" / ")}), ${first.checksFailed === 0 ? "every check passed" : `${first.checksFailed} checks failed`}`,
         });

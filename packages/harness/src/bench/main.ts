@@ -1,3 +1,4 @@
+import "../run/tune-v8.js";
 import { assignorBench } from "./assignor-bench.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { bigRunBench } from "./big-run-bench.js";

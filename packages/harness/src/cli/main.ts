@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { checkHeap } from "../run/heap-guard.js";
 import { EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
 import { HELP } from "./help.js";

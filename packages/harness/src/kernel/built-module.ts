@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
  * loads in a fraction of the CPU time.
  */
 export const ENTRY_POINTS = {
-  cli: "cli/main.js",
+  cli: "cli/launch.js",
   bench: "bench/main.js",
   "scenario-cpu": "bench/scenario-cpu.js",
   "lockstep-worker": "hosts/lockstep/worker-entry.js",

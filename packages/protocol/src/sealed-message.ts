@@ -40,7 +40,18 @@ const TWO_BYTE_RECORDS = SHARED_STRUCTURES.length > 32 || MAX_OWN_STRUCTURES + S
 /** Trie nodes made for shapes outside the table, past which the trie is rebuilt (keys of records are not bounded). */
 const MAX_SHAPES = 10_000;
 
-const shape = (): Shape => ({ next: new Map(), lastKey: "", lastNext: null, shared: 0, ownFrame: -1, ownId: 0 });
+const shape = (): Shape => ({
+  next: new Map(),
+  lastKey: "",
+  lastNext: null,
+  secondKey: "",
+  secondNext: null,
+  thirdKey: "",
+  thirdNext: null,
+  shared: 0,
+  ownFrame: -1,
+  ownId: 0,
+});
 
 function child(node: Shape, key: string): Shape {
   let next = node.next.get(key);

@@ -40,7 +40,18 @@ const TWO_BYTE_RECORDS = SHARED_STRUCTURES.length > 32 || MAX_OWN_STRUCTURES + S
 /** Trie nodes made for shapes outside the table, past which the trie is rebuilt (keys of records are not bounded). */
 const MAX_SHAPES = 10_000;
 
-const shape = (): Shape => ({ next: new Map(), lastKey: "", lastNext: null, shared: 0, ownFrame: -1, ownId: 0 });
+const shape = (): Shape => ({
+  next: new Map(),
+  lastKey: "",
+  lastNext: null,
+  secondKey: "",
+  secondNext: null,
+  thirdKey: "",
+  thirdNext: null,
+  shared: 0,
+  ownFrame: -1,
+  ownId: 0,
+});
 
 function child(node: Shape, key: string): Shape {
   let next = node.next.get(key);
@@ -110,35 +121,38 @@ function numberSize(value: number): number {
   return 9; // float64
 }
 
+// Tests of `typeof value` against literals, not a switch: V8 compiles each to a type check, where a switch
+// first builds the type's name through a builtin call, once per value sized.
 function sizeOf(value: unknown): number {
-  switch (typeof value) {
-    case "string":
-      return stringSize(value);
-    case "number":
-      return numberSize(value);
-    case "boolean":
-      return 1;
-    case "undefined":
-      return 3; // fixext 1, type 0
-    case "bigint":
-      if (value >= -0x8000000000000000n && value < 0x10000000000000000n) return 9;
-      throw UNMODELLED;
-    case "object":
-      if (value === null) return 1;
-      if (value.constructor === Object) return recordSize(value as Record<string, unknown>);
-      if (value.constructor === Array) return arraySize(value as unknown[]);
-      if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return binHeader(value.byteLength) + value.byteLength;
-      throw UNMODELLED;
-    default:
-      throw UNMODELLED;
+  if (typeof value === "string") return stringSize(value);
+  if (typeof value === "number") return numberSize(value);
+  if (typeof value === "object") {
+    if (value === null) return 1;
+    const valueClass = value.constructor;
+    if (valueClass === Object) return recordSize(value as Record<string, unknown>);
+    if (valueClass === Array) return arraySize(value as unknown[]);
+    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return binHeader(value.byteLength) + value.byteLength;
+    throw UNMODELLED;
   }
+  if (typeof value === "boolean") return 1;
+  if (typeof value === "undefined") return 3; // fixext 1, type 0
+  if (typeof value === "bigint" && value >= -0x8000000000000000n && value < 0x10000000000000000n) return 9;
+  throw UNMODELLED;
 }
 
 const isBytes = (value: unknown): value is NodeJS.TypedArray =>
   typeof value === "object" && value !== null && ArrayBuffer.isView(value) && !(value instanceof DataView);
 
+/**
+ * Whether the pass must freeze `value` (and copy the byte arrays it holds).
+ * Object.isExtensible is answered from the object's map without leaving
+ * JavaScript; Object.isFrozen is a call into the runtime, so it is asked
+ * only of objects that are already closed (a frozen object is never extensible).
+ */
+const toSeal = (value: object): boolean => freezing && (Object.isExtensible(value) || !Object.isFrozen(value));
+
 function arraySize(array: unknown[]): number {
-  const sealing = freezing && !Object.isFrozen(array);
+  const sealing = toSeal(array);
   let size = lengthHeader(array.length);
   for (let i = 0; i < array.length; i++) {
     let item = array[i];
@@ -172,7 +186,7 @@ function recordSize(object: Record<string, unknown>): number {
     size = (id >= 0x60 && TWO_BYTE_RECORDS ? 4 : 3) + lengthHeader(keys.length);
     for (const key of keys) size += stringSize(key);
   }
-  const sealing = freezing && !Object.isFrozen(object);
+  const sealing = toSeal(object);
   for (const key in object) {
     if (ownOnly || typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
       let value = object[key];
@@ -187,7 +201,6 @@ function recordSize(object: Record<string, unknown>): number {
 function pass(value: unknown, freeze: boolean): number {
   frame++;
   nextOwnId = SHARED_LIMIT_ID;
-  own.length = 0;
   freezing = freeze;
   plainPrototype = objectPrototypeIsClean();
   if (madeShapes > MAX_SHAPES) {
@@ -201,8 +214,11 @@ function pass(value: unknown, freeze: boolean): number {
     if (freeze) deepFreeze(value);
     return encode(value as Message).length;
   } finally {
-    for (const node of own) node.ownFrame = -1;
-    own.length = 0;
+    // Emptied only if filled: setting an array's length is a call into the runtime.
+    if (own.length !== 0) {
+      for (const node of own) node.ownFrame = -1;
+      own.length = 0;
+    }
   }
 }
 
@@ -222,7 +238,9 @@ export function sealMessage(message: Message): number {
 
 /** Freezes a value and everything it holds (byte arrays excepted: they cannot be frozen). */
 export function deepFreeze(value: unknown): void {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return;
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return;
+  // Object.isFrozen is a runtime call; an extensible object (the usual case) is not frozen.
+  if (!Object.isExtensible(value) && Object.isFrozen(value)) return;
   Object.freeze(value);
   for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
 }

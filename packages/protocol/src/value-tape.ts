@@ -68,7 +68,16 @@ function doubled<A extends Uint8Array | Float64Array>(array: A, make: new (lengt
   return grown;
 }
 
-const keyNode = (): KeyNode => ({ next: new Map(), lastKey: "", lastNext: null, shape: -1 });
+const keyNode = (): KeyNode => ({
+  next: new Map(),
+  lastKey: "",
+  lastNext: null,
+  secondKey: "",
+  secondNext: null,
+  thirdKey: "",
+  thirdNext: null,
+  shape: -1,
+});
 
 /** The streams a reader rebuilds values from. */
 interface TapeStreams {

@@ -1,7 +1,7 @@
 import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deepFreeze, encode, encodedSize, MESSAGE_SCHEMAS, type Message, sealMessage } from "../src/index.js";
+import { deepFreeze, encode, encodedSize, MESSAGE_SCHEMAS, type Message, SHARED_STRUCTURES, sealMessage } from "../src/index.js";
 
 /**
  * Values of a message schema: every kind the message schemas use, with
@@ -81,6 +81,33 @@ function reversedKeys(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Nested values of random shapes, built fresh by each call of the function
+ * drawn: objects whose keys are those of a shared structure (a record
+ * reference) or a few keys of a small pool in any order (shapes a frame
+ * defines itself, often repeated, often more than 32 of them), nested in
+ * one another in any mix, with arrays, strings, numbers, byte arrays.
+ */
+const sharedKeyLists = SHARED_STRUCTURES.slice(0, 40);
+const keyPool = ["a", "b", "c", "type", "partitions", "k\u00e9y", "x".repeat(40)];
+/** An object of the keys drawn, its values made by the makers drawn (in turn). */
+const objectOf = (keys: fc.Arbitrary<readonly string[]>, value: fc.Arbitrary<() => unknown>): fc.Arbitrary<() => unknown> =>
+  fc.tuple(keys, fc.array(value, { minLength: 1, maxLength: 4 })).map(
+    ([names, makers]) =>
+      () =>
+        Object.fromEntries(names.map((key, i) => [key, (makers[i % makers.length] as () => unknown)()])),
+  );
+const randomShape: fc.Arbitrary<() => unknown> = fc.letrec<{ value: () => unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 40 }), fc.boolean(), fc.constant(null)).map((v) => () => v),
+    fc.uint8Array({ maxLength: 20 }).map((bytes) => () => Uint8Array.from(bytes)),
+    fc.array(tie("value"), { maxLength: 40 }).map((items) => () => items.map((item) => item())),
+    objectOf(fc.constantFrom(...sharedKeyLists), tie("value")),
+    objectOf(fc.uniqueArray(fc.constantFrom(...keyPool), { maxLength: 5 }), tie("value")),
+  ),
+})).value;
+
 describe("encodedSize: the codec's frame length without encoding", () => {
   it("equals encode(message).length for random messages of every message type", () => {
     for (const schema of MESSAGE_SCHEMAS) {
@@ -109,6 +136,30 @@ describe("encodedSize: the codec's frame length without encoding", () => {
       const shapes = Array.from({ length: n }, (_, i) => ({ [`k${i}`]: i }));
       const many = { type: "SimPing", shapes, again: shapes.slice(0, 10), tail: shapes.slice(n - 10) } as unknown as Message;
       expect(encodedSize(many)).toBe(encode(many).length);
+    }
+  });
+
+  it("equals it for random nestings of shared shapes and shapes a frame defines itself, sealed or not", () => {
+    fc.assert(
+      fc.property(randomShape, (make) => {
+        const message = { type: "SimPing", body: make(), more: [make(), make()] } as unknown as Message;
+        const expected = encode(message).length;
+        expect(encodedSize(message)).toBe(expected);
+        expect(sealMessage(message)).toBe(expected);
+        expect(encodedSize(message)).toBe(expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("equals it for a shape nested in itself and for more than 32 shapes of a frame's own under one object", () => {
+    const nested = { a: { a: { a: 1 } }, b: [{ a: 2 }] };
+    expect(encodedSize(nested as unknown as Message)).toBe(encode(nested as unknown as Message).length);
+    for (let n = 28; n <= 40; n++) {
+      const children = Array.from({ length: n }, (_, i) => ({ [`k${i}`]: { [`k${n - i}`]: i } }));
+      const parent = { z: children, y: { k0: 1 }, x: children.slice(0, 3) };
+      expect(encodedSize(parent as unknown as Message)).toBe(encode(parent as unknown as Message).length);
+      expect(sealMessage(parent as unknown as Message)).toBe(encode(parent as unknown as Message).length);
     }
   });
 
@@ -169,10 +220,31 @@ describe("sealMessage: a sent message becomes an immutable value", () => {
     expect(sealMessage(message)).toBe(size);
   });
 
+  it("freezes what was closed but not frozen, and leaves frozen parts (another message's) as they are", () => {
+    const bytes = new Uint8Array([1]);
+    const closed = Object.preventExtensions({ name: "range", metadata: bytes });
+    const sealedArray = Object.seal([1, 2]);
+    const received = { type: "SimPing", seq: 1, list: [{ a: new Uint8Array([5]) }] } as unknown as Message;
+    sealMessage(received);
+    const receivedBytes = (received as unknown as { list: { a: Uint8Array }[] }).list[0]?.a;
+    const message = { type: "SimPing", closed, sealedArray, received } as unknown as Message;
+    expect(sealMessage(message)).toBe(encode(message).length);
+    expect(Object.isFrozen(closed)).toBe(true);
+    expect(Object.isFrozen(sealedArray)).toBe(true);
+    // The closed object now holds its own copy of the bytes; the frozen part's bytes were copied when it was sealed, not again.
+    expect(closed.metadata).not.toBe(bytes);
+    expect((received as unknown as { list: { a: Uint8Array }[] }).list[0]?.a).toBe(receivedBytes);
+  });
+
   it("deepFreeze freezes nested objects and arrays and skips byte arrays", () => {
     const value = { a: [{ b: 1 }], bytes: new Uint8Array(2) };
     deepFreeze(value);
     expect(Object.isFrozen(value.a[0])).toBe(true);
     expect(Object.isFrozen(value.a)).toBe(true);
+    // Closed (not extensible) is not frozen: it is frozen too, and what it holds.
+    const closed = Object.preventExtensions({ inner: { c: 1 } });
+    deepFreeze(closed);
+    expect(Object.isFrozen(closed)).toBe(true);
+    expect(Object.isFrozen(closed.inner)).toBe(true);
   });
 });

@@ -10,11 +10,25 @@ import type { ScenarioCpu } from "./scenario-cpu.js";
 export const COMPRESSION_SCENARIOS = ["chaos-consumer", "chaos-data", "m10-join"] as const;
 const REPETITIONS = 3;
 
-/** How a scenario is measured: the process's first run or its second, with kcsim's V8 settings or V8's defaults. */
+/**
+ * How a scenario is measured: the process's first run or its second, with kcsim's V8 settings or V8's defaults;
+ * what its row's case and note add.
+ */
 interface Measure {
   readonly warm: boolean;
   readonly v8Defaults: boolean;
+  readonly label: string;
+  readonly note: string;
 }
+
+const COLD: Measure = { warm: false, v8Defaults: false, label: "", note: "" };
+const COLD_V8_DEFAULTS: Measure = {
+  warm: false,
+  v8Defaults: true,
+  label: ", cold with V8's defaults",
+  note: "without kcsim's V8 settings, alternating with the cold runs; ",
+};
+const WARM: Measure = { warm: true, v8Defaults: false, label: ", warm", note: "second run in one process; " };
 
 /** One scenario run in a fresh process (bench/scenario-cpu.ts) as `measure` says; what it printed. */
 async function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Promise<ScenarioCpu> {
@@ -28,10 +42,6 @@ async function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Pro
   if (run.code !== 0 || !line.startsWith("{")) throw new Error(`compression: ${scenario} failed (exit ${run.code}): ${run.stderr.trim()}`);
   return JSON.parse(line) as ScenarioCpu;
 }
-
-const COLD: Measure = { warm: false, v8Defaults: false };
-const COLD_V8_DEFAULTS: Measure = { warm: false, v8Defaults: true };
-const WARM: Measure = { warm: true, v8Defaults: false };
 
 /**
  * Time compression: virtual seconds simulated per CPU second, inline, each
@@ -57,11 +67,7 @@ export const compressionBench: BenchSuite = {
   async run(): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     for (const scenario of COMPRESSION_SCENARIOS) {
-      const runs = new Map<Measure, ScenarioCpu[]>([
-        [COLD, []],
-        [COLD_V8_DEFAULTS, []],
-        [WARM, []],
-      ]);
+      const runs = new Map<Measure, ScenarioCpu[]>([COLD, COLD_V8_DEFAULTS, WARM].map((measure) => [measure, []]));
       for (let i = 0; i < REPETITIONS; i++)
         for (const measure of [COLD, COLD_V8_DEFAULTS]) runs.get(measure)?.push(await measureOnce(scenario, measure));
       for (let i = 0; i < REPETITIONS; i++) runs.get(WARM)?.push(await measureOnce(scenario, WARM));
@@ -69,22 +75,16 @@ export const compressionBench: BenchSuite = {
       const first = all[0] as ScenarioCpu;
       if (all.some((r) => r.historyHash !== first.historyHash)) throw new Error(`compression: ${scenario} did not repeat its history`);
       const medianMs = (measure: Measure) => median((runs.get(measure) ?? []).map((r) => r.cpuMs));
-      const coldMs = medianMs(COLD);
-      const defaultsMs = medianMs(COLD_V8_DEFAULTS);
-      const labels = new Map<Measure, [string, string]>([
-        [COLD, ["", `${Math.round((1 - coldMs / defaultsMs) * 100)}% less CPU than with V8's defaults (same run); `]],
-        [COLD_V8_DEFAULTS, [", cold with V8's defaults", "without kcsim's V8 settings, alternating with the cold runs; "]],
-        [WARM, [", warm", "second run in one process; "]],
-      ]);
       for (const [measure, measured] of runs) {
         const cpuMs = medianMs(measure);
-        const [label, note] = labels.get(measure) ?? ["", ""];
+        const versusDefaults =
+          measure === COLD ? `${(cpuMs / medianMs(COLD_V8_DEFAULTS)).toFixed(2)}x the CPU with V8's defaults (same run); ` : "";
         rows.push({
           suite: this.name,
-          case: `${scenario}${label}: virtual s per CPU s`,
+          case: `${scenario}${measure.label}: virtual s per CPU s`,
           value: Math.round(first.virtualMs / cpuMs),
           unit: "x",
-          note: `${note}${(first.virtualMs / 1000).toFixed(0)} s virtual in ${(cpuMs / 1000).toFixed(2)} s CPU (median of ${REPETITIONS}: ${measured
+          note: `${versusDefaults}${measure.note}${(first.virtualMs / 1000).toFixed(0)} s virtual in ${(cpuMs / 1000).toFixed(2)} s CPU (median of ${REPETITIONS}: ${measured
             .map((r) => (r.cpuMs / 1000).toFixed(2))
             .join(" / ")}), ${first.checksFailed === 0 ? "every check passed" : `${first.checksFailed} checks failed`}`,
         });

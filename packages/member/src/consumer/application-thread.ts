@@ -62,9 +62,12 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   // The step the thread is in, as fields rather than an object per step: what it runs next (null: no step), when
   // that is due, and whether it is a wait that new work (a callback, records, a reconciliation) may cut short.
   #next: Continuation | null = null;
-  #dueAt: Micros = 0;
+  // Both times are read only once a step has set them, and both hold Infinity at times (a wait with no end), so
+  // they start there: a field that starts as a small integer and later holds Infinity changes representation in
+  // V8, which throws away the optimized code of every function that had seen a thread (about a dozen).
+  #dueAt: Micros = Number.POSITIVE_INFINITY;
   #wakeable = false;
-  #pausedRemaining: Micros = 0;
+  #pausedRemaining: Micros = Number.POSITIVE_INFINITY;
   #paused = false;
   #activity: Activity = "idle";
   #dead = false;

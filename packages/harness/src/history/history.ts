@@ -14,6 +14,12 @@ export interface HistoryOptions {
   readonly onLine?: (line: string) => void;
   /** Bytes of records kept in memory before later ones spill to a temporary file (default 256 MiB). */
   readonly memoryBudget?: number;
+  /**
+   * Default true. False: the events are only handed to onEvent, with their indexes, as they are recorded;
+   * nothing is encoded, hashed or kept, and finish() returns the empty string (a hunt's run is judged as it
+   * goes, and a failing seed is run again with its history). Cannot be combined with onLine.
+   */
+  readonly recorded?: boolean;
 }
 
 /** A block is sealed (hashed, stored) once it holds this many bytes; blocks are read back one at a time. */
@@ -30,6 +36,7 @@ const BLOCK_BYTES = 64 * 1024;
 export class History {
   readonly header: HistoryHeader;
   readonly #keep: boolean;
+  readonly #recorded: boolean;
   readonly #onEvent: ((event: HistoryEvent, index: number) => void) | undefined;
   readonly #onLine: ((line: string) => void) | undefined;
   readonly #hash: Hash = createHash("sha256");
@@ -47,13 +54,17 @@ export class History {
 
   constructor(header: HistoryHeader, options: HistoryOptions = {}) {
     this.header = header;
-    this.#keep = options.keepEvents ?? true;
+    this.#recorded = options.recorded ?? true;
+    if (!this.#recorded && options.onLine !== undefined) throw new Error("a history that is not recorded has no lines to write");
+    this.#keep = this.#recorded && (options.keepEvents ?? true);
     this.#onEvent = options.onEvent;
     this.#onLine = options.onLine;
     this.#store = new BlockStore(options.memoryBudget);
-    const line = JSON.stringify(header);
-    this.#hash.update(`${line}\n`);
-    this.#onLine?.(line);
+    if (this.#recorded) {
+      const line = JSON.stringify(header);
+      this.#hash.update(`${line}\n`);
+      this.#onLine?.(line);
+    }
     const history = this;
     this.#log = new EventLog({
       tables: this.#encoder.tables,
@@ -75,6 +86,10 @@ export class History {
       return;
     }
     const index = this.#count++;
+    if (!this.#recorded) {
+      this.#onEvent?.(event, index);
+      return;
+    }
     const writer = this.#writer;
     this.#encoder.encode(event, writer);
     if (writer.pos >= BLOCK_BYTES) this.#seal();
@@ -115,12 +130,15 @@ export class History {
     return this.#store.bytes + this.#writer.pos;
   }
 
-  /** Seals the history and returns its hash (hex). Idempotent. */
+  /** Seals the history and returns its hash (hex), or the empty string when it is not recorded. Idempotent. */
   finish(): string {
     this.release();
     if (this.#digest === null) {
-      if (this.#writer.pos > 0) this.#seal();
-      this.#digest = this.#hash.digest("hex");
+      if (!this.#recorded) this.#digest = "";
+      else {
+        if (this.#writer.pos > 0) this.#seal();
+        this.#digest = this.#hash.digest("hex");
+      }
     }
     return this.#digest;
   }

@@ -29,6 +29,7 @@ export interface HuntFailure {
 
 export interface HuntRunResult {
   readonly seed: number;
+  /** The run's history hash; empty when a passing run was judged without recording its history (as hunts do). */
   readonly historyHash: string;
   readonly failures: readonly HuntFailure[];
   readonly parameters: Readonly<Record<string, JsonValue>>;

@@ -87,13 +87,14 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     try {
       // A reduction must stay a valid scenario (e.g. no step for a member that is gone).
       validateScenario(candidate, "shrink");
-      const { summary } = await runScenario(candidate, { host: "inline", seed: options.seed });
+      // A trial needs only its verdicts: judged as it goes, its history not recorded.
+      const { summary } = await runScenario(candidate, { host: "inline", seed: options.seed, judgedOnly: true });
       failed = summary.checks[options.check]?.ok === false;
       // With planted bugs the reduction must still fail because of them, not because it became too short to heal:
       // the same candidate without the bugs must pass the checker.
       if (failed && (candidate.bugs ?? []).length > 0) {
         const { bugs: _planted, ...withoutBugs } = candidate;
-        const clean = await runScenario(withoutBugs, { host: "inline", seed: options.seed });
+        const clean = await runScenario(withoutBugs, { host: "inline", seed: options.seed, judgedOnly: true });
         failed = clean.summary.checks[options.check]?.ok !== false;
       }
     } catch {

@@ -9,6 +9,7 @@ export interface RunResult {
   readonly host: "inline" | "lockstep" | "realtime";
   readonly scenario: string;
   readonly seed: number;
+  /** The SHA-256 of the history (hex); empty when the history was not recorded (HistoryOptions.recorded false). */
   readonly historyHash: string;
   /** The recorded events, read back from the binary history on demand (when the run kept them). */
   readonly log: EventLog;

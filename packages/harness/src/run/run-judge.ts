@@ -47,6 +47,11 @@ export class RunJudge {
     this.pass.accept(event, index);
   };
 
+  /** Whether every checker judges as the events come (none reads the whole history afterwards): then the run needs no log. */
+  get streamsAll(): boolean {
+    return this.#names.every((name) => this.#judgements.has(name));
+  }
+
   /** An actor that rejected its settings at start (bad input), if one did. */
   get settingsError(): ScenarioError | null {
     return this.#settings.first;

@@ -1,0 +1,104 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Checker } from "../src/checkers/checker.js";
+import { History } from "../src/history/history.js";
+import type { HistoryEvent, HistoryHeader } from "../src/history/history-event.js";
+import { runHuntTask } from "../src/hunt/run-hunt-task.js";
+import { runScenario } from "../src/run/run-scenario.js";
+import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const scenario = (name: string): ScenarioFile => loadScenarioFile(join(root, "scenarios", `${name}.json`));
+
+const header: HistoryHeader = { kcsim: "history", format: 3, seed: 1, scenario: "s", versions: { kcsim: "0", protocol: "0" } };
+const events: HistoryEvent[] = [
+  { ev: "obs", t: 0, actor: "a", o: { type: "x", n: 1 } },
+  { ev: "life", t: 5, actor: "a", what: "start", detail: null },
+  { ev: "obs", t: 9, actor: "b", o: { type: "y", list: [1, 2] } },
+] as unknown as HistoryEvent[];
+
+describe("a history that is not recorded", () => {
+  it("hands every event to onEvent with its index, and encodes, hashes and keeps nothing", () => {
+    const seen: [HistoryEvent, number][] = [];
+    const history = new History(header, { recorded: false, onEvent: (event, index) => seen.push([event, index]) });
+    for (const event of events) history.record(event);
+    expect(seen).toEqual(events.map((event, index) => [event, index]));
+    expect(history.length).toBe(3);
+    expect(history.bytes).toBe(0);
+    expect(history.log.length).toBe(0);
+    expect(history.finish()).toBe("");
+    expect(() => history.record(events[0] as HistoryEvent)).toThrow(/already finished/);
+  });
+
+  it("keeps the order of events held back (hold/release) as a recorded one does", () => {
+    const seen: number[] = [];
+    const history = new History(header, { recorded: false, onEvent: (event) => seen.push(event.t) });
+    history.hold();
+    for (const event of events) history.record(event);
+    expect(seen).toEqual([]);
+    history.release();
+    expect(seen).toEqual([0, 5, 9]);
+  });
+
+  it("refuses to write lines it does not make", () => {
+    expect(() => new History(header, { recorded: false, onLine: () => {} })).toThrow(/not recorded has no lines/);
+  });
+});
+
+describe("runScenario judgedOnly", () => {
+  it("reaches the verdicts and metrics of the recorded run, without a hash", async () => {
+    const base = { ...scenario("static-restart"), durationMs: 60_000, bugs: ["static-rejoin-bumps-epoch"] };
+    const recorded = await runScenario(base, { host: "inline", seed: 1 });
+    const judged = await runScenario(base, { host: "inline", seed: 1, judgedOnly: true });
+    expect(Object.values(recorded.summary.checks).some((check) => !check.ok)).toBe(true);
+    expect(judged.summary.checks).toEqual(recorded.summary.checks);
+    const { historyEvents: _recordedEvents, wallMs: _w1, speedup: _s1, ...recordedMetrics } = recorded.summary.metrics;
+    const { historyEvents: judgedEvents, wallMs: _w2, speedup: _s2, ...judgedMetrics } = judged.summary.metrics;
+    expect(judgedMetrics).toEqual(recordedMetrics);
+    expect(judgedEvents).toBe(0);
+    expect(recorded.summary.historyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(judged.summary.historyHash).toBe("");
+    expect(judged.result.log.length).toBe(0);
+  }, 60_000);
+
+  it("records the history anyway when a checker reads the whole history afterwards", async () => {
+    let seen = -1;
+    const countsEvents: Checker = {
+      name: "counts-events",
+      description: "reads the history as an array",
+      check(all) {
+        seen = all.length;
+        return { ok: true, violations: [] };
+      },
+    };
+    const base = { ...scenario("m10-join"), durationMs: 20_000 };
+    const recorded = await runScenario(base, { host: "inline", seed: 1, checkers: [countsEvents] });
+    const recordedCount = seen;
+    const judged = await runScenario(base, { host: "inline", seed: 1, checkers: [countsEvents], judgedOnly: true });
+    expect(recordedCount).toBeGreaterThan(100);
+    expect(seen).toBe(recordedCount);
+    expect(judged.summary.historyHash).toBe(recorded.summary.historyHash);
+  }, 60_000);
+});
+
+describe("a hunt run", () => {
+  it("gives the same result for a failing seed whether judged first without its history or recorded from the start", async () => {
+    const base = { ...scenario("static-restart"), durationMs: 60_000 };
+    const bugged = { base, seed: 1, asWritten: true, protocol: null, bugs: ["static-rejoin-bumps-epoch"] };
+    // A passing run first: the next run in this thread is judged without its history, then run again recorded.
+    const clean = await runHuntTask({ base, seed: 1, asWritten: true, protocol: null });
+    expect(clean.failures).toEqual([]);
+    expect(clean.historyHash).toBe("");
+    const afterPass = await runHuntTask(bugged);
+    // After a failing run the next one is recorded from the start.
+    const afterFail = await runHuntTask(bugged);
+    expect(afterPass.failures.length).toBeGreaterThan(0);
+    const { wallMs: _a, ...first } = afterPass;
+    const { wallMs: _b, ...second } = afterFail;
+    expect(first).toEqual(second);
+    const plain = await runScenario(afterPass.scenario, { host: "inline", seed: 1 });
+    expect(afterPass.historyHash).toBe(plain.summary.historyHash);
+  }, 120_000);
+});

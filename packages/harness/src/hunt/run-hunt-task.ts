@@ -8,7 +8,7 @@ import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 
 /**
  * Whether this thread's last hunt run failed. A run is first judged without recording its history (no
- * encoding, no hash: 5 to 15% less CPU per seed) and only a failing one runs again with its history, for its
+ * encoding, no hash: 5 to 30% less CPU per seed) and only a failing one runs again with its history, for its
  * failure's signature and hash. After a failing run the next is recorded from the start, so a hunt whose
  * seeds mostly fail does not run each of them twice. Either way a seed gives the same result.
  */

@@ -30,7 +30,7 @@ export interface RunOptions extends SpecOverrides {
   readonly checkers?: readonly Checker[];
   /**
    * Judge the run as it goes without recording its history: nothing encoded or hashed (the summary's
-   * historyHash is empty) and no log, which takes 5 to 15% off a run (hunts use it, and run a failing seed
+   * historyHash is empty) and no log, which takes 5 to 30% off a run (hunts use it, and run a failing seed
    * again with its history). Only on the inline host, without `out`, and when every checker streams; otherwise
    * the history is recorded as usual.
    */

@@ -63,23 +63,46 @@ describe("runScenario judgedOnly", () => {
     expect(judged.result.log.length).toBe(0);
   }, 60_000);
 
-  it("records the history anyway when a checker reads the whole history afterwards", async () => {
-    let seen = -1;
-    const countsEvents: Checker = {
-      name: "counts-events",
+  it("hands a checker that reads the whole history afterwards the events as a recorded run decodes them", async () => {
+    let seen: readonly HistoryEvent[] = [];
+    const keepsEvents: Checker = {
+      name: "keeps-events",
       description: "reads the history as an array",
       check(all) {
-        seen = all.length;
+        seen = all;
         return { ok: true, violations: [] };
       },
     };
-    const base = { ...scenario("m10-join"), durationMs: 20_000 };
-    const recorded = await runScenario(base, { host: "inline", seed: 1, checkers: [countsEvents] });
-    const recordedCount = seen;
-    const judged = await runScenario(base, { host: "inline", seed: 1, checkers: [countsEvents], judgedOnly: true });
-    expect(recordedCount).toBeGreaterThan(100);
-    expect(seen).toBe(recordedCount);
-    expect(judged.summary.historyHash).toBe(recorded.summary.historyHash);
+    // Exactly-once and sink scenarios: their checkers read arrays, and their observations are the richest.
+    for (const [name, durationMs] of [
+      ["chaos-eos", 40_000],
+      ["eos-zombie", 90_000],
+      ["sink-upsert", 60_000],
+    ] as const) {
+      const base = { ...scenario(name), durationMs };
+      const recorded = await runScenario(base, { host: "inline", seed: 2, checkers: [keepsEvents] });
+      const decoded = JSON.stringify(recorded.result.log.toArray());
+      expect(JSON.stringify(seen), name).toBe(decoded);
+      const judged = await runScenario(base, { host: "inline", seed: 2, checkers: [keepsEvents], judgedOnly: true });
+      expect(judged.summary.historyHash, name).toBe("");
+      // The events themselves, at the end of the run: had an actor changed one after recording it, they would differ.
+      expect(JSON.stringify(seen), name).toBe(decoded);
+      expect(judged.summary.checks, name).toEqual(recorded.summary.checks);
+    }
+  }, 120_000);
+});
+
+describe("runScenario judgedOnly past its kept-events limit", () => {
+  it("runs again with its history recorded, with the same verdicts", async () => {
+    const base = { ...scenario("eos-zombie"), durationMs: 30_000 };
+    const recorded = await runScenario(base, { host: "inline", seed: 1 });
+    const within = await runScenario(base, { host: "inline", seed: 1, judgedOnly: true });
+    const past = await runScenario(base, { host: "inline", seed: 1, judgedOnly: true, keptEventsLimit: 100 });
+    expect(recorded.result.log.length).toBeGreaterThan(100);
+    expect(within.summary.historyHash).toBe("");
+    expect(past.summary.historyHash).toBe(recorded.summary.historyHash);
+    expect(past.summary.checks).toEqual(recorded.summary.checks);
+    expect(within.summary.checks).toEqual(recorded.summary.checks);
   }, 60_000);
 });
 

@@ -3,6 +3,7 @@ import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { Checker, CheckResult } from "../checkers/checker.js";
 import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
 import type { HistoryOptions } from "../history/history.js";
+import type { HistoryEvent } from "../history/history-event.js";
 import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js";
 import { loadRegistry, withDefaultActors } from "../hosts/worker/load-registry.js";
 import type { ActorRegistry } from "../kernel/actor-registry.js";
@@ -18,6 +19,9 @@ import { writeRunDirectory } from "./write-run-directory.js";
 
 export type { HostName, HostOptions } from "../hosts/run-host.js";
 
+/** Events a judged-only run keeps by default for checkers that read the whole history (about 14 chaos-eos runs' worth). */
+const KEPT_EVENTS_LIMIT = 500_000;
+
 export interface RunOptions extends SpecOverrides {
   readonly host: HostName;
   /** Directory for history.jsonl, summary.json, command.txt, spec.json and report.html. */
@@ -31,10 +35,13 @@ export interface RunOptions extends SpecOverrides {
   /**
    * Judge the run as it goes without recording its history: nothing encoded or hashed (the summary's
    * historyHash is empty) and no log, which takes 5 to 30% off a run (hunts use it, and run a failing seed
-   * again with its history). Only on the inline host, without `out`, and when every checker streams; otherwise
-   * the history is recorded as usual.
+   * again with its history). A checker that reads the whole history afterwards (the exactly-once family) is
+   * handed the events themselves, kept as they were recorded. Only on the inline host and without `out`;
+   * otherwise the history is recorded as usual.
    */
   readonly judgedOnly?: boolean;
+  /** Events a judged-only run keeps for checkers that read the whole history (default 500,000); past it, it runs again recorded. */
+  readonly keptEventsLimit?: number;
 }
 
 /** What `kcsim run --json` prints: later issues add fields, never rename these. */
@@ -106,14 +113,32 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
   // Judged as the history is recorded; its JSON lines stream to history.jsonl (when asked for), never held whole.
   const judgeRun = new RunJudge(spec, checkerNames, checkers);
   const historyFile = options.out === undefined ? null : new LineFile(join(options.out, "history.jsonl"));
-  const recorded = options.judgedOnly !== true || options.host !== "inline" || historyFile !== null || !judgeRun.streamsAll;
+  const recorded = options.judgedOnly !== true || options.host !== "inline" || historyFile !== null;
+  // Judged only, with a checker that reads the whole history afterwards: it gets the events themselves, kept as
+  // recorded, up to a bound; a longer run is run again with its history recorded (a hunt's runs stay far below it).
+  let kept: HistoryEvent[] | null = !recorded && !judgeRun.streamsAll ? [] : null;
+  let overflowed = false;
+  const keptLimit = options.keptEventsLimit ?? KEPT_EVENTS_LIMIT;
+  const onEvent =
+    kept === null
+      ? judgeRun.accept
+      : (event: HistoryEvent, index: number) => {
+          if (kept !== null) {
+            if (kept.length < keptLimit) kept.push(event);
+            else {
+              kept = null;
+              overflowed = true;
+            }
+          }
+          judgeRun.accept(event, index);
+        };
   let result: RunResult & { readonly recordingText?: string };
   try {
     result = await runSpec(
       spec,
       options.host,
       {
-        onEvent: judgeRun.accept,
+        onEvent,
         ...(historyFile !== null ? { onLine: historyFile.write } : {}),
         ...(recorded ? {} : { recorded: false }),
       },
@@ -129,10 +154,11 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
     throw settingsError;
   }
   historyFile?.close();
+  if (overflowed) return runScenario(scenario, { ...options, judgedOnly: false });
   // An interrupted run is judged as the shorter run it was, not against the end it never reached (again, from its log).
   const judged =
     result.interruptedAtUs === undefined
-      ? { spec, checks: judgeRun.checks(() => result.log.toArray()), metrics: judgeRun.metrics(result) }
+      ? { spec, checks: judgeRun.checks(() => kept ?? result.log.toArray()), metrics: judgeRun.metrics(result) }
       : {
           spec: { ...spec, durationUs: result.interruptedAtUs },
           ...judgeFinished(result, { ...spec, durationUs: result.interruptedAtUs }, checkerNames, checkers),

@@ -302,6 +302,16 @@ describe("group checkers catch what they exist to catch", () => {
     // ...and never comes if the member polls again first.
     const neverFound = [...base, coordinator(1_000_000, null), ...later];
     expect(check("poll-expiry", neverFound, s).ok).toBe(true);
+    // Swarm seeds 16 and 18: the application was blocked in commitSync while the coordinator was unknown; when it is
+    // found again the expiry comes, the leave fails the commit, and the application's next poll() restarts the timer,
+    // all in that one instant and in that order. The expiry belongs to the gap the poll ends.
+    const reset = (t: number) => obs(t, "a", { type: "member.poll-timer-reset", memberId: "a-id" });
+    const commitFailed = [state(2_000_000, "a", "UNJOINED", -1), reset(2_000_000), state(2_000_000, "a", "PREPARING_REBALANCE", -1)];
+    expect(check("poll-expiry", [...lost, expire(2_000_000, 500_000), ...commitFailed, ...later], s).ok).toBe(true);
+    // A poll in that instant before the expiry still ends the gap first: then the expiry has no gap to end.
+    expect(check("poll-expiry", [...lost, reset(2_000_000), expire(2_000_000, 500_000), ...commitFailed.slice(2), ...later], s).ok).toBe(
+      false,
+    );
   });
 
   // Swarm hunt seed 955: FENCED (not heartbeating) through the whole gap, the member leaves FENCED inside the poll()

@@ -93,9 +93,11 @@ function noticedAt(track: MemberTrack, t: Micros): number {
  * and its own clock has reached `deadline` (its clock at the poll plus
  * max.poll.interval.ms). The own clock is virtual time plus the member's
  * offset, so a forward step brings the moment earlier, a backward step
- * later. Null when no such moment comes.
+ * later. Null when no such moment comes. At `until` itself an expiry
+ * noticed before the event at history index `untilIndex` still counts (the
+ * next poll can come in the very instant of the expiry, after it).
  */
-function earliestExpiry(track: MemberTrack, poll: number, deadline: Micros, until: Micros): Micros | null {
+function earliestExpiry(track: MemberTrack, poll: number, deadline: Micros, until: Micros, untilIndex: number): Micros | null {
   const fromIndex = track.pollIndices[poll] as number;
   const replay = new Replay();
   const changes = track.changes;
@@ -108,11 +110,12 @@ function earliestExpiry(track: MemberTrack, poll: number, deadline: Micros, unti
       // Checked from `at` on: due when the own clock reaches the deadline, unless a change comes first
       // (changes in the very instant are applied first, up to the expiry noticed there).
       const due = Math.max(at, deadline - replay.offset);
-      if (next === undefined || due < next.t || (due === next.t && next.index > noticedAt(track, due))) return due < until ? due : null;
+      if (next === undefined || due < next.t || (due === next.t && next.index > noticedAt(track, due)))
+        return due < until || (due === until && noticedAt(track, due) < untilIndex) ? due : null;
     }
     // Later, change by change in history order: a coordinator found and the expiry it lets the member notice
     // share one instant, so the state is judged after each change, not after the whole instant.
-    if (next === undefined || next.t >= until) return null;
+    if (next === undefined || next.t > until || (next.t === until && next.index > untilIndex)) return null;
     replay.apply(next);
     at = next.t;
     i++;
@@ -300,7 +303,11 @@ export const pollExpiry = streamingChecker({
           const deadline = (inGap[0]?.lastPollUs ?? fromHigh) + max;
           const crash = t.down.find((d) => d.from >= from && d.from < next);
           const until = Math.min(next, crash?.from ?? Number.POSITIVE_INFINITY, spec.durationUs);
-          const due = earliestExpiry(t, i, deadline, until);
+          // The gap ends at the next poll, in history order: an expiry noticed in that very instant but before it
+          // belongs to this gap (the coordinator found again, the expiry, the leave failing a blocked commitSync, and
+          // the application's next poll() all in one instant).
+          const endsAtPoll = until === next && next <= spec.durationUs && (crash === undefined || crash.from > next);
+          const due = earliestExpiry(t, i, deadline, until, endsAtPoll ? (t.pollIndices[i + 1] as number) : -1);
           if (due === null) {
             if (inGap.length > 0)
               violations.add(inGap[0]?.t ?? from, `${actor} expired for poll inactivity while it was not checking its poll timer`, [

@@ -8,6 +8,7 @@ import { runHuntTask } from "../src/hunt/run-hunt-task.js";
 import { runScenario } from "../src/run/run-scenario.js";
 import { loadScenarioFile } from "../src/scenario/load-scenario.js";
 import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
+import { historyHashOfLines } from "./failure-dir-checks.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const scenario = (name: string): ScenarioFile => loadScenarioFile(join(root, "scenarios", `${name}.json`));
@@ -123,5 +124,17 @@ describe("a hunt run", () => {
     expect(first).toEqual(second);
     const plain = await runScenario(afterPass.scenario, { host: "inline", seed: 1 });
     expect(afterPass.historyHash).toBe(plain.summary.historyHash);
+  }, 120_000);
+
+  it("keeps a failing seed's history lines (--history) from its recorded run, the same lines either way", async () => {
+    const base = { ...scenario("static-restart"), durationMs: 60_000 };
+    const bugged = { base, seed: 1, asWritten: true, protocol: null, bugs: ["static-rejoin-bumps-epoch"], withHistory: true };
+    await runHuntTask({ base, seed: 1, asWritten: true, protocol: null });
+    // Judged first: the recorded re-run writes the lines; recorded first: a run for the lines alone.
+    const afterPass = await runHuntTask(bugged);
+    const afterFail = await runHuntTask(bugged);
+    expect(afterPass.history).toBeDefined();
+    expect(afterPass.history).toBe(afterFail.history);
+    expect(historyHashOfLines(afterPass.history as string)).toBe(afterPass.historyHash);
   }, 120_000);
 });

@@ -28,11 +28,17 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
   const recordFirst = lastRunFailed;
   const first = await runScenario(plan.scenario, { host: "inline", seed: task.seed, judgedOnly: !recordFirst });
   lastRunFailed = Object.values(first.summary.checks).some((check) => !check.ok);
-  const judged = lastRunFailed && first.summary.historyHash === "" ? await recordedAgain(plan.scenario, task.seed, first.summary) : first;
+  const withHistory = task.withHistory === true;
+  const judged =
+    lastRunFailed && first.summary.historyHash === ""
+      ? await recordedAgain(plan.scenario, task.seed, first.summary, withHistory)
+      : { ...first, lines: null };
   const failures = failedChecks(judged.summary.checks, judged.result.log, toSimulationSpec(plan.scenario, { seed: task.seed }));
   const wallMs = performance.now() - started;
   const history =
-    task.withHistory === true && failures.length > 0 ? await historyOf(plan.scenario, task.seed, judged.summary.historyHash) : undefined;
+    withHistory && failures.length > 0
+      ? (judged.lines ?? (await historyOf(plan.scenario, task.seed, judged.summary.historyHash)))
+      : undefined;
   return {
     seed: task.seed,
     historyHash: judged.summary.historyHash,
@@ -50,16 +56,18 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
 }
 
 /**
- * A failing run judged without its history, run again with it: the same seed must reach the same verdicts
- * (every check, every violation); if not, the simulation is not deterministic, and the hunt reports the seed as a
- * run error with both verdicts.
+ * A failing run judged without its history, run again with it (and its lines, for `--history`): the same seed
+ * must reach the same verdicts (every check, every violation); if not, the simulation is not deterministic, and
+ * the hunt reports the seed as a run error with both verdicts.
  */
 async function recordedAgain(
   scenario: ScenarioFile,
   seed: number,
   judgedOnly: RunSummary,
-): Promise<{ summary: RunSummary; result: RunResult }> {
-  const again = await runScenario(scenario, { host: "inline", seed });
+  withLines: boolean,
+): Promise<{ summary: RunSummary; result: RunResult; lines: string | null }> {
+  const lines: string[] = [];
+  const again = await runScenario(scenario, { host: "inline", seed, ...(withLines ? { onLine: (line: string) => lines.push(line) } : {}) });
   if (JSON.stringify(again.summary.checks) !== JSON.stringify(judgedOnly.checks)) {
     const failing = (summary: RunSummary) =>
       Object.entries(summary.checks)
@@ -70,7 +78,7 @@ async function recordedAgain(
       `seed ${seed}: the run did not repeat itself: judged without its history it failed ${failing(judgedOnly)}; recorded, ${failing(again.summary)}`,
     );
   }
-  return again;
+  return { ...again, lines: withLines ? `${lines.join("\n")}\n` : null };
 }
 
 /**

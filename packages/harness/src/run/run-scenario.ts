@@ -40,6 +40,8 @@ export interface RunOptions extends SpecOverrides {
    * otherwise the history is recorded as usual.
    */
   readonly judgedOnly?: boolean;
+  /** Each history line (JSON, the header's first) as the run records it: what `out` writes to history.jsonl. */
+  readonly onLine?: (line: string) => void;
   /** Events a judged-only run keeps for checkers that read the whole history (default 500,000); past it, it runs again recorded. */
   readonly keptEventsLimit?: number;
 }
@@ -113,7 +115,16 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
   // Judged as the history is recorded; its JSON lines stream to history.jsonl (when asked for), never held whole.
   const judgeRun = new RunJudge(spec, checkerNames, checkers);
   const historyFile = options.out === undefined ? null : new LineFile(join(options.out, "history.jsonl"));
-  const recorded = options.judgedOnly !== true || options.host !== "inline" || historyFile !== null;
+  const onLine =
+    historyFile === null
+      ? options.onLine
+      : options.onLine === undefined
+        ? historyFile.write
+        : (line: string) => {
+            historyFile.write(line);
+            options.onLine?.(line);
+          };
+  const recorded = options.judgedOnly !== true || options.host !== "inline" || onLine !== undefined;
   // Judged only, with a checker that reads the whole history afterwards: it gets the events themselves, kept as
   // recorded, up to a bound; a longer run is run again with its history recorded (a hunt's runs stay far below it).
   let kept: HistoryEvent[] | null = !recorded && !judgeRun.streamsAll ? [] : null;
@@ -139,7 +150,7 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
       options.host,
       {
         onEvent,
-        ...(historyFile !== null ? { onLine: historyFile.write } : {}),
+        ...(onLine !== undefined ? { onLine } : {}),
         ...(recorded ? {} : { recorded: false }),
       },
       hostOptions,

@@ -314,6 +314,39 @@ describe("group checkers catch what they exist to catch", () => {
     );
   });
 
+  // Swarm hunt seed 1272: a classic member restarted after a crash, joined inside its first poll() and was frozen
+  // there (pause-app) before that poll returned. Its poll timer started when the new consumer was made (Kafka's
+  // Heartbeat constructor), so it expires max.poll.interval.ms after the restart, with that lastPollUs.
+  it("poll-expiry: a consumer's poll timer starts when it is made, at the start and at a restart", () => {
+    const expire = (t: number, last: number) =>
+      obs(t, "a", { type: "member.poll-timeout", groupId: "g", memberId: "a-id", lastPollUs: last, maxPollIntervalMs: 1000 });
+    const coordinator = (t: number) =>
+      obs(t, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: "coordinator-0" });
+    const s = { ...spec, durationUs: 5_000_000 };
+    const restarted = [
+      life(0, "a", "start"),
+      state(0, "a", "STABLE"),
+      coordinator(0),
+      poll(0, "a"),
+      poll(500_000, "a"),
+      life(600_000, "a", "crash"),
+      life(1_000_000, "a", "restart"),
+      coordinator(1_010_000),
+      state(1_010_000, "a", "PREPARING_REBALANCE", -1),
+    ];
+    const later = [state(2_000_000, "a", "UNJOINED", -1), poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a")];
+    expect(check("poll-expiry", [...restarted, expire(2_000_000, 1_000_000), ...later], s).ok).toBe(true);
+    // Its timer did not start at the last poll before the crash...
+    expect(check("poll-expiry", [...restarted, expire(2_000_000, 500_000), ...later], s).violations[0]?.message).toMatch(
+      /lastPollUs 500000, but its last poll was at 1000000/,
+    );
+    // ...and it must expire, once, max.poll.interval.ms after the restart.
+    expect(check("poll-expiry", [...restarted, ...later.slice(1)], s).violations[0]?.message).toMatch(/expired 0 times/);
+    expect(check("poll-expiry", [...restarted, expire(2_300_000, 1_000_000), ...later.slice(1)], s).violations[0]?.message).toMatch(
+      /was due at 2000000 us/,
+    );
+  });
+
   // Swarm hunt seed 955: FENCED (not heartbeating) through the whole gap, the member leaves FENCED inside the poll()
   // that ends it; that poll restarted the timer on entry (Kafka's PollEvent), so no expiry is due, though the poll's
   // member.poll comes only when it returns, a second later.

@@ -205,6 +205,13 @@ export const pollExpiry = streamingChecker({
     const track = (actor: string): MemberTrack => getOrCreate(tracks, actor, newTrack);
     /** A member's track, or undefined for any other actor: one map lookup for an event of a member seen before. */
     const memberTrack = (actor: string): MemberTrack | undefined => tracks.get(actor) ?? (maxPoll.has(actor) ? track(actor) : undefined);
+    /** The member's poll timer (re)starts at `t`: a poll, or the consumer being made. */
+    const pollTimerStarted = (member: MemberTrack, t: Micros, index: number) => {
+      member.pollTimes.push(t);
+      member.pollIndices.push(index);
+      member.pollClocks.push(t + member.clock.current);
+      member.pollHighs.push(member.clock.highWaterAt(t));
+    };
     const ran = (member: MemberTrack, t: Micros) => {
       if (member.activations[member.activations.length - 1] !== t) member.activations.push(t);
     };
@@ -229,6 +236,9 @@ export const pollExpiry = streamingChecker({
           member.changes.push({ t: event.t, index, known: false }, { t: event.t, index, state: "UNSUBSCRIBED" });
         }
         if (event.what === "restart") close(event.actor, "down", event.t);
+        // A consumer made (at start, or again at a restart) starts its poll timer then: Kafka's classic Heartbeat
+        // and the KIP-848 HeartbeatRequestManager create their poll timer in their constructors.
+        if (event.what === "start" || event.what === "restart") pollTimerStarted(member, event.t, index);
         if (event.what === "pause") openSince.set(`${event.actor}/frozen`, event.t);
         if (event.what === "resume") close(event.actor, "frozen", event.t);
         if (event.what === "clock-step") {
@@ -246,10 +256,7 @@ export const pollExpiry = streamingChecker({
         // A poll() entered after the timer ran out restarts it there; its member.poll comes when it returns.
         case "member.poll":
         case "member.poll-timer-reset":
-          member.pollTimes.push(event.t);
-          member.pollIndices.push(index);
-          member.pollClocks.push(event.t + member.clock.current);
-          member.pollHighs.push(member.clock.highWaterAt(event.t));
+          pollTimerStarted(member, event.t, index);
           return;
         case "member.poll-timeout":
           member.timeouts.push({ t: event.t, high: member.clock.highWaterAt(event.t), lastPollUs: o.lastPollUs, index });

@@ -170,6 +170,97 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("single-owner", [...base, owned(5, "a", [0, 1])]).ok).toBe(false);
   });
 
+  describe("single-owner in a classic group: a static member a join phase left behind is a zombie of its old generation", () => {
+    // Swarm seeds 1167 (cooperative) and 1551 (eager): a static member cut off from its coordinator
+    // does not rejoin; the join phase completes without it (Kafka keeps a static member that did not
+    // rejoin, with its old subscription), the leader gives its partitions to another member, and its
+    // client, still at the old generation, keeps them until it hears ILLEGAL_GENERATION.
+    const classicGroup = (t: number, generation: number, groupState: string) =>
+      obs(t, "coordinator-0", {
+        type: "gc.group",
+        groupId: "g",
+        protocol: "classic",
+        groupEpoch: generation,
+        assignmentEpoch: generation,
+        state: groupState,
+        members: 2,
+      });
+    const classicState = (t: number, who: string, to: string, generation: number) =>
+      obs(t, who, {
+        type: "member.state",
+        groupId: "g",
+        memberId: `${who}-id`,
+        protocol: "classic",
+        from: "X",
+        to,
+        memberEpoch: generation,
+      });
+    const ownedAt = (t: number, who: string, generation: number, partitions: number[], cause = "assigned") =>
+      obs(t, who, {
+        type: "member.owned",
+        groupId: "g",
+        memberId: `${who}-id`,
+        memberEpoch: generation,
+        owned: partitions.length ? { T: partitions } : {},
+        cause,
+      });
+    // Generation 1: a owns T-0, b owns T-1. A rebalance starts; b rejoins, a (static, cut off) does not.
+    const generation1 = [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      classicGroup(1, 1, "COMPLETING_REBALANCE"),
+      classicState(2, "a", "STABLE", 1),
+      ownedAt(2, "a", 1, [0]),
+      classicState(2, "b", "STABLE", 1),
+      ownedAt(2, "b", 1, [1]),
+      classicGroup(3, 1, "STABLE"),
+      classicGroup(10, 1, "PREPARING_REBALANCE"),
+      classicState(11, "b", "PREPARING_REBALANCE", 1),
+    ];
+    // The join phase completes without a; the leader b gives itself T-0 as well.
+    const leftBehind = [
+      ...generation1,
+      classicGroup(20, 2, "COMPLETING_REBALANCE"),
+      classicState(21, "b", "COMPLETING_REBALANCE", 2),
+      classicGroup(22, 2, "STABLE"),
+      classicState(23, "b", "STABLE", 2),
+      ownedAt(23, "b", 2, [0, 1]),
+    ];
+
+    it("does not count it while its client is at the old generation, even when it starts rejoining late", () => {
+      expect(check("single-owner", leftBehind).ok).toBe(true);
+      // Rejoining after the join phase it missed does not make it a member of that generation.
+      expect(check("single-owner", [...leftBehind, classicState(30, "a", "PREPARING_REBALANCE", 1)]).ok).toBe(true);
+    });
+
+    it("counts it again once its client holds a generation at least the one it missed", () => {
+      const rejoined = [
+        ...leftBehind,
+        classicState(30, "a", "PREPARING_REBALANCE", 1),
+        classicGroup(31, 2, "PREPARING_REBALANCE"),
+        classicState(31, "b", "PREPARING_REBALANCE", 2),
+        classicGroup(40, 3, "COMPLETING_REBALANCE"),
+        classicState(41, "a", "COMPLETING_REBALANCE", 3),
+      ];
+      expect(check("single-owner", rejoined).violations.map((v) => [v.t, v.message])).toEqual([[41, "T-0 owned by b and a at once"]]);
+    });
+
+    it("still flags a member whose JoinGroup counted in the new generation (cooperative: it keeps what it owns while rejoining)", () => {
+      // a was rejoining when the join phase completed: its owned T-0 was in its subscription, so the leader
+      // must not give T-0 to b (ConsumerCoordinator.validateCooperativeAssignment).
+      const counted = [...generation1, classicState(12, "a", "PREPARING_REBALANCE", 1), ...leftBehind.slice(generation1.length)];
+      expect(check("single-owner", counted).violations.map((v) => [v.t, v.message])).toEqual([[23, "T-0 owned by a and b at once"]]);
+    });
+
+    it("still flags two owners at the same generation, and a left-behind member whose generation is current again", () => {
+      const sameGeneration = [...leftBehind, classicState(30, "a", "STABLE", 2), ownedAt(30, "a", 2, [0])];
+      expect(check("single-owner", sameGeneration).violations.map((v) => [v.t, v.message])).toEqual([[30, "T-0 owned by b and a at once"]]);
+      // A new coordinator loads generation 1 (the join phase of generation 2 was never written): a's client is current again.
+      const reloaded = [...leftBehind, classicGroup(30, 1, "STABLE")];
+      expect(check("single-owner", reloaded).violations.map((v) => [v.t, v.message])).toEqual([[30, "T-0 owned by b and a at once"]]);
+    });
+  });
+
   it("no-zombie-commits: flags accepted commits from removed members or at a stale epoch", () => {
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 4, 10)]).ok).toBe(true);
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), commit(2, "A", 3, 10, 113)]).ok).toBe(true);

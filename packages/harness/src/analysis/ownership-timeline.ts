@@ -4,7 +4,13 @@ import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
 
 /** The observations apply() reads; every other observation leaves the timeline as it is. */
-const OWNERSHIP_OBSERVATIONS: ReadonlySet<string> = new Set(["member.owned", "member.state", "gc.member", "gc.member-removed"]);
+export const OWNERSHIP_OBSERVATIONS: ReadonlySet<string> = new Set([
+  "member.owned",
+  "member.state",
+  "gc.member",
+  "gc.member-removed",
+  "gc.group",
+]);
 /** The events that can move ownership: process events and those observations. */
 export const OWNERSHIP_EVENTS: readonly string[] = ["life", ...OWNERSHIP_OBSERVATIONS];
 
@@ -23,6 +29,22 @@ export interface UnownedCount {
  * zombie may still believe it owns a partition, and may even finish a
  * reconciliation it started before it was fenced; only the coordinator
  * admitting it again makes it a live member.
+ *
+ * A classic group fences by generation as well: when its coordinator
+ * completes a join phase (`gc.group` with a higher generation), a member
+ * whose client holds an older generation and was not rejoining (not in
+ * PREPARING_REBALANCE, so no JoinGroup of it counted) is left behind. Kafka
+ * keeps such a member if it is static (GroupMetadataManager
+ * `completeClassicGroupJoin` removes only dynamic members that did not
+ * rejoin), hands the leader its old subscription (ClassicGroup
+ * `currentClassicGroupMembers`), so the leader may give its partitions to
+ * others, and refuses every request stamped with its old generation
+ * (ILLEGAL_GENERATION: `validateClassicGroupHeartbeat`, ClassicGroup
+ * `validateOffsetCommit`, SyncGroup). Its client, cut off from the
+ * coordinator, keeps fetching until it hears of it (AbstractCoordinator's
+ * heartbeat thread only marks the coordinator unknown). It is a zombie of
+ * its old generation until its client holds the missed generation or a
+ * later one (a JoinGroup answered).
  */
 export class OwnershipTimeline implements EventFollower {
   readonly reads = OWNERSHIP_EVENTS;
@@ -37,6 +59,12 @@ export class OwnershipTimeline implements EventFollower {
   readonly #owners = new Map<string, Set<string>>();
   /** The unowned counts watching each partition key (see watchUnowned). */
   readonly #watchers = new Map<string, { count: number }[]>();
+  /** Each classic group's generation (its last gc.group). */
+  readonly #generations = new Map<string, number>();
+  /** What each classic client holds: its group, generation and state (member.state). */
+  readonly #classicClients = new Map<string, { groupId: string; generation: number; state: string }>();
+  /** Classic members a join phase left behind, with the generation they missed. */
+  readonly #leftBehind = new Map<string, number>();
   /** Partitions that just got a second live owner at the last apply(). */
   conflicts: { partition: string; owners: string[] }[] = [];
 
@@ -49,6 +77,8 @@ export class OwnershipTimeline implements EventFollower {
       if (event.what === "start" || event.what === "restart") {
         this.#alive.add(event.actor);
         this.#fenced.delete(event.actor);
+        this.#leftBehind.delete(event.actor);
+        this.#classicClients.delete(event.actor);
         // A new process: whatever member id the old one had is not its id any more.
         this.#memberIdOf.delete(event.actor);
         return false;
@@ -71,12 +101,34 @@ export class OwnershipTimeline implements EventFollower {
       for (const { topic, partition } of topicPartitionsOf(owned.owned)) next.add(tpKey(topic, partition));
       this.#owned.set(actor, next);
       this.#forget(actor, before);
+      this.#clientGeneration(actor, owned.memberEpoch, undefined);
       this.#remember(actor);
       return true;
     }
     const state = observationOf(event, "member.state");
     if (state !== undefined && event.ev === "obs") {
-      return this.#identify(event.actor, state.memberId);
+      let rejoined = false;
+      if (state.protocol === "classic") {
+        const client = this.#classicClients.get(event.actor);
+        if (client === undefined || client.groupId !== state.groupId) {
+          this.#classicClients.set(event.actor, { groupId: state.groupId, generation: state.memberEpoch, state: state.to });
+          // A generation missed in another group says nothing of this one.
+          rejoined = this.#leftBehind.delete(event.actor);
+        }
+        rejoined = this.#clientGeneration(event.actor, state.memberEpoch, state.to) || rejoined;
+      } else if (this.#classicClients.delete(event.actor)) {
+        // Now a consumer-protocol member: its epochs are its own, no generation of a classic group fences it.
+        rejoined = this.#leftBehind.delete(event.actor);
+      }
+      if (rejoined) this.#remember(event.actor);
+      return this.#identify(event.actor, state.memberId) || rejoined;
+    }
+    const group = observationOf(event, "gc.group");
+    if (group !== undefined) {
+      if (group.protocol === "classic") return this.#generationMoved(group.groupId, group.groupEpoch);
+      // A consumer group's epochs are no generations: a downgrade back to classic starts afresh.
+      this.#generations.delete(group.groupId);
+      return false;
     }
     const readmitted = observationOf(event, "gc.member");
     if (readmitted !== undefined) {
@@ -141,7 +193,7 @@ export class OwnershipTimeline implements EventFollower {
   }
 
   isLive(actor: string): boolean {
-    return this.#alive.has(actor) && !this.#fenced.has(actor);
+    return this.#alive.has(actor) && !this.#fenced.has(actor) && !this.#leftBehind.has(actor);
   }
 
   isAlive(actor: string): boolean {
@@ -168,6 +220,50 @@ export class OwnershipTimeline implements EventFollower {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A classic group's generation is now `generation`. A higher one completed
+   * a join phase: every client of the group holding an older generation that
+   * was not rejoining is left behind. A lower one (a new coordinator loaded
+   * an older generation) takes back those whose generation is current again.
+   */
+  #generationMoved(groupId: string, generation: number): boolean {
+    const previous = this.#generations.get(groupId);
+    this.#generations.set(groupId, generation);
+    if (previous === undefined || previous === generation) return false;
+    let changed = false;
+    for (const [actor, client] of this.#classicClients) {
+      if (client.groupId !== groupId) continue;
+      if (generation > previous) {
+        if (client.generation >= generation || client.state === "PREPARING_REBALANCE" || this.#leftBehind.has(actor)) continue;
+        const had = this.#liveSet(actor);
+        this.#leftBehind.set(actor, generation);
+        this.#forget(actor, had);
+        changed ||= had.size > 0;
+      } else if (this.#leftBehind.has(actor) && client.generation >= generation) {
+        this.#leftBehind.delete(actor);
+        this.#remember(actor);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * A classic client's generation (and state, from member.state) moved:
+   * true if that ends its being left behind (it holds the generation it
+   * missed, or a later one); the caller then remembers what it owns.
+   */
+  #clientGeneration(actor: string, generation: number, state: string | undefined): boolean {
+    const client = this.#classicClients.get(actor);
+    if (client === undefined) return false;
+    client.generation = generation;
+    if (state !== undefined) client.state = state;
+    const missed = this.#leftBehind.get(actor);
+    if (missed === undefined || generation < missed) return false;
+    this.#leftBehind.delete(actor);
+    return true;
   }
 
   #liveSet(actor: string): Set<string> {

@@ -15,7 +15,10 @@ interface Conflict {
  * DESIGN.md rule 2: among live, unfenced members, no partition has two
  * owners at once. Ownership is the application's (`member.owned`); a
  * member the coordinator fenced stops counting until it rejoins, a crashed
- * one at once.
+ * one at once, and a classic member a join phase left behind (a static
+ * member still at an older generation, which Kafka keeps in the group and
+ * fences with ILLEGAL_GENERATION) until its client holds the new
+ * generation (see OwnershipTimeline).
  *
  * "At once" means for some virtual time, or long enough to act: a conflict
  * is reported when it is still there after the last event of the instant

@@ -1,11 +1,8 @@
 import { type Micros, parseTpKey, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
-import { OwnershipTimeline } from "../analysis/ownership-timeline.js";
+import { OWNERSHIP_OBSERVATIONS, OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import type { OwnershipInterval, OwnershipRow, TimeSpan } from "./report-data.js";
-
-/** The observations OwnershipTimeline reads (with process lifecycle events). */
-const OWNERSHIP_OBSERVATIONS = new Set(["member.owned", "member.state", "gc.member", "gc.member-removed"]);
 
 interface OpenInterval {
   readonly fromUs: Micros;
@@ -35,7 +32,8 @@ const rowKey = (groupId: string, partition: string) => `${groupId}\u0000${partit
  * Turns member.owned observations into ownership intervals: one per
  * (member, partition, live or zombie) span, so the Gantt chart draws a bar
  * per tenure, not a shape per event. "Live" follows OwnershipTimeline (the
- * checkers' definition): alive and not fenced by the coordinator; a
+ * checkers' definition): alive and not fenced by the coordinator (nor,
+ * in a classic group, left behind at an older generation); a
  * fenced member that still believes it owns a partition gets a zombie
  * interval. A crash ends every interval of the crashed member.
  */

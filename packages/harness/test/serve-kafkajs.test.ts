@@ -51,10 +51,14 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 }
 
 /**
- * The cluster of the test: three brokers (RF 3), three coordinators; the group's coordinator crashes at 12 s
- * and is back at 14 s (it reloads its log and answers COORDINATOR_LOAD_IN_PROGRESS meanwhile); between 3 s
+ * The cluster of the test: three brokers (RF 3), three coordinators; the group's coordinator crashes at 16 s
+ * and is back at 18 s (it reloads its log and answers COORDINATOR_LOAD_IN_PROGRESS meanwhile); between 3 s
  * and 18 s, 3% of the real clients' fetches break their connection and group traffic to the coordinators is
- * delayed.
+ * delayed. The crash comes after the rebalance that consumer-3's expiry starts (killed about 6 s in, its 6 s
+ * session ends about 12 s in): a JoinGroup in flight when the coordinator crashes sends KafkaJS 2.2.4 back to
+ * partitions it no longer owns (its own bug; kafkajs-virtual-time.test.ts). With the crash at 12 s one CI run hit
+ * it: back on its old partition at the old generation, a consumer fetched and committed records the server had
+ * not counted as handed out (it gave the partition up with its JoinGroup), and no-loss failed.
  */
 function scenario(): ScenarioFile {
   const coordinator = `coordinator-${partitionFor(GROUP, 50) % 3}`;
@@ -79,8 +83,8 @@ function scenario(): ScenarioFile {
       },
     ],
     nemesis: [
-      { atMs: 12_000, actor: coordinator, action: "crash" },
-      { atMs: 14_000, actor: coordinator, action: "restart" },
+      { atMs: 16_000, actor: coordinator, action: "crash" },
+      { atMs: 18_000, actor: coordinator, action: "restart" },
     ],
   };
 }

@@ -17,6 +17,11 @@ export interface KeyTrieNode<N> {
   thirdNext: N | null;
 }
 
+/** The links of a node just made: no key followed from it yet (a node type spreads them and adds its own fields). */
+export function unlinkedNode<N>(): KeyTrieNode<N> {
+  return { next: new Map(), lastKey: "", lastNext: null, secondKey: "", secondNext: null, thirdKey: "", thirdNext: null };
+}
+
 /** The node `key` leads to from `node` (made by `make` if missing), remembered as the last one followed. */
 function follow<N extends KeyTrieNode<N>>(node: N, key: string, make: () => N): N {
   let next: N | null | undefined;

@@ -1,5 +1,5 @@
 import { encode, MAX_OWN_STRUCTURES, SHARED_STRUCTURES } from "./codec.js";
-import { followKeys, type KeyTrieNode } from "./key-trie.js";
+import { followKeys, type KeyTrieNode, unlinkedNode } from "./key-trie.js";
 import type { Message } from "./messages/index.js";
 import { objectPrototypeIsClean } from "./plain-object-keys.js";
 
@@ -41,13 +41,7 @@ const TWO_BYTE_RECORDS = SHARED_STRUCTURES.length > 32 || MAX_OWN_STRUCTURES + S
 const MAX_SHAPES = 10_000;
 
 const shape = (): Shape => ({
-  next: new Map(),
-  lastKey: "",
-  lastNext: null,
-  secondKey: "",
-  secondNext: null,
-  thirdKey: "",
-  thirdNext: null,
+  ...unlinkedNode<Shape>(),
   shared: 0,
   ownFrame: -1,
   ownId: 0,

@@ -1,5 +1,5 @@
 import { decodeUnchecked, encodeValue } from "./codec.js";
-import { followKeys, type KeyTrieNode } from "./key-trie.js";
+import { followKeys, type KeyTrieNode, unlinkedNode } from "./key-trie.js";
 import { objectPrototypeIsClean } from "./plain-object-keys.js";
 
 /**
@@ -68,16 +68,7 @@ function doubled<A extends Uint8Array | Float64Array>(array: A, make: new (lengt
   return grown;
 }
 
-const keyNode = (): KeyNode => ({
-  next: new Map(),
-  lastKey: "",
-  lastNext: null,
-  secondKey: "",
-  secondNext: null,
-  thirdKey: "",
-  thirdNext: null,
-  shape: -1,
-});
+const keyNode = (): KeyNode => ({ ...unlinkedNode<KeyNode>(), shape: -1 });
 
 /** The streams a reader rebuilds values from. */
 interface TapeStreams {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { followKeys, type KeyTrieNode } from "../src/key-trie.js";
+import { followKeys, type KeyTrieNode, unlinkedNode } from "../src/key-trie.js";
 
 interface Node extends KeyTrieNode<Node> {
   readonly id: number;
@@ -12,16 +12,7 @@ describe("followKeys", () => {
     fc.assert(
       fc.property(fc.array(fc.uniqueArray(keys, { maxLength: 4 }), { maxLength: 60 }), (objects) => {
         let made = 0;
-        const make = (): Node => ({
-          id: made++,
-          next: new Map(),
-          lastKey: "",
-          lastNext: null,
-          secondKey: "",
-          secondNext: null,
-          thirdKey: "",
-          thirdNext: null,
-        });
+        const make = (): Node => ({ ...unlinkedNode<Node>(), id: made++ });
         const root = make();
         /** The node of a key sequence, found through the Maps alone (made on the way if missing). */
         const byMaps = (sequence: readonly string[]): Node =>

@@ -1,5 +1,5 @@
 import type { RunResult } from "../kernel/run-result.js";
-import { type RunSummary, runScenario, runSpec } from "../run/run-scenario.js";
+import { type RunSummary, runScenario } from "../run/run-scenario.js";
 import { toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { drawChaosPlan } from "./chaos-generator.js";
@@ -25,20 +25,17 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
   const bugs = [...new Set([...(drawn.scenario.bugs ?? []), ...(task.bugs ?? [])])];
   const plan = bugs.length === 0 ? withProtocol : { ...withProtocol, scenario: { ...withProtocol.scenario, bugs } };
   const started = performance.now();
-  const recordFirst = lastRunFailed;
-  const first = await runScenario(plan.scenario, { host: "inline", seed: task.seed, judgedOnly: !recordFirst });
+  const first = await runScenario(plan.scenario, { host: "inline", seed: task.seed, judgedOnly: !lastRunFailed });
   lastRunFailed = Object.values(first.summary.checks).some((check) => !check.ok);
   const withHistory = task.withHistory === true;
+  // A failing seed runs again recorded if its first run was judged only, or for its lines (--history).
   const judged =
-    lastRunFailed && first.summary.historyHash === ""
+    lastRunFailed && (first.summary.historyHash === "" || withHistory)
       ? await recordedAgain(plan.scenario, task.seed, first.summary, withHistory)
       : { ...first, lines: null };
   const failures = failedChecks(judged.summary.checks, judged.result.log, toSimulationSpec(plan.scenario, { seed: task.seed }));
   const wallMs = performance.now() - started;
-  const history =
-    withHistory && failures.length > 0
-      ? (judged.lines ?? (await historyOf(plan.scenario, task.seed, judged.summary.historyHash)))
-      : undefined;
+  const history = failures.length > 0 ? (judged.lines ?? undefined) : undefined;
   return {
     seed: task.seed,
     historyHash: judged.summary.historyHash,
@@ -56,40 +53,32 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
 }
 
 /**
- * A failing run judged without its history, run again with it (and its lines, for `--history`): the same seed
- * must reach the same verdicts (every check, every violation); if not, the simulation is not deterministic, and
- * the hunt reports the seed as a run error with both verdicts.
+ * A failing seed run again with its history recorded (and its lines, for `--history`; they are asked for only
+ * now that it failed, instead of every passing run holding its lines too): the same seed must reach the same
+ * verdicts (every check, every violation) and, if the first run was recorded, the same history hash; if not, the
+ * simulation is not deterministic, and the hunt reports the seed as a run error saying both.
  */
 async function recordedAgain(
   scenario: ScenarioFile,
   seed: number,
-  judgedOnly: RunSummary,
+  first: RunSummary,
   withLines: boolean,
 ): Promise<{ summary: RunSummary; result: RunResult; lines: string | null }> {
   const lines: string[] = [];
   const again = await runScenario(scenario, { host: "inline", seed, ...(withLines ? { onLine: (line: string) => lines.push(line) } : {}) });
-  if (JSON.stringify(again.summary.checks) !== JSON.stringify(judgedOnly.checks)) {
+  if (first.historyHash !== "" && again.summary.historyHash !== first.historyHash)
+    throw new Error(
+      `seed ${seed}: the run did not repeat itself (history hash ${again.summary.historyHash}, first run ${first.historyHash})`,
+    );
+  if (JSON.stringify(again.summary.checks) !== JSON.stringify(first.checks)) {
     const failing = (summary: RunSummary) =>
       Object.entries(summary.checks)
         .filter(([, check]) => !check.ok)
         .map(([name, check]) => `${name} at ${check.violations[0]?.t ?? "?"} us`)
         .join(", ") || "none";
     throw new Error(
-      `seed ${seed}: the run did not repeat itself: judged without its history it failed ${failing(judgedOnly)}; recorded, ${failing(again.summary)}`,
+      `seed ${seed}: the run did not repeat itself: first it failed ${failing(first)}; recorded again, ${failing(again.summary)}`,
     );
   }
   return { ...again, lines: withLines ? `${lines.join("\n")}\n` : null };
-}
-
-/**
- * A failing run's history.jsonl, asked for only now that it failed: the
- * run happens again (same scenario, same seed, so the same history) with
- * its lines kept, instead of every passing run holding its lines too.
- */
-async function historyOf(scenario: ScenarioFile, seed: number, expectedHash: string): Promise<string> {
-  const lines: string[] = [];
-  const again = await runSpec(toSimulationSpec(scenario, { seed }), "inline", { keepEvents: false, onLine: (line) => lines.push(line) });
-  if (again.historyHash !== expectedHash)
-    throw new Error(`seed ${seed}: the run did not repeat itself (history hash ${again.historyHash}, first run ${expectedHash})`);
-  return `${lines.join("\n")}\n`;
 }

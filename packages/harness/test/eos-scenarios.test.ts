@@ -90,8 +90,8 @@ describe("eos-off: the same pipeline without transactions", () => {
     return observations(r.events, "gc.member-removed").filter((m) => m.o.groupId === "pipeline" && ids.has(m.o.memberId));
   };
 
-  it("seed 4: fails exactly-once-output only, with duplicates of each cause (crash before commit, fenced member, zombie), all attributed", async () => {
-    const r = await run("eos-off", 4);
+  it("seed 12: fails exactly-once-output only, with duplicates of each cause (crash before commit, fenced member, zombie), all attributed", async () => {
+    const r = await run("eos-off", 12);
     expect(failing(r).map((f) => f.slice(0, f.indexOf(":")))).toEqual(["exactly-once-output"]);
     expect(r.checks["exactly-once-output"]?.violations[0]?.message).toMatch(
       /^pipeline: \d+ of \d+ committed input records have more than one result in out \(.*crash before commit x\d+/,
@@ -121,11 +121,11 @@ describe("eos-off: the same pipeline without transactions", () => {
     expect(fenced.length).toBe(1);
   });
 
-  it("seed 12: the resumed zombie processes records ahead of their new owner, and 'zombie' explains those duplicates too", async () => {
-    const r = await run("eos-off", 12);
+  it("seed 35: the resumed zombie processes records ahead of their new owner, and 'zombie' explains those duplicates too", async () => {
+    const r = await run("eos-off", 35);
     expect(r.checks["output-duplicates-attributed"]?.ok).toBe(true);
     const [account] = accountResults(r.events, r.spec);
-    expect(causesOf(account)).toEqual(["crash before commit", "zombie"]);
+    expect(causesOf(account)).toEqual(["crash before commit", "fenced member (session-timeout)", "zombie"]);
 
     const [fencedAt] = removalsOf(r, "member-2").map((m) => m.t);
     const learnedAt = observations(r.events, "member.state").find((s) => s.actor === "member-2" && s.o.to === "FENCED")?.t;

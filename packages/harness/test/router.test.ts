@@ -8,6 +8,7 @@ import {
   type PartitionFault,
   Router,
 } from "../src/index.js";
+import { retransmittedAt } from "../src/router/router.js";
 
 const N = 10_000;
 /** These tests route datagrams one by one (Router.route); connections have their own tests (connections.test.ts). */
@@ -171,5 +172,39 @@ describe("a break and the bytes in flight on its connection", () => {
     expect(router.lostWithBreak("client", 3, 20_999)).toBe(false);
     expect(router.lostWithBreak("client", 3, 21_000)).toBe(true); // 2 ms after: every host knows of the break
     expect(router.lostWithBreak("client", 4, 21_000)).toBe(false); // the next connection is a new one
+  });
+});
+
+describe("connection mode: each connection is its own stream", () => {
+  // A fixed 1 ms network; the server's answers to the client are cut from 1 s to 100 s.
+  const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+  const cut: PartitionFault = { name: "cut", a: ["client"], b: ["server"], direction: "b-to-a", startMs: 1_000, endMs: 100_000 };
+  const router = () => new Router({ network: connections, messageFaults: [], partitions: [cut] }, 7);
+
+  it("a message held on one connection does not hold back a later connection between the same two actors", () => {
+    const r = router();
+    // Connection 1's answer, sent at 2 s, is held: TCP retransmits it at its first attempt after the heal.
+    const held = r.routeOnConnection(2_000_000, "server", "client", "HeartbeatResponse", 50, "client", 1);
+    const retransmitted = retransmittedAt(2_000_000, 100_000_000);
+    expect(retransmitted).toBeGreaterThan(100_000_000 + 1_000_000); // the RTO had grown past the heal
+    expect(held).toMatchObject({ fate: "deliver", held: true, at: [retransmitted + 1_000] });
+    // The client gave connection 1 up and opened connection 2 after the heal: its handshake answer arrives in 1 ms.
+    expect(r.routeOnConnection(101_000_000, "server", "client", "SimAccept", 13, "client", 2)).toMatchObject({
+      fate: "deliver",
+      held: false,
+      at: [101_001_000],
+    });
+    // Connection 1 itself stays in order: a later answer on it comes no sooner than the held one.
+    expect(r.routeOnConnection(101_000_000, "server", "client", "HeartbeatResponse", 50, "client", 1).at).toEqual([retransmitted + 1_000]);
+    // The other direction of connection 1 was never cut, and is a stream of its own.
+    expect(r.routeOnConnection(101_000_000, "client", "server", "HeartbeatRequest", 50, "client", 1).at).toEqual([101_001_000]);
+  });
+
+  it("connections the other way round between the same two actors (each a client of the other) keep apart", () => {
+    const r = router();
+    // The server's answer on the client's connection 3 is held; the server's request on its own connection 3 (it is that one's client) is not cut.
+    const held = r.routeOnConnection(2_000_000, "server", "client", "X", 1, "client", 3);
+    expect(held.held).toBe(true);
+    expect(r.routeOnConnection(101_000_000, "server", "client", "Y", 1, "server", 3).at).toEqual([101_001_000]);
   });
 });

@@ -23,9 +23,10 @@ function fnv1a(text: string): number {
 
 /**
  * What the router remembers about one directed link (sender -> receiver):
- * the latest delivery time it promised (links are FIFO), how many messages
- * it has routed, and, per message fault (by its index in the plan), the
- * Gilbert-Elliott state and the bandwidth busy-until time.
+ * the latest delivery time it promised (datagram mode: the link is FIFO;
+ * connection mode: each connection on it is, see `connectionDue`), how
+ * many messages it has routed, and, per message fault (by its index in the
+ * plan), the Gilbert-Elliott state and the bandwidth busy-until time.
  *
  * Randomness is counter-based: the i-th draw for the n-th message of the
  * link is a hash of (run seed, link, n, i). A message's latency and fault
@@ -36,6 +37,18 @@ function fnv1a(text: string): number {
 export class LinkState {
   readonly name: string;
   lastDue: Micros = 0;
+  /**
+   * Connection mode: the latest delivery time promised on each connection
+   * that crosses the link in this direction, by its signed generation (+gen:
+   * the sender is the connection's client, -gen: its server). TCP orders
+   * the bytes of one stream, not those of two: a message held back on a
+   * connection its client has given up does not hold back the next
+   * connection's handshake.
+   */
+  readonly #connectionDue = new Map<number, Micros>();
+  /** The connection the link carried last and its latest delivery time (a link mostly carries one connection in a row). */
+  #lastConnection = 0;
+  #lastConnectionDue: Micros = 0;
   /** Messages routed on the link so far; the current message is number `count` - 1. */
   count = 0;
   /** Per fault index: Gilbert-Elliott state (true = bad); absent = good. */
@@ -61,6 +74,22 @@ export class LinkState {
     const base = fmix32(this.#key ^ fmix32(Math.imul(this.count, 0x9e3779b1) ^ fmix32(this.#draw++ + 0x632be5ab)));
     const high = fmix32(base ^ 0x7f4a7c15) >>> 11; // 21 bits
     return (high * 0x100000000 + base) / 2 ** 53;
+  }
+
+  /**
+   * Connection mode: the delivery time of a message ready to arrive at
+   * `ready` on the connection `connection` (signed generation, see
+   * #connectionDue): not before anything sent earlier on that connection.
+   */
+  dueOnConnection(connection: number, ready: Micros): Micros {
+    if (connection !== this.#lastConnection) {
+      if (this.#lastConnection !== 0) this.#connectionDue.set(this.#lastConnection, this.#lastConnectionDue);
+      this.#lastConnection = connection;
+      this.#lastConnectionDue = this.#connectionDue.get(connection) ?? 0;
+    }
+    const due = Math.max(ready, this.#lastConnectionDue);
+    this.#lastConnectionDue = due;
+    return due;
   }
 
   /** A new message on the link: its draws start afresh from its own number. */

@@ -245,7 +245,9 @@ export class Router {
    *   and the client and the server each notice after a drawn delay;
    * - a partition holds the bytes back, and TCP's retransmission (RTO from
    *   200 ms, doubling up to 120 s) delivers them once it has healed;
-   * - delays and bandwidth hold back the whole stream (head-of-line);
+   * - delays and bandwidth hold back the whole stream (head-of-line), and
+   *   only that stream: another connection between the same two actors
+   *   (the one a client opened after giving this one up) is not held back;
    * - a corrupted frame arrives damaged (its reader closes the connection).
    */
   routeOnConnection(
@@ -317,8 +319,8 @@ export class Router {
         fault = spec.name;
       }
     }
-    const due = Math.max(sendAt + latency, link.lastDue);
-    link.lastDue = due;
+    // FIFO on this connection in this direction, whatever other connections between the two actors carry.
+    const due = link.dueOnConnection(from === client ? gen : -gen, sendAt + latency);
     if (corrupt !== null) stats.corrupted++;
     if (fault !== null) this.#countFault(fault);
     stats.delivered++;

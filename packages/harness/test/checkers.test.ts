@@ -348,6 +348,30 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("converges", late, short).violations[0]?.message).toMatch(/converged only at 410000000 us, after its bound/);
   });
 
+  it("converges: a group left with consumers stopped by a fatal error only cannot converge (not judged); any other live member counts", () => {
+    // The faults heal at 5 s (a pause of a), after the group first settled.
+    const healing = { ...spec, durationUs: 500_000_000, nemesis: [{ atUs: 5_000_000, actor: "a", control: { action: "pause" as const } }] };
+    const fatal = (t: number, who: string) =>
+      obs(t, who, { type: "member.fatal", groupId: "g", memberId: `${who}-id`, error: "UNRELEASED_INSTANCE_ID" });
+    const settled = [life(0, "a", "start"), life(0, "b", "start"), group(1, 1, 1, "STABLE"), owned(2, "a", [0]), owned(3, "b", [1])];
+    // Both restart (static members, before their old incarnations' sessions ran out) and are refused for good.
+    const refusedA = [life(6_000_000, "a", "crash"), life(7_000_000, "a", "restart"), fatal(8_000_000, "a")];
+    const refusedB = [life(9_000_000, "b", "crash"), life(10_000_000, "b", "restart"), fatal(11_000_000, "b")];
+    const dead = check("converges", [...settled, ...refusedA, ...refusedB, group(12_000_000, 2, 1, "EMPTY")], healing);
+    expect(dead.ok).toBe(true);
+    expect(dead.notJudged).toBe(
+      "group g has no live member but consumers stopped by a fatal error (a: UNRELEASED_INSTANCE_ID, b: UNRELEASED_INSTANCE_ID), so it cannot converge",
+    );
+    // Only a is refused: the group must converge with b, and does not.
+    const oneFatal = [...settled, ...refusedA, group(9_000_000, 2, 2, "RECONCILING")];
+    expect(check("converges", oneFatal, healing).violations[0]?.message).toMatch(/never reached STABLE with all 2 partitions owned/);
+    // A fatal consumer whose process restarts is a member again.
+    const restarted = [...settled, ...refusedA, ...refusedB, life(12_000_000, "b", "crash"), life(13_000_000, "b", "restart")];
+    expect(check("converges", [...restarted, group(14_000_000, 2, 2, "RECONCILING")], healing).violations[0]?.message).toMatch(
+      /never reached STABLE with all 2 partitions owned/,
+    );
+  });
+
   it("converges: a group settled before the faults heal converges at the first event after the heal, whatever its kind", () => {
     const healing = { ...spec, durationUs: 500_000_000, nemesis: [{ atUs: 5_000_000, actor: "a", control: { action: "pause" as const } }] };
     const settled = [life(0, "a", "start"), life(0, "b", "start"), group(1, 1, 1, "STABLE"), owned(2, "a", [0]), owned(3, "b", [1])];

@@ -13,6 +13,17 @@ const SLACK_MS = 30_000;
  * every subscribed partition owned by a live member, within a bound derived
  * from its timeouts: session timeout + rebalance timeout + 5 heartbeat
  * intervals + 30 s. A group whose members are all gone is exempt.
+ *
+ * A member whose consumer hit a fatal error (`member.fatal`) is gone from
+ * its group until its process restarts: Kafka's consumer is then FATAL for
+ * good (no heartbeat, poll() throws), and its application stops polling.
+ * That is how a static KIP-848 member restarted before its old incarnation's
+ * session ran out ends: UNRELEASED_INSTANCE_ID (GroupMetadataManager's
+ * throwIfInstanceIdIsUnreleased) is fatal to the client
+ * (ConsumerHeartbeatRequestManager.handleSpecificError). A group that has
+ * live members only in that state cannot converge, and the rule is not
+ * judged for it (the reason names the errors); a group with any other live
+ * member must still converge.
  */
 export const converges = streamingChecker({
   name: "converges",
@@ -40,9 +51,14 @@ export const converges = streamingChecker({
     // A group already settled converges at the first event after the heal, whatever it is; after that, only
     // the events that make a group STABLE or move ownership (those the timeline reads) can settle one.
     pass.atFirstEventFrom(heal, (event) => settleAt(event.t));
+    /** Members whose consumer is FATAL (its error), until their process starts again. */
+    const fatal = new Map<string, string>();
     return {
-      reads: ["gc.group", ...OWNERSHIP_EVENTS],
+      reads: ["gc.group", "member.fatal", ...OWNERSHIP_EVENTS],
       accept(event) {
+        if (event.ev === "life" && (event.what === "start" || event.what === "restart")) fatal.delete(event.actor);
+        const f = observationOf(event, "member.fatal");
+        if (f !== undefined && event.ev === "obs") fatal.set(event.actor, f.error);
         const g = observationOf(event, "gc.group");
         if (g !== undefined)
           for (const state of groups)
@@ -51,11 +67,17 @@ export const converges = streamingChecker({
       },
       finish() {
         const violations = new ViolationList();
-        /** Groups still settling when the run ended before their bound: the rule cannot be judged for them. */
+        /** Groups still settling when the run ended before their bound, or left with FATAL consumers only: the rule cannot be judged for them. */
         const undecided: string[] = [];
         for (const { group, deadline, convergedAt } of groups) {
           const alive = group.members.filter((m) => timeline.isAlive(m));
           if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
+          if (alive.every((m) => fatal.has(m))) {
+            undecided.push(
+              `group ${group.groupId} has no live member but consumers stopped by a fatal error (${alive.map((m) => `${m}: ${fatal.get(m)}`).join(", ")}), so it cannot converge`,
+            );
+            continue;
+          }
           if (convergedAt !== null) {
             violations.add(
               convergedAt,

@@ -208,3 +208,20 @@ describe("connection mode: each connection is its own stream", () => {
     expect(r.routeOnConnection(101_000_000, "server", "client", "Y", 1, "server", 3).at).toEqual([101_001_000]);
   });
 });
+
+describe("connection mode: bytes a partition holds back", () => {
+  it("do not take a bandwidth-limited link from the send until their retransmission", () => {
+    const network = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+    const cut: PartitionFault = { name: "cut", a: ["client"], b: ["server"], direction: "b-to-a", startMs: 1_000, endMs: 100_000 };
+    // 1,000 bytes per second: a 100-byte message takes 100 ms to cross.
+    const slow: MessageFault = { name: "slow", bandwidth: { bytesPerSecond: 1_000 } };
+    const r = new Router({ network, messageFaults: [slow], partitions: [cut] }, 7);
+    const held = r.routeOnConnection(2_000_000, "server", "client", "X", 100, "client", 1);
+    const retransmitted = retransmittedAt(2_000_000, 100_000_000);
+    expect(held).toMatchObject({ held: true, at: [retransmitted + 100_000 + 1_000] });
+    // After the heal, a message on the next connection crosses at once (100 ms for its bytes, 1 ms of latency).
+    expect(r.routeOnConnection(101_000_000, "server", "client", "Y", 100, "client", 2).at).toEqual([101_101_000]);
+    // And the link is busy while it crosses: the next one waits for it.
+    expect(r.routeOnConnection(101_000_000, "server", "client", "Z", 100, "client", 2).at).toEqual([101_201_000]);
+  });
+});

@@ -315,7 +315,8 @@ export class Router {
         fault = spec.name;
       }
       if (spec.bandwidth !== undefined) {
-        sendAt = this.#transmit(f, link, sendAt, bytes);
+        // Held bytes cross the link when TCP retransmits them: they do not take the link's bandwidth from now until then.
+        sendAt = this.#transmit(f, link, sendAt, bytes, !held);
         fault = spec.name;
       }
     }
@@ -372,12 +373,17 @@ export class Router {
   }
 
   /** Serialises the message on the link at the fault's rate: when its last byte is on the wire. */
-  #transmit(f: CompiledFault, link: LinkState, sendAt: Micros, bytes: number): Micros {
+  /**
+   * When a message of `bytes` ready at `sendAt` has crossed a link limited by `f`'s bandwidth: after what the
+   * link carries before it. `reserve` false: it does not hold the link up for what comes after it (bytes a
+   * partition holds back, retransmitted long after messages sent later on other connections have crossed).
+   */
+  #transmit(f: CompiledFault, link: LinkState, sendAt: Micros, bytes: number, reserve = true): Micros {
     const bandwidth = f.spec.bandwidth;
     if (bandwidth === undefined) return sendAt;
     const transmit = Math.ceil((bytes * 1_000_000) / bandwidth.bytesPerSecond);
     const start = Math.max(sendAt, link.busyUntil[f.index] ?? 0);
-    link.busyUntil[f.index] = start + transmit;
+    if (reserve) link.busyUntil[f.index] = start + transmit;
     return start + transmit;
   }
 

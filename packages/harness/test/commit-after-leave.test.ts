@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../src/run/run-scenario.js";
-import { validateScenario } from "../src/scenario/load-scenario.js";
+import { swarmConsumerScenario } from "./helpers.js";
 
 /**
  * Found by swarm seed 1192, shrunk: two KIP-848 members committing synchronously after each batch, two network
@@ -19,41 +19,22 @@ import { validateScenario } from "../src/scenario/load-scenario.js";
  * at 98.7 s, before member-2 is expired, and is refused (UNKNOWN_MEMBER_ID); member-2 cut off longer (here until
  * 120 s) gives the chain back.
  */
-const scenario = validateScenario(
-  {
-    name: "commit-after-leave",
-    durationMs: 130_000,
-    cluster: {
-      coordinators: 1,
-      topics: [{ name: "swarm", partitions: 2 }],
-      broker: {
-        "group.consumer.min.session.timeout.ms": 10_000,
-        "group.consumer.session.timeout.ms": 10_000,
-        "group.consumer.min.heartbeat.interval.ms": 1000,
-        "group.consumer.heartbeat.interval.ms": 2000,
-      },
-    },
-    groups: [
-      {
-        groupId: "swarm",
-        protocol: "consumer",
-        members: 2,
-        static: false,
-        subscription: ["swarm"],
-        staggerMs: 36,
-        consumer: { "max.poll.interval.ms": 30_000, "enable.auto.commit": false, "group.remote.assignor": "range" },
-        app: { processingMsPerRecord: 1, commit: "sync-after-batch" },
-        source: { kind: "synthetic", recordsPerSecondPerPartition: 2 },
-      },
-    ],
-    seed: 1192,
-    partitions: [
-      { name: "p0", a: ["member-2"], b: ["coordinator-0"], direction: "b-to-a", startMs: 93_066, endMs: 120_000 },
-      { name: "p1", a: ["member-1"], b: ["coordinator-0"], direction: "two-way", startMs: 62_331, endMs: 100_000 },
-    ],
-  },
-  "commit-after-leave",
-);
+const scenario = swarmConsumerScenario({
+  name: "commit-after-leave",
+  seed: 1192,
+  durationMs: 130_000,
+  topicPartitions: 2,
+  sessionTimeoutMs: 10_000,
+  heartbeatIntervalMs: 2000,
+  members: 2,
+  staggerMs: 36,
+  consumer: { "max.poll.interval.ms": 30_000, "enable.auto.commit": false, "group.remote.assignor": "range" },
+  app: { processingMsPerRecord: 1, commit: "sync-after-batch" },
+  partitions: [
+    { name: "p0", a: ["member-2"], b: ["coordinator-0"], direction: "b-to-a", startMs: 93_066, endMs: 120_000 },
+    { name: "p1", a: ["member-1"], b: ["coordinator-0"], direction: "two-way", startMs: 62_331, endMs: 100_000 },
+  ],
+});
 
 interface AcceptedCommit {
   readonly t: number;

@@ -1,5 +1,6 @@
 import type { JsonValue } from "@kcsim/protocol";
-import { type CellSink, DEFAULT_NETWORK, type FaultPlan, type SimulationSpec } from "../src/index.js";
+import { type CellSink, DEFAULT_NETWORK, type FaultPlan, type PartitionFault, type SimulationSpec } from "../src/index.js";
+import { type ScenarioFile, validateScenario } from "../src/scenario/load-scenario.js";
 
 /** A simulation spec for tests, with sensible defaults. */
 export function testSpec(overrides: Partial<SimulationSpec> & { actors: SimulationSpec["actors"] }): SimulationSpec {
@@ -34,4 +35,58 @@ export function quietSink(): CellSink {
     scheduleTimer() {},
     cancelTimer() {},
   };
+}
+
+/** What differs between the shrunk swarm scenarios the findings' tests pin (see swarmConsumerScenario). */
+export interface SwarmShape {
+  readonly name: string;
+  readonly seed: number;
+  readonly durationMs: number;
+  readonly topicPartitions: number;
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly members: number;
+  readonly staggerMs: number;
+  readonly consumer: Record<string, JsonValue>;
+  readonly app: Record<string, JsonValue>;
+  readonly partitions: readonly PartitionFault[];
+}
+
+/**
+ * A swarm hunt's scenario, shrunk: one KIP-848 group "swarm" of dynamic members on the topic "swarm" (two
+ * records per second per partition), with the swarm's coordinator settings and network partitions only.
+ */
+export function swarmConsumerScenario(shape: SwarmShape): ScenarioFile {
+  return validateScenario(
+    {
+      name: shape.name,
+      durationMs: shape.durationMs,
+      cluster: {
+        coordinators: 1,
+        topics: [{ name: "swarm", partitions: shape.topicPartitions }],
+        broker: {
+          "group.consumer.min.session.timeout.ms": 10_000,
+          "group.consumer.session.timeout.ms": shape.sessionTimeoutMs,
+          "group.consumer.min.heartbeat.interval.ms": 1000,
+          "group.consumer.heartbeat.interval.ms": shape.heartbeatIntervalMs,
+        },
+      },
+      groups: [
+        {
+          groupId: "swarm",
+          protocol: "consumer",
+          members: shape.members,
+          static: false,
+          subscription: ["swarm"],
+          staggerMs: shape.staggerMs,
+          consumer: shape.consumer,
+          app: shape.app,
+          source: { kind: "synthetic", recordsPerSecondPerPartition: 2 },
+        },
+      ],
+      seed: shape.seed,
+      partitions: shape.partitions,
+    },
+    shape.name,
+  );
 }

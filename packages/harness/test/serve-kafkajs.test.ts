@@ -33,10 +33,25 @@ class ConsumerProcess {
     });
   }
 
+  /**
+   * Sends `signal` and waits for the process to exit. A SIGTERM'd KafkaJS consumer disconnects (LeaveGroup); once,
+   * under a loaded CI run, one never did, and sent nothing more at all (its last request answered, no connection
+   * pending): after 30 s it is killed, as a crashed member, which the checkers judge like consumer-3.
+   */
   stop(signal: NodeJS.Signals): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
-      this.child.once("exit", () => resolve());
+      const kill =
+        signal === "SIGKILL"
+          ? undefined
+          : setTimeout(() => {
+              console.error(`serve-kafkajs: a consumer did not exit within 30 s of ${signal}; killing it`);
+              this.child.kill("SIGKILL");
+            }, 30_000);
+      this.child.once("exit", () => {
+        clearTimeout(kill);
+        resolve();
+      });
       this.child.kill(signal);
     });
   }

@@ -50,11 +50,16 @@ export interface SwarmShape {
   readonly consumer: Record<string, JsonValue>;
   readonly app: Record<string, JsonValue>;
   readonly partitions: readonly PartitionFault[];
+  /** Default 2. */
+  readonly recordsPerSecondPerPartition?: number;
+  /** Scenario nemesis steps (`atMs`, `actor`, `action`); default none. */
+  readonly nemesis?: readonly Record<string, JsonValue>[];
 }
 
 /**
  * A swarm hunt's scenario, shrunk: one KIP-848 group "swarm" of dynamic members on the topic "swarm" (two
- * records per second per partition), with the swarm's coordinator settings and network partitions only.
+ * records per second per partition unless said), with the swarm's coordinator settings, network partitions and
+ * nemesis steps only.
  */
 export function swarmConsumerScenario(shape: SwarmShape): ScenarioFile {
   return validateScenario(
@@ -81,11 +86,12 @@ export function swarmConsumerScenario(shape: SwarmShape): ScenarioFile {
           staggerMs: shape.staggerMs,
           consumer: shape.consumer,
           app: shape.app,
-          source: { kind: "synthetic", recordsPerSecondPerPartition: 2 },
+          source: { kind: "synthetic", recordsPerSecondPerPartition: shape.recordsPerSecondPerPartition ?? 2 },
         },
       ],
       seed: shape.seed,
       partitions: shape.partitions,
+      nemesis: shape.nemesis ?? [],
     },
     shape.name,
   );

@@ -1,6 +1,5 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { HistoryEvent } from "../src/history/history-event.js";
 import { runScenario } from "../src/run/run-scenario.js";
 import { loadScenarioFile } from "../src/scenario/load-scenario.js";
 
@@ -22,10 +21,7 @@ describe("swarm seed 15734: an answer held on a connection its client gave up", 
     expect(Object.entries(summary.checks).filter(([, check]) => !check.ok)).toEqual([]);
     expect(summary.checks.converges?.notJudged).toBeUndefined();
 
-    const events: HistoryEvent[] = [];
-    result.log.forEach((event) => {
-      events.push(event);
-    });
+    const events = result.log.toArray();
     const sends = events.filter((event) => event.ev === "send" && event.from === "coordinator-0");
     // The premise: an answer held by the cut whose retransmission falls long after the heal.
     const heldLate = sends.filter((event) => event.ev === "send" && event.held === true && (event.at[0] as number) > HEAL_US + 60_000_000);

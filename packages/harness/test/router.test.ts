@@ -179,7 +179,7 @@ describe("connection mode: each connection is its own stream", () => {
   // A fixed 1 ms network; the server's answers to the client are cut from 1 s to 100 s.
   const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
   const cut: PartitionFault = { name: "cut", a: ["client"], b: ["server"], direction: "b-to-a", startMs: 1_000, endMs: 100_000 };
-  const router = () => new Router({ network: connections, messageFaults: [], partitions: [cut] }, 7);
+  const router = (messageFaults: MessageFault[] = []) => new Router({ network: connections, messageFaults, partitions: [cut] }, 7);
 
   it("a message held on one connection does not hold back a later connection between the same two actors", () => {
     const r = router();
@@ -207,15 +207,10 @@ describe("connection mode: each connection is its own stream", () => {
     expect(held.held).toBe(true);
     expect(r.routeOnConnection(101_000_000, "server", "client", "Y", 1, "server", 3).at).toEqual([101_001_000]);
   });
-});
 
-describe("connection mode: bytes a partition holds back", () => {
-  it("do not take a bandwidth-limited link from the send until their retransmission", () => {
-    const network = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
-    const cut: PartitionFault = { name: "cut", a: ["client"], b: ["server"], direction: "b-to-a", startMs: 1_000, endMs: 100_000 };
+  it("bytes held back do not take a bandwidth-limited link from the send until their retransmission", () => {
     // 1,000 bytes per second: a 100-byte message takes 100 ms to cross.
-    const slow: MessageFault = { name: "slow", bandwidth: { bytesPerSecond: 1_000 } };
-    const r = new Router({ network, messageFaults: [slow], partitions: [cut] }, 7);
+    const r = router([{ name: "slow", bandwidth: { bytesPerSecond: 1_000 } }]);
     const held = r.routeOnConnection(2_000_000, "server", "client", "X", 100, "client", 1);
     const retransmitted = retransmittedAt(2_000_000, 100_000_000);
     expect(held).toMatchObject({ held: true, at: [retransmitted + 100_000 + 1_000] });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { HistoryEvent } from "../src/history/history-event.js";
 import { runScenario } from "../src/run/run-scenario.js";
 import { swarmConsumerScenario } from "./helpers.js";
 
@@ -34,10 +33,7 @@ describe("swarm seed 184: an OffsetCommit retransmitted on a connection its clie
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["committed-offsets-monotonic"]);
 
-    const events: HistoryEvent[] = [];
-    result.log.forEach((event) => {
-      events.push(event);
-    });
+    const events = result.log.toArray();
     const commits = events.flatMap((event) =>
       event.ev === "send" && event.type === "OffsetCommitRequest" && event.from === "member-1" ? [event] : [],
     );

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { HistoryEvent } from "../src/history/history-event.js";
 import { runScenario } from "../src/run/run-scenario.js";
 import { swarmConsumerScenario } from "./helpers.js";
 
@@ -49,10 +48,7 @@ describe("swarm seed 11224: a leave heartbeat retransmitted on a connection its 
     expect(failing.map(([name]) => name)).toEqual(["single-owner"]);
     expect(failing[0]?.[1].violations[0]?.message).toMatch(/owned by member-9 and member-\d+ at once$/);
 
-    const events: HistoryEvent[] = [];
-    result.log.forEach((event) => {
-      events.push(event);
-    });
+    const events = result.log.toArray();
     const memberIds = new Set(
       events.flatMap((event) =>
         event.ev === "obs" && event.actor === "member-9" && event.o.type === "member.state"

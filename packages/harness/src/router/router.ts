@@ -372,9 +372,8 @@ export class Router {
     perType.bytes += bytes;
   }
 
-  /** Serialises the message on the link at the fault's rate: when its last byte is on the wire. */
   /**
-   * When a message of `bytes` ready at `sendAt` has crossed a link limited by `f`'s bandwidth: after what the
+   * Serialises the message on the link at the fault's rate: when its last byte is on the wire, after what the
    * link carries before it. `reserve` false: it does not hold the link up for what comes after it (bytes a
    * partition holds back, retransmitted long after messages sent later on other connections have crossed).
    */

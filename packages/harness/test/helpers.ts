@@ -1,6 +1,7 @@
 import type { JsonValue } from "@kcsim/protocol";
 import { type CellSink, DEFAULT_NETWORK, type FaultPlan, type PartitionFault, type SimulationSpec } from "../src/index.js";
-import { type ScenarioFile, validateScenario } from "../src/scenario/load-scenario.js";
+import { validateScenario } from "../src/scenario/load-scenario.js";
+import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
 
 /** A simulation spec for tests, with sensible defaults. */
 export function testSpec(overrides: Partial<SimulationSpec> & { actors: SimulationSpec["actors"] }): SimulationSpec {
@@ -55,6 +56,21 @@ export interface SwarmShape {
   /** Scenario nemesis steps (`atMs`, `actor`, `action`); default none. */
   readonly nemesis?: readonly Record<string, JsonValue>[];
 }
+
+/**
+ * Swarm seed 184's group, shrunk (stale-commit-retransmitted.test.ts): two KIP-848 members auto-committing every
+ * 5 s on 32 partitions; a test adds its name, duration and partitions.
+ */
+export const SEED_184_GROUP = {
+  seed: 184,
+  topicPartitions: 32,
+  sessionTimeoutMs: 45_000,
+  heartbeatIntervalMs: 9000,
+  members: 2,
+  staggerMs: 247,
+  consumer: { "max.poll.interval.ms": 15_000, "enable.auto.commit": true, "group.remote.assignor": "range" },
+  app: { processingMsPerRecord: 5, commit: "auto" },
+} as const satisfies Omit<SwarmShape, "name" | "durationMs" | "partitions">;
 
 /**
  * A swarm hunt's scenario, shrunk: one KIP-848 group "swarm" of dynamic members on the topic "swarm" (two

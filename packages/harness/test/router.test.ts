@@ -8,6 +8,7 @@ import {
   type PartitionFault,
   Router,
 } from "../src/index.js";
+import { ORPHAN_GIVE_UP_US } from "../src/router/orphaned-sockets.js";
 import { retransmittedAt } from "../src/router/router.js";
 
 const N = 10_000;
@@ -218,5 +219,72 @@ describe("connection mode: each connection is its own stream", () => {
     expect(r.routeOnConnection(101_000_000, "server", "client", "Y", 100, "client", 2).at).toEqual([101_101_000]);
     // And the link is busy while it crosses: the next one waits for it.
     expect(r.routeOnConnection(101_000_000, "server", "client", "Z", 100, "client", 2).at).toEqual([101_201_000]);
+  });
+});
+
+describe("connection mode: a closed socket retransmits what it holds eight times (tcp_orphan_retries), then gives up", () => {
+  // A fixed 1 ms network; the client's bytes to the server are cut from 1 s until `healMs`.
+  const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+  const router = (healMs: number) =>
+    new Router(
+      {
+        network: connections,
+        messageFaults: [],
+        partitions: [{ name: "cut", a: ["client"], b: ["server"], direction: "a-to-b", startMs: 1_000, endMs: healMs }],
+      },
+      7,
+    );
+
+  it("gives up at 102.2 s: the ninth retransmission's moment", () => {
+    // Retransmissions of a segment sent at 0: 0.2, 0.6, 1.4, ..., 51.0 s (the eighth); the timer's next firing is at 102.2 s.
+    expect(ORPHAN_GIVE_UP_US).toBe(102_200_000);
+    expect(retransmittedAt(0, 51_000_001)).toBe(ORPHAN_GIVE_UP_US);
+  });
+
+  it("a request whose retransmission after the heal is its ninth never arrives once its client closed the connection, nor does its FIN", () => {
+    const r = router(100_000);
+    // Sent at 2 s: the attempt after the heal at 100 s is the one at 2 + 102.2 s.
+    const request = r.routeOnConnection(2_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1);
+    expect(request).toMatchObject({ fate: "deliver", held: true, at: [104_201_000] });
+    expect(r.lostAsOrphan("client", 1, 104_201_000)).toBe(false); // the socket is still open: it goes on retransmitting
+    // request.timeout.ms later the client gives the connection up and closes it: the FIN queues behind the request.
+    const fin = r.routeOnConnection(32_000_000, "client", "server", "SimDisconnect", 10, "client", 1);
+    expect(fin.at[0]).toBeGreaterThanOrEqual(104_201_000);
+    expect(r.lostAsOrphan("client", 1, 104_201_000)).toBe(true);
+    expect(r.lostAsOrphan("client", 1, fin.at[0] as number)).toBe(true);
+    // The server's bytes on that connection come from another socket, and the client's next connection is a new one.
+    expect(r.lostAsOrphan("client", -1, 104_201_000)).toBe(false);
+    expect(r.lostAsOrphan("client", 2, 104_201_000)).toBe(false);
+  });
+
+  it("what arrived before the socket gave up was delivered", () => {
+    const r = router(100_000);
+    const early = r.routeOnConnection(500_000, "client", "server", "HeartbeatRequest", 50, "client", 1); // before the cut
+    r.routeOnConnection(2_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1);
+    r.routeOnConnection(32_000_000, "client", "server", "SimDisconnect", 10, "client", 1);
+    expect(early.at).toEqual([501_000]);
+    expect(r.lostAsOrphan("client", 1, 501_000)).toBe(false);
+  });
+
+  it("a request whose retransmission after the heal is its eighth, 51 s after the send, still arrives after the close", () => {
+    const r = router(50_000);
+    const request = r.routeOnConnection(2_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1);
+    expect(request.at).toEqual([53_001_000]);
+    r.routeOnConnection(32_000_000, "client", "server", "SimDisconnect", 10, "client", 1);
+    expect(r.lostAsOrphan("client", 1, 53_001_000)).toBe(false);
+  });
+
+  it("acts on a close only from the safe lookahead before the late delivery (every host knows of it by then)", () => {
+    for (const [closeAt, lost] of [
+      [104_201_000 - 1, false],
+      [104_201_000 - 2_000, true],
+    ] as const) {
+      const r = router(100_000);
+      const lookahead = r.safeLookaheadUs;
+      expect(lookahead).toBeLessThanOrEqual(1_000);
+      r.routeOnConnection(2_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1);
+      r.routeOnConnection(closeAt, "client", "server", "SimDisconnect", 10, "client", 1);
+      expect(r.lostAsOrphan("client", 1, 104_201_000)).toBe(lost);
+    }
   });
 });

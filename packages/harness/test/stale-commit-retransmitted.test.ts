@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../src/run/run-scenario.js";
-import { swarmConsumerScenario } from "./helpers.js";
+import { SEED_184_GROUP, swarmConsumerScenario } from "./helpers.js";
 
 /**
  * Found by swarm seed 184, shrunk: two KIP-848 members auto-committing every 5 s, member-1's requests to the
@@ -14,16 +14,9 @@ import { swarmConsumerScenario } from "./helpers.js";
  * offsets overwrite the newer ones: the group's committed offsets go back by about 100 records.
  */
 const scenario = swarmConsumerScenario({
+  ...SEED_184_GROUP,
   name: "stale-commit-retransmitted",
-  seed: 184,
   durationMs: 73_000,
-  topicPartitions: 32,
-  sessionTimeoutMs: 45_000,
-  heartbeatIntervalMs: 9000,
-  members: 2,
-  staggerMs: 247,
-  consumer: { "max.poll.interval.ms": 15_000, "enable.auto.commit": true, "group.remote.assignor": "range" },
-  app: { processingMsPerRecord: 5, commit: "auto" },
   partitions: [{ name: "p0", a: ["member-1"], b: ["coordinator-0"], direction: "a-to-b", startMs: 19_579, endMs: 45_495 }],
 });
 
@@ -42,7 +35,7 @@ describe("swarm seed 184: an OffsetCommit retransmitted on a connection its clie
     let backward = 0;
     for (const event of events) {
       if (event.ev !== "obs" || event.o.type !== "gc.offset-commit") continue;
-      const o = event.o as { partition: number; offset: number; epoch: number; errorCode: number };
+      const o = event.o as unknown as { partition: number; offset: number; epoch: number; errorCode: number };
       if (o.errorCode !== 0) continue;
       const before = last.get(o.partition);
       last.set(o.partition, { offset: o.offset, epoch: o.epoch });

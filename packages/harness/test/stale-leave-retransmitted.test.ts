@@ -52,7 +52,7 @@ describe("swarm seed 11224: a leave heartbeat retransmitted on a connection its 
     const memberIds = new Set(
       events.flatMap((event) =>
         event.ev === "obs" && event.actor === "member-9" && event.o.type === "member.state"
-          ? [(event.o as { memberId: string }).memberId]
+          ? [(event.o as unknown as { memberId: string }).memberId]
           : [],
       ),
     );
@@ -61,8 +61,8 @@ describe("swarm seed 11224: a leave heartbeat retransmitted on a connection its 
       (event) =>
         event.ev === "obs" &&
         event.o.type === "gc.member-removed" &&
-        memberIds.has((event.o as { memberId: string }).memberId) &&
-        (event.o as { reason: string }).reason === "leave",
+        memberIds.has((event.o as unknown as { memberId: string }).memberId) &&
+        (event.o as unknown as { reason: string }).reason === "leave",
     );
     expect(removal).toBeDefined();
     const removedAt = removal?.t as number;
@@ -88,7 +88,7 @@ describe("swarm seed 11224: a leave heartbeat retransmitted on a connection its 
     // member-9 itself was a member again, and did not leave then: its last state before the removal is STABLE.
     const states = events.flatMap((event) =>
       event.ev === "obs" && event.actor === "member-9" && event.o.type === "member.state" && event.t <= removedAt
-        ? [(event.o as { to: string }).to]
+        ? [(event.o as unknown as { to: string }).to]
         : [],
     );
     expect(states.at(-1)).toBe("STABLE");

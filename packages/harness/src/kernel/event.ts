@@ -84,8 +84,9 @@ export interface DeliveryEvent extends EventKey {
   readonly toRank?: number;
   /**
    * Set by the core when it hands the delivery out: its connection broke
-   * before it arrived (the bytes were in flight past the break), so the
-   * receiving cell only records it as lost. Decided in the main thread, in
+   * before it arrived (the bytes were in flight past the break, or its
+   * sender had closed it and the kernel gave up retransmitting them), so
+   * the receiving cell only records it as lost. Decided in the main thread, in
    * the total order; recorded by the cell, so the line lands where every
    * host puts it.
    */

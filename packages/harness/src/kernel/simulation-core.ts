@@ -141,11 +141,14 @@ export class SimulationCore implements CellSink {
     return message;
   }
 
-  /** Whether a delivery was in flight on a connection that broke before it arrived (the break notices themselves excepted). */
+  /**
+   * Whether a delivery was in flight on a connection that broke before it arrived (the break notices themselves
+   * excepted), or on one whose sender had closed it and whose kernel gave up retransmitting it.
+   */
   #lostWithBreak(event: DeliveryEvent): boolean {
     if (event.sub > 0 && event.msgType === "SimDisconnect") return false; // the router's notice of the break
     const client = event.conn > 0 ? event.from : event.to;
-    return this.router.lostWithBreak(client, Math.abs(event.conn), event.due);
+    return this.router.lostWithBreak(client, Math.abs(event.conn), event.due) || this.router.lostAsOrphan(client, event.conn, event.due);
   }
 
   /** Puts a raw frame on the wire to `to` at `at` (tests: malformed frames). */

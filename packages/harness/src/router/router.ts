@@ -2,6 +2,7 @@ import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
 import { sampleDelay, uniformDelay } from "./delay.js";
 import type { ChoiceKind, DelaySpec, FaultChoice, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
 import { type LinkState, LinkTable } from "./link-state.js";
+import { OrphanedSockets } from "./orphaned-sockets.js";
 import { safeLookahead } from "./safe-lookahead.js";
 import { NameMatcher } from "./selector.js";
 
@@ -113,6 +114,8 @@ export class Router {
   readonly #links: LinkTable;
   /** Connection mode: when each connection that broke did, by client and generation (looked up for every message). */
   readonly #brokenConnections = new Map<ActorId, Map<number, Micros>>();
+  /** Connection mode: held bytes that a closed socket's kernel gives up on. */
+  readonly #orphans = new OrphanedSockets();
   /** The plan's pinned choices by `${link}#${n}#${fault}#${kind}`, or null: the seed decides. */
   readonly #pinned: ReadonlySet<string> | null;
   /** Every random fault decision that fired, in routing order (the run's choice list: what a shrinker reduces). */
@@ -244,7 +247,9 @@ export class Router {
    * - a loss breaks it: this message and every later one on it are lost,
    *   and the client and the server each notice after a drawn delay;
    * - a partition holds the bytes back, and TCP's retransmission (RTO from
-   *   200 ms, doubling up to 120 s) delivers them once it has healed;
+   *   200 ms, doubling up to 120 s) delivers them once it has healed, unless
+   *   their sender closed the connection meanwhile and that retransmission
+   *   is later than a closed socket's kernel tries (OrphanedSockets);
    * - delays and bandwidth hold back the whole stream (head-of-line), and
    *   only that stream: another connection between the same two actors
    *   (the one a client opened after giving this one up) is not held back;
@@ -262,6 +267,10 @@ export class Router {
   ): RouteDecision {
     this.#count(msgType, bytes);
     const stats = this.stats;
+    const wireId = from === client ? gen : -gen;
+    // The sender's end closes (its FIN, or its reset when its process died): bytes it still holds become an orphan's.
+    const closing = msgType === "SimDisconnect";
+    if (closing) this.#orphans.closed(client, wireId, now);
     if (this.#brokeAt(client, gen) !== undefined) {
       stats.broken++;
       return { fate: "broken", at: [], fault: null, corrupt: null, reordered: false, held: false, breakAt: null };
@@ -273,6 +282,7 @@ export class Router {
     let fault: string | null = null;
     let corrupt: "truncate" | "garbage" | null = null;
     let held = false;
+    let retransmitAt = now;
     const partition = this.#blocking(now, from, to);
     if (partition !== null) {
       const heal = this.#healsAt(now, from, to);
@@ -281,7 +291,7 @@ export class Router {
         stats.partitioned++;
         return { fate: "partitioned", at: [], fault: partition.spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
       }
-      sendAt = retransmittedAt(now, heal);
+      retransmitAt = sendAt = retransmittedAt(now, heal);
       fault = partition.spec.name;
       held = true;
       stats.held++;
@@ -321,7 +331,11 @@ export class Router {
       }
     }
     // FIFO on this connection in this direction, whatever other connections between the two actors carry.
-    const due = link.dueOnConnection(from === client ? gen : -gen, sendAt + latency);
+    const due = link.dueOnConnection(wireId, sendAt + latency);
+    if (held) {
+      this.#orphans.held(client, wireId, now, retransmitAt, due);
+      if (closing) this.#orphans.closed(client, wireId, now); // the FIN itself is a segment the orphan may give up on
+    }
     if (corrupt !== null) stats.corrupted++;
     if (fault !== null) this.#countFault(fault);
     stats.delivered++;
@@ -351,6 +365,15 @@ export class Router {
   lostWithBreak(client: ActorId, gen: number, due: Micros): boolean {
     const brokeAt = this.#brokeAt(client, gen);
     return brokeAt !== undefined && due >= brokeAt + this.safeLookaheadUs;
+  }
+
+  /**
+   * Whether a delivery on the connection (client, |wireId|), in the direction of `wireId` (+gen: from the client),
+   * due at `due`, is lost because its sender had closed the connection and its kernel gave up retransmitting
+   * (see OrphanedSockets); decided safeLookaheadUs after the close at the earliest, as lostWithBreak is.
+   */
+  lostAsOrphan(client: ActorId, wireId: number, due: Micros): boolean {
+    return this.#orphans.lost(client, wireId, due, this.safeLookaheadUs);
   }
 
   #brokeAt(client: ActorId, gen: number): Micros | undefined {

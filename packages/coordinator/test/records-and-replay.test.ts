@@ -14,7 +14,7 @@ import {
 } from "./coordinator-test-kit.js";
 
 const typesOf = (records: readonly unknown[]) =>
-  (records as CoordinatorRecord[]).map((record) => `${record.type}${record.value === null ? "-tombstone" : ""}`);
+  (records as CoordinatorRecord[]).map((record) => `${record.type}${"value" in record && record.value === null ? "-tombstone" : ""}`);
 
 describe("records", () => {
   it("a first join writes MemberMetadata, PartitionMetadata, group epoch, target member, target epoch, current assignment", () => {

@@ -188,6 +188,6 @@ export interface PartitionSnapshot {
 }
 
 export function partitionOn(net: SimNetwork, broker: string, topic: string, partition: number): PartitionSnapshot | undefined {
-  const snapshot = net.snapshot(broker) as { partitions: PartitionSnapshot[] };
+  const snapshot = net.snapshot(broker) as unknown as { partitions: PartitionSnapshot[] };
   return snapshot.partitions.find((p) => p.topic === topic && p.partition === partition);
 }

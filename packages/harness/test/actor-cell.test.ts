@@ -1,4 +1,4 @@
-import { type Actor, type ActorId, type Context, encode, type JsonValue, type Message } from "@kcsim/protocol";
+import { type Actor, type ActorId, type Context, encode, type JsonValue, type Message, type Observation } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { type ActorRegistry, type ArmedTimer, InlineHost, type NemesisStep } from "../src/index.js";
 import { actor, testSpec } from "./helpers.js";
@@ -70,7 +70,10 @@ function run(actors: ReturnType<typeof actor>[], nemesis: NemesisStep[] = [], du
   return new InlineHost(testSpec({ actors, nemesis, durationUs }), registry).run();
 }
 
-const observations = (result: ReturnType<typeof run>, type: string) =>
+/** An observation with when and by whom (the spread of an index-signature type loses the signature: named here). */
+type Observed = Observation & { readonly t: number; readonly actor: string };
+
+const observations = (result: ReturnType<typeof run>, type: string): Observed[] =>
   result.events.flatMap((e) => (e.ev === "obs" && e.o.type === type ? [{ ...e.o, t: e.t, actor: e.actor }] : []));
 
 describe("actor cells", () => {

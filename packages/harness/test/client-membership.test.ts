@@ -198,11 +198,9 @@ describe("ClientMembership: a real client's group membership from the wire", () 
     membership.answered(fetch(0, 0), answer(batch(0, 3), 0), 0);
     membership.answered(fetch(0, 1), answer(batch(0, 3), 1), 0); // orders-1 is not its own: not handed out
     // kcat's exit: LeaveGroup goes out, and the answer to a Fetch sent before it arrives after it.
-    membership.sent({
-      api: "LeaveGroup",
-      header: header(13, 3),
-      body: { groupId: "g", members: [{ memberId: "m-1", groupInstanceId: null }] },
-    });
+    // v3 carries members, not the top-level memberId (v0-v2), which the decoder leaves empty.
+    const leave: WireRequestOf<"LeaveGroup"> = { groupId: "g", memberId: "", members: [{ memberId: "m-1", groupInstanceId: null }] };
+    membership.sent({ api: "LeaveGroup", header: header(13, 3), body: leave });
     membership.answered(fetch(3, 0), answer(batch(3, 2), 0), 0);
     const ranges = observed.filter((o) => o.type === "member.records").flatMap((o) => o.ranges as RecordRange[]);
     expect(ranges.map((r) => [r.partition, r.firstOffset, r.lastOffset])).toEqual([[0, 0, 2]]);

@@ -56,7 +56,13 @@ describe("swarm seed 1192: a KIP-848 commitSync retried after its member left th
     const expiredAt: number[] = [];
     result.log.forEach((event) => {
       if (event.ev !== "obs") return;
-      const o = event.o as { type: string; errorCode?: number; to?: string; memberId?: string; reason?: string } & AcceptedCommit;
+      const o = event.o as unknown as {
+        type: string;
+        errorCode?: number;
+        to?: string;
+        memberId?: string;
+        reason?: string;
+      } & AcceptedCommit;
       if (o.type === "gc.offset-commit" && o.errorCode === 0) accepted.push({ ...o, t: event.t });
       if (o.type === "member.state" && o.to === "LEAVING" && !leftAt.has(event.actor)) leftAt.set(event.actor, event.t);
       if (o.type === "gc.member-removed" && o.reason === "session-timeout") expiredAt.push(event.t);

@@ -7,6 +7,7 @@ import {
   type Message,
   type Micros,
   ms,
+  type Observation,
   type OffsetCommitRequest,
   type OffsetFetchRequest,
 } from "@kcsim/protocol";
@@ -122,7 +123,7 @@ const registry: ActorRegistry = new Map<string, ActorFactory>([
   ["pipelining-client", (_id, config) => new PipeliningClient(config)],
 ]);
 
-const obs = (events: readonly HistoryEvent[], actorId: string, type: string) =>
+const obs = (events: readonly HistoryEvent[], actorId: string, type: string): (Observation & { readonly t: number })[] =>
   events.flatMap((e) => (e.ev === "obs" && e.actor === actorId && e.o.type === type ? [{ t: e.t, ...e.o }] : []));
 
 function run(spec: SimulationSpec) {

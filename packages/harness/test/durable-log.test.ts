@@ -98,6 +98,7 @@ describe("durable logs across hosts", () => {
     seed: 1,
     rank: 0,
     messages: "frames" as const,
+    network: "datagram" as const,
     restartPolicy: { mode: "restart" as const, delayUs: 1_000 },
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     storage,

@@ -21,7 +21,7 @@ const spec = testSpec({
 
 const history: HistoryEvent[] = [
   { t: 1, ev: "obs", actor: "coordinator-0", o: { type: "gc.member", groupId: "g" } as never },
-  { t: 2, ev: "send", from: "member-1", to: "coordinator-0", type: "ConsumerGroupHeartbeatRequest", bytes: 90, fate: "delivered", at: [3] },
+  { t: 2, ev: "send", from: "member-1", to: "coordinator-0", type: "ConsumerGroupHeartbeatRequest", bytes: 90, fate: "deliver", at: [3] },
   { t: 3, ev: "obs", actor: "member-2", o: { type: "member.owned", groupId: "g" } as never },
   { t: 4, ev: "life", actor: "broker-0", what: "crash", detail: null },
   { t: 5, ev: "obs", actor: "member-1", o: { type: "member.owned", groupId: "g" } as never },

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import type { JsonValue } from "@kcsim/protocol";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ByteReader } from "../src/history/byte-reader.js";
@@ -13,7 +14,7 @@ const header: HistoryHeader = { kcsim: "history", format: 3, seed: 1, scenario: 
 
 /** One event of every kind, optional fields present and absent, and observations with awkward values. */
 function sampleEvents(): HistoryEvent[] {
-  const proto = JSON.parse('{"__proto__": {"3": 17}, "orders": {"0": 5}}') as Record<string, unknown>;
+  const proto = JSON.parse('{"__proto__": {"3": 17}, "orders": {"0": 5}}') as Record<string, JsonValue>;
   return [
     { t: 0, ev: "life", actor: "member-1", what: "start", detail: null },
     {
@@ -98,7 +99,7 @@ describe("the binary history", () => {
     expect(history.log.at(-1)).toBeUndefined();
     // A topic named __proto__ stays a key of the decoded object (not its prototype).
     const commit = history.log.at(5);
-    expect(commit?.ev === "obs" && Object.keys((commit.o as { offsets: object }).offsets)).toEqual(["__proto__", "orders"]);
+    expect(commit?.ev === "obs" && Object.keys(commit.o.offsets as Record<string, JsonValue>)).toEqual(["__proto__", "orders"]);
   });
 
   it("keeps object keys whose value is undefined out, as JSON does", () => {

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// page.evaluate callbacks run in the browser.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,7 +111,9 @@ describe("the report explains a violation (headless Chromium)", () => {
       const labels = await box(page, "svg.tl-labels");
       // (the scroller's 1 px border lies between them)
       expect(Math.abs((labels?.x ?? -1e9) - (scroller?.x ?? 0))).toBeLessThanOrEqual(2);
-      const label = page.locator("svg.tl-labels text", { hasText: owners[1] }).first();
+      const owner = owners[1];
+      if (owner === undefined) throw new Error("the conflict names no second owner");
+      const label = page.locator("svg.tl-labels text", { hasText: owner }).first();
       await label.scrollIntoViewIfNeeded();
       const labelBox = await label.boundingBox();
       expect(labelBox?.x).toBeGreaterThanOrEqual(scroller?.x ?? 0);

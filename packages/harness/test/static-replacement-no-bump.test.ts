@@ -19,7 +19,7 @@ const replaced = (t: number) =>
 const check = (events: HistoryEvent[]) => {
   const checker = CHECKERS.get("static-replacement-no-bump");
   if (checker === undefined) throw new Error("no static-replacement-no-bump checker");
-  return checker.check(events, testSpec([]));
+  return checker.check(events, testSpec({ actors: [] }));
 };
 
 describe("static-replacement-no-bump", () => {

@@ -89,7 +89,7 @@ describe("ShardRuntime (the lockstep worker half)", () => {
       ["a"],
     );
     expect(outcome.nextDue).toBeNull(); // the 10 ms tick died with the process
-    const [[id, carry, armed]] = outcome.carries as [[string, { state: string; seq: number }, number]];
+    const [[id, carry, armed]] = outcome.carries as unknown as [[string, { state: string; seq: number }, number]];
     expect([id, carry.state, carry.seq, armed]).toEqual(["a", "crashed", 1, 0]);
   });
 });
@@ -183,6 +183,7 @@ describe("ActorCell carry", () => {
       seed: 3,
       rank: 0,
       messages: "frames" as const,
+      network: "datagram" as const,
       restartPolicy: settings.restartPolicy,
       logger: { debug() {}, info() {}, warn() {}, error() {} },
     };
@@ -197,6 +198,8 @@ describe("ActorCell carry", () => {
       from: "x",
       msgType: "SimPing",
       payload: encode({ type: "SimPing", seq, payload: "" }),
+      conn: 0,
+      toRank: -1,
     });
     const boot = {
       kind: "control" as const,
@@ -353,7 +356,7 @@ describe("RealtimeShard (the realtime worker half)", () => {
     }
     time.advance(7_000);
     const effects = batches.flatMap((b) => b[1]);
-    const served = effects.flatMap((e) => (e[0] === "obs" ? [(e[3] as { correlationId: number }).correlationId] : []));
+    const served = effects.flatMap((e) => (e[0] === "obs" ? [(e[3] as unknown as { correlationId: number }).correlationId] : []));
     const answered = effects.flatMap((e) =>
       e[0] === "send" && e[5] === "HeartbeatResponse"
         ? [(decodeUnchecked(e[6] as Uint8Array) as { correlationId: number }).correlationId]

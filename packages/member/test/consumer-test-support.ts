@@ -471,6 +471,6 @@ export function pollAcrossBackwardStep(
 /** The member's poll timeouts so far, as [virtual time, lastPollUs]. */
 export function pollTimeouts(driver: ConsumerDriver): [Micros, number][] {
   return driver.ctx.seen.flatMap((s): [Micros, number][] =>
-    s.observation.type === "member.poll-timeout" ? [[s.at, (s.observation as { lastPollUs: number }).lastPollUs]] : [],
+    s.observation.type === "member.poll-timeout" ? [[s.at, (s.observation as unknown as { lastPollUs: number }).lastPollUs]] : [],
   );
 }

@@ -54,7 +54,7 @@ describe.each(API_LIST.map((api) => [api.name, api] as const))("%s", (name, api)
         const frame = encodeResponse(name, version, 7, response as never);
         const decoded = decodeResponse(name, version, frame.subarray(4));
         expect(decoded.correlationId).toBe(7);
-        const { top, nested } = errorCodesOf(decoded.body as Record<string, unknown>);
+        const { top, nested } = errorCodesOf(decoded.body as unknown as Record<string, unknown>);
         // Where the version has a top-level error it is the error; every topic and partition named carries it too.
         const from = TOP_LEVEL_FROM[name];
         expect(top).toBe(from !== undefined && version >= from ? 16 : 0);

@@ -11,6 +11,8 @@ export const HARNESS = join(PACKAGES, "harness");
 /** The bundle and its stamp: keep in step with BUNDLE_DIR and BUNDLE_STAMP in packages/harness/src/kernel/built-module.ts. */
 export const BUNDLE = join(HARNESS, "bundle");
 export const STAMP = join(BUNDLE, ".built");
+/** The workspace's TypeScript compiler, run with node (scripts/build.mjs, scripts/typecheck-tests.mjs). */
+export const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 
 /** The workspace's TypeScript packages (those with a tsconfig.json). */
 export function tsPackages(packages = PACKAGES) {

@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { BUNDLE, buildInputs, HARNESS, mtimeOf, PACKAGES, ROOT, readStamp, STAMP, tsPackages } from "./build-state.mjs";
+import { BUNDLE, buildInputs, HARNESS, mtimeOf, PACKAGES, ROOT, readStamp, STAMP, TSC, tsPackages } from "./build-state.mjs";
 
 /**
  * Packages left out of the bundle and imported from node_modules at run
@@ -57,7 +57,7 @@ const COMMON = {
 };
 
 function runTsc() {
-  const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-b"], {
+  const tsc = spawnSync(process.execPath, [TSC, "-b"], {
     cwd: ROOT,
     stdio: ["ignore", 2, 2],
   });

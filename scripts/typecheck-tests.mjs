@@ -8,14 +8,13 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { PACKAGES, ROOT, tsPackages } from "./build-state.mjs";
+import { PACKAGES, TSC, tsPackages } from "./build-state.mjs";
 
-const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 let failed = 0;
 for (const name of tsPackages()) {
   const config = join(PACKAGES, name, "tsconfig.test.json");
   if (!existsSync(config)) continue;
-  const run = spawnSync(process.execPath, [tsc, "-p", config], { stdio: ["ignore", "inherit", "inherit"] });
+  const run = spawnSync(process.execPath, [TSC, "-p", config], { stdio: ["ignore", "inherit", "inherit"] });
   if (run.status !== 0) {
     failed++;
     console.error(`typecheck: packages/${name}'s tests do not type-check (tsc -p packages/${name}/tsconfig.test.json)`);

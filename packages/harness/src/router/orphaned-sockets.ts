@@ -1,4 +1,4 @@
-import type { ActorId, Micros } from "@kcsim/protocol";
+import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
 
 /** TCP's smallest retransmission timeout (Linux TCP_RTO_MIN), where the router's backoff starts (retransmittedAt). */
 const RTO_MIN_US = 200_000;
@@ -34,7 +34,7 @@ export const ORPHAN_GIVE_UP_US: Micros = ((2 << ORPHAN_RETRIES) - 1) * RTO_MIN_U
 export class OrphanedSockets {
   /** The earliest delivery due that a closed socket would not make, by client and wire id (only held sends set it). */
   readonly #lateFrom = new Map<ActorId, Map<number, Micros>>();
-  /** When the sending end closed (its FIN, or its reset when its process died), for connections with a late delivery. */
+  /** When the sending end closed (its FIN, or its reset when its process died), by client and wire id: the first close. */
   readonly #closedAt = new Map<ActorId, Map<number, Micros>>();
 
   /**
@@ -43,23 +43,14 @@ export class OrphanedSockets {
    */
   held(client: ActorId, wireId: number, sentAt: Micros, retransmitAt: Micros, due: Micros): void {
     if (retransmitAt - sentAt < ORPHAN_GIVE_UP_US) return;
-    let byWire = this.#lateFrom.get(client);
-    if (byWire === undefined) {
-      byWire = new Map();
-      this.#lateFrom.set(client, byWire);
-    }
+    const byWire = getOrCreate(this.#lateFrom, client, () => new Map<number, Micros>());
     const earlier = byWire.get(wireId);
     if (earlier === undefined || due < earlier) byWire.set(wireId, due);
   }
 
-  /** The sending end of (client, wireId) closed at `at` (nothing it sends afterwards is recorded: it sends nothing). */
+  /** The sending end of (client, wireId) closed at `at` (it sends nothing more there). */
   closed(client: ActorId, wireId: number, at: Micros): void {
-    if (this.#lateFrom.get(client)?.get(wireId) === undefined) return;
-    let byWire = this.#closedAt.get(client);
-    if (byWire === undefined) {
-      byWire = new Map();
-      this.#closedAt.set(client, byWire);
-    }
+    const byWire = getOrCreate(this.#closedAt, client, () => new Map<number, Micros>());
     if (!byWire.has(wireId)) byWire.set(wireId, at);
   }
 
@@ -69,10 +60,10 @@ export class OrphanedSockets {
    * delivery was due (so every host knows of the close when it hands the delivery out).
    */
   lost(client: ActorId, wireId: number, due: Micros, safeLookaheadUs: Micros): boolean {
-    if (this.#closedAt.size === 0) return false;
+    if (this.#lateFrom.size === 0) return false; // nothing was ever held that late: the usual case, on every delivery
+    const late = this.#lateFrom.get(client)?.get(wireId);
+    if (late === undefined || due < late) return false;
     const closedAt = this.#closedAt.get(client)?.get(wireId);
-    if (closedAt === undefined) return false;
-    const late = this.#lateFrom.get(client)?.get(wireId) as Micros;
-    return due >= late && closedAt + safeLookaheadUs <= late;
+    return closedAt !== undefined && closedAt + safeLookaheadUs <= late;
   }
 }

@@ -268,9 +268,9 @@ export class Router {
     this.#count(msgType, bytes);
     const stats = this.stats;
     const wireId = from === client ? gen : -gen;
-    // The sender's end closes (its FIN, or its reset when its process died): bytes it still holds become an orphan's.
-    const closing = msgType === "SimDisconnect";
-    if (closing) this.#orphans.closed(client, wireId, now);
+    // The sender's end closes (its FIN, or its reset when its process died): bytes it still holds, the FIN among
+    // them, become an orphan's.
+    if (msgType === "SimDisconnect") this.#orphans.closed(client, wireId, now);
     if (this.#brokeAt(client, gen) !== undefined) {
       stats.broken++;
       return { fate: "broken", at: [], fault: null, corrupt: null, reordered: false, held: false, breakAt: null };
@@ -332,10 +332,7 @@ export class Router {
     }
     // FIFO on this connection in this direction, whatever other connections between the two actors carry.
     const due = link.dueOnConnection(wireId, sendAt + latency);
-    if (held) {
-      this.#orphans.held(client, wireId, now, retransmitAt, due);
-      if (closing) this.#orphans.closed(client, wireId, now); // the FIN itself is a segment the orphan may give up on
-    }
+    if (held) this.#orphans.held(client, wireId, now, retransmitAt, due);
     if (corrupt !== null) stats.corrupted++;
     if (fault !== null) this.#countFault(fault);
     stats.delivered++;

@@ -1,6 +1,14 @@
 import { type Actor, type ActorId, type Context, encode, type JsonValue, type Message, type Observation } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { type ActorRegistry, type ArmedTimer, InlineHost, type NemesisStep } from "../src/index.js";
+import {
+  type ActorRegistry,
+  type ArmedTimer,
+  DEFAULT_NETWORK,
+  type HistoryEvent,
+  InlineHost,
+  type NemesisStep,
+  type SimulationSpec,
+} from "../src/index.js";
 import { actor, testSpec } from "./helpers.js";
 
 function throwsTypeError(change: () => void): boolean {
@@ -108,6 +116,49 @@ describe("actor cells", () => {
       ["a", true],
       ["b", true],
     ]);
+  });
+
+  it("seal what is sent in a run whose sizes nothing reads as well, without sizing it unless a bandwidth fault reads them", () => {
+    const actors = [actor("a", "probe", { peer: "b" }), actor("b", "probe")];
+    const unrecorded = (spec: SimulationSpec) => {
+      const seen: HistoryEvent[] = [];
+      const result = new InlineHost(spec, registry, {
+        history: { recorded: false, onEvent: (event) => seen.push(event) },
+        unsized: true,
+      }).run();
+      return { result, seen };
+    };
+    const recorded = run(actors);
+    const judged = unrecorded(testSpec({ actors, durationUs: 100_000 }));
+    const mutated = (events: readonly HistoryEvent[]) =>
+      events.flatMap((e) => (e.ev === "obs" && e.o.type === "probe.mutated" ? [[e.actor, e.o.threw]] : []));
+    expect(mutated(judged.seen)).toEqual([
+      ["a", true],
+      ["b", true],
+    ]);
+    expect(judged.seen.filter((e) => e.ev === "obs").map((e) => JSON.stringify(e))).toEqual(
+      recorded.events.filter((e) => e.ev === "obs").map((e) => JSON.stringify(e)),
+    );
+    const ping = encode({ type: "SimPing", seq: 1, payload: "original" }).length;
+    expect(recorded.router.byType.SimPing).toEqual({ count: 1, bytes: ping });
+    expect(judged.result.router.byType.SimPing).toEqual({ count: 1, bytes: 0 });
+    expect(judged.result.router.bytes).toBe(0);
+    // Unless the caller says nothing reads them, a run that records no history sizes its messages too.
+    const sized = new InlineHost(testSpec({ actors, durationUs: 100_000 }), registry, { history: { recorded: false } }).run();
+    expect(sized.router.bytes).toBe(recorded.router.bytes);
+    // A bandwidth fault reads each message's size: the run sizes them, and the ping crosses the link as late.
+    const slow = {
+      network: DEFAULT_NETWORK,
+      messageFaults: [{ name: "slow", types: ["SimPing"], bandwidth: { bytesPerSecond: 100 } }],
+      partitions: [],
+    };
+    const slowSpec = testSpec({ actors, durationUs: 1_000_000, plan: slow });
+    const slowRecorded = new InlineHost(slowSpec, registry).run();
+    const slowJudged = unrecorded(slowSpec);
+    expect(slowJudged.result.router.bytes).toBe(slowRecorded.router.bytes);
+    const got = (events: readonly HistoryEvent[]) => events.filter((e) => e.ev === "obs" && e.o.type === "probe.got").map((e) => e.t);
+    expect(got(slowJudged.seen)).toEqual(got(slowRecorded.events));
+    expect(got(slowRecorded.events)[0]).toBeGreaterThan((ping * 1_000_000) / 100);
   });
 
   it("lose volatile state on a crash but keep the durable log for the restart", () => {

@@ -55,10 +55,30 @@ describe("runScenario judgedOnly", () => {
     const judged = await runScenario(base, { host: "inline", seed: 1, judgedOnly: true });
     expect(Object.values(recorded.summary.checks).some((check) => !check.ok)).toBe(true);
     expect(judged.summary.checks).toEqual(recorded.summary.checks);
-    const { historyEvents: _recordedEvents, wallMs: _w1, speedup: _s1, ...recordedMetrics } = recorded.summary.metrics;
-    const { historyEvents: judgedEvents, wallMs: _w2, speedup: _s2, ...judgedMetrics } = judged.summary.metrics;
+    const {
+      historyEvents: _recordedEvents,
+      wallMs: _w1,
+      speedup: _s1,
+      bytes: recordedBytes,
+      messagesByType: recordedTypes,
+      ...recordedMetrics
+    } = recorded.summary.metrics;
+    const {
+      historyEvents: judgedEvents,
+      wallMs: _w2,
+      speedup: _s2,
+      bytes: judgedBytes,
+      messagesByType: judgedTypes,
+      ...judgedMetrics
+    } = judged.summary.metrics;
     expect(judgedMetrics).toEqual(recordedMetrics);
     expect(judgedEvents).toBe(0);
+    // Nothing read the sizes, so the judged run did not size its messages: the same messages of each type, 0 bytes.
+    expect(recordedBytes).toBeGreaterThan(0);
+    expect(judgedBytes).toBe(0);
+    const counts = (types: typeof recordedTypes, bytes: (n: number) => number) =>
+      Object.fromEntries(Object.entries(types).map(([type, { count, bytes: b }]) => [type, { count, bytes: bytes(b) }]));
+    expect(judgedTypes).toEqual(counts(recordedTypes, () => 0));
     expect(recorded.summary.historyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(judged.summary.historyHash).toBe("");
     expect(judged.result.log.length).toBe(0);

@@ -1,7 +1,16 @@
 import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deepFreeze, encode, encodedSize, MESSAGE_SCHEMAS, type Message, SHARED_STRUCTURES, sealMessage } from "../src/index.js";
+import {
+  deepFreeze,
+  encode,
+  encodedSize,
+  MESSAGE_SCHEMAS,
+  type Message,
+  SHARED_STRUCTURES,
+  sealMessage,
+  sealUnsized,
+} from "../src/index.js";
 
 /**
  * Values of a message schema: every kind the message schemas use, with
@@ -246,5 +255,76 @@ describe("sealMessage: a sent message becomes an immutable value", () => {
     deepFreeze(closed);
     expect(Object.isFrozen(closed)).toBe(true);
     expect(Object.isFrozen(closed.inner)).toBe(true);
+  });
+});
+
+/** What sealing left of a value, in walk order: each object's frozenness, and whether each byte array is still the one it held before. */
+function sealedState(value: unknown, before: readonly Uint8Array[], out: (string | boolean)[] = [], at = { i: 0 }): (string | boolean)[] {
+  if (ArrayBuffer.isView(value)) out.push("bytes", value === before[at.i++]);
+  else if (typeof value === "object" && value !== null) {
+    out.push(Array.isArray(value) ? "array" : "object", Object.isFrozen(value));
+    for (const item of Object.values(value)) sealedState(item, before, out, at);
+  }
+  return out;
+}
+
+/** The byte arrays a value holds, in walk order. */
+function bytesOf(value: unknown, out: Uint8Array[] = []): Uint8Array[] {
+  if (ArrayBuffer.isView(value)) out.push(value as Uint8Array);
+  else if (typeof value === "object" && value !== null) for (const item of Object.values(value)) bytesOf(item, out);
+  return out;
+}
+
+describe("sealUnsized: sealMessage without the size", () => {
+  it("freezes the same objects and copies the same byte arrays as sealMessage, on random nestings with frozen and closed parts", () => {
+    fc.assert(
+      fc.property(randomShape, fc.boolean(), (make, withReceived) => {
+        // Two equal messages, one sealed each way; a part already sealed (another message's) and a closed one in each.
+        const build = () => {
+          const received = { type: "SimPing", seq: 1, body: make() };
+          if (withReceived) sealMessage(received as unknown as Message);
+          return { type: "SimPing", body: make(), closed: Object.preventExtensions({ a: make() }), received } as unknown as Message;
+        };
+        const sized = build();
+        const unsized = build();
+        const sizedBytes = bytesOf(sized);
+        const unsizedBytes = bytesOf(unsized);
+        sealMessage(sized);
+        sealUnsized(unsized);
+        expect(sealedState(unsized, unsizedBytes)).toEqual(sealedState(sized, sizedBytes));
+        expect(encode(unsized)).toEqual(encode(sized));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("throws what sealMessage throws for a value the codec cannot write, and freezes what the pass does not model", () => {
+    const odd = () => ({ type: "SimPing", set: new Set([1]), big: 2n ** 70n }) as unknown as Message;
+    let sizedError: unknown;
+    try {
+      sealMessage(odd());
+    } catch (error) {
+      sizedError = error;
+    }
+    expect(sizedError).toBeInstanceOf(Error);
+    expect(() => sealUnsized(odd())).toThrow((sizedError as Error).message);
+    const dated = { type: "SimPing", seq: 1, nested: { when: new Date(5) }, list: [{ a: 1 }] } as unknown as Message;
+    sealUnsized(dated);
+    const parts = dated as unknown as { nested: object; list: object[] };
+    expect(Object.isFrozen(dated) && Object.isFrozen(parts.nested) && Object.isFrozen(parts.list) && Object.isFrozen(parts.list[0])).toBe(
+      true,
+    );
+  });
+
+  it("keeps its own copy of the bytes the sender still holds", () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    const message = { type: "SimPing", seq: 1, protocols: [{ name: "range", metadata: bytes }] } as unknown as Message;
+    sealUnsized(message);
+    bytes[0] = 99;
+    const held = (message as unknown as { protocols: { metadata: Uint8Array }[] }).protocols[0]?.metadata;
+    expect(Array.from(held ?? [])).toEqual([1, 2, 3]);
+    expect(() => {
+      (message as unknown as { seq: number }).seq = 2;
+    }).toThrow(TypeError);
   });
 });

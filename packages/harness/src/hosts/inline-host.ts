@@ -17,14 +17,35 @@ export interface InlineHostOptions {
   readonly loggerFor?: (actor: ActorId) => ActorLogger;
   /** What the cells report to (default: the core itself); a wrapper sees every effect first (the report's re-run does). */
   readonly sink?: (core: SimulationCore) => CellSink;
+  /**
+   * Nothing the caller does with the run reads a message's size (a run judged without its history by
+   * kcsim's own checkers, which read none). Its messages are then sealed but not sized, unless something in
+   * the run reads sizes: its history, a bandwidth fault, a wrapping sink.
+   */
+  readonly unsized?: boolean;
+}
+
+/**
+ * Whether anything reads a message's size: the caller (unless it says otherwise), the history (each send's
+ * bytes), a bandwidth fault, a wrapping sink. A hunt's passing seed, judged without its history, needs none,
+ * and its messages go sealed but unsized (the router's byte counts stay 0); the same seed recorded sizes them.
+ */
+function sizesRead(spec: SimulationSpec, options: InlineHostOptions): boolean {
+  return (
+    options.unsized !== true ||
+    options.history?.recorded !== false ||
+    options.sink !== undefined ||
+    spec.plan.messageFaults.some((f) => f.bandwidth !== undefined)
+  );
 }
 
 /**
  * The inline host: every actor in this thread, virtual time, one global
  * event queue popped in the total order. The reference every other host
  * is compared against. Messages are handed over as sealed objects
- * (deep-frozen, sized as their frames would be): nothing crosses a thread,
- * so nothing is encoded, except a frame a fault corrupts.
+ * (deep-frozen, sized as their frames would be, unless nothing reads the
+ * sizes): nothing crosses a thread, so nothing is encoded, except a frame
+ * a fault corrupts.
  */
 export class InlineHost {
   readonly core: SimulationCore;
@@ -39,6 +60,7 @@ export class InlineHost {
     this.core = new SimulationCore(spec, options.history, "objects");
     this.#asyncActors = new Set(spec.actors.filter((a) => ASYNC_ACTOR_KINDS.has(a.kind)).map((a) => a.id));
     const sink = options.sink?.(this.core) ?? this.core;
+    const messages = !spec.useCodec ? "raw" : sizesRead(spec, options) ? "sealed" : "unsized";
     for (const actor of spec.actors) {
       if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
       const storage = new MemoryDurableLog();
@@ -52,7 +74,7 @@ export class InlineHost {
           seed: spec.seed,
           rank: this.core.ranks.rank(actor.id),
           rankOf: (other) => this.core.ranks.find(other),
-          messages: spec.useCodec ? "sealed" : "raw",
+          messages,
           network: spec.plan.network.mode,
           storage,
           restartPolicy: spec.restartPolicy,

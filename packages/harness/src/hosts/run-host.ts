@@ -34,6 +34,8 @@ export interface HostOptions {
   readonly signal?: AbortSignal;
   /** Actor kinds in this process (tests, the library): the inline host only, since workers cannot share functions. */
   readonly registry?: ActorRegistry;
+  /** Inline: nothing outside the run reads the sizes of its messages (see InlineHostOptions.unsized). */
+  readonly unsizedMessages?: boolean;
 }
 
 export interface HostRun {
@@ -99,7 +101,11 @@ export async function runInHost(
       : registryModule === null
         ? DEFAULT_REGISTRY
         : await loadRegistry(registryModule);
-  inline = new InlineHost(spec, registry, { history, loggerFor: (actor) => actorLogs.loggerFor(actor) });
+  inline = new InlineHost(spec, registry, {
+    history,
+    loggerFor: (actor) => actorLogs.loggerFor(actor),
+    ...(options.unsizedMessages === true ? { unsized: true } : {}),
+  });
   try {
     return { result: await inline.runAsync(), recording: null };
   } finally {

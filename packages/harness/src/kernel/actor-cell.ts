@@ -16,6 +16,7 @@ import {
   type Observation,
   RandomStream,
   sealMessage,
+  sealUnsized,
   streamFor,
 } from "@kcsim/protocol";
 import type { NetworkMode } from "../router/fault-plan.js";
@@ -71,11 +72,13 @@ export interface CellSink {
  * How messages travel between cells:
  * - frames: encoded at send, decoded and validated at receipt (worker hosts: they cross threads);
  * - sealed: the message object itself, deep-frozen at send, with its frame's size (the inline host);
+ * - unsized: sealed, but not sized (size 0): the inline host when nothing reads a size, a run that records no
+ *   history (a hunt's passing seed) and has no bandwidth fault; sizing is most of sealing's cost;
  * - raw: the object as it is, size 0 (the codec switched off: benchmarks only).
  * In frames and sealed mode a sent message is frozen for its sender and a received one for its receiver,
  * so an actor that tries to change a message throws alike in every host.
  */
-export type MessageMode = "frames" | "sealed" | "raw";
+export type MessageMode = "frames" | "sealed" | "unsized" | "raw";
 
 export type LifecycleEvent = "start" | "crash" | "restart" | "pause" | "resume" | "clock-step" | "stop" | "command";
 
@@ -455,6 +458,10 @@ export class ActorCell {
     switch (this.#options.messages) {
       case "sealed":
         this.#sink.send(this.id, to, seq, this.#now, message.type, message, sealMessage(message), conn, rank, toRank);
+        return;
+      case "unsized":
+        sealUnsized(message);
+        this.#sink.send(this.id, to, seq, this.#now, message.type, message, 0, conn, rank, toRank);
         return;
       case "frames": {
         deepFreeze(message);

@@ -30,6 +30,7 @@ export interface RunMetrics {
   readonly rejectedFrames: number;
   readonly lostMessages: number;
   readonly actorErrors: number;
+  /** Frame bytes sent (all messages, and per type); 0 in a run judged without its history, whose messages are not sized. */
   readonly bytes: number;
   readonly messagesByType: Readonly<Record<string, { readonly count: number; readonly bytes: number }>>;
   /** Simulated seconds per wall-clock second. */

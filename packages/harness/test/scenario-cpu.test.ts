@@ -1,15 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runNodeChild } from "../src/bench/child-cpu.js";
+import { runScenarioCpu } from "../src/bench/child-cpu.js";
 import { root } from "../src/bench/kcsim-process.js";
 import type { ScenarioCpu } from "../src/bench/scenario-cpu.js";
-import { entryPoint } from "../src/kernel/built-module.js";
 import { V8_TUNING } from "../src/run/v8-tuning.js";
 
 async function scenarioCpu(args: readonly string[], nodeFlags: readonly string[] = []): Promise<ScenarioCpu> {
-  const run = await runNodeChild([...nodeFlags, entryPoint("scenario-cpu"), join(root, "scenarios", "m10-join.json"), ...args]);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout.trim().split("\n").pop() ?? "") as ScenarioCpu;
+  return runScenarioCpu(nodeFlags, [join(root, "scenarios", "m10-join.json"), ...args], "scenario-cpu");
 }
 
 describe("the compression bench's child process (scenario-cpu)", () => {
@@ -22,6 +19,15 @@ describe("the compression bench's child process (scenario-cpu)", () => {
     expect(warm.historyHash).toBe(cold.historyHash);
     expect(warm.virtualMs).toBe(cold.virtualMs);
     expect(warm.checksFailed).toBe(cold.checksFailed);
+  }, 60_000);
+
+  it("runs the lockstep host with auto shards (--lockstep) to the inline history", async () => {
+    const inline = await scenarioCpu(["2"]);
+    const lockstep = await scenarioCpu(["2", "--lockstep"]);
+    expect(inline.host).toBe("inline");
+    expect(lockstep.host).toBe("lockstep");
+    expect(lockstep.historyHash).toBe(inline.historyHash);
+    expect(lockstep.checksFailed).toBe(inline.checksFailed);
   }, 60_000);
 
   it("gives the same history with kcsim's V8 settings as with V8's defaults", async () => {

@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { entryPoint } from "../kernel/built-module.js";
 import { root } from "./kcsim-process.js";
+import type { ScenarioCpu } from "./scenario-cpu.js";
 
 /** A child process run to its end: its output and the CPU time it used, start to exit, every thread. */
 export interface ChildRun {
@@ -52,4 +54,12 @@ export async function runNodeChild(args: readonly string[]): Promise<ChildRun> {
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+}
+
+/** One run of bench/scenario-cpu.ts in a fresh process (node `flags`, then its arguments); what it printed. */
+export async function runScenarioCpu(flags: readonly string[], args: readonly string[], what: string): Promise<ScenarioCpu> {
+  const run = await runNodeChild([...flags, entryPoint("scenario-cpu"), ...args]);
+  const line = run.stdout.trim().split("\n").pop() ?? "";
+  if (run.code !== 0 || !line.startsWith("{")) throw new Error(`${what} failed (exit ${run.code}): ${run.stderr.trim()}`);
+  return JSON.parse(line) as ScenarioCpu;
 }

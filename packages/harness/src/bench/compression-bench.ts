@@ -1,8 +1,7 @@
 import { join } from "node:path";
-import { entryPoint } from "../kernel/built-module.js";
 import { V8_TUNING } from "../run/v8-tuning.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
-import { median, runNodeChild } from "./child-cpu.js";
+import { median, runScenarioCpu } from "./child-cpu.js";
 import { root } from "./kcsim-process.js";
 import type { ScenarioCpu } from "./scenario-cpu.js";
 
@@ -31,16 +30,9 @@ const COLD_V8_DEFAULTS: Measure = {
 const WARM: Measure = { warm: true, v8Defaults: false, label: ", warm", note: "second run in one process; " };
 
 /** One scenario run in a fresh process (bench/scenario-cpu.ts) as `measure` says; what it printed. */
-async function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Promise<ScenarioCpu> {
-  const run = await runNodeChild([
-    ...(v8Defaults ? [] : V8_TUNING),
-    entryPoint("scenario-cpu"),
-    join(root, "scenarios", `${scenario}.json`),
-    ...(warm ? ["--warm"] : []),
-  ]);
-  const line = run.stdout.trim().split("\n").pop() ?? "";
-  if (run.code !== 0 || !line.startsWith("{")) throw new Error(`compression: ${scenario} failed (exit ${run.code}): ${run.stderr.trim()}`);
-  return JSON.parse(line) as ScenarioCpu;
+function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Promise<ScenarioCpu> {
+  const args = [join(root, "scenarios", `${scenario}.json`), ...(warm ? ["--warm"] : [])];
+  return runScenarioCpu(v8Defaults ? [] : V8_TUNING, args, `compression: ${scenario}`);
 }
 
 /**

@@ -1,13 +1,18 @@
-import { availableParallelism } from "node:os";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import { InlineHost } from "../hosts/inline-host.js";
 import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import type { LockstepTransport } from "../hosts/lockstep/shard-protocol.js";
 import type { ActorsPerWorker } from "../hosts/worker/shard-plan.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
+import { V8_TUNING } from "../run/v8-tuning.js";
 import { toSimulationSpec, validateScenario } from "../scenario/load-scenario.js";
+import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { round } from "./bench-suite.js";
+import { median, runScenarioCpu } from "./child-cpu.js";
 import { pingPongGroup } from "./ping-pong-group.js";
 
 const ACTORS = 100;
@@ -26,7 +31,11 @@ const GROUP_VIRTUAL_MS = 30_000;
 
 /** A KIP-848 consumer group of 100 members (and its coordinator) joining and consuming 200 partitions. */
 function consumerGroup(): SimulationSpec {
-  const scenario = validateScenario(
+  return toSimulationSpec(consumerGroupScenario(), { seed: 1 });
+}
+
+function consumerGroupScenario(): ScenarioFile {
+  return validateScenario(
     {
       name: `bench-group-${GROUP_MEMBERS}`,
       description: `${GROUP_MEMBERS} KIP-848 members join one group and consume 200 synthetic partitions`,
@@ -47,7 +56,37 @@ function consumerGroup(): SimulationSpec {
     },
     "bench",
   );
-  return toSimulationSpec(scenario, { seed: 1 });
+}
+
+const COLD_PAIRS = 3;
+
+/**
+ * The 100-member group run cold in fresh processes, inline then lockstep with auto shards, three pairs in a
+ * row: each pair's ratio of wall times (from the run's start to its verdict, worker start included, process
+ * start not) and their median. Both sides compile their code from scratch (the lockstep worker always does),
+ * and a pair sees the same machine, which a single run of each on this shared machine does not.
+ */
+async function coldPairs(): Promise<{ ratios: number[]; inlineMs: number[]; lockstepMs: number[]; sameHash: boolean }> {
+  const dir = mkdtempSync(join(tmpdir(), "kcsim-lockstep-bench-"));
+  try {
+    const path = join(dir, "group.json");
+    writeFileSync(path, JSON.stringify(consumerGroupScenario()));
+    const ratios: number[] = [];
+    const inlineMs: number[] = [];
+    const lockstepMs: number[] = [];
+    let sameHash = true;
+    for (let pair = 0; pair < COLD_PAIRS; pair++) {
+      const inline = await runScenarioCpu(V8_TUNING, [path], "lockstep: inline, cold");
+      const lockstep = await runScenarioCpu(V8_TUNING, [path, "--lockstep"], "lockstep: lockstep auto, cold");
+      sameHash &&= inline.historyHash === lockstep.historyHash;
+      inlineMs.push(inline.wallMs);
+      lockstepMs.push(lockstep.wallMs);
+      ratios.push(lockstep.wallMs / inline.wallMs);
+    }
+    return { ratios, inlineMs, lockstepMs, sameHash };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** "1 worker", "2 workers". */
@@ -130,6 +169,15 @@ export const lockstepBench: BenchSuite = {
         note: `${round(timing.runMs / groupInline.wallMs, 2)}x inline; ${timing.windows} windows; ${workersOf(timing)} started in ${Math.round(timing.startMs)} ms; ${timing.hash === groupInline.historyHash ? "same hash" : "HASH DIFFERS"}`,
       });
     }
+    const cold = await coldPairs();
+    const list = (values: readonly number[], digits: number) => values.map((v) => round(v, digits)).join(" / ");
+    rows.push({
+      suite: this.name,
+      case: `${GROUP_MEMBERS}-member consumer group: lockstep auto / inline, cold processes, median of ${COLD_PAIRS} pairs`,
+      value: round(median(cold.ratios), 2),
+      unit: "x",
+      note: `pairs run one after the other, each a fresh process (run to verdict, worker start included): ${list(cold.ratios, 2)}x; inline ${list(cold.inlineMs, 0)} ms, lockstep ${list(cold.lockstepMs, 0)} ms; ${cold.sameHash ? "same hash" : "HASH DIFFERS"}`,
+    });
     return rows;
   },
 };

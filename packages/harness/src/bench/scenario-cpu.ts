@@ -1,4 +1,4 @@
-import { runScenario } from "../run/run-scenario.js";
+import { type RunOptions, runScenario } from "../run/run-scenario.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
 
 /** What one measured run printed (one JSON line on stdout). */
@@ -13,12 +13,15 @@ export interface ScenarioCpu {
   readonly checksFailed: number;
   /** Whether the measured run was the process's second run of the same seed (`--warm`). */
   readonly warm: boolean;
+  /** The host it ran in: inline, or lockstep with auto shards (`--lockstep`: its worker threads start inside the measured run). */
+  readonly host: "inline" | "lockstep";
 }
 
 /**
  * A benchmark's child process (`node bundle/scenario-cpu.js SCENARIO
- * [SEED] [--warm]`): runs one scenario inline and judges it, and prints
- * what the run cost. Process start, module loading and reading the scenario
+ * [SEED] [--warm] [--lockstep]`): runs one scenario inline (or in the
+ * lockstep host with auto shards) and judges it, and prints what the run
+ * cost. Process start, module loading and reading the scenario
  * are not counted: a fresh process per run keeps one run's heap and JIT
  * state out of the next one's numbers.
  *
@@ -30,14 +33,16 @@ export interface ScenarioCpu {
  */
 async function main(args: readonly string[]): Promise<void> {
   const warm = args.includes("--warm");
-  const [path, seedText] = args.filter((arg) => arg !== "--warm");
-  if (path === undefined) throw new Error("usage: scenario-cpu SCENARIO [SEED] [--warm]");
+  const host: ScenarioCpu["host"] = args.includes("--lockstep") ? "lockstep" : "inline";
+  const [path, seedText] = args.filter((arg) => !arg.startsWith("--"));
+  if (path === undefined) throw new Error("usage: scenario-cpu SCENARIO [SEED] [--warm] [--lockstep]");
   const scenario = loadScenarioFile(path);
   const seed = seedText === undefined ? (scenario.seed ?? 1) : Number(seedText);
-  const warmUp = warm ? (await runScenario(scenario, { host: "inline", seed })).summary.historyHash : null;
+  const options: RunOptions = { host, seed, ...(host === "lockstep" ? { hostOptions: { actorsPerWorker: "auto" } } : {}) };
+  const warmUp = warm ? (await runScenario(scenario, options)).summary.historyHash : null;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  const { summary } = await runScenario(scenario, { host: "inline", seed });
+  const { summary } = await runScenario(scenario, options);
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   if (warmUp !== null && warmUp !== summary.historyHash)
@@ -53,6 +58,7 @@ async function main(args: readonly string[]): Promise<void> {
     historyHash: summary.historyHash,
     checksFailed: Object.values(summary.checks).filter((check) => !check.ok).length,
     warm,
+    host,
   };
   process.stdout.write(`${JSON.stringify(measured)}\n`);
 }

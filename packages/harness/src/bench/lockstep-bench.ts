@@ -170,11 +170,11 @@ export const lockstepBench: BenchSuite = {
       });
     }
     const cold = await coldPairs();
-    const list = (values: readonly number[], digits: number) => values.map((v) => round(v, digits)).join(" / ");
+    const list = (values: readonly number[], decimals: number) => values.map((v) => v.toFixed(decimals)).join(" / ");
     rows.push({
       suite: this.name,
       case: `${GROUP_MEMBERS}-member consumer group: lockstep auto / inline, cold processes, median of ${COLD_PAIRS} pairs`,
-      value: round(median(cold.ratios), 2),
+      value: Number(median(cold.ratios).toFixed(2)),
       unit: "x",
       note: `pairs run one after the other, each a fresh process (run to verdict, worker start included): ${list(cold.ratios, 2)}x; inline ${list(cold.inlineMs, 0)} ms, lockstep ${list(cold.lockstepMs, 0)} ms; ${cold.sameHash ? "same hash" : "HASH DIFFERS"}`,
     });

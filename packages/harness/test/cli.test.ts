@@ -23,6 +23,22 @@ describe("kcsim CLI", () => {
     expect(stdout).toMatch(/partition-for <groupId>/);
   });
 
+  it("prints one command's part of the help: kcsim <command> --help, -h, kcsim help <command>", () => {
+    const hunt = kcsim("hunt", "--help");
+    expect(hunt.code).toBe(0);
+    expect(hunt.stdout).toMatch(/^Usage: pnpm kcsim hunt \[options\]/);
+    expect(hunt.stdout).toMatch(/--as-written/);
+    expect(hunt.stdout).not.toMatch(/partition-for|--time-scale/);
+    expect(hunt.stdout).toMatch(/Exit codes: 0 every check passed/);
+    expect(kcsim("help", "hunt")).toEqual(hunt);
+    expect(kcsim("hunt", "scenarios/chaos-consumer.json", "-h")).toEqual(hunt);
+    // Both replay entries, and a continuation line of serve's.
+    expect(kcsim("help", "replay").stdout).toMatch(/replay <run-dir\|recording>[\s\S]*replay <hunt-failure-dir>[\s\S]*--registry MODULE/);
+    expect(kcsim("serve", "--help").stdout).toMatch(/on the realtime host until SIGINT\/SIGTERM/);
+    expect(kcsim("help").stdout).toMatch(/Usage: pnpm kcsim <command>/);
+    expect(kcsim("nope", "--help")).toEqual({ code: 2, stdout: "", stderr: "kcsim: unknown command 'nope' (try --help)\n" });
+  });
+
   it("partition-for prints the number alone", () => {
     expect(kcsim("partition-for", "my-group")).toEqual({ code: 0, stdout: "12\n", stderr: "" });
     expect(kcsim("partition-for", "group1", "--partitions", "50").stdout).toBe("40\n");

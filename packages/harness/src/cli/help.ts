@@ -66,7 +66,28 @@ Commands:
       --out DIR               the run directory (default runs/serve-<scenario>): history, report.html, recording.jsonl
       --json                  print the summary as one JSON object when the run ends
   help, --help                this text
+  help <command>              that command's part of it (also: <command> --help)
 
 Exit codes: 0 every check passed, 1 a checker found a violation, 2 bad input (one line), 3 kcsim itself failed
 (one line and the path of a file holding the stack); 130/143 a run or hunt ended by SIGINT/SIGTERM after saying what it finished.
 `;
+
+/** The last lines of HELP: what the exit codes mean. */
+const EXIT_CODES = HELP.slice(HELP.indexOf("Exit codes:"));
+
+/**
+ * `kcsim <command> --help` (and `kcsim help <command>`): the command's own
+ * lines of HELP (every entry of that name: replay has two) and the exit
+ * codes; null for a name HELP does not list.
+ */
+export function commandHelp(command: string): string | null {
+  const lines: string[] = [];
+  let inEntry = false;
+  for (const line of HELP.split("\n")) {
+    // An entry starts at a command's name, two spaces in; its flags and continuation lines are indented further.
+    if (/^ {2}\S/.test(line)) inEntry = line.slice(2).split(/[\s,]/)[0] === command;
+    else if (!/^ {3,}\S/.test(line)) inEntry = false;
+    if (inEntry) lines.push(line);
+  }
+  return lines.length === 0 ? null : `Usage: pnpm kcsim ${command} [options]\n\n${lines.join("\n")}\n\n${EXIT_CODES}`;
+}

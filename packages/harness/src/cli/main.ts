@@ -1,6 +1,6 @@
 import { checkHeap } from "../run/heap-guard.js";
 import { EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
-import { HELP } from "./help.js";
+import { commandHelp, HELP } from "./help.js";
 import { UsageError } from "./usage-error.js";
 
 type Command = (argv: readonly string[]) => number | Promise<number>;
@@ -36,13 +36,20 @@ async function fail(error: unknown, argv: readonly string[]): Promise<number> {
 /** The kcsim CLI: its exit codes are the contract in cli/exit-codes.ts. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+  const asksHelp = (arg: string) => arg === "--help" || arg === "-h";
+  // `kcsim help hunt` and `kcsim hunt --help`: that command's part of the help.
+  const helpFor = command === "help" || (command !== undefined && asksHelp(command)) ? rest[0] : rest.some(asksHelp) ? command : undefined;
+  if (command === undefined || ((command === "help" || asksHelp(command)) && (helpFor === undefined || helpFor === "help"))) {
     process.stdout.write(HELP);
     return EXIT_OK;
   }
-  const load = COMMANDS[command];
+  const load = COMMANDS[helpFor ?? command];
   try {
-    if (load === undefined) throw new UsageError(`unknown command '${command}' (try --help)`);
+    if (load === undefined) throw new UsageError(`unknown command '${helpFor ?? command}' (try --help)`);
+    if (helpFor !== undefined) {
+      process.stdout.write(commandHelp(helpFor) ?? HELP);
+      return EXIT_OK;
+    }
     return await (await load())(rest);
   } catch (error) {
     stopHeapWatch(); // the command failed: whatever heap it leaves is not a second failure to report

@@ -90,8 +90,8 @@ describe("eos-off: the same pipeline without transactions", () => {
     return observations(r.events, "gc.member-removed").filter((m) => m.o.groupId === "pipeline" && ids.has(m.o.memberId));
   };
 
-  it("seed 12: fails exactly-once-output only, with duplicates of each cause (crash before commit, fenced member, zombie), all attributed", async () => {
-    const r = await run("eos-off", 12);
+  it("seed 37: fails exactly-once-output only, with duplicates of each cause (crash before commit, fenced member, zombie), all attributed", async () => {
+    const r = await run("eos-off", 37);
     expect(failing(r).map((f) => f.slice(0, f.indexOf(":")))).toEqual(["exactly-once-output"]);
     expect(r.checks["exactly-once-output"]?.violations[0]?.message).toMatch(
       /^pipeline: \d+ of \d+ committed input records have more than one result in out \(.*crash before commit x\d+/,

@@ -9,7 +9,7 @@ import {
   Router,
 } from "../src/index.js";
 import { ORPHAN_GIVE_UP_US } from "../src/router/orphaned-sockets.js";
-import { retransmittedAt } from "../src/router/router.js";
+import { LAST_SYN_US, LAST_SYNACK_US, retransmittedAt, TIMEOUT_INIT_US } from "../src/router/tcp-retransmission.js";
 
 const N = 10_000;
 /** These tests route datagrams one by one (Router.route); connections have their own tests (connections.test.ts). */
@@ -219,6 +219,67 @@ describe("connection mode: each connection is its own stream", () => {
     expect(r.routeOnConnection(101_000_000, "server", "client", "Y", 100, "client", 2).at).toEqual([101_101_000]);
     // And the link is busy while it crosses: the next one waits for it.
     expect(r.routeOnConnection(101_000_000, "server", "client", "Z", 100, "client", 2).at).toEqual([101_201_000]);
+  });
+});
+
+describe("connection mode: the handshake backs off from TCP_TIMEOUT_INIT (1 s) and gives up after tcp_syn_retries", () => {
+  // A fixed 1 ms network; both directions between client and server cut from 1 s until `healMs`.
+  const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+  const router = (healMs: number) =>
+    new Router(
+      {
+        network: connections,
+        messageFaults: [],
+        partitions: [{ name: "cut", a: ["client"], b: ["server"], direction: "two-way", startMs: 1_000, endMs: healMs }],
+      },
+      7,
+    );
+
+  it("retransmits a SYN and a SYN-ACK 1, 3, 7, 15, 31 s after the first, and data from 200 ms", () => {
+    expect([1.2, 3.5, 7.5, 15.5, 31.5].map((s) => retransmittedAt(0, s * 1e6, TIMEOUT_INIT_US) / 1e6)).toEqual([3, 7, 15, 31, 63]);
+    expect(retransmittedAt(0, 1_200_000)).toBe(1_400_000);
+    const r = router(3_200);
+    // Sent at 2 s, the partition healing at 3.2 s: the SYN goes again at 2 + 3 s, a request at 2 + 1.4 s.
+    expect(r.routeOnConnection(2_000_000, "client", "server", "SimConnect", 10, "client", 1)).toMatchObject({
+      fate: "deliver",
+      held: true,
+      at: [5_001_000],
+    });
+    expect(r.routeOnConnection(2_000_000, "server", "client", "SimAccept", 10, "client", 2)).toMatchObject({ held: true, at: [5_001_000] });
+    expect(r.routeOnConnection(2_000_000, "client", "server", "HeartbeatRequest", 50, "client", 3)).toMatchObject({
+      held: true,
+      at: [3_401_000],
+    });
+  });
+
+  it("delivers the last SYN (63 s after the first) and the last SYN-ACK (31 s), and nothing the kernel no longer sends", () => {
+    expect(LAST_SYN_US).toBe(63_000_000);
+    expect(LAST_SYNACK_US).toBe(31_000_000);
+    const syn = router(64_000); // healed between the sixth retransmission's moment (65 s) and after the fifth (33 s)
+    expect(syn.routeOnConnection(2_000_000, "client", "server", "SimConnect", 10, "client", 1)).toMatchObject({
+      held: true,
+      at: [65_001_000],
+    });
+    const late = router(66_000); // the seventh would come 127 s after the first: there is none
+    expect(late.routeOnConnection(2_000_000, "client", "server", "SimConnect", 10, "client", 1)).toMatchObject({
+      fate: "partitioned",
+      at: [],
+    });
+    expect(late.stats.partitioned).toBe(1);
+    const accept = router(32_000);
+    expect(accept.routeOnConnection(2_000_000, "server", "client", "SimAccept", 10, "client", 1)).toMatchObject({
+      held: true,
+      at: [33_001_000],
+    });
+    const lateAccept = router(34_000);
+    expect(lateAccept.routeOnConnection(2_000_000, "server", "client", "SimAccept", 10, "client", 1)).toMatchObject({
+      fate: "partitioned",
+    });
+    // Data has no such limit while its socket is open: held 64 s, it arrives at its next retransmission.
+    expect(late.routeOnConnection(2_000_000, "client", "server", "HeartbeatRequest", 50, "client", 2)).toMatchObject({
+      fate: "deliver",
+      held: true,
+    });
   });
 });
 

@@ -1,7 +1,5 @@
 import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
-
-/** TCP's smallest retransmission timeout (Linux TCP_RTO_MIN), where the router's backoff starts (retransmittedAt). */
-const RTO_MIN_US = 200_000;
+import { RTO_MIN_US } from "./tcp-retransmission.js";
 
 /** Linux's net.ipv4.tcp_orphan_retries: its default 0 means 8 retransmissions for a closed socket (tcp_orphan_retries()). */
 const ORPHAN_RETRIES = 8;

@@ -5,6 +5,7 @@ import { type LinkState, LinkTable } from "./link-state.js";
 import { OrphanedSockets } from "./orphaned-sockets.js";
 import { safeLookahead } from "./safe-lookahead.js";
 import { NameMatcher } from "./selector.js";
+import { LAST_SYN_US, LAST_SYNACK_US, RTO_MIN_US, retransmittedAt, TIMEOUT_INIT_US } from "./tcp-retransmission.js";
 
 /**
  * deliver: it arrives (at `at`); drop: lost on its own (datagram mode);
@@ -247,7 +248,8 @@ export class Router {
    * - a loss breaks it: this message and every later one on it are lost,
    *   and the client and the server each notice after a drawn delay;
    * - a partition holds the bytes back, and TCP's retransmission (RTO from
-   *   200 ms, doubling up to 120 s) delivers them once it has healed, unless
+   *   200 ms, 1 s for the handshake, doubling up to 120 s: tcp-retransmission.ts)
+   *   delivers them once it has healed, unless
    *   their sender closed the connection meanwhile and that retransmission
    *   is later than a closed socket's kernel tries (OrphanedSockets);
    * - delays and bandwidth hold back the whole stream (head-of-line), and
@@ -291,7 +293,15 @@ export class Router {
         stats.partitioned++;
         return { fate: "partitioned", at: [], fault: partition.spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
       }
-      retransmitAt = sendAt = retransmittedAt(now, heal);
+      // The handshake's segments back off from TCP_TIMEOUT_INIT (1 s), everything else from TCP_RTO_MIN (200 ms).
+      const handshake = msgType === "SimConnect" || msgType === "SimAccept";
+      retransmitAt = sendAt = retransmittedAt(now, heal, handshake ? TIMEOUT_INIT_US : RTO_MIN_US);
+      // A handshake segment is retransmitted a few times only: one held past its last try never arrives.
+      const lastTry = msgType === "SimConnect" ? LAST_SYN_US : msgType === "SimAccept" ? LAST_SYNACK_US : Number.POSITIVE_INFINITY;
+      if (retransmitAt - now > lastTry) {
+        stats.partitioned++;
+        return { fate: "partitioned", at: [], fault: partition.spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
+      }
       fault = partition.spec.name;
       held = true;
       stats.held++;
@@ -431,17 +441,6 @@ export class Router {
 
 function choiceKey(choice: FaultChoice): string {
   return `${choice.link}#${choice.n}#${choice.fault}#${choice.kind}`;
-}
-
-/** TCP's first retransmission of bytes sent at `sentAt` at or after `healAt`: RTO 200 ms, doubling, at most 120 s. */
-export function retransmittedAt(sentAt: Micros, healAt: Micros): Micros {
-  let t = sentAt;
-  let rto = 200_000;
-  while (t < healAt) {
-    t += rto;
-    rto = Math.min(rto * 2, 120_000_000);
-  }
-  return t;
 }
 
 /** Applies a corruption decision to a frame (a copy; the original is untouched). */

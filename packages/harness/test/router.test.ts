@@ -222,18 +222,16 @@ describe("connection mode: each connection is its own stream", () => {
   });
 });
 
-describe("connection mode: the handshake backs off from TCP_TIMEOUT_INIT (1 s) and gives up after tcp_syn_retries", () => {
-  // A fixed 1 ms network; both directions between client and server cut from 1 s until `healMs`.
+/** A fixed 1 ms network whose traffic between client and server (in `direction`) is cut from 1 s until `healMs`. */
+function cutUntil(healMs: number, direction: PartitionFault["direction"]): Router {
   const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
-  const router = (healMs: number) =>
-    new Router(
-      {
-        network: connections,
-        messageFaults: [],
-        partitions: [{ name: "cut", a: ["client"], b: ["server"], direction: "two-way", startMs: 1_000, endMs: healMs }],
-      },
-      7,
-    );
+  const cut: PartitionFault = { name: "cut", a: ["client"], b: ["server"], direction, startMs: 1_000, endMs: healMs };
+  return new Router({ network: connections, messageFaults: [], partitions: [cut] }, 7);
+}
+
+describe("connection mode: the handshake backs off from TCP_TIMEOUT_INIT (1 s) and gives up after tcp_syn_retries", () => {
+  // Both directions between client and server cut from 1 s until `healMs`.
+  const router = (healMs: number) => cutUntil(healMs, "two-way");
 
   it("retransmits a SYN and a SYN-ACK 1, 3, 7, 15, 31 s after the first, and data from 200 ms", () => {
     expect([1.2, 3.5, 7.5, 15.5, 31.5].map((s) => retransmittedAt(0, s * 1e6, TIMEOUT_INIT_US) / 1e6)).toEqual([3, 7, 15, 31, 63]);
@@ -284,17 +282,8 @@ describe("connection mode: the handshake backs off from TCP_TIMEOUT_INIT (1 s) a
 });
 
 describe("connection mode: a closed socket retransmits what it holds eight times (tcp_orphan_retries), then gives up", () => {
-  // A fixed 1 ms network; the client's bytes to the server are cut from 1 s until `healMs`.
-  const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
-  const router = (healMs: number) =>
-    new Router(
-      {
-        network: connections,
-        messageFaults: [],
-        partitions: [{ name: "cut", a: ["client"], b: ["server"], direction: "a-to-b", startMs: 1_000, endMs: healMs }],
-      },
-      7,
-    );
+  // The client's bytes to the server cut from 1 s until `healMs`.
+  const router = (healMs: number) => cutUntil(healMs, "a-to-b");
 
   it("gives up at 102.2 s: the ninth retransmission's moment", () => {
     // Retransmissions of a segment sent at 0: 0.2, 0.6, 1.4, ..., 51.0 s (the eighth); the timer's next firing is at 102.2 s.

@@ -5,7 +5,8 @@ import { type BugSurvey, surveyPlantedBug, surveyTable } from "../hunt/planted-b
  * The README's planted-bug table, on demand (minutes per bug):
  * `pnpm build && node packages/harness/dist/bench/planted-bugs-table.js [bug ...]`.
  * For each bug (default: all) it hunts seeds 1..KCSIM_BUG_SEEDS (default 30)
- * on the bug's recommended scenario, stops at the first failure, replays
+ * on the bug's recommended scenario, stops at the first seed where the
+ * bug's checker fails (a seed failing only others does not count), replays
  * and shrinks it (KCSIM_SHRINK_TRIALS trials, default 30), and runs the
  * same seeds with no bug as the control. Prints one JSON line per bug on
  * stderr as it goes, then the markdown table.

@@ -28,6 +28,8 @@ export interface HuntOptions {
   readonly pool?: HuntPool;
   /** Stop at the first failing seed (runs already in flight finish). */
   readonly stopOnFailure: boolean;
+  /** With stopOnFailure, which failing runs stop it (default: every one). */
+  readonly stopsOn?: (result: HuntRunResult) => boolean;
   readonly onResult?: (result: HuntRunResult, done: number) => void;
 }
 
@@ -100,7 +102,7 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
         simulatedMs += result.virtualMs;
         if (result.failures.length > 0) {
           failures.push(result);
-          if (options.stopOnFailure) stop = true;
+          if (options.stopOnFailure && (options.stopsOn?.(result) ?? true)) stop = true;
         }
         options.onResult?.(result, runs);
       }

@@ -6,6 +6,7 @@ import { repoRoot } from "../cli/paths.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
 import { writeFailureDir } from "./failure-dir.js";
 import { hunt } from "./hunt-runner.js";
+import type { HuntRunResult } from "./hunt-task.js";
 import { replayFailure } from "./replay-failure.js";
 import { type ScenarioSize, shrink } from "./shrink.js";
 
@@ -40,8 +41,9 @@ export interface BugSurvey {
 
 /**
  * Hunts one planted bug on its recommended scenario (seeds 1.., stop at the
- * first failure), replays the failure from its directory, shrinks it
- * against the expected checker, and runs the same seeds without the bug.
+ * first seed where the bug's checker fails), replays that failure from its
+ * directory, shrinks it against that checker, and runs the same seeds
+ * without the bug.
  */
 export async function surveyPlantedBug(bug: PlantedBugName, options: SurveyOptions): Promise<BugSurvey> {
   const info = plantedBugInfo(bug);
@@ -53,8 +55,10 @@ export async function surveyPlantedBug(bug: PlantedBugName, options: SurveyOptio
     fromSeed: 1,
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
   };
-  const found = await hunt({ ...common, bugs: [bug], toSeed: options.maxSeeds, stopOnFailure: true });
-  const first = found.failures[0];
+  // The bug's own failure: a seed where other checkers fail (a finding of the unbugged model) does not count.
+  const byBug = (result: HuntRunResult) => result.failures.some((failure) => failure.check === info.checker);
+  const found = await hunt({ ...common, bugs: [bug], toSeed: options.maxSeeds, stopOnFailure: true, stopsOn: byBug });
+  const first = found.failures.find(byBug);
   const row = {
     bug,
     scenario: info.scenario,

@@ -91,6 +91,8 @@ const FAST: readonly { bug: PlantedBugName; durationMs: number; shrinkTrials: nu
   // Its member is slow until 120 s: the clean run must see it heal and converge.
   { bug: "stale-member-keeps-heartbeating", durationMs: 240_000, shrinkTrials: 2 },
   { bug: "keep-partitions-after-fenced", durationMs: 100_000, shrinkTrials: 4 },
+  // Never shortened: converges judges a group that never settles only once the run passes its bound (436 s here).
+  { bug: "forget-timers-after-failover", durationMs: 450_000, shrinkTrials: 2 },
 ];
 
 describe("planted bugs: hunt, replay, shrink, control", () => {

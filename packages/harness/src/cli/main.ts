@@ -33,21 +33,31 @@ async function fail(error: unknown, argv: readonly string[]): Promise<number> {
   }
 }
 
+/**
+ * What `argv` asks help for: null (nothing), "" (the whole help: `kcsim`, `kcsim --help`, `kcsim help`) or a
+ * command's name (`kcsim help hunt`, `kcsim hunt --help`, `kcsim hunt -h`).
+ */
+function helpAsked(argv: readonly string[]): string | null {
+  const [first, second] = argv;
+  if (first === undefined) return "";
+  if (first === "help" || first === "--help" || first === "-h") return second === undefined || second === "help" ? "" : second;
+  return argv.includes("--help") || argv.includes("-h") ? first : null;
+}
+
 /** The kcsim CLI: its exit codes are the contract in cli/exit-codes.ts. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const asksHelp = (arg: string) => arg === "--help" || arg === "-h";
-  // `kcsim help hunt` and `kcsim hunt --help`: that command's part of the help.
-  const helpFor = command === "help" || (command !== undefined && asksHelp(command)) ? rest[0] : rest.some(asksHelp) ? command : undefined;
-  if (command === undefined || ((command === "help" || asksHelp(command)) && (helpFor === undefined || helpFor === "help"))) {
+  const [command = "", ...rest] = argv;
+  const asked = helpAsked(argv);
+  if (asked === "") {
     process.stdout.write(HELP);
     return EXIT_OK;
   }
-  const load = COMMANDS[helpFor ?? command];
+  const name = asked ?? command;
+  const load = COMMANDS[name];
   try {
-    if (load === undefined) throw new UsageError(`unknown command '${helpFor ?? command}' (try --help)`);
-    if (helpFor !== undefined) {
-      process.stdout.write(commandHelp(helpFor) ?? HELP);
+    if (load === undefined) throw new UsageError(`unknown command '${name}' (try --help)`);
+    if (asked !== null) {
+      process.stdout.write(commandHelp(asked) ?? HELP);
       return EXIT_OK;
     }
     return await (await load())(rest);

@@ -124,7 +124,7 @@ describe("actor cells", () => {
       const seen: HistoryEvent[] = [];
       const result = new InlineHost(spec, registry, {
         history: { recorded: false, onEvent: (event) => seen.push(event) },
-        unsized: true,
+        unsizedMessages: true,
       }).run();
       return { result, seen };
     };

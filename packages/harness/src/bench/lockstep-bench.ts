@@ -66,24 +66,20 @@ const COLD_PAIRS = 3;
  * start not) and their median. Both sides compile their code from scratch (the lockstep worker always does),
  * and a pair sees the same machine, which a single run of each on this shared machine does not.
  */
-async function coldPairs(): Promise<{ ratios: number[]; inlineMs: number[]; lockstepMs: number[]; sameHash: boolean }> {
+async function coldPairs(): Promise<{ pairs: { inline: number; lockstep: number }[]; sameHash: boolean }> {
   const dir = mkdtempSync(join(tmpdir(), "kcsim-lockstep-bench-"));
   try {
     const path = join(dir, "group.json");
     writeFileSync(path, JSON.stringify(consumerGroupScenario()));
-    const ratios: number[] = [];
-    const inlineMs: number[] = [];
-    const lockstepMs: number[] = [];
+    const pairs: { inline: number; lockstep: number }[] = [];
     let sameHash = true;
     for (let pair = 0; pair < COLD_PAIRS; pair++) {
       const inline = await runScenarioCpu(V8_TUNING, [path], "lockstep: inline, cold");
       const lockstep = await runScenarioCpu(V8_TUNING, [path, "--lockstep"], "lockstep: lockstep auto, cold");
       sameHash &&= inline.historyHash === lockstep.historyHash;
-      inlineMs.push(inline.wallMs);
-      lockstepMs.push(lockstep.wallMs);
-      ratios.push(lockstep.wallMs / inline.wallMs);
+      pairs.push({ inline: inline.wallMs, lockstep: lockstep.wallMs });
     }
-    return { ratios, inlineMs, lockstepMs, sameHash };
+    return { pairs, sameHash };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -170,13 +166,20 @@ export const lockstepBench: BenchSuite = {
       });
     }
     const cold = await coldPairs();
+    const ratios = cold.pairs.map((p) => p.lockstep / p.inline);
     const list = (values: readonly number[], decimals: number) => values.map((v) => v.toFixed(decimals)).join(" / ");
     rows.push({
       suite: this.name,
       case: `${GROUP_MEMBERS}-member consumer group: lockstep auto / inline, cold processes, median of ${COLD_PAIRS} pairs`,
-      value: Number(median(cold.ratios).toFixed(2)),
+      value: Number(median(ratios).toFixed(2)),
       unit: "x",
-      note: `pairs run one after the other, each a fresh process (run to verdict, worker start included): ${list(cold.ratios, 2)}x; inline ${list(cold.inlineMs, 0)} ms, lockstep ${list(cold.lockstepMs, 0)} ms; ${cold.sameHash ? "same hash" : "HASH DIFFERS"}`,
+      note: `pairs run one after the other, each a fresh process (run to verdict, worker start included): ${list(ratios, 2)}x; inline ${list(
+        cold.pairs.map((p) => p.inline),
+        0,
+      )} ms, lockstep ${list(
+        cold.pairs.map((p) => p.lockstep),
+        0,
+      )} ms; ${cold.sameHash ? "same hash" : "HASH DIFFERS"}`,
     });
     return rows;
   },

@@ -22,7 +22,7 @@ export interface InlineHostOptions {
    * kcsim's own checkers, which read none). Its messages are then sealed but not sized, unless something in
    * the run reads sizes: its history, a bandwidth fault, a wrapping sink.
    */
-  readonly unsized?: boolean;
+  readonly unsizedMessages?: boolean;
 }
 
 /**
@@ -32,7 +32,7 @@ export interface InlineHostOptions {
  */
 function sizesRead(spec: SimulationSpec, options: InlineHostOptions): boolean {
   return (
-    options.unsized !== true ||
+    options.unsizedMessages !== true ||
     options.history?.recorded !== false ||
     options.sink !== undefined ||
     spec.plan.messageFaults.some((f) => f.bandwidth !== undefined)

@@ -34,7 +34,7 @@ export interface HostOptions {
   readonly signal?: AbortSignal;
   /** Actor kinds in this process (tests, the library): the inline host only, since workers cannot share functions. */
   readonly registry?: ActorRegistry;
-  /** Inline: nothing outside the run reads the sizes of its messages (see InlineHostOptions.unsized). */
+  /** Inline: nothing outside the run reads the sizes of its messages (see InlineHostOptions.unsizedMessages). */
   readonly unsizedMessages?: boolean;
 }
 
@@ -104,7 +104,7 @@ export async function runInHost(
   inline = new InlineHost(spec, registry, {
     history,
     loggerFor: (actor) => actorLogs.loggerFor(actor),
-    ...(options.unsizedMessages === true ? { unsized: true } : {}),
+    ...(options.unsizedMessages === true ? { unsizedMessages: true } : {}),
   });
   try {
     return { result: await inline.runAsync(), recording: null };

@@ -26,10 +26,8 @@ export interface HuntOptions {
   readonly workers?: number;
   /** Run on this pool (its threads; left running afterwards) instead of starting one (benchmarks: a warm pool). */
   readonly pool?: HuntPool;
-  /** Stop at the first failing seed (runs already in flight finish). */
-  readonly stopOnFailure: boolean;
-  /** With stopOnFailure, which failing runs stop it (default: every one). */
-  readonly stopsOn?: (result: HuntRunResult) => boolean;
+  /** Stop at the first failing seed (runs already in flight finish); a predicate: at the first failing seed it accepts. */
+  readonly stopOnFailure: boolean | ((result: HuntRunResult) => boolean);
   readonly onResult?: (result: HuntRunResult, done: number) => void;
 }
 
@@ -66,7 +64,7 @@ export function huntWorkers(requested: number | undefined, seeds: number): numbe
 /**
  * Fans the seeds of a hunt out over a piscina pool (one task = one run) and
  * collects the failing ones in seed order. With stopOnFailure no new seed
- * is started after the first failure.
+ * is started after the first failure (the first it accepts, if a predicate).
  */
 export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
   const ranges = options.seeds ?? [{ from: options.fromSeed, to: options.toSeed }];
@@ -102,7 +100,8 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
         simulatedMs += result.virtualMs;
         if (result.failures.length > 0) {
           failures.push(result);
-          if (options.stopOnFailure && (options.stopsOn?.(result) ?? true)) stop = true;
+          const stopOn = options.stopOnFailure;
+          if (typeof stopOn === "function" ? stopOn(result) : stopOn) stop = true;
         }
         options.onResult?.(result, runs);
       }

@@ -57,7 +57,7 @@ export async function surveyPlantedBug(bug: PlantedBugName, options: SurveyOptio
   };
   // The bug's own failure: a seed where other checkers fail (a finding of the unbugged model) does not count.
   const byBug = (result: HuntRunResult) => result.failures.some((failure) => failure.check === info.checker);
-  const found = await hunt({ ...common, bugs: [bug], toSeed: options.maxSeeds, stopOnFailure: true, stopsOn: byBug });
+  const found = await hunt({ ...common, bugs: [bug], toSeed: options.maxSeeds, stopOnFailure: byBug });
   const first = found.failures.find(byBug);
   const row = {
     bug,

@@ -289,19 +289,16 @@ export class Router {
     if (partition !== null) {
       const heal = this.#healsAt(now, from, to);
       this.#countFault(partition.spec.name);
-      if (!Number.isFinite(heal)) {
+      // A handshake segment backs off from TCP_TIMEOUT_INIT (1 s) and is retransmitted a few times only; anything
+      // else backs off from TCP_RTO_MIN (200 ms) for as long as its socket is open.
+      const lastTry = msgType === "SimConnect" ? LAST_SYN_US : msgType === "SimAccept" ? LAST_SYNACK_US : null;
+      const retry = Number.isFinite(heal) ? retransmittedAt(now, heal, lastTry === null ? RTO_MIN_US : TIMEOUT_INIT_US) : heal;
+      // Never healed, or healed only after a handshake segment's last try: it never arrives.
+      if (!Number.isFinite(retry) || (lastTry !== null && retry - now > lastTry)) {
         stats.partitioned++;
         return { fate: "partitioned", at: [], fault: partition.spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
       }
-      // The handshake's segments back off from TCP_TIMEOUT_INIT (1 s), everything else from TCP_RTO_MIN (200 ms).
-      const handshake = msgType === "SimConnect" || msgType === "SimAccept";
-      retransmitAt = sendAt = retransmittedAt(now, heal, handshake ? TIMEOUT_INIT_US : RTO_MIN_US);
-      // A handshake segment is retransmitted a few times only: one held past its last try never arrives.
-      const lastTry = msgType === "SimConnect" ? LAST_SYN_US : msgType === "SimAccept" ? LAST_SYNACK_US : Number.POSITIVE_INFINITY;
-      if (retransmitAt - now > lastTry) {
-        stats.partitioned++;
-        return { fate: "partitioned", at: [], fault: partition.spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
-      }
+      retransmitAt = sendAt = retry;
       fault = partition.spec.name;
       held = true;
       stats.held++;

@@ -16,7 +16,7 @@ import type { Micros } from "@kcsim/protocol";
  */
 export const RTO_MIN_US: Micros = 200_000;
 export const TIMEOUT_INIT_US: Micros = 1_000_000;
-export const RTO_MAX_US: Micros = 120_000_000;
+const RTO_MAX_US: Micros = 120_000_000;
 
 /** The first retransmission at or after `healAt` of a segment first sent at `sentAt`, the first RTO being `firstRtoUs`. */
 export function retransmittedAt(sentAt: Micros, healAt: Micros, firstRtoUs: Micros = RTO_MIN_US): Micros {

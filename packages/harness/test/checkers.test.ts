@@ -1,5 +1,6 @@
 import type { JsonValue, Observation } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
+import { convergenceDeadlineUs } from "../src/checkers/converges.js";
 import { CHECKERS, type HistoryEvent, type SimulationSpec } from "../src/index.js";
 import { actor, testSpec } from "./helpers.js";
 
@@ -346,6 +347,10 @@ describe("group checkers catch what they exist to catch", () => {
     // Converging late is still a violation, whatever the run's length.
     const late = [...stuck, owned(410_000_000, "b", [1])];
     expect(check("converges", late, short).violations[0]?.message).toMatch(/converged only at 410000000 us, after its bound/);
+    // The bound the checker judges by, which a hunt runs an unsettled drawn seed on to.
+    const deadline = convergenceDeadlineUs(short);
+    expect(check("converges", stuck, { ...spec, durationUs: deadline ?? 0 }).ok).toBe(false);
+    expect(check("converges", stuck, { ...spec, durationUs: (deadline ?? 0) - 1 }).notJudged).toMatch(/before its bound/);
   });
 
   it("converges: a group left with consumers stopped by a fatal error only cannot converge (not judged); any other live member counts", () => {

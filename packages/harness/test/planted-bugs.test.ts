@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type JsonValue, type Observation, PLANTED_BUG_NAMES, type PlantedBugName, plantedBugInfo } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
+import { convergenceDeadlineUs } from "../src/checkers/converges.js";
 import { staticReplacementNoBump } from "../src/checkers/static-replacement-no-bump.js";
 import type { HistoryEvent } from "../src/history/history-event.js";
 import { writeFailureDir } from "../src/hunt/failure-dir.js";
@@ -119,6 +120,35 @@ describe("planted bugs: hunt, replay, shrink, control", () => {
       expect(clean.failures).toEqual([]);
     }, 180_000);
   }
+
+  it("skip-fencing-on-session-expiry: a drawn seed whose group never settles runs on to converges' bound and fails it", async () => {
+    // Drawn faults on session-timeout (180 s, healing by 72 s): with the bug, seed 6's group still has a fenced-in
+    // member when the plan ends, before the bound (heal + 45 s session + 300 s rebalance + 5 x 5 s heartbeats + 30 s).
+    const info = plantedBugInfo("skip-fencing-on-session-expiry");
+    const base = scenario(info.scenario);
+    expect(info.asWritten).toBe(false);
+    const found = await runHuntTask({ base, seed: 6, asWritten: false, protocol: null, bugs: ["skip-fencing-on-session-expiry"] });
+    expect(found.failures.map((f) => f.check)).toEqual(["converges"]);
+    const spec = toSimulationSpec({ ...found.scenario, durationMs: base.durationMs }, { seed: 6 });
+    const deadlineUs = convergenceDeadlineUs(spec);
+    expect(deadlineUs).not.toBeNull();
+    expect(found.scenario.durationMs).toBe(Math.ceil((deadlineUs ?? 0) / 1000));
+    expect(found.parameters.extendedToMs).toBe(found.scenario.durationMs);
+    expect(found.failures[0]?.t).toBe(deadlineUs);
+    const replay = await replayFailure(writeFailureDir(mkdtempSync(join(tmpdir(), "kcsim-bug-")), found));
+    expect(replay.reproduced).toBe(true);
+    expect(replay.historyHash).toBe(found.historyHash);
+
+    // Without the bug the group settles within the plan's 180 s: judged there, not run on.
+    const clean = await runHuntTask({ base, seed: 6, asWritten: false, protocol: null });
+    expect(clean.failures).toEqual([]);
+    expect(clean.scenario.durationMs).toBe(base.durationMs);
+    expect(clean.parameters.extendedToMs).toBeUndefined();
+    // A scenario hunted as written runs as long as it is written, its converges left not judged.
+    const asWritten = await runHuntTask({ base, seed: 6, asWritten: true, protocol: null, bugs: ["skip-fencing-on-session-expiry"] });
+    expect(asWritten.scenario.durationMs).toBe(base.durationMs);
+    expect(asWritten.failures.map((f) => f.check)).not.toContain("converges");
+  }, 180_000);
 
   it("assign-before-revoke is found over drawn fault plans by the pool; the same seeds are clean without it", async () => {
     const info = plantedBugInfo("assign-before-revoke");

@@ -1,12 +1,31 @@
 import type { Micros } from "@kcsim/protocol";
-import { groupTopologies } from "../analysis/group-topology.js";
+import { type GroupTopology, groupTopologies } from "../analysis/group-topology.js";
 import { observationOf } from "../analysis/observations.js";
 import { OWNERSHIP_EVENTS, sharedOwnership } from "../analysis/ownership-timeline.js";
+import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { decided, notJudged, streamingChecker, ViolationList } from "./checker.js";
 import { healOf } from "./heal-time.js";
 
 /** Slack added to the timeout-derived bound for retries, backoffs and coordinator loading. */
 const SLACK_MS = 30_000;
+
+/** When a group must have converged, for faults that heal at `heal`. */
+function groupDeadlineUs(heal: Micros, group: GroupTopology): Micros {
+  return heal + (group.sessionTimeoutMs + group.rebalanceTimeoutMs + 5 * group.heartbeatIntervalMs + SLACK_MS) * 1000;
+}
+
+/**
+ * The time by which every group of the run must have converged (the latest
+ * of their bounds), or null when there is nothing to judge: the faults never
+ * heal, or the run has no group. A run that ends before it may leave
+ * `converges` not judged; a hunt runs such a seed on to this time.
+ */
+export function convergenceDeadlineUs(spec: SimulationSpec): Micros | null {
+  const healed = healOf(spec);
+  if ("never" in healed) return null;
+  const deadlines = groupTopologies(spec).map((group) => groupDeadlineUs(healed.atUs, group));
+  return deadlines.length === 0 ? null : Math.max(...deadlines);
+}
 
 /**
  * DESIGN.md rule 7: after the faults heal, every group reaches STABLE with
@@ -39,7 +58,7 @@ export const converges = streamingChecker({
     const timeline = pass.shared(sharedOwnership);
     const groups = groupTopologies(spec).map((group) => ({
       group,
-      deadline: heal + (group.sessionTimeoutMs + group.rebalanceTimeoutMs + 5 * group.heartbeatIntervalMs + SLACK_MS) * 1000,
+      deadline: groupDeadlineUs(heal, group),
       stable: false,
       convergedAt: null as number | null,
       unowned: timeline.watchUnowned(group.partitions),

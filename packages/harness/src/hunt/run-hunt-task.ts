@@ -1,8 +1,10 @@
+import { convergenceDeadlineUs } from "../checkers/converges.js";
 import type { RunResult } from "../kernel/run-result.js";
 import { type RunSummary, runScenario } from "../run/run-scenario.js";
 import { toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { drawChaosPlan } from "./chaos-generator.js";
+import type { ChaosPlan } from "./chaos-plan.js";
 import { failedChecks } from "./failed-checks.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 
@@ -16,16 +18,23 @@ let lastRunFailed = false;
 
 /** Runs one hunt task inline (in a pool worker or in this thread) and reports what failed. */
 export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
-  const drawn =
-    task.asWritten && task.base !== null
-      ? { seed: task.seed, scenario: { ...task.base, seed: task.seed }, parameters: {} }
-      : drawChaosPlan(task.seed, task.base);
+  const asWritten = task.asWritten && task.base !== null;
+  const drawn = asWritten
+    ? { seed: task.seed, scenario: { ...task.base, seed: task.seed }, parameters: {} }
+    : drawChaosPlan(task.seed, task.base);
   // The protocol and the planted bugs go into the scenario itself, so the failure's scenario.json replays on its own.
   const withProtocol = task.protocol === null ? drawn : { ...drawn, scenario: { ...drawn.scenario, protocol: task.protocol } };
   const bugs = [...new Set([...(drawn.scenario.bugs ?? []), ...(task.bugs ?? [])])];
-  const plan = bugs.length === 0 ? withProtocol : { ...withProtocol, scenario: { ...withProtocol.scenario, bugs } };
+  let plan: ChaosPlan = bugs.length === 0 ? withProtocol : { ...withProtocol, scenario: { ...withProtocol.scenario, bugs } };
   const started = performance.now();
-  const first = await runScenario(plan.scenario, { host: "inline", seed: task.seed, judgedOnly: !lastRunFailed });
+  let first = await runScenario(plan.scenario, { host: "inline", seed: task.seed, judgedOnly: !lastRunFailed });
+  // A drawn plan's length is the hunt's own choice: a seed whose group had not settled when it ended, before the
+  // bound `converges` judges by, goes on to that bound, so a group that never settles fails instead of going unjudged.
+  const longer = asWritten ? null : runOnToJudge(plan, first.summary, task.seed);
+  if (longer !== null) {
+    plan = longer;
+    first = await runScenario(plan.scenario, { host: "inline", seed: task.seed, judgedOnly: !lastRunFailed });
+  }
   lastRunFailed = Object.values(first.summary.checks).some((check) => !check.ok);
   const withHistory = task.withHistory === true;
   // A failing seed runs again recorded if its first run was judged only, or for its lines (--history).
@@ -49,6 +58,24 @@ export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
     virtualMs: judged.summary.metrics.virtualMs,
     wallMs,
     ...(history !== undefined ? { history } : {}),
+  };
+}
+
+/**
+ * The plan run on to its convergence deadline, when its run ended before it with `converges` not judged (a
+ * group still settling); null when the verdict needs no longer run. The longer plan says how long it now runs
+ * (`extendedToMs`), and its scenario replays as the hunt ran it. Its first part is the shorter run's: the
+ * drawn faults all heal by `healAtMs`, well inside the original length.
+ */
+function runOnToJudge(plan: ChaosPlan, summary: RunSummary, seed: number): ChaosPlan | null {
+  if (summary.checks.converges?.notJudged === undefined) return null;
+  const deadline = convergenceDeadlineUs(toSimulationSpec(plan.scenario, { seed }));
+  if (deadline === null || deadline <= plan.scenario.durationMs * 1000) return null;
+  const durationMs = Math.ceil(deadline / 1000);
+  return {
+    ...plan,
+    scenario: { ...plan.scenario, durationMs },
+    parameters: { ...plan.parameters, extendedToMs: durationMs },
   };
 }
 

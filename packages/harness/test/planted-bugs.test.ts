@@ -12,6 +12,7 @@ import { writeFailureDir } from "../src/hunt/failure-dir.js";
 import { hunt } from "../src/hunt/hunt-runner.js";
 import { replayFailure } from "../src/hunt/replay-failure.js";
 import { runHuntTask } from "../src/hunt/run-hunt-task.js";
+import { scenarioStory } from "../src/hunt/scenario-story.js";
 import { type ScenarioSize, shrink, sizeOf } from "../src/hunt/shrink.js";
 import { loadScenarioFile, ScenarioError, toSimulationSpec, validateScenario } from "../src/scenario/load-scenario.js";
 import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
@@ -138,6 +139,16 @@ describe("planted bugs: hunt, replay, shrink, control", () => {
     const replay = await replayFailure(writeFailureDir(mkdtempSync(join(tmpdir(), "kcsim-bug-")), found));
     expect(replay.reproduced).toBe(true);
     expect(replay.historyHash).toBe(found.historyHash);
+
+    // Shrunk, the faults heal earlier and the bound moves with them: the run ends just past the shrunk run's own violation.
+    const shrunk = await shrink(found.scenario, { seed: 6, check: "converges", maxTrials: 40 });
+    const shrunkDeadline = convergenceDeadlineUs(toSimulationSpec(shrunk.scenario, { seed: 6 }));
+    expect(shrunk.violation.t).toBe(shrunkDeadline);
+    expect(shrunk.violation.t).toBeLessThan(found.failures[0]?.t ?? 0);
+    expect(shrunk.scenario.durationMs).toBe(Math.ceil(shrunk.violation.t / 1_000_000) * 1000 + 1000);
+    expect(shrunk.violation.message).toMatch(/never reached STABLE/);
+    expect(shrunk.scenario.description).toBe("session-timeout seed 6, shrunk by kcsim shrink to what still fails converges.");
+    expect(scenarioStory(shrunk.scenario)).toEqual(["at 50757 ms: member-3 restarts"]);
 
     // Without the bug the group settles within the plan's 180 s: judged there, not run on.
     const clean = await runHuntTask({ base, seed: 6, asWritten: false, protocol: null });

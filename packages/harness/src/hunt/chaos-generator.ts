@@ -213,6 +213,11 @@ export function drawChaosPlan(seed: number, base: ScenarioFile | null): ChaosPla
   const healAtMs = Math.round(drawn.scenario.durationMs * 0.4);
   const { faults, partitions, nemesis, summary } = drawFaults(r, castOf(drawn.scenario), healAtMs, networkOf(drawn.scenario).mode);
   // The plan is written out for replay and shrinking: it must be a valid scenario file itself.
-  const scenario = validateScenario({ ...drawn.scenario, seed, faults, partitions, nemesis }, `hunt plan of seed ${seed}`);
+  // Its description says what it is now: the base's own told of faults this plan replaces.
+  const description =
+    base === null
+      ? `A group kcsim hunt --swarm drew from seed ${seed}, with faults drawn from the same seed, all healed by ${healAtMs} ms.`
+      : `${base.name}'s system with faults kcsim hunt drew from seed ${seed} in place of its own, all healed by ${healAtMs} ms.`;
+  const scenario = validateScenario({ ...drawn.scenario, description, seed, faults, partitions, nemesis }, `hunt plan of seed ${seed}`);
   return { seed, scenario, parameters: { ...drawn.parameters, healAtMs, faults: summary } };
 }

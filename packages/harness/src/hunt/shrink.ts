@@ -42,6 +42,8 @@ export interface ShrinkResult {
   readonly original: ScenarioSize;
   readonly shrunk: ScenarioSize;
   readonly trials: number;
+  /** The checker's first violation in the shrunk run. */
+  readonly violation: { readonly t: number; readonly message: string };
 }
 
 type Lists = "choices" | "faults" | "partitions" | "nemesis";
@@ -205,7 +207,27 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
     if (!(await fails(candidate))) break;
     current = candidate;
   }
-  return { scenario: current, original: sizeOf(pinned), shrunk: sizeOf(current), trials };
+  // The reductions may have moved the violation (converges' bound moves with the faults' heal): cut just past
+  // the shrunk run's own, and report it.
+  let violation = await firstViolation(current, options);
+  const cut = justPastViolation(violation.t) as number;
+  if (cut < current.durationMs && trials < maxTrials && (await fails({ ...current, durationMs: cut }))) {
+    current = { ...current, durationMs: cut };
+    violation = await firstViolation(current, options);
+  }
+  const shrunk = {
+    ...current,
+    description: `${scenario.name} seed ${options.seed}, shrunk by kcsim shrink to what still fails ${options.check}.`,
+  };
+  return { scenario: shrunk, original: sizeOf(pinned), shrunk: sizeOf(current), trials, violation };
+}
+
+/** The checker's first violation in a run of `scenario` that fails it. */
+async function firstViolation(scenario: ScenarioFile, options: ShrinkOptions): Promise<{ t: number; message: string }> {
+  const { summary } = await runScenario(scenario, { host: "inline", seed: options.seed, judgedOnly: true });
+  const violation = summary.checks[options.check]?.violations[0];
+  if (violation === undefined) throw new Error(`shrink: the shrunk scenario no longer fails ${options.check} with seed ${options.seed}`);
+  return { t: violation.t, message: violation.message };
 }
 
 /** A duration just past a violation at `t` us (the next whole second, plus one), at least 10 s; null without one. */

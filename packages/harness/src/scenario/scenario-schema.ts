@@ -571,3 +571,6 @@ export type ScenarioFile = Static<typeof ScenarioSchema>;
 export type ClusterSpec = Static<typeof ClusterSchema>;
 export type GroupSpec = Static<typeof GroupSchema>;
 export type ProducerGroupSpec = Static<typeof ProducerGroupSchema>;
+export type MessageFaultSpec = Static<typeof MessageFaultSchema>;
+export type PartitionSpec = Static<typeof PartitionSchema>;
+export type NemesisStepSpec = Static<typeof NemesisStepSchema>;

@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { CHECKERS } from "../../checkers/registry.js";
 import { HUNT_FILE, SCENARIO_FILE } from "../../hunt/failure-dir.js";
 import { readHuntRecord } from "../../hunt/replay-failure.js";
+import { scenarioStory } from "../../hunt/scenario-story.js";
 import { type ScenarioSize, shrink } from "../../hunt/shrink.js";
 import { writeAtomic } from "../../output/atomic-write.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
@@ -42,14 +43,19 @@ export async function shrinkCommand(argv: readonly string[]): Promise<number> {
   const out = join(dir, "shrunk.json");
   writeAtomic(out, `${JSON.stringify(result.scenario, null, 2)}\n`);
   const shown = relative(userCwd(), out) || out;
+  const story = scenarioStory(result.scenario);
   if (values.json) {
     process.stdout.write(
-      `${JSON.stringify({ check, seed: record.seed, original: result.original, shrunk: result.shrunk, trials: result.trials, file: shown })}\n`,
+      `${JSON.stringify({ check, seed: record.seed, original: result.original, shrunk: result.shrunk, trials: result.trials, violation: result.violation, story, file: shown })}\n`,
     );
   } else {
     process.stdout.write(
       `kcsim shrink: ${check} still fails with seed ${record.seed} after ${result.trials} trials\n` +
         `  from: ${describe(result.original)}\n  to:   ${describe(result.shrunk)}\n` +
+        `  ${check}: at ${result.violation.t} us: ${result.violation.message}\n` +
+        (story.length === 0
+          ? "  left: no fault, partition or nemesis step\n"
+          : `  left:\n${story.map((line) => `    - ${line}\n`).join("")}`) +
         `  written to ${shown}; run it with: pnpm kcsim run ${shown} --seed ${record.seed}\n`,
     );
   }

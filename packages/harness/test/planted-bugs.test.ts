@@ -150,6 +150,20 @@ describe("planted bugs: hunt, replay, shrink, control", () => {
     expect(shrunk.scenario.description).toBe("session-timeout seed 6, shrunk by kcsim shrink to what still fails converges.");
     expect(scenarioStory(shrunk.scenario)).toEqual(["at 50757 ms: member-3 restarts"]);
 
+    // The hunt counts the runs it took on past their plan (seed 5 settles within its plan even with the bug).
+    const outcome = await hunt({
+      base,
+      asWritten: false,
+      protocol: null,
+      fromSeed: 5,
+      toSeed: 6,
+      workers: 1,
+      bugs: ["skip-fencing-on-session-expiry"],
+      stopOnFailure: false,
+    });
+    expect(outcome.extended).toBe(1);
+    expect(outcome.failures.map((f) => f.seed)).toEqual([6]);
+
     // Without the bug the group settles within the plan's 180 s: judged there, not run on.
     const clean = await runHuntTask({ base, seed: 6, asWritten: false, protocol: null });
     expect(clean.failures).toEqual([]);

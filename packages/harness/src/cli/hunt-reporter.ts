@@ -119,6 +119,7 @@ export class HuntReporter {
         runsPerSecond: Number((outcome.runs / (outcome.elapsedMs / 1000)).toFixed(2)),
         simulatedSecondsPerSecond: Number((outcome.simulatedMs / outcome.elapsedMs).toFixed(1)),
         workers: outcome.workers,
+        extendedRuns: outcome.extended,
         // A shard says which seeds it ran, so a CI matrix can check that its shards covered the range.
         ...(shard !== null ? { shard: { index: shard.index, count: shard.count, seeds: outcome.seeds } } : {}),
         ...(interruption !== null
@@ -131,6 +132,7 @@ export class HuntReporter {
       process.stdout.write(
         `hunt ${label}: ${outcome.runs} runs of seeds ${formatSeedRanges(seeds)}${shard === null ? "" : ` (shard ${shard.index}/${shard.count})`}, ` +
           `${outcome.failures.length} failing, ` +
+          (outcome.extended > 0 ? `${outcome.extended} run on to converges' bound, ` : "") +
           `${(outcome.elapsedMs / 1000).toFixed(1)} s on ${outcome.workers} workers (${(outcome.simulatedMs / outcome.elapsedMs).toFixed(0)}x real time)\n`,
       );
       process.stdout.write(formatFindings(findings));

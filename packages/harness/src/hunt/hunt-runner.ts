@@ -39,6 +39,8 @@ export interface HuntOutcome {
   readonly elapsedMs: number;
   readonly simulatedMs: number;
   readonly workers: number;
+  /** Runs of drawn plans that went on past their plan to judge converges (extendedToMs: see runHuntTask). */
+  readonly extended: number;
   /** The hunt was stopped by its signal before it ran every seed. */
   readonly interrupted: boolean;
 }
@@ -78,6 +80,7 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
   const ran: number[] = [];
   let runs = 0;
   let simulatedMs = 0;
+  let extended = 0;
   let stop = false;
   try {
     const lane = async (): Promise<void> => {
@@ -98,6 +101,7 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
         runs++;
         ran.push(seed);
         simulatedMs += result.virtualMs;
+        if (result.parameters.extendedToMs !== undefined) extended++;
         if (result.failures.length > 0) {
           failures.push(result);
           const stopOn = options.stopOnFailure;
@@ -118,6 +122,7 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
     elapsedMs: performance.now() - started,
     simulatedMs,
     workers,
+    extended,
     interrupted: signal?.aborted === true,
   };
 }

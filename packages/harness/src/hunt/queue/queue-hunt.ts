@@ -78,6 +78,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
   const ran: number[] = [];
   const workers = new Map<string, number>();
   let simulatedMs = 0;
+  let extended = 0;
   let retried = 0;
   let stopping = false;
   let stopped: Promise<void> = Promise.resolve();
@@ -107,6 +108,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
     if (result !== null) {
       ran.push(seed);
       simulatedMs += result.virtualMs;
+      if (result.parameters.extendedToMs !== undefined) extended++;
       if (result.failures.length > 0) failures.push(result);
       options.onResult(result, ran.length, workers.size);
       if (result.failures.length > 0 && hunt.stopOnFailure && !stopping) stopped = stop();
@@ -232,6 +234,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
     failures,
     elapsedMs: Date.now() - hunt.createdAt,
     simulatedMs,
+    extended,
     workers: [...workers.values()].reduce((sum, threads) => sum + threads, 0),
     workersSeen: [...workers.keys()].sort(),
     retried,

@@ -213,7 +213,7 @@ export function drawChaosPlan(seed: number, base: ScenarioFile | null): ChaosPla
   const healAtMs = Math.round(drawn.scenario.durationMs * 0.4);
   const { faults, partitions, nemesis, summary } = drawFaults(r, castOf(drawn.scenario), healAtMs, networkOf(drawn.scenario).mode);
   // The plan is written out for replay and shrinking: it must be a valid scenario file itself.
-  // Its description says what it is now: the base's own told of faults this plan replaces.
+  // Its description says what it is: the base's own describes faults this plan replaces.
   const description =
     base === null
       ? `A group kcsim hunt --swarm drew from seed ${seed}, with faults drawn from the same seed, all healed by ${healAtMs} ms.`

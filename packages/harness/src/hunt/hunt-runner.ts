@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { HuntPool } from "./hunt-pool.js";
-import type { HuntRunResult, HuntTask } from "./hunt-task.js";
+import { type HuntRunResult, type HuntTask, ranOn } from "./hunt-task.js";
 import { type SeedRange, seedCount, seedsOf } from "./seed-ranges.js";
 import { type Shard, shardSeeds } from "./seed-shard.js";
 
@@ -101,7 +101,7 @@ export async function hunt(options: HuntOptions): Promise<HuntOutcome> {
         runs++;
         ran.push(seed);
         simulatedMs += result.virtualMs;
-        if (result.parameters.extendedToMs !== undefined) extended++;
+        if (ranOn(result)) extended++;
         if (result.failures.length > 0) {
           failures.push(result);
           const stopOn = options.stopOnFailure;

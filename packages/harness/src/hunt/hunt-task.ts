@@ -40,3 +40,8 @@ export interface HuntRunResult {
   /** A failing run's history.jsonl, when the task asked for it (withHistory). */
   readonly history?: string;
 }
+
+/** Whether a hunt ran this drawn plan on past its own length to judge converges (its `extendedToMs`, set by runHuntTask). */
+export function ranOn(result: HuntRunResult): boolean {
+  return result.parameters.extendedToMs !== undefined;
+}

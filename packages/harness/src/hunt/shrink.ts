@@ -1,3 +1,4 @@
+import type { Violation } from "../checkers/checker.js";
 import { runScenario } from "../run/run-scenario.js";
 import { groupMemberNumbering, groupMembers } from "../scenario/expand-groups.js";
 import { ScenarioError, validateScenario } from "../scenario/load-scenario.js";
@@ -82,6 +83,11 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
   const pinned: ScenarioFile = { ...scenario, choices: [...original.result.choices] };
   let current = pinned;
   const violationAtUs = verdict.violations[0]?.t;
+  /**
+   * The checker's first violation in the last candidate that failed it. Every candidate that fails becomes
+   * `current` at once, so after the reductions this is current's (or, if none was kept, the original's).
+   */
+  let lastFailed: { scenario: ScenarioFile; violation: Violation } | null = null;
   const fails = async (candidate: ScenarioFile): Promise<boolean> => {
     if (trials >= maxTrials) return false;
     trials++;
@@ -91,6 +97,7 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
       validateScenario(candidate, "shrink");
       // A trial needs only its verdicts: judged as it goes, its history not recorded.
       const { summary } = await runScenario(candidate, { host: "inline", seed: options.seed, judgedOnly: true });
+      const violation = summary.checks[options.check]?.violations[0];
       failed = summary.checks[options.check]?.ok === false;
       // With planted bugs the reduction must still fail because of them, not because it became too short to heal:
       // the same candidate without the bugs must pass the checker.
@@ -99,6 +106,7 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
         const clean = await runScenario(withoutBugs, { host: "inline", seed: options.seed, judgedOnly: true });
         failed = clean.summary.checks[options.check]?.ok !== false;
       }
+      if (failed && violation !== undefined) lastFailed = { scenario: candidate, violation };
     } catch {
       failed = false; // a reduction that makes the scenario invalid is not a reduction
     }
@@ -109,8 +117,10 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
   // First, the run cut just past its violation: with the choices pinned it is the same run up to there, and every
   // later trial costs only as much virtual time as the failure needs.
   const cutAt = justPastViolation(violationAtUs);
-  if (cutAt !== null && cutAt < current.durationMs && (await fails({ ...current, durationMs: cutAt })))
-    current = { ...current, durationMs: cutAt };
+  if (cutAt !== null && cutAt < current.durationMs) {
+    const candidate = { ...current, durationMs: cutAt };
+    if (await fails(candidate)) current = candidate;
+  }
 
   /**
    * Delta debugging over one list of `current`: removes ever smaller chunks of
@@ -209,25 +219,22 @@ export async function shrink(scenario: ScenarioFile, options: ShrinkOptions): Pr
   }
   // The reductions may have moved the violation (converges' bound moves with the faults' heal): cut just past
   // the shrunk run's own, and report it.
-  let violation = await firstViolation(current, options);
-  const cut = justPastViolation(violation.t) as number;
-  if (cut < current.durationMs && trials < maxTrials && (await fails({ ...current, durationMs: cut }))) {
-    current = { ...current, durationMs: cut };
-    violation = await firstViolation(current, options);
+  const violationOf = (scenario: ScenarioFile): Violation => {
+    const violation = lastFailed?.scenario === scenario ? lastFailed.violation : scenario === pinned ? verdict.violations[0] : undefined;
+    if (violation === undefined) throw new Error(`shrink: no violation of ${options.check} recorded for the shrunk scenario`);
+    return violation;
+  };
+  const cut = justPastViolation(violationOf(current).t) as number;
+  if (cut < current.durationMs && trials < maxTrials) {
+    const candidate = { ...current, durationMs: cut };
+    if (await fails(candidate)) current = candidate;
   }
+  const { t, message } = violationOf(current);
   const shrunk = {
     ...current,
     description: `${scenario.name} seed ${options.seed}, shrunk by kcsim shrink to what still fails ${options.check}.`,
   };
-  return { scenario: shrunk, original: sizeOf(pinned), shrunk: sizeOf(current), trials, violation };
-}
-
-/** The checker's first violation in a run of `scenario` that fails it. */
-async function firstViolation(scenario: ScenarioFile, options: ShrinkOptions): Promise<{ t: number; message: string }> {
-  const { summary } = await runScenario(scenario, { host: "inline", seed: options.seed, judgedOnly: true });
-  const violation = summary.checks[options.check]?.violations[0];
-  if (violation === undefined) throw new Error(`shrink: the shrunk scenario no longer fails ${options.check} with seed ${options.seed}`);
-  return { t: violation.t, message: violation.message };
+  return { scenario: shrunk, original: sizeOf(pinned), shrunk: sizeOf(current), trials, violation: { t, message } };
 }
 
 /** A duration just past a violation at `t` us (the next whole second, plus one), at least 10 s; null without one. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Queue, QueueEvents } from "bullmq";
 import type { HuntOutcome } from "../hunt-runner.js";
-import type { HuntRunResult, HuntTask } from "../hunt-task.js";
+import { type HuntRunResult, type HuntTask, ranOn } from "../hunt-task.js";
 import { runErrorResult } from "../run-error-result.js";
 import { seedsOf } from "../seed-ranges.js";
 import {
@@ -108,7 +108,7 @@ export async function runQueueHunt(options: QueueHuntOptions): Promise<QueueHunt
     if (result !== null) {
       ran.push(seed);
       simulatedMs += result.virtualMs;
-      if (result.parameters.extendedToMs !== undefined) extended++;
+      if (ranOn(result)) extended++;
       if (result.failures.length > 0) failures.push(result);
       options.onResult(result, ran.length, workers.size);
       if (result.failures.length > 0 && hunt.stopOnFailure && !stopping) stopped = stop();

@@ -24,7 +24,7 @@ import {
   toSimulationSpec,
   validateScenario,
 } from "../src/index.js";
-import { actor, testSpec } from "./helpers.js";
+import { actor, heartbeatRequest, testSpec } from "./helpers.js";
 
 /**
  * The default network: connections with TCP's and Kafka's semantics, shown
@@ -32,16 +32,7 @@ import { actor, testSpec } from "./helpers.js";
  * is the same in every host).
  */
 
-const heartbeat = (correlationId: number): Message => ({
-  type: "HeartbeatRequest",
-  correlationId,
-  apiVersion: 4,
-  clientId: "client",
-  groupId: "g",
-  generationId: 1,
-  memberId: "m",
-  groupInstanceId: null,
-});
+const heartbeat = heartbeatRequest;
 
 /**
  * Answers HeartbeatRequests at once and OffsetCommitRequests after `delayMs` (a slow handler), or as soon as

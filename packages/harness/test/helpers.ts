@@ -1,7 +1,21 @@
-import type { JsonValue } from "@kcsim/protocol";
+import type { JsonValue, Message } from "@kcsim/protocol";
 import { type CellSink, DEFAULT_NETWORK, type FaultPlan, type PartitionFault, type SimulationSpec } from "../src/index.js";
 import { validateScenario } from "../src/scenario/load-scenario.js";
 import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
+
+/** A classic HeartbeatRequest with correlation id `correlationId` (group "g", member "m", generation 1): a small RPC for transport tests. */
+export function heartbeatRequest(correlationId: number): Message {
+  return {
+    type: "HeartbeatRequest",
+    correlationId,
+    apiVersion: 4,
+    clientId: "client",
+    groupId: "g",
+    generationId: 1,
+    memberId: "m",
+    groupInstanceId: null,
+  };
+}
 
 /** A simulation spec for tests, with sensible defaults. */
 export function testSpec(overrides: Partial<SimulationSpec> & { actors: SimulationSpec["actors"] }): SimulationSpec {

@@ -43,12 +43,26 @@ describe("a request held past a closed socket's last retransmission", () => {
     // Everything the closed socket still had to send from the first late segment on: the two requests and the FIN.
     const behind = sends.filter((send) => send.conn === gen && (send.at[0] as number) >= giveUpAt);
     expect(behind.map((send) => send.type)).toEqual(["OffsetCommitRequest", "ConsumerGroupHeartbeatRequest", "SimDisconnect"]);
+    // And, on a later connection, the handshake member-1 gave up inside the cut (socket.connection.setup.timeout.ms):
+    // its SYN is not sent again after the close, so neither it nor the reset behind it arrives.
+    const givenUp = events.flatMap((event) =>
+      event.ev === "conn" && event.actor === "member-1" && event.what === "connect-timeout" ? [event.gen] : [],
+    );
+    expect(givenUp).toHaveLength(1);
+    const handshake = events.filter(
+      (event): event is SendEvent => event.ev === "send" && event.from === "member-1" && event.conn === givenUp[0],
+    );
+    expect(handshake.map((send) => [send.type, send.held])).toEqual([
+      ["SimConnect", true],
+      ["SimDisconnect", true],
+    ]);
     const lost = events.filter((event) => event.ev === "lost" && event.actor === "coordinator-0" && event.from === "member-1");
     expect(lost.map((event) => (event.ev === "lost" ? [event.t, event.type, event.why] : []))).toEqual(
-      behind.map((send) => [send.at[0], send.type, "its connection broke"]),
+      [...handshake, ...behind].map((send) => [send.at[0], send.type, "its connection broke"]),
     );
-    // Held sends on member-1's later connections are not given up: their sockets were not closed that long.
-    const later = sends.filter((send) => send.conn !== gen);
+    // Held sends on member-1's later connections (but the given-up handshake) are not given up: their sockets were not
+    // closed that long.
+    const later = sends.filter((send) => send.conn !== gen && send.conn !== givenUp[0]);
     expect(later.length).toBeGreaterThan(0);
     for (const send of later)
       expect(lost.some((event) => event.t === send.at[0] && event.ev === "lost" && event.type === send.type)).toBe(false);
@@ -57,7 +71,8 @@ describe("a request held past a closed socket's last retransmission", () => {
   it("is decided alike on the lockstep host, two shards, as inline", async () => {
     const spec = toSimulationSpec(scenario, { seed: 184 });
     const inline = new InlineHost(spec, DEFAULT_REGISTRY).run();
-    expect(inline.events.filter((event) => event.ev === "lost" && event.why === "its connection broke").length).toBe(3);
+    // The three given up with the orphaned socket, and the given-up handshake's SYN and reset.
+    expect(inline.events.filter((event) => event.ev === "lost" && event.why === "its connection broke").length).toBe(5);
     const host = new LockstepHost(spec, { actorsPerWorker: Math.ceil(spec.actors.length / 2) });
     try {
       const lockstep = await host.run();

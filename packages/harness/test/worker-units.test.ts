@@ -33,7 +33,7 @@ import {
   VirtualClock,
   type WindowReply,
 } from "../src/index.js";
-import { quietSink } from "./helpers.js";
+import { heartbeatRequest, quietSink } from "./helpers.js";
 
 /** Ticks every 10 ms; answers SimPing with SimPong; records its boots in the durable log. */
 class Ticker implements Actor {
@@ -328,16 +328,7 @@ describe("RealtimeShard (the realtime worker half)", () => {
     let seq = 0;
     const wire = (due: Micros, from: string, message: Message): DeliveryTuple =>
       [0, due, from, ranks[from] as number, ++seq, 0, "server", from, message.type, encode(message), 1, 0] as const;
-    const request = (correlationId: number): Message => ({
-      type: "HeartbeatRequest",
-      correlationId,
-      apiVersion: 4,
-      clientId: "client",
-      groupId: "g",
-      generationId: 1,
-      memberId: "m",
-      groupInstanceId: null,
-    });
+    const request = heartbeatRequest;
     const ping: Message = { type: "SimPing", seq: 0, payload: "" };
     // The client opens a connection and pipelines two requests; the follower opens one of its own.
     shard.deliver([

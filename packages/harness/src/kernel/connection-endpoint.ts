@@ -227,7 +227,8 @@ export class ConnectionEndpoint {
     const conn = node?.current;
     if (node === undefined || conn === null || conn === undefined) return;
     this.#drop(conn, node, "close", reason);
-    // The FIN: the server serves what it already has and then forgets the connection.
+    // The FIN: the server serves what it already has and then forgets the connection. (A socket closed in SYN_SENT
+    // sends no FIN; this one stands for the reset its kernel answers a late SYN-ACK with, as on a connect timeout.)
     if (conn.state !== "waiting") this.#port.route(to, { type: "SimDisconnect", reason: "closed", connection }, conn.gen);
   }
 
@@ -463,6 +464,11 @@ export class ConnectionEndpoint {
       if (conn === undefined || conn.state !== "connecting") return true;
       const node = this.#node(conn.server, conn.connection);
       this.#drop(conn, node, "connect-timeout", "not accepted within socket.connection.setup.timeout.ms");
+      // The socket closes in SYN_SENT: Linux sends nothing, and a SYN-ACK that still comes gets a reset from the
+      // client's kernel. The reset goes out now, behind the SYN: a server that accepted the connection drops it
+      // (without it, it would keep one the client no longer has), and the router, seeing the socket close, knows
+      // that a SYN a partition holds is not sent again (OrphanedSockets.heldSyn).
+      this.#port.route(conn.server, { type: "SimDisconnect", reason: "connect-timeout", connection: conn.connection }, conn.gen);
       this.#port.dispatch(conn.server, { type: "SimDisconnect", reason: "connect-timeout", connection: conn.connection });
       return true;
     }

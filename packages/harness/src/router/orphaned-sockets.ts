@@ -32,6 +32,8 @@ export const ORPHAN_GIVE_UP_US: Micros = ((2 << ORPHAN_RETRIES) - 1) * RTO_MIN_U
 export class OrphanedSockets {
   /** The earliest delivery due that a closed socket would not make, by client and wire id (only held sends set it). */
   readonly #lateFrom = new Map<ActorId, Map<number, Micros>>();
+  /** SYNs a partition held, by client and generation: when each is due, and when TCP sent the retransmission that gets through. */
+  readonly #heldSyns = new Map<ActorId, Map<number, { readonly due: Micros; readonly retransmitAt: Micros }>>();
   /** When the sending end closed (its FIN, or its reset when its process died), by client and wire id: the first close. */
   readonly #closedAt = new Map<ActorId, Map<number, Micros>>();
 
@@ -46,6 +48,15 @@ export class OrphanedSockets {
     if (earlier === undefined || due < earlier) byWire.set(wireId, due);
   }
 
+  /**
+   * A partition held the SYN of connection (client, gen) until TCP's retransmission at `retransmitAt`; it is due
+   * at `due`. A client that closes a socket still in SYN_SENT sends nothing more on it (Linux's tcp_close moves it
+   * straight to CLOSE): if the close comes before that retransmission, the SYN never arrives.
+   */
+  heldSyn(client: ActorId, gen: number, retransmitAt: Micros, due: Micros): void {
+    getOrCreate(this.#heldSyns, client, () => new Map()).set(gen, { due, retransmitAt });
+  }
+
   /** The sending end of (client, wireId) closed at `at` (it sends nothing more there). */
   closed(client: ActorId, wireId: number, at: Micros): void {
     const byWire = getOrCreate(this.#closedAt, client, () => new Map<number, Micros>());
@@ -58,10 +69,25 @@ export class OrphanedSockets {
    * delivery was due (so every host knows of the close when it hands the delivery out).
    */
   lost(client: ActorId, wireId: number, due: Micros, safeLookaheadUs: Micros): boolean {
+    if (this.#heldSyns.size !== 0 && wireId > 0 && this.#synNeverSent(client, wireId, due, safeLookaheadUs)) return true;
     if (this.#lateFrom.size === 0) return false; // nothing was ever held that late: the usual case, on every delivery
     const late = this.#lateFrom.get(client)?.get(wireId);
     if (late === undefined || due < late) return false;
     const closedAt = this.#closedAt.get(client)?.get(wireId);
     return closedAt !== undefined && closedAt + safeLookaheadUs <= late;
+  }
+
+  /**
+   * Whether a delivery on the client's side of connection (client, gen), due at `due`, is its held SYN or
+   * anything behind it, and the client closed the connection before TCP would have sent the SYN again: then the
+   * SYN never went out again and the connection never existed. The close must come safeLookaheadUs before that
+   * retransmission, so that every host knows of it when it hands the delivery out (the SYN is due at least a
+   * lookahead after its retransmission).
+   */
+  #synNeverSent(client: ActorId, gen: number, due: Micros, safeLookaheadUs: Micros): boolean {
+    const syn = this.#heldSyns.get(client)?.get(gen);
+    if (syn === undefined || due < syn.due) return false;
+    const closedAt = this.#closedAt.get(client)?.get(gen);
+    return closedAt !== undefined && closedAt + safeLookaheadUs <= syn.retransmitAt;
   }
 }

@@ -339,7 +339,10 @@ export class Router {
     }
     // FIFO on this connection in this direction, whatever other connections between the two actors carry.
     const due = link.dueOnConnection(wireId, sendAt + latency);
-    if (held) this.#orphans.held(client, wireId, now, retransmitAt, due);
+    if (held) {
+      if (msgType === "SimConnect") this.#orphans.heldSyn(client, gen, retransmitAt, due);
+      else this.#orphans.held(client, wireId, now, retransmitAt, due);
+    }
     if (corrupt !== null) stats.corrupted++;
     if (fault !== null) this.#countFault(fault);
     stats.delivered++;

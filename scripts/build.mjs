@@ -56,6 +56,20 @@ const COMMON = {
   logLevel: "warning",
 };
 
+/**
+ * The CLI once more, as one CommonJS file (bundle/cli.cjs) that cli.js
+ * loads with V8's code cache (src/cli/code-cached-require.ts): Node 20 has
+ * a code cache for scripts, not for ES modules. Its commands are still
+ * loaded on demand: esbuild keeps each module's body in a function that
+ * runs at its first require. `import.meta` becomes the file's own.
+ */
+const CLI_COMMONJS = {
+  ...COMMON,
+  format: "cjs",
+  banner: { js: 'var __kcsimImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { "import.meta.url": "__kcsimImportMetaUrl", "import.meta.filename": "__filename", "import.meta.dirname": "__dirname" },
+};
+
 function runTsc() {
   const tsc = spawnSync(process.execPath, [TSC, "-b"], {
     cwd: ROOT,
@@ -99,6 +113,7 @@ async function bundle(sourcesAsOf) {
   const names = Object.keys(ENTRY_POINTS);
   await build({ ...COMMON, entryPoints: entries(["cli"]), outdir: next, splitting: true, chunkNames: "[name]-[hash]" });
   await build({ ...COMMON, entryPoints: entries(names.filter((name) => name !== "cli")), outdir: next });
+  await build({ ...CLI_COMMONJS, entryPoints: [join(HARNESS, "dist", "cli", "cli.js")], outfile: join(next, "cli.cjs") });
   writeStamp(join(next, ".built"), sourcesAsOf, bundledAt);
   const old = `${BUNDLE}.old-${process.pid}`;
   if (existsSync(BUNDLE)) renameSync(BUNDLE, old);

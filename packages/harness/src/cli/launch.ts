@@ -2,7 +2,29 @@
 /**
  * The kcsim command (bundle/cli.js): kcsim's V8 settings first, then the
  * CLI, which is loaded only once they are set (run/tune-v8.ts says why).
+ * From the bundle a command runs from one CommonJS file, cli.cjs, loaded
+ * with V8's code cache (cli/code-cached-require.ts); help, partition-for,
+ * and anything without a cli.cjs beside this file, from the ES modules of
+ * cli/cli.ts, which load only what they use (help: almost nothing).
  */
 import "../run/tune-v8.js";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cliCodeCacheFile, requireWithCodeCache } from "./code-cached-require.js";
+import { helpAsked } from "./help-asked.js";
 
-await import("./main.js");
+type Cli = typeof import("./cli.js");
+
+/** Commands that load little of the CLI: as ES modules they load only that, where cli.cjs is read whole. */
+const LIGHT_COMMANDS: ReadonlySet<string> = new Set(["partition-for"]);
+
+async function loadCli(): Promise<Cli> {
+  const bundled = join(dirname(fileURLToPath(import.meta.url)), "cli.cjs");
+  const argv = process.argv.slice(2);
+  if (helpAsked(argv) !== null || LIGHT_COMMANDS.has(argv[0] ?? "") || !existsSync(bundled)) return import("./cli.js");
+  return requireWithCodeCache(bundled, cliCodeCacheFile(bundled, argv[0] ?? "")).exports as Cli;
+}
+
+const { runCli } = await loadCli();
+await runCli(process.argv.slice(2));

@@ -1,0 +1,94 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { cliCodeCacheFile, codeCacheFile } from "../src/cli/code-cached-require.js";
+
+/** The built module: the cache is written when a process exits, so each load below is a process of its own. */
+const BUILT = fileURLToPath(new URL("../dist/cli/code-cached-require.js", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("../bundle", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "kcsim-code-cache-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A CommonJS file that uses what Node's wrapper gives it, and a function compiled only when called. */
+const LIBRARY = `
+const { basename } = require("node:path");
+function later(n) { let sum = 0; for (let i = 0; i < n; i++) sum += i; return sum; }
+module.exports = { name: basename(__filename), dir: basename(__dirname), sum: later(10), self: this === exports };
+`;
+
+/** Loads `file` with its cache in a fresh process; prints what it exported and what became of the cache. */
+function load(file: string, cacheFile: string, v8Flags: readonly string[] = []): { exports: unknown; cache: string } {
+  const script = `
+    import(${JSON.stringify(BUILT)}).then(({ requireWithCodeCache }) => {
+      const loaded = requireWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheFile)});
+      console.log(JSON.stringify(loaded));
+    });`;
+  const child = spawnSync(process.execPath, [...v8Flags, "-e", script], { encoding: "utf8" });
+  expect(child.stderr).toBe("");
+  expect(child.status).toBe(0);
+  return JSON.parse(child.stdout) as { exports: unknown; cache: string };
+}
+
+describe("requireWithCodeCache", () => {
+  const dir = join(work, "lib");
+  mkdirSync(dir);
+  const file = join(dir, "library.cjs");
+  writeFileSync(file, LIBRARY);
+  const expected = { name: "library.cjs", dir: "lib", sum: 45, self: true };
+
+  it("loads a CommonJS file as Node does, writes its cache at exit, and V8 takes it the next time", () => {
+    const cacheFile = codeCacheFile(file, "test", []);
+    expect(load(file, cacheFile)).toEqual({ exports: expected, cache: "absent" });
+    expect(existsSync(cacheFile)).toBe(true);
+    expect(load(file, cacheFile)).toEqual({ exports: expected, cache: "accepted" });
+    // No temporary file is left behind.
+    expect(readdirSync(dirname(cacheFile))).toEqual([cacheFile.slice(dirname(cacheFile).length + 1)]);
+  });
+
+  it("a cache made under other V8 flags is rejected and written again", () => {
+    const cacheFile = join(work, "flags.v8");
+    expect(load(file, cacheFile).cache).toBe("absent");
+    expect(load(file, cacheFile, ["--no-opt"])).toEqual({ exports: expected, cache: "rejected" });
+    expect(load(file, cacheFile, ["--no-opt"]).cache).toBe("accepted");
+  });
+
+  it("a cache it cannot write is no error: every load compiles", () => {
+    // Its directory would be a regular file: no one can make it, root included.
+    const blocker = join(work, "not-a-directory");
+    writeFileSync(blocker, "");
+    const cacheFile = join(blocker, "cache.v8");
+    expect(load(file, cacheFile)).toEqual({ exports: expected, cache: "absent" });
+    expect(load(file, cacheFile).cache).toBe("absent");
+  });
+
+  it("names a cache per file, purpose and V8 settings", () => {
+    const a = codeCacheFile("/b/cli.cjs", "run", ["--x"]);
+    expect(dirname(a)).toBe("/b/.cache");
+    expect(codeCacheFile("/b/cli.cjs", "run", ["--x"])).toBe(a);
+    expect(codeCacheFile("/b/cli.cjs", "hunt", ["--x"])).not.toBe(a);
+    expect(codeCacheFile("/b/cli.cjs", "run", ["--y"])).not.toBe(a);
+    expect(codeCacheFile("/b/other.cjs", "run", ["--x"])).not.toBe(a);
+    expect(codeCacheFile("/b/cli.cjs", "../../etc", [])).toMatch(/^\/b\/\.cache\/cli\.cjs\.______etc\.[0-9a-f]{12}\.v8$/);
+  });
+});
+
+describe("the kcsim command from the bundle", () => {
+  it("runs a command from cli.cjs with a code cache of its own, and the cached run is the same run", () => {
+    // The child: no node flags of its own, this process's environment.
+    const cacheFile = cliCodeCacheFile(join(BUNDLE, "cli.cjs"), "run", [], process.env);
+    rmSync(cacheFile, { force: true });
+    const run = () =>
+      spawnSync(process.execPath, [join(BUNDLE, "cli.js"), "run", "scenarios/ping-pong.json", "--json"], { cwd: ROOT, encoding: "utf8" });
+    const first = run();
+    expect(first.status).toBe(0);
+    expect(existsSync(cacheFile)).toBe(true);
+    const second = run();
+    expect(second.status).toBe(0);
+    const hash = (stdout: string) => (JSON.parse(stdout) as { historyHash: string }).historyHash;
+    expect(hash(second.stdout)).toBe(hash(first.stdout));
+  }, 60_000);
+});

@@ -57,9 +57,10 @@ const COMMON = {
 };
 
 /**
- * The CLI once more, as one CommonJS file (bundle/cli.cjs) that cli.js
- * loads with V8's code cache (src/cli/code-cached-require.ts): Node 20 has
- * a code cache for scripts, not for ES modules. Its commands are still
+ * The CLI and the hunt worker once more, each as one CommonJS file
+ * (bundle/cli.cjs, bundle/hunt-worker.cjs) that cli.js and hunt-worker.js
+ * load with V8's code cache (src/run/code-cached-require.ts): Node 20 has a
+ * code cache for scripts, not for ES modules. The CLI's commands are still
  * loaded on demand: esbuild keeps each module's body in a function that
  * runs at its first require. `import.meta` becomes the file's own.
  */
@@ -114,6 +115,7 @@ async function bundle(sourcesAsOf) {
   await build({ ...COMMON, entryPoints: entries(["cli"]), outdir: next, splitting: true, chunkNames: "[name]-[hash]" });
   await build({ ...COMMON, entryPoints: entries(names.filter((name) => name !== "cli")), outdir: next });
   await build({ ...CLI_COMMONJS, entryPoints: [join(HARNESS, "dist", "cli", "cli.js")], outfile: join(next, "cli.cjs") });
+  await build({ ...CLI_COMMONJS, entryPoints: [join(HARNESS, "dist", "hunt", "hunt-worker.js")], outfile: join(next, "hunt-worker.cjs") });
   writeStamp(join(next, ".built"), sourcesAsOf, bundledAt);
   const old = `${BUNDLE}.old-${process.pid}`;
   if (existsSync(BUNDLE)) renameSync(BUNDLE, old);

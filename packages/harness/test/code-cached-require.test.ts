@@ -3,11 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliCodeCacheFile, codeCacheFile } from "../src/cli/code-cached-require.js";
+import type { HuntRunResult, HuntTask } from "../src/hunt/hunt-task.js";
+import { codeCacheFile, kcsimCodeCacheFile } from "../src/run/code-cached-require.js";
+import { loadScenarioFile } from "../src/scenario/load-scenario.js";
 
 /** The built module: the cache is written when a process exits, so each load below is a process of its own. */
-const BUILT = fileURLToPath(new URL("../dist/cli/code-cached-require.js", import.meta.url));
+const BUILT = fileURLToPath(new URL("../dist/run/code-cached-require.js", import.meta.url));
 const BUNDLE = fileURLToPath(new URL("../bundle", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "kcsim-code-cache-"));
@@ -25,7 +28,8 @@ function load(file: string, cacheFile: string, v8Flags: readonly string[] = []):
   const script = `
     import(${JSON.stringify(BUILT)}).then(({ requireWithCodeCache }) => {
       const loaded = requireWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheFile)});
-      console.log(JSON.stringify(loaded));
+      process.once("exit", loaded.saveCache);
+      console.log(JSON.stringify({ exports: loaded.exports, cache: loaded.cache }));
     });`;
   const child = spawnSync(process.execPath, [...v8Flags, "-e", script], { encoding: "utf8" });
   expect(child.stderr).toBe("");
@@ -79,7 +83,7 @@ describe("requireWithCodeCache", () => {
 describe("the kcsim command from the bundle", () => {
   it("runs a command from cli.cjs with a code cache of its own, and the cached run is the same run", () => {
     // The child: no node flags of its own, this process's environment.
-    const cacheFile = cliCodeCacheFile(join(BUNDLE, "cli.cjs"), "run", [], process.env);
+    const cacheFile = kcsimCodeCacheFile(join(BUNDLE, "cli.cjs"), "run", [], process.env);
     rmSync(cacheFile, { force: true });
     const run = () =>
       spawnSync(process.execPath, [join(BUNDLE, "cli.js"), "run", "scenarios/ping-pong.json", "--json"], { cwd: ROOT, encoding: "utf8" });
@@ -90,5 +94,30 @@ describe("the kcsim command from the bundle", () => {
     expect(second.status).toBe(0);
     const hash = (stdout: string) => (JSON.parse(stdout) as { historyHash: string }).historyHash;
     expect(hash(second.stdout)).toBe(hash(first.stdout));
+  }, 60_000);
+});
+
+describe("a hunt pool's worker from the bundle", () => {
+  it("runs seeds from hunt-worker.cjs and writes its code cache once its first seed is done", async () => {
+    const cacheFile = kcsimCodeCacheFile(join(BUNDLE, "hunt-worker.cjs"), "hunt-worker", [], process.env);
+    rmSync(cacheFile, { force: true });
+    const base = loadScenarioFile(join(ROOT, "scenarios", "session-timeout.json"));
+    const pool = new Piscina<HuntTask, HuntRunResult>({
+      filename: join(BUNDLE, "hunt-worker.js"),
+      minThreads: 1,
+      maxThreads: 1,
+      execArgv: [],
+    });
+    try {
+      // Seed 3 fails (the retransmitted commit), so its history is recorded and hashed.
+      const first = await pool.run({ base, seed: 3, asWritten: false, protocol: null });
+      expect(existsSync(cacheFile)).toBe(true);
+      expect(first.failures.length).toBeGreaterThan(0);
+      expect(first.historyHash).toMatch(/^[0-9a-f]{64}$/);
+      const again = await pool.run({ base, seed: 3, asWritten: false, protocol: null });
+      expect(again.historyHash).toBe(first.historyHash);
+    } finally {
+      await pool.destroy();
+    }
   }, 60_000);
 });

@@ -61,7 +61,7 @@ export const startupBench: BenchSuite = {
   name: "startup",
   description: "CPU from process start to exit of `pnpm kcsim run scenarios/m10-join.json`, bundled vs tsc build; hunt worker warm-up",
   async run(): Promise<BenchRow[]> {
-    // The first run after a build compiles the CLI and writes its code cache (cli/code-cached-require.ts); later ones read it.
+    // The first run after a build compiles the CLI and writes its code cache (run/code-cached-require.ts); later ones read it.
     const codeCaches = join(dirname(entryPoint("cli")), ".cache");
     const firstAfterBuild = await commandCpuMs([join(root, "scripts", "kcsim.mjs"), ...RUN], () =>
       rmSync(codeCaches, { recursive: true, force: true }),

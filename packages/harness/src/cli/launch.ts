@@ -3,7 +3,7 @@
  * The kcsim command (bundle/cli.js): kcsim's V8 settings first, then the
  * CLI, which is loaded only once they are set (run/tune-v8.ts says why).
  * From the bundle a command runs from one CommonJS file, cli.cjs, loaded
- * with V8's code cache (cli/code-cached-require.ts); help, partition-for,
+ * with V8's code cache (run/code-cached-require.ts); help, partition-for,
  * and anything without a cli.cjs beside this file, from the ES modules of
  * cli/cli.ts, which load only what they use (help: almost nothing).
  */
@@ -11,7 +11,7 @@ import "../run/tune-v8.js";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliCodeCacheFile, requireWithCodeCache } from "./code-cached-require.js";
+import { kcsimCodeCacheFile, requireWithCodeCache } from "../run/code-cached-require.js";
 import { helpAsked } from "./help-asked.js";
 
 type Cli = typeof import("./cli.js");
@@ -23,7 +23,9 @@ async function loadCli(): Promise<Cli> {
   const bundled = join(dirname(fileURLToPath(import.meta.url)), "cli.cjs");
   const argv = process.argv.slice(2);
   if (helpAsked(argv) !== null || LIGHT_COMMANDS.has(argv[0] ?? "") || !existsSync(bundled)) return import("./cli.js");
-  return requireWithCodeCache(bundled, cliCodeCacheFile(bundled, argv[0] ?? "")).exports as Cli;
+  const loaded = requireWithCodeCache(bundled, kcsimCodeCacheFile(bundled, argv[0] ?? ""));
+  process.once("exit", loaded.saveCache);
+  return loaded.exports as Cli;
 }
 
 const { runCli } = await loadCli();

@@ -15,7 +15,7 @@ export const ENTRY_POINTS = {
   "scenario-cpu": "bench/scenario-cpu.js",
   "lockstep-worker": "hosts/lockstep/worker-entry.js",
   "realtime-worker": "hosts/realtime/worker-entry.js",
-  "hunt-worker": "hunt/hunt-worker.js",
+  "hunt-worker": "hunt/hunt-worker-entry.js",
   "fuzz-worker": "fuzz/fuzz-worker.js",
   "pipeline-worker": "bench/pipeline-worker.js",
 } as const;

@@ -4,10 +4,16 @@ import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { constants, Script } from "node:vm";
 
-/** A file loaded by requireWithCodeCache: its exports, and what became of its cache (written at exit unless accepted). */
+/** A file loaded by requireWithCodeCache: its exports, and what became of its cache. */
 export interface CodeCachedModule {
   readonly exports: unknown;
   readonly cache: "accepted" | "rejected" | "absent";
+  /**
+   * Writes the cache now, with the bytecode of everything compiled so far, unless V8 accepted the one it read
+   * (once: later calls do nothing). A process calls it when it exits; a worker thread, which may be terminated
+   * without an exit, once its first task has compiled what tasks use.
+   */
+  readonly saveCache: () => void;
 }
 
 /**
@@ -43,11 +49,16 @@ export function requireWithCodeCache(file: string, cacheFile: string): CodeCache
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const cache = cachedData === undefined ? "absent" : script.cachedDataRejected === true ? "rejected" : "accepted";
-  if (cache !== "accepted") process.once("exit", () => writeCodeCache(script, cacheFile));
+  let saved = cache === "accepted";
+  const saveCache = () => {
+    if (saved) return;
+    saved = true;
+    writeCodeCache(script, cacheFile);
+  };
   const module = { exports: {} as unknown };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  return { exports: module.exports, cache };
+  return { exports: module.exports, cache, saveCache };
 }
 
 function writeCodeCache(script: Script, cacheFile: string): void {
@@ -77,11 +88,11 @@ export function codeCacheFile(file: string, purpose: string, v8Flags: readonly s
 }
 
 /**
- * The code cache of the CLI bundle `bundled` for `command`, under a
+ * The code cache of a bundle file of kcsim's for `command` (a CLI command, or what a worker runs), under a
  * process's V8 settings (this one's by default): its flags, NODE_OPTIONS,
  * and whether kcsim's own V8 settings apply (KCSIM_V8_DEFAULTS, run/v8-tuning.ts).
  */
-export function cliCodeCacheFile(
+export function kcsimCodeCacheFile(
   bundled: string,
   command: string,
   execArgv: readonly string[] = process.execArgv,

@@ -95,6 +95,24 @@ describe("the kcsim command from the bundle", () => {
     const hash = (stdout: string) => (JSON.parse(stdout) as { historyHash: string }).historyHash;
     expect(hash(second.stdout)).toBe(hash(first.stdout));
   }, 60_000);
+
+  it("imports ES modules from code compiled from another process's cache (pino for the actor logs)", () => {
+    // Node 20 restores no import() callback for such code: the loaded file imports through the loader's hook.
+    const cacheFile = kcsimCodeCacheFile(join(BUNDLE, "cli.cjs"), "run", [], process.env);
+    rmSync(cacheFile, { force: true });
+    const logs = mkdtempSync(join(work, "logs-"));
+    const run = () =>
+      spawnSync(process.execPath, [join(BUNDLE, "cli.js"), "run", "scenarios/ping-pong.json", "--log-level", "info", "--out", logs], {
+        cwd: ROOT,
+        encoding: "utf8",
+      });
+    expect(run().status).toBe(0);
+    expect(existsSync(cacheFile)).toBe(true);
+    const cached = run();
+    expect(cached.stderr).toBe("");
+    expect(cached.status).toBe(0);
+    expect(readdirSync(join(logs, "logs")).length).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 describe("a hunt pool's worker from the bundle", () => {

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
-import { constants, Script } from "node:vm";
+import { Script } from "node:vm";
+import { setImportModule } from "./import-module.js";
 
 /** A file loaded by requireWithCodeCache: its exports, and what became of its cache. */
 export interface CodeCachedModule {
@@ -33,6 +34,11 @@ export interface CodeCachedModule {
  * goes through a temporary file and a rename, so processes starting
  * together never read half a cache; a directory that cannot be written is
  * no error (the next process compiles again).
+ *
+ * The file must not use `import()`: Node 20 gives a script compiled from a
+ * cache that another process made no dynamic-import callback, so it would
+ * throw there (and only there). Its code imports ES modules through
+ * run/import-module.ts, whose hook this loader sets to its own import().
  */
 export function requireWithCodeCache(file: string, cacheFile: string): CodeCachedModule {
   const source = readFileSync(file, "utf8");
@@ -46,15 +52,17 @@ export function requireWithCodeCache(file: string, cacheFile: string): CodeCache
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     ...(cachedData === undefined ? {} : { cachedData }),
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const cache = cachedData === undefined ? "absent" : script.cachedDataRejected === true ? "rejected" : "accepted";
   let saved = cache === "accepted";
   const saveCache = () => {
     if (saved) return;
     saved = true;
+    // Another process or thread of the same start wrote it meanwhile (a hundred lockstep workers, say): keep theirs.
+    if (cache === "absent" && existsSync(cacheFile)) return;
     writeCodeCache(script, cacheFile);
   };
+  setImportModule((url) => import(url));
   const module = { exports: {} as unknown };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { ActorId, ActorLogger, JsonValue, Micros } from "@kcsim/protocol";
 import type { DestinationStream, Logger } from "pino";
 import { silentLogger } from "../../kernel/silent-logger.js";
+import { importModule } from "../../run/import-module.js";
 
 export const LOG_LEVELS = ["silent", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -56,7 +57,7 @@ export class ActorLogs {
   static async open(level: LogLevel, dir: string | null, clock: () => Micros, wallClock: boolean): Promise<ActorLogs> {
     const timestamp = wallClock ? () => `,"time":${Date.now()},"t":${clock()}` : () => `,"t":${clock()}`;
     if (level === "silent") return new ActorLogs(null, level, dir, timestamp);
-    const { pino } = await import("pino");
+    const { pino } = (await importModule("pino")) as typeof import("pino");
     return new ActorLogs(pino, level, dir, timestamp);
   }
 

@@ -1,6 +1,7 @@
 import { pathToFileURL } from "node:url";
 import { DEFAULT_REGISTRY } from "../../actors/registry.js";
 import type { ActorRegistry } from "../../kernel/actor-registry.js";
+import { importModule } from "../../run/import-module.js";
 
 /**
  * The actor registry a worker builds its actors from. Workers cannot share
@@ -11,7 +12,7 @@ import type { ActorRegistry } from "../../kernel/actor-registry.js";
  */
 export async function loadRegistry(modulePath: string | null): Promise<ActorRegistry> {
   if (modulePath === null) return DEFAULT_REGISTRY;
-  const module = (await import(pathToFileURL(modulePath).href)) as { registry?: unknown; DEFAULT_REGISTRY?: unknown };
+  const module = (await importModule(pathToFileURL(modulePath).href)) as { registry?: unknown; DEFAULT_REGISTRY?: unknown };
   const registry = module.registry ?? module.DEFAULT_REGISTRY;
   if (!(registry instanceof Map)) throw new Error(`${modulePath} exports no actor registry (a Map named \`registry\`)`);
   return withDefaultActors(registry as ActorRegistry);

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +67,18 @@ describe("requireWithCodeCache", () => {
     const cacheFile = join(blocker, "cache.v8");
     expect(load(file, cacheFile)).toEqual({ exports: expected, cache: "absent" });
     expect(load(file, cacheFile).cache).toBe("absent");
+  });
+
+  it("names a cache per version of the file: a file rewritten at the same length gets a cache of its own", () => {
+    const versioned = join(work, "versioned.cjs");
+    writeFileSync(versioned, "module.exports = 1;");
+    utimesSync(versioned, 1_000, 1_000);
+    const before = codeCacheFile(versioned, "run", []);
+    expect(codeCacheFile(versioned, "run", [])).toBe(before);
+    writeFileSync(versioned, "module.exports = 2;");
+    utimesSync(versioned, 2_000, 2_000);
+    expect(codeCacheFile(versioned, "run", [])).not.toBe(before);
+    expect(dirname(codeCacheFile(versioned, "run", []))).toBe(dirname(before));
   });
 
   it("names a cache per file, purpose and V8 settings", () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -29,8 +29,10 @@ export interface CodeCachedModule {
  * `cacheFile` is read if it is there and written when the process exits if
  * it was not, or if V8 rejected it (another V8 version or other V8 flags).
  * V8 checks a cache against the source's length only, so the caller must
- * name the cache after the exact file it caches: the bundle's caches live
- * inside the bundle directory, which every build replaces whole. Writing
+ * name the cache after the exact file it caches (codeCacheFile: its size
+ * and modification time as well as its path; a process still running the
+ * bundle a build has just replaced writes its cache under the old file's
+ * name, which no process of the new bundle reads). Writing
  * goes through a temporary file and a rename, so processes starting
  * together never read half a cache; a directory that cannot be written is
  * no error (the next process compiles again).
@@ -83,12 +85,20 @@ function writeCodeCache(script: Script, cacheFile: string): void {
 /**
  * Where the cache of `file` for one kind of run lives: `.cache/` beside
  * it, one file per `purpose` (a CLI command: each compiles its own part of
- * the bundle) and per Node version and V8 flags, whose caches V8 would
- * reject for each other.
+ * the bundle), per Node version and V8 flags, whose caches V8 would reject
+ * for each other, and per version of the file (its size and modification
+ * time, which V8 does not check).
  */
 export function codeCacheFile(file: string, purpose: string, v8Flags: readonly string[]): string {
+  let version: [number, number] = [0, 0];
+  try {
+    const { size, mtimeMs } = statSync(file);
+    version = [size, mtimeMs];
+  } catch {
+    // No such file: nothing will be loaded from it, and the name only has to be a name.
+  }
   const settings = createHash("sha256")
-    .update(JSON.stringify([process.version, process.arch, v8Flags]))
+    .update(JSON.stringify([process.version, process.arch, v8Flags, version]))
     .digest("hex")
     .slice(0, 12);
   const name = purpose.replace(/[^a-z0-9-]/gi, "_").slice(0, 40) || "none";

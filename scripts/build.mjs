@@ -64,7 +64,7 @@ const COMMON = {
  * loaded on demand: esbuild keeps each module's body in a function that
  * runs at its first require. `import.meta` becomes the file's own.
  */
-const CLI_COMMONJS = {
+const COMMONJS = {
   ...COMMON,
   format: "cjs",
   banner: { js: 'var __kcsimImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
@@ -114,8 +114,8 @@ async function bundle(sourcesAsOf) {
   const names = Object.keys(ENTRY_POINTS);
   await build({ ...COMMON, entryPoints: entries(["cli"]), outdir: next, splitting: true, chunkNames: "[name]-[hash]" });
   await build({ ...COMMON, entryPoints: entries(names.filter((name) => name !== "cli")), outdir: next });
-  await build({ ...CLI_COMMONJS, entryPoints: [join(HARNESS, "dist", "cli", "cli.js")], outfile: join(next, "cli.cjs") });
-  await build({ ...CLI_COMMONJS, entryPoints: [join(HARNESS, "dist", "hunt", "hunt-worker.js")], outfile: join(next, "hunt-worker.cjs") });
+  await build({ ...COMMONJS, entryPoints: [join(HARNESS, "dist", "cli", "cli.js")], outfile: join(next, "cli.cjs") });
+  await build({ ...COMMONJS, entryPoints: [join(HARNESS, "dist", "hunt", "hunt-worker.js")], outfile: join(next, "hunt-worker.cjs") });
   writeStamp(join(next, ".built"), sourcesAsOf, bundledAt);
   const old = `${BUNDLE}.old-${process.pid}`;
   if (existsSync(BUNDLE)) renameSync(BUNDLE, old);

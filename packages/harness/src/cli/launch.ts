@@ -8,10 +8,7 @@
  * cli/cli.ts, which load only what they use (help: almost nothing).
  */
 import "../run/tune-v8.js";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { kcsimCodeCacheFile, requireWithCodeCache } from "../run/code-cached-require.js";
+import { requireBundledWithCodeCache } from "../run/code-cached-require.js";
 import { helpAsked } from "./help-asked.js";
 
 type Cli = typeof import("./cli.js");
@@ -19,14 +16,14 @@ type Cli = typeof import("./cli.js");
 /** Commands that load little of the CLI: as ES modules they load only that, where cli.cjs is read whole. */
 const LIGHT_COMMANDS: ReadonlySet<string> = new Set(["partition-for"]);
 
-async function loadCli(): Promise<Cli> {
-  const bundled = join(dirname(fileURLToPath(import.meta.url)), "cli.cjs");
-  const argv = process.argv.slice(2);
-  if (helpAsked(argv) !== null || LIGHT_COMMANDS.has(argv[0] ?? "") || !existsSync(bundled)) return import("./cli.js");
-  const loaded = requireWithCodeCache(bundled, kcsimCodeCacheFile(bundled, argv[0] ?? ""));
+async function loadCli(argv: readonly string[]): Promise<Cli> {
+  if (helpAsked(argv) !== null || LIGHT_COMMANDS.has(argv[0] ?? "")) return import("./cli.js");
+  const loaded = requireBundledWithCodeCache(import.meta.url, "cli.cjs", argv[0] ?? "");
+  if (loaded === null) return import("./cli.js");
   process.once("exit", loaded.saveCache);
   return loaded.exports as Cli;
 }
 
-const { runCli } = await loadCli();
-await runCli(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const { runCli } = await loadCli(argv);
+await runCli(argv);

@@ -1,7 +1,4 @@
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { kcsimCodeCacheFile, requireWithCodeCache } from "../run/code-cached-require.js";
+import { requireBundledWithCodeCache } from "../run/code-cached-require.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 
 /**
@@ -15,18 +12,13 @@ import type { HuntRunResult, HuntTask } from "./hunt-task.js";
  */
 type HuntWorker = (task: HuntTask) => Promise<HuntRunResult>;
 
-const bundled = join(dirname(fileURLToPath(import.meta.url)), "hunt-worker.cjs");
-let run: HuntWorker;
-let saveCache = (): void => {};
-if (existsSync(bundled)) {
-  const loaded = requireWithCodeCache(bundled, kcsimCodeCacheFile(bundled, "hunt-worker"));
-  run = (loaded.exports as { default: HuntWorker }).default;
-  saveCache = loaded.saveCache;
-} else {
-  // Not a literal: the bundler must not take the worker into this file, which in the bundle has hunt-worker.cjs.
-  const worker = new URL("./hunt-worker.js", import.meta.url).href;
-  run = ((await import(worker)) as { default: HuntWorker }).default;
-}
+const loaded = requireBundledWithCodeCache(import.meta.url, "hunt-worker.cjs", "hunt-worker");
+// Not a literal: the bundler must not take the worker into this file, which in the bundle has hunt-worker.cjs.
+const run: HuntWorker =
+  loaded !== null
+    ? (loaded.exports as { default: HuntWorker }).default
+    : ((await import(new URL("./hunt-worker.js", import.meta.url).href)) as { default: HuntWorker }).default;
+const saveCache = loaded?.saveCache ?? ((): void => {});
 
 export default async function huntWorkerEntry(task: HuntTask): Promise<HuntRunResult> {
   const result = await run(task);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { setImportModule } from "./import-module.js";
 
@@ -22,13 +23,13 @@ export interface CodeCachedModule {
  * function, `require`, `module`, `__filename`, `__dirname`), but compiled
  * with V8's code cache: the bytecode of every function a run of the same
  * file compiled, saved once. A cold `kcsim run` otherwise parses the whole
- * bundle and compiles each function it calls, about a fifth of a short
- * run's CPU. (Node 22's module.enableCompileCache does this for every
+ * bundle and compiles each function it calls, about two fifths of its
+ * compile time. (Node 22's module.enableCompileCache does this for every
  * module; Node 20 has only vm.Script's cachedData.)
  *
- * `cacheFile` is read if it is there and written when the process exits if
- * it was not, or if V8 rejected it (another V8 version or other V8 flags).
- * V8 checks a cache against the source's length only, so the caller must
+ * `cacheFile` is read if it is there; if it was not, or if V8 rejected it
+ * (another V8 version or other V8 flags), the caller's saveCache writes it
+ * (at exit, or once a worker has compiled what it runs). V8 checks a cache against the source's length only, so the caller must
  * name the cache after the exact file it caches (codeCacheFile: its size
  * and modification time as well as its path; a process still running the
  * bundle a build has just replaced writes its cache under the old file's
@@ -60,7 +61,7 @@ export function requireWithCodeCache(file: string, cacheFile: string): CodeCache
   const saveCache = () => {
     if (saved) return;
     saved = true;
-    // Another process or thread of the same start wrote it meanwhile (a hundred lockstep workers, say): keep theirs.
+    // Another process or worker of the same start wrote it meanwhile (a hunt's other workers, say): keep theirs.
     if (cache === "absent" && existsSync(cacheFile)) return;
     writeCodeCache(script, cacheFile);
   };
@@ -103,6 +104,16 @@ export function codeCacheFile(file: string, purpose: string, v8Flags: readonly s
     .slice(0, 12);
   const name = purpose.replace(/[^a-z0-9-]/gi, "_").slice(0, 40) || "none";
   return join(dirname(file), ".cache", `${basename(file)}.${name}.${settings}.v8`);
+}
+
+/**
+ * `name`, a CommonJS file of the bundle beside the module at `besideUrl`
+ * (its import.meta.url), loaded with its code cache for `purpose`; null
+ * when there is no such file (that module runs from the tsc build).
+ */
+export function requireBundledWithCodeCache(besideUrl: string, name: string, purpose: string): CodeCachedModule | null {
+  const bundled = join(dirname(fileURLToPath(besideUrl)), name);
+  return existsSync(bundled) ? requireWithCodeCache(bundled, kcsimCodeCacheFile(bundled, purpose)) : null;
 }
 
 /**

@@ -47,6 +47,7 @@ export * from "./assignors/uniform-homogeneous-assignment-builder.js";
 export * from "./classic-group/classic-group.js";
 export * from "./classic-group/classic-group-member.js";
 export * from "./classic-group/classic-group-state.js";
+export * from "./committed-partitions.js";
 export * from "./consumer-group/consumer-group.js";
 export * from "./consumer-group/consumer-group-member.js";
 export * from "./consumer-group/subscription-metadata.js";

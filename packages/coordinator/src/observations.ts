@@ -73,16 +73,22 @@ export interface TargetAssignmentObservation {
 }
 
 /**
- * An offset became the group's committed offset, or an OffsetCommit was
- * refused. Plain commits: one per partition of an OffsetCommit, with the
- * coordinator's answer (0 = accepted and written). Transactional commits
- * (`transactional: true`): one per partition when the producer's COMMIT
- * marker materialises a pending TxnOffsetCommit offset (always errorCode 0);
- * `memberId` and `epoch` are then those the TxnOffsetCommit carried, and the
- * KIP-447 zombie check they passed happened when it was accepted (see
- * gc.txn-offset), not at materialisation: the member may have moved on to a
- * newer epoch by the time the marker lands. Refused TxnOffsetCommits and
- * pending or dropped transactional offsets are gc.txn-offset only.
+ * Offsets became the group's committed offsets, or an OffsetCommit was
+ * refused. Plain commits: one per OffsetCommit, every partition of the
+ * request with the coordinator's answer for it (0 = accepted and written).
+ * Transactional commits (`transactional: true`): one per partition when
+ * the producer's COMMIT marker materialises a pending TxnOffsetCommit
+ * offset (always errorCode 0); `memberId` and `epoch` are then those the
+ * TxnOffsetCommit carried, and the KIP-447 zombie check they passed
+ * happened when it was accepted (see gc.txn-offset), not at
+ * materialisation: the member may have moved on to a newer epoch by the
+ * time the marker lands. Refused TxnOffsetCommits and pending or dropped
+ * transactional offsets are gc.txn-offset only.
+ *
+ * One observation per request, not per partition: an idle consumer's
+ * auto-commit sends every owned partition every few seconds (Kafka commits
+ * unchanged offsets too), and per partition those were most of an idle
+ * group's history.
  */
 export interface OffsetCommitObservation {
   readonly type: "gc.offset-commit";
@@ -90,13 +96,23 @@ export interface OffsetCommitObservation {
   readonly memberId: string;
   /** generationIdOrMemberEpoch as the request carried it (TxnOffsetCommit: its GenerationId). */
   readonly epoch: number;
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: number;
-  /** 0 = accepted and written (transactional: materialised by the COMMIT marker). */
-  readonly errorCode: number;
   readonly transactional: boolean;
+  /** The request's partitions, topic by topic in its order. */
+  readonly topics: readonly CommittedTopicOffsets[];
 }
+
+/**
+ * One topic's partitions of a gc.offset-commit, index by index: partition
+ * `partitions[i]` committed `offsets[i]` and was answered `errorCodes[i]`
+ * (0 = accepted and written; transactional: materialised by the COMMIT
+ * marker). A type, so it is a JsonValue.
+ */
+export type CommittedTopicOffsets = {
+  readonly topic: string;
+  readonly partitions: readonly number[];
+  readonly offsets: readonly number[];
+  readonly errorCodes: readonly number[];
+};
 
 /**
  * What happened to one partition of a TxnOffsetCommit (KIP-98, KIP-447),

@@ -133,7 +133,7 @@ describe("OffsetCommit for classic groups", () => {
     gc.send("b", joinRequest({ clientId: "b", memberId: b, instanceId: "B", topics: ["T2"], sessionTimeoutMs: 120_000 }));
     expect(classicGroup(gc).state).toBe("PREPARING_REBALANCE");
     expect(commitErrors(gc, "a", commitRequest(a, 1, { groupInstanceId: "A" }))).toEqual([0]);
-    expect(observed(gc, "gc.offset-commit").map((o) => [o.memberId, o.epoch, o.errorCode])).toEqual([
+    expect(gc.ctx.committedPartitions().map((o) => [o.memberId, o.epoch, o.errorCode])).toEqual([
       ["", -1, 0],
       [a, 1, ErrorCode.REBALANCE_IN_PROGRESS],
       [a, 1, 0],

@@ -13,7 +13,13 @@ import {
   type Observation,
   topicIdFor,
 } from "@kcsim/protocol";
-import { createGroupCoordinator, type TopicIdPartitions } from "../src/index.js";
+import {
+  type CommittedPartition,
+  committedPartitions,
+  createGroupCoordinator,
+  type OffsetCommitObservation,
+  type TopicIdPartitions,
+} from "../src/index.js";
 
 /** A durable log that, like the harness's, hands back copies (records go through a structured clone). */
 export class FakeDurableLog implements DurableLog {
@@ -120,6 +126,11 @@ export class FakeContext implements Context {
 
   observationsOf(type: string): Observation[] {
     return this.observed.filter((observation) => observation.type === type);
+  }
+
+  /** The partitions of every gc.offset-commit, one entry each, in order. */
+  committedPartitions(): CommittedPartition[] {
+    return this.observationsOf("gc.offset-commit").flatMap((o) => committedPartitions(o as unknown as OffsetCommitObservation));
   }
 }
 

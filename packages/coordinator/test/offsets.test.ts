@@ -96,7 +96,7 @@ describe("OffsetCommit", () => {
     gc.heartbeat({ ...m1.request(), memberEpoch: -1 });
     expect(commitErrors(gc, commit({ memberId: "m1", generationIdOrMemberEpoch: 1 }))).toEqual([ErrorCode.UNKNOWN_MEMBER_ID]);
     expect(commitErrors(gc, commit({}))).toEqual([0]);
-    const observed = gc.ctx.observationsOf("gc.offset-commit");
+    const observed = gc.ctx.committedPartitions();
     expect(observed.map((o) => [o.memberId, o.epoch, o.errorCode])).toEqual([
       ["m1", 1, 0],
       ["m1", 0, ErrorCode.STALE_MEMBER_EPOCH],
@@ -107,16 +107,14 @@ describe("OffsetCommit", () => {
       ["m1", 1, ErrorCode.UNKNOWN_MEMBER_ID],
       ["", -1, 0],
     ]);
-    expect(observed[0]).toEqual({
+    // One observation per request, its partitions topic by topic.
+    expect(gc.ctx.observationsOf("gc.offset-commit")[0]).toEqual({
       type: "gc.offset-commit",
       groupId: "g",
       memberId: "m1",
       epoch: 1,
-      topic: "T1",
-      partition: 0,
-      offset: 10,
-      errorCode: 0,
       transactional: false,
+      topics: [{ topic: "T1", partitions: [0], offsets: [10], errorCodes: [0] }],
     });
   });
 

@@ -110,7 +110,7 @@ describe("the transaction state machine", () => {
     expect(markers(tc).sort()).toEqual([`__consumer_offsets-${G_PARTITION}:true:0`, "out-0:true:0", "out-1:true:0"]);
     // The group coordinator materialised the offset: visible, stable, reported once as a transactional commit.
     expect(fetchOffset(gc, true)).toEqual([42, 0]);
-    expect(gc.ctx.observationsOf("gc.offset-commit")).toMatchObject([
+    expect(gc.ctx.committedPartitions()).toEqual([
       { groupId: "g", memberId: "m1", epoch: 1, topic: "T1", partition: 0, offset: 42, errorCode: 0, transactional: true },
     ]);
     expect(tc.transaction()).toMatchObject({ state: "CompleteCommit", pendingState: null, partitions: [] });

@@ -58,18 +58,18 @@ const owned = (t: number, who: string, partitions: number[], cause = "assigned")
     owned: partitions.length ? { T: partitions } : {},
     cause,
   });
-const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0, transactional = false) =>
+/** A gc.offset-commit of partitions T-0.. with these offsets and answers (one partition, T-0, by default). */
+const commitOf = (t: number, memberId: string, epoch: number, offsets: number[], errorCodes: number[], transactional = false) =>
   obs(t, "coordinator-0", {
     type: "gc.offset-commit",
     groupId: "g",
     memberId,
     epoch,
-    topic: "T",
-    partition: 0,
-    offset,
-    errorCode,
     transactional,
+    topics: [{ topic: "T", partitions: offsets.map((_, i) => i), offsets, errorCodes }],
   });
+const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0, transactional = false) =>
+  commitOf(t, memberId, epoch, [offset], [errorCode], transactional);
 const poll = (t: number, who: string) => obs(t, who, { type: "member.poll", memberId: `${who}-id`, records: 0 });
 const state = (t: number, who: string, to: string, epoch = 1) =>
   obs(t, who, { type: "member.state", groupId: "g", memberId: `${who}-id`, protocol: "consumer", from: "X", to, memberEpoch: epoch });
@@ -269,6 +269,14 @@ describe("group checkers catch what they exist to catch", () => {
       /at epoch 3; its epoch is 4/,
     );
     expect(check("no-zombie-commits", [gcMember(1, "A", 4, { T: [0] }), removed(2, "A"), commit(3, "A", 4, 10)]).ok).toBe(false);
+    // One commit of many partitions: only those it accepted count, and the violation names a few of them.
+    const member = gcMember(1, "A", 4, { T: [0, 1, 2, 3, 4, 5, 6] });
+    expect(check("no-zombie-commits", [member, commitOf(2, "A", 3, [1, 1, 1], [113, 113, 113])]).ok).toBe(true);
+    expect(
+      check("no-zombie-commits", [member, commitOf(2, "A", 3, [1, 1, 1, 1, 1, 1, 1], [0, 113, 0, 0, 0, 0, 0])]).violations.map(
+        (v) => v.message,
+      ),
+    ).toEqual(["group g: accepted a commit of T-0, T-2, T-3, T-4 and 2 more from A at epoch 3; its epoch is 4"]);
   });
 
   it("no-zombie-commits: judges a transactional commit when it is accepted into the transaction, not when it becomes visible", () => {
@@ -316,6 +324,11 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("committed-offsets-monotonic", climbing).violations.map((v) => [v.message, v.events])).toEqual([
       ["group g: T-0 committed 11 after 12 (by B)", [2, 3]],
       ["group g: T-0 committed 10 after 11 (by B)", [3, 4]],
+    ]);
+    // Every accepted partition of a commit is judged on its own; a refused one is not.
+    const partitions = [commitOf(1, "A", 1, [5, 5, 5], [0, 0, 0]), commitOf(2, "A", 1, [6, 4, 3], [0, 0, 113])];
+    expect(check("committed-offsets-monotonic", partitions).violations.map((v) => [v.message, v.events])).toEqual([
+      ["group g: T-1 committed 4 after 5 (by A)", [0, 1]],
     ]);
   });
 

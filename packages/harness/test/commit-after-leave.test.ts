@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../src/run/run-scenario.js";
-import { swarmConsumerScenario } from "./helpers.js";
+import { committedPartitionsIn, swarmConsumerScenario } from "./helpers.js";
 
 /**
  * Found by swarm seed 1192, shrunk: two KIP-848 members committing synchronously after each batch, two network
@@ -63,10 +63,10 @@ describe("swarm seed 1192: a KIP-848 commitSync retried after its member left th
         memberId?: string;
         reason?: string;
       } & AcceptedCommit;
-      if (o.type === "gc.offset-commit" && o.errorCode === 0) accepted.push({ ...o, t: event.t });
       if (o.type === "member.state" && o.to === "LEAVING" && !leftAt.has(event.actor)) leftAt.set(event.actor, event.t);
       if (o.type === "gc.member-removed" && o.reason === "session-timeout") expiredAt.push(event.t);
     });
+    for (const commit of committedPartitionsIn(result.log.toArray())) if (commit.errorCode === 0) accepted.push(commit);
     // Both members expired by the coordinator, member-1 first: after the second the group is empty.
     expect(expiredAt.length).toBe(2);
     const emptyFrom = expiredAt[1] as number;

@@ -24,7 +24,7 @@ import {
   toSimulationSpec,
   validateScenario,
 } from "../src/index.js";
-import { actor, heartbeatRequest, testSpec } from "./helpers.js";
+import { actor, committedPartitionsIn, heartbeatRequest, testSpec } from "./helpers.js";
 
 /**
  * The default network: connections with TCP's and Kafka's semantics, shown
@@ -292,7 +292,7 @@ describe("connections (the default network)", () => {
       testSpec({ durationUs: 5_000_000, plan, actors: [coordinator, actor("client", "commit-then-fetch", {}, 200_000)] }), // after the coordinator loaded
       new Map([...registry, ["commit-then-fetch", () => new CommitThenFetch()]]),
     ).run();
-    const applied = obs(result.events, "coordinator-0", "gc.offset-commit");
+    const applied = committedPartitionsIn(result.events);
     expect(applied).toEqual([expect.objectContaining({ offset: 42, errorCode: 0 })]);
     expect(result.events.some((e) => e.ev === "send" && e.type === "OffsetCommitResponse" && e.fate === "broken")).toBe(true);
     const told = obs(result.events, "client", "test.disconnect");

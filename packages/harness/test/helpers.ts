@@ -1,5 +1,13 @@
+import { type CommittedPartition, committedPartitions, type OffsetCommitObservation } from "@kcsim/coordinator";
 import type { JsonValue, Message } from "@kcsim/protocol";
-import { type CellSink, DEFAULT_NETWORK, type FaultPlan, type PartitionFault, type SimulationSpec } from "../src/index.js";
+import {
+  type CellSink,
+  DEFAULT_NETWORK,
+  type FaultPlan,
+  type HistoryEvent,
+  type PartitionFault,
+  type SimulationSpec,
+} from "../src/index.js";
 import { validateScenario } from "../src/scenario/load-scenario.js";
 import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
 
@@ -125,4 +133,15 @@ export function swarmConsumerScenario(shape: SwarmShape): ScenarioFile {
     },
     shape.name,
   );
+}
+
+/** Every partition of every gc.offset-commit in `events` (one observation per request), with its time. */
+export function committedPartitionsIn(events: Iterable<HistoryEvent>): (CommittedPartition & { readonly t: number })[] {
+  const partitions: (CommittedPartition & { readonly t: number })[] = [];
+  for (const event of events) {
+    if (event.ev !== "obs" || event.o.type !== "gc.offset-commit") continue;
+    for (const partition of committedPartitions(event.o as unknown as OffsetCommitObservation))
+      partitions.push({ ...partition, t: event.t });
+  }
+  return partitions;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { RunDirectoryError, readRunDirectory } from "../src/report/run-directory.js";
+import { historyLineProblem, RunDirectoryError, readRunDirectory, upgradedHistoryLine } from "../src/report/run-directory.js";
 import { reportRunDirectory } from "../src/report/write-report.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -69,6 +69,50 @@ describe("kcsim report: reading a run directory", () => {
       expect(error, dir).toBeInstanceOf(RunDirectoryError);
       expect((error as Error).message).toMatch(message);
     }
+  });
+
+  it("reads an older history's per-partition gc.offset-commit in today's shape (a commit's partitions together)", async () => {
+    const old = {
+      type: "gc.offset-commit",
+      groupId: "g",
+      memberId: "id1",
+      epoch: 1,
+      topic: "T",
+      partition: 1,
+      offset: 7,
+      errorCode: 0,
+      transactional: false,
+    };
+    const line = { t: 2000, ev: "obs", actor: "c", o: old };
+    expect(upgradedHistoryLine(line)).toEqual({
+      ...line,
+      o: {
+        type: "gc.offset-commit",
+        groupId: "g",
+        memberId: "id1",
+        epoch: 1,
+        transactional: false,
+        topics: [{ topic: "T", partitions: [1], offsets: [7], errorCodes: [0] }],
+      },
+    });
+    expect(historyLineProblem(upgradedHistoryLine(line))).toBeNull();
+    await expect(readRunDirectory(runDir([...LINES, JSON.stringify(line)]))).resolves.toBeDefined();
+    // Today's shape must hold one offset and one answer per partition.
+    const short = {
+      ...line,
+      o: {
+        ...(upgradedHistoryLine(line) as { o: object }).o,
+        topics: [{ topic: "T", partitions: [1, 2], offsets: [7], errorCodes: [0, 0] }],
+      },
+    };
+    const error = await readRunDirectory(runDir([...LINES, JSON.stringify(short)])).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RunDirectoryError);
+    expect((error as Error).message).toMatch(
+      /history\.jsonl:5: malformed history line \(gc\.offset-commit needs groupId, memberId, epoch and topics/,
+    );
   });
 
   it("answers bad input on the command line with one line and exit code 2", () => {

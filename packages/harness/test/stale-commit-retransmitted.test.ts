@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../src/run/run-scenario.js";
-import { SEED_184_GROUP, swarmConsumerScenario } from "./helpers.js";
+import { committedPartitionsIn, SEED_184_GROUP, swarmConsumerScenario } from "./helpers.js";
 
 /**
  * Found by swarm seed 184, shrunk: two KIP-848 members auto-committing every 5 s, member-1's requests to the
@@ -33,9 +33,7 @@ describe("swarm seed 184: an OffsetCommit retransmitted on a connection its clie
     const closes = events.flatMap((event) => (event.ev === "conn" && event.actor === "member-1" && event.what === "close" ? [event] : []));
     const last = new Map<number, { offset: number; epoch: number }>();
     let backward = 0;
-    for (const event of events) {
-      if (event.ev !== "obs" || event.o.type !== "gc.offset-commit") continue;
-      const o = event.o as unknown as { partition: number; offset: number; epoch: number; errorCode: number };
+    for (const o of committedPartitionsIn(events)) {
       if (o.errorCode !== 0) continue;
       const before = last.get(o.partition);
       last.set(o.partition, { offset: o.offset, epoch: o.epoch });
@@ -45,7 +43,7 @@ describe("swarm seed 184: an OffsetCommit retransmitted on a connection its clie
       expect(o.epoch).toBe(before.epoch);
       // Carried by a request member-1 sent during the cut and that arrived 51 s later, after member-1 had closed
       // the connection it was sent on.
-      const carrier = commits.find((send) => send.ev === "send" && send.held === true && event.t - (send.at[0] as number) < 20_000);
+      const carrier = commits.find((send) => send.ev === "send" && send.held === true && o.t - (send.at[0] as number) < 20_000);
       expect(carrier).toBeDefined();
       if (carrier === undefined || carrier.ev !== "send") continue;
       expect(carrier.t).toBeGreaterThan(19_579_000);

@@ -1,4 +1,5 @@
 import { ErrorCode, type Observation, type OffsetCommitRequest, type OffsetCommitResponse } from "@kcsim/protocol";
+import type { CommittedTopicOffsets } from "../observations.js";
 import { offsetCommitRecord } from "../records/offset-commit-records.js";
 import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
@@ -18,7 +19,7 @@ export interface OffsetCommitOutcome {
  * get UNKNOWN_TOPIC_OR_PARTITION; the group check fails every remaining
  * partition with one error; metadata over offset.metadata.max.bytes fails
  * its partition; the rest are written as OffsetCommit records. Every
- * partition is reported as gc.offset-commit.
+ * partition is reported, with its answer, in the request's gc.offset-commit.
  */
 export function offsetCommit(op: WriteOp, env: CoordinatorEnv, request: OffsetCommitRequest): OffsetCommitOutcome {
   const image = op.state.image;
@@ -70,26 +71,29 @@ export function offsetCommitErrorResponse(request: OffsetCommitRequest, errorCod
   return offsetCommitResponse(request, () => errorCode);
 }
 
-/** One gc.offset-commit per partition of the request, with its answer. */
+/** The request's gc.offset-commit: every partition, with its answer (none for a request without partitions). */
 export function offsetCommitObservations(request: OffsetCommitRequest, response: OffsetCommitResponse): Observation[] {
-  const observations: Observation[] = [];
+  const topics: CommittedTopicOffsets[] = [];
   request.topics.forEach((topic, t) => {
-    topic.partitions.forEach((partition, p) => {
-      observations.push(
-        offsetCommitObservation({
-          groupId: request.groupId,
-          memberId: request.memberId,
-          epoch: request.generationIdOrMemberEpoch,
-          topic: topic.name,
-          partition: partition.partitionIndex,
-          offset: partition.committedOffset,
-          errorCode: response.topics[t]?.partitions[p]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR,
-          transactional: false,
-        }),
-      );
+    if (topic.partitions.length === 0) return;
+    const answered = response.topics[t]?.partitions;
+    topics.push({
+      topic: topic.name,
+      partitions: topic.partitions.map((partition) => partition.partitionIndex),
+      offsets: topic.partitions.map((partition) => partition.committedOffset),
+      errorCodes: topic.partitions.map((_, p) => answered?.[p]?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR),
     });
   });
-  return observations;
+  if (topics.length === 0) return [];
+  return [
+    offsetCommitObservation({
+      groupId: request.groupId,
+      memberId: request.memberId,
+      epoch: request.generationIdOrMemberEpoch,
+      transactional: false,
+      topics,
+    }),
+  ];
 }
 
 function offsetCommitResponse(

@@ -101,15 +101,13 @@ function resolutionObservation(op: WriteOp, entry: PendingTransactionalOffset, c
   const { groupId, topic, partition, origin } = entry;
   const materialised = committed && op.state.offsets.recordOffsetOf(groupId, topic, partition) === entry.recordOffset;
   if (materialised) {
+    // One observation per partition: the producer's offsets may come from TxnOffsetCommits of different members.
     return offsetCommitObservation({
       groupId,
       memberId: origin.memberId,
       epoch: origin.generationId,
-      topic,
-      partition,
-      offset: entry.offset.offset,
-      errorCode: ErrorCode.NONE,
       transactional: true,
+      topics: [{ topic, partitions: [partition], offsets: [entry.offset.offset], errorCodes: [ErrorCode.NONE] }],
     });
   }
   return transactionalOffsetObservation({

@@ -132,17 +132,13 @@ export function targetObservation(groupId: string, assignmentEpoch: number, assi
 }
 
 export function offsetCommitObservation(fields: Omit<OffsetCommitObservation, "type">): Observation {
-  // One object per partition of every commit: built field by field (in OffsetCommitObservation's order), not spread twice.
   const observation: OffsetCommitObservation = {
     type: "gc.offset-commit",
     groupId: fields.groupId,
     memberId: fields.memberId,
     epoch: fields.epoch,
-    topic: fields.topic,
-    partition: fields.partition,
-    offset: fields.offset,
-    errorCode: fields.errorCode,
     transactional: fields.transactional,
+    topics: fields.topics,
   };
   return observation as unknown as Observation;
 }

@@ -14,23 +14,30 @@ export const committedOffsetsMonotonic = streamingChecker({
       reads: ["gc.offset-commit"],
       accept(event, index) {
         const commit = observationOf(event, "gc.offset-commit");
-        if (commit === undefined || commit.errorCode !== 0) return;
+        if (commit === undefined) return;
         let partitions = last.get(commit.groupId);
         if (partitions === undefined) {
           partitions = new PartitionTable(() => ({ offset: 0, index: -1 }));
           last.set(commit.groupId, partitions);
         }
-        // The entry of a partition moves with each of its commits: updated in place, not made again.
-        const previous = partitions.get(commit.topic, commit.partition);
-        if (previous.index >= 0 && commit.offset < previous.offset) {
-          violations.add(
-            event.t,
-            `group ${commit.groupId}: ${commit.topic}-${commit.partition} committed ${commit.offset} after ${previous.offset} (by ${commit.memberId})`,
-            [previous.index, index],
-          );
+        for (const topic of commit.topics) {
+          for (let i = 0; i < topic.partitions.length; i++) {
+            if (topic.errorCodes[i] !== 0) continue;
+            const partition = topic.partitions[i] as number;
+            const offset = topic.offsets[i] as number;
+            // The entry of a partition moves with each of its commits: updated in place, not made again.
+            const previous = partitions.get(topic.topic, partition);
+            if (previous.index >= 0 && offset < previous.offset) {
+              violations.add(
+                event.t,
+                `group ${commit.groupId}: ${topic.topic}-${partition} committed ${offset} after ${previous.offset} (by ${commit.memberId})`,
+                [previous.index, index],
+              );
+            }
+            previous.offset = offset;
+            previous.index = index;
+          }
         }
-        previous.offset = commit.offset;
-        previous.index = index;
       },
       finish: () => violations.result(),
     };

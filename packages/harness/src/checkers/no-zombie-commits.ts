@@ -37,28 +37,27 @@ export const noZombieCommits = streamingChecker({
             epochsOf(o.groupId).set(o.memberId, null);
             return;
           case "gc.offset-commit":
-            if (o.transactional) return;
+            if (o.transactional || o.epoch < 0 || !acceptedAny(o)) return;
             commit = o;
             break;
           case "gc.txn-offset":
-            if (o.outcome !== "pending") return;
+            if (o.outcome !== "pending" || o.errorCode !== 0 || o.epoch < 0) return;
             commit = o;
             break;
           default:
             return;
         }
-        if (commit.errorCode !== 0 || commit.epoch < 0) return;
         const current = epochs.get(commit.groupId)?.get(commit.memberId);
         if (current === undefined || current === null) {
           violations.add(
             event.t,
-            `group ${commit.groupId}: accepted a commit of ${commit.topic}-${commit.partition} from ${commit.memberId}, which is not a member`,
+            `group ${commit.groupId}: accepted a commit of ${acceptedPartitions(commit)} from ${commit.memberId}, which is not a member`,
             [index],
           );
         } else if (current !== commit.epoch) {
           violations.add(
             event.t,
-            `group ${commit.groupId}: accepted a commit of ${commit.topic}-${commit.partition} from ${commit.memberId} at epoch ${commit.epoch}; its epoch is ${current}`,
+            `group ${commit.groupId}: accepted a commit of ${acceptedPartitions(commit)} from ${commit.memberId} at epoch ${commit.epoch}; its epoch is ${current}`,
             [index],
           );
         }
@@ -67,3 +66,25 @@ export const noZombieCommits = streamingChecker({
     };
   },
 });
+
+/** Whether a commit had any partition accepted (most have all: every commit of a run comes through here). */
+function acceptedAny(commit: OffsetCommitObservation): boolean {
+  for (const topic of commit.topics) for (const errorCode of topic.errorCodes) if (errorCode === 0) return true;
+  return false;
+}
+
+/** How many accepted partitions a violation names before it counts the rest. */
+const NAMED_PARTITIONS = 4;
+
+/** The partitions a commit had accepted, for a violation: "t-0, t-1, t-2, t-3 and 3 more". */
+function acceptedPartitions(commit: OffsetCommitObservation | TransactionalOffsetObservation): string {
+  if (commit.type === "gc.txn-offset") return `${commit.topic}-${commit.partition}`;
+  const names: string[] = [];
+  let count = 0;
+  for (const topic of commit.topics)
+    for (let i = 0; i < topic.partitions.length; i++) {
+      if (topic.errorCodes[i] !== 0) continue;
+      if (count++ < NAMED_PARTITIONS) names.push(`${topic.topic}-${topic.partitions[i]}`);
+    }
+  return count > NAMED_PARTITIONS ? `${names.join(", ")} and ${count - NAMED_PARTITIONS} more` : names.join(", ");
+}

@@ -5,9 +5,11 @@ import type { ByteWriter } from "./byte-writer.js";
 import type { ConnectionRecord, HistoryEvent, ObservationRecord, SendRecord } from "./history-event.js";
 
 /*
- * The history's binary record stream (history format 3). Each event is one
- * record: a kind byte, the time as a signed varint delta from the previous
- * event's, then the kind's fields in a fixed order. Observations (free-form
+ * The history's binary record stream (since history format 3; format 4
+ * changed only what a gc.offset-commit holds: every partition of its
+ * request, where it held one). Each event is one record: a kind byte,
+ * the time as a signed varint delta from the previous event's, then the
+ * kind's fields in a fixed order. Observations (free-form
  * JSON values) are written as tagged values; an object is its shape (the
  * list of its keys, defined inline the first time it appears, then named
  * by number) followed by its values. Short strings are interned: written

@@ -60,6 +60,13 @@ function aboutOf(o: Record<string, unknown>): { memberId: string | null; partiti
   const memberId = typeof o.memberId === "string" ? o.memberId : null;
   const partitions: string[] = [];
   if (typeof o.topic === "string" && typeof o.partition === "number") partitions.push(`${o.topic}-${o.partition}`);
+  // A commit's partitions, topic by topic.
+  if (Array.isArray(o.topics))
+    for (const entry of o.topics as unknown[]) {
+      const { topic, partitions: numbers } = (entry ?? {}) as { topic?: unknown; partitions?: unknown };
+      if (typeof topic === "string" && Array.isArray(numbers))
+        for (const partition of numbers as unknown[]) if (typeof partition === "number") partitions.push(`${topic}-${partition}`);
+    }
   // A poll's records: a range per partition.
   if (Array.isArray(o.ranges))
     for (const range of o.ranges as unknown[]) {

@@ -67,21 +67,59 @@ function observationProblem(o: Record<string, unknown>): string | null {
         )
         ? null
         : "member.records needs ranges [{topic, partition, firstOffset, lastOffset, count}]";
+    case "gc.offset-commit":
+      return isString(o.groupId) &&
+        isString(o.memberId) &&
+        Number.isInteger(o.epoch) &&
+        Array.isArray(o.topics) &&
+        o.topics.every(
+          (t) =>
+            isRecord(t) &&
+            isString(t.topic) &&
+            Array.isArray(t.partitions) &&
+            t.partitions.every(Number.isInteger) &&
+            Array.isArray(t.offsets) &&
+            t.offsets.length === t.partitions.length &&
+            t.offsets.every((offset) => typeof offset === "number") &&
+            Array.isArray(t.errorCodes) &&
+            t.errorCodes.length === t.partitions.length &&
+            t.errorCodes.every(Number.isInteger),
+        )
+        ? null
+        : "gc.offset-commit needs groupId, memberId, epoch and topics [{topic, partitions, offsets, errorCodes}] of one length each";
     default:
       return null;
   }
 }
 
 /**
- * A line of a history written before format 3 in today's shape: its
+ * A line of an older history in today's shape: before format 3 a
  * `member.records` held one partition's records (topic, partition,
- * offsets, count) where today's holds a range per partition.
+ * offsets, count) where today's holds a range per partition; before
+ * format 4 a `gc.offset-commit` held one partition (topic, partition,
+ * offset, errorCode) where today's holds every partition of its request.
  */
-function upgraded(value: unknown): unknown {
-  if (!isRecord(value) || value.ev !== "obs" || !isRecord(value.o) || value.o.type !== "member.records" || "ranges" in value.o)
-    return value;
-  const { type, memberId, topic, partition, firstOffset, lastOffset, count } = value.o;
-  return { ...value, o: { type, memberId, ranges: [{ topic, partition, firstOffset, lastOffset, count }] } };
+export function upgradedHistoryLine(value: unknown): unknown {
+  if (!isRecord(value) || value.ev !== "obs" || !isRecord(value.o)) return value;
+  if (value.o.type === "member.records" && !("ranges" in value.o)) {
+    const { type, memberId, topic, partition, firstOffset, lastOffset, count } = value.o;
+    return { ...value, o: { type, memberId, ranges: [{ topic, partition, firstOffset, lastOffset, count }] } };
+  }
+  if (value.o.type === "gc.offset-commit" && !("topics" in value.o)) {
+    const { type, groupId, memberId, epoch, topic, partition, offset, errorCode, transactional } = value.o;
+    return {
+      ...value,
+      o: {
+        type,
+        groupId,
+        memberId,
+        epoch,
+        transactional,
+        topics: [{ topic, partitions: [partition], offsets: [offset], errorCodes: [errorCode] }],
+      },
+    };
+  }
+  return value;
 }
 
 function readJson(file: string): unknown {
@@ -186,7 +224,7 @@ export async function readRunDirectory(dir: string, registry: ActorRegistry | nu
       extractor = new ReportExtractor(inputs);
       continue;
     }
-    value = upgraded(value);
+    value = upgradedHistoryLine(value);
     const problem = historyLineProblem(value);
     if (problem !== null) {
       lines.close();
@@ -215,7 +253,7 @@ export async function readRunDirectory(dir: string, registry: ActorRegistry | nu
     // The second pass: the events in the violations' windows (the first pass checked every line).
     let index = -1;
     for await (const line of historyLines(historyFile)) {
-      if (index >= 0) extractor.chains.collect(upgraded(JSON.parse(line)) as HistoryEvent, index);
+      if (index >= 0) extractor.chains.collect(upgradedHistoryLine(JSON.parse(line)) as HistoryEvent, index);
       index++;
     }
   }

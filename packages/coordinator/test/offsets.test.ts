@@ -6,6 +6,8 @@ import {
   type OffsetFetchResponse,
 } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
+import type { StoredRecord } from "../src/records/coordinator-record.js";
+import { fromStoredForm, toStoredForm } from "../src/records/stored-form.js";
 import { CoordinatorUnderTest, coordinatorConfig, SimulatedMember } from "./coordinator-test-kit.js";
 
 let correlation = 10_000;
@@ -67,7 +69,7 @@ describe("OffsetCommit", () => {
     ]);
     expect(commitErrors(gc, commit({ partitions: [{ partition: 3, offset: 77, metadata: "m" }] }))).toEqual([0]);
     expect(gc.group()).toMatchObject({ protocol: "classic", state: "EMPTY", offsets: { T1: { "3": 77 } } });
-    expect(gc.storage.records).toMatchObject([
+    expect(gc.storage.records.map(fromStoredForm)).toMatchObject([
       {
         type: 1,
         key: { group: "g", topic: "T1", partition: 3 },
@@ -78,6 +80,26 @@ describe("OffsetCommit", () => {
     const member = new SimulatedMember("m1");
     expect(member.heartbeat(gc).errorCode).toBe(0);
     expect(gc.group()).toMatchObject({ protocol: "consumer", offsets: { T1: { "3": 77 } } });
+  });
+
+  it("keeps a plain commit's record in storage as a row, and a restart reads it back as the record it was", () => {
+    const gc = new CoordinatorUnderTest();
+    expect(commitErrors(gc, commit({ partitions: [{ partition: 3, offset: 77, metadata: "m" }] }))).toEqual([0]);
+    const [stored] = gc.storage.records;
+    expect(stored).toEqual(["OffsetCommitRow", "g", "T1", 3, 77, -1, "m", expect.any(Number), -1]);
+    const record = fromStoredForm(stored);
+    expect(record).toEqual({
+      type: 1,
+      key: { group: "g", topic: "T1", partition: 3 },
+      value: { offset: 77, leaderEpoch: -1, metadata: "m", commitTimestamp: (stored as unknown[])[7], expireTimestamp: -1 },
+    });
+    // Records of every other kind are kept as they are, and a value that is not a row reads back unchanged.
+    const tombstone = { type: 1, key: { group: "g", topic: "T1", partition: 3 }, value: null };
+    expect(toStoredForm(tombstone as StoredRecord)).toBe(tombstone);
+    expect(fromStoredForm(["OffsetCommitRow", "g"])).toEqual(["OffsetCommitRow", "g"]);
+    gc.restart();
+    gc.advance(10_000_000);
+    expect(gc.group()).toMatchObject({ protocol: "classic", state: "EMPTY", offsets: { T1: { "3": 77 } } });
   });
 
   it("checks the member and its exact epoch in a consumer group (STALE_MEMBER_EPOCH)", () => {

@@ -38,6 +38,7 @@ import { writeTxnMarkers } from "../offsets/write-txn-markers.js";
 import { MemberState } from "../reconciliation/member-state.js";
 import { isStoredRecord, type StoredRecord, type TopicImageRecord } from "../records/coordinator-record.js";
 import { replayRecord, replayRecordForGroup } from "../records/replay.js";
+import { fromStoredForm } from "../records/stored-form.js";
 import { APPEND_LINGER_TIMER, AppendBatcher, type Outgoing } from "../runtime/append-batcher.js";
 import type { CoordinatorEnv } from "../runtime/coordinator-env.js";
 import { CoordinatorError } from "../runtime/coordinator-error.js";
@@ -518,7 +519,7 @@ export class GroupCoordinatorActor implements Actor {
   }
 
   #readLog(ctx: Context): StoredRecord[] {
-    const records = ctx.storage.readAll();
+    const records = ctx.storage.readAll().map(fromStoredForm);
     records.forEach((record, index) => {
       if (!isStoredRecord(record)) throw new Error(`group coordinator ${this.#id}: record ${index} of the log is not a coordinator record`);
     });

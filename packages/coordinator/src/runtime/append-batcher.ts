@@ -1,5 +1,6 @@
 import type { ActorId, Context, Message, Micros, Observation } from "@kcsim/protocol";
 import type { CoordinatorRecord } from "../records/coordinator-record.js";
+import { toStoredForm } from "../records/stored-form.js";
 
 /** A message to send once the operation that produced it is complete. */
 export interface Outgoing {
@@ -78,7 +79,7 @@ export class AppendBatcher {
     this.#responses = [];
     this.#open = false;
     ctx.cancelTimer(APPEND_LINGER_TIMER);
-    for (const record of records) ctx.storage.append(record);
+    for (const record of records) ctx.storage.append(toStoredForm(record));
     for (const observation of observations) ctx.observe(observation);
     for (const { to, message } of responses) ctx.send(to, message);
   }

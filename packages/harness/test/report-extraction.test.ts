@@ -394,6 +394,38 @@ describe("report data: the causal chain behind a violation", () => {
     expect(blind.explanations[0]?.enrichment).toMatch(/^no re-run: unknown actor kind 'group-coordinator'/);
   });
 
+  it("keeps a member's commit in the chain when it holds a partition the violation names, and leaves other commits out", () => {
+    const commit = (t: number, memberId: string, partitions: number[]): HistoryEvent => ({
+      t,
+      ev: "obs",
+      actor: "coordinator-0",
+      o: {
+        type: "gc.offset-commit",
+        groupId: "g",
+        memberId,
+        epoch: 2,
+        transactional: false,
+        topics: [{ topic: "T", partitions, offsets: partitions.map(() => 5), errorCodes: partitions.map(() => 0) }],
+      },
+    });
+    const events = [
+      ...start,
+      memberState(0, "m1", "id1", "UNSUBSCRIBED", "STABLE", 1),
+      owned(0, "m1", "id1", 1, { T: [0] }),
+      gcGroup(0, 1, 1, "STABLE", 1),
+      memberState(1 * S, "m2", "id2", "UNSUBSCRIBED", "JOINING", 0),
+      commit(2 * S, "id2", [1, 0]), // one of its partitions is T-0: part of the chain
+      commit(2 * S + 1000, "id2", [1]), // T-1 only: noise here
+      owned(4 * S, "m2", "id2", 2, { T: [0] }),
+    ];
+    const summary = {
+      checks: { "single-owner": { ok: false, violations: [{ t: 4 * S, message: "T-0 owned by m1 and m2 at once", events: [9] }] } },
+    };
+    const data = extractReport(events, inputs(groupSpec(), summary));
+    const rows = (data.explanations[0]?.events ?? []).map((e) => `${e.tUs / S} ${e.actor} ${e.label}`);
+    expect(rows).toEqual(["1 m2 member.state", "2 coordinator-0 gc.offset-commit", "4 m2 member.owned"]);
+  });
+
   it("counts each group's records per second and its lag against the synthetic log end", () => {
     const records = (t: number, who: string, partition: number, first: number, last: number): HistoryEvent => ({
       t,

@@ -12,7 +12,7 @@ export interface CommittedPartition {
   readonly errorCode: number;
 }
 
-/** Every partition of a gc.offset-commit, in the request's order (for reports and tests; checkers walk `topics` themselves). */
+/** Every partition of a gc.offset-commit, in the request's order, one entry each (for tests and tools: checkers walk `topics` themselves). */
 export function committedPartitions(commit: OffsetCommitObservation): CommittedPartition[] {
   const partitions: CommittedPartition[] = [];
   for (const topic of commit.topics)

@@ -339,13 +339,18 @@ describe("report data: violations", () => {
 });
 
 describe("report data: the causal chain behind a violation", () => {
+  /** The chains' start: m1 owns T-0 in a STABLE group, and m2 starts joining at 1 s. */
+  const m2JoinsWhileM1OwnsT0 = (): HistoryEvent[] => [
+    ...start,
+    memberState(0, "m1", "id1", "UNSUBSCRIBED", "STABLE", 1),
+    owned(0, "m1", "id1", 1, { T: [0] }),
+    gcGroup(0, 1, 1, "STABLE", 1),
+    memberState(1 * S, "m2", "id2", "UNSUBSCRIBED", "JOINING", 0),
+  ];
+
   it("spans from where the named members' trouble began, with their events, their coordinator's and the messages between them", () => {
     const events = [
-      ...start,
-      memberState(0, "m1", "id1", "UNSUBSCRIBED", "STABLE", 1),
-      owned(0, "m1", "id1", 1, { T: [0] }),
-      gcGroup(0, 1, 1, "STABLE", 1),
-      memberState(1 * S, "m2", "id2", "UNSUBSCRIBED", "JOINING", 0),
+      ...m2JoinsWhileM1OwnsT0(),
       send(1 * S, "m2", "coordinator-0", "deliver"),
       gcGroup(1 * S + 1000, 2, 2, "RECONCILING", 2),
       gcMember(1 * S + 1000, "id2", 2, { T: [0] }),
@@ -409,11 +414,7 @@ describe("report data: the causal chain behind a violation", () => {
       },
     });
     const events = [
-      ...start,
-      memberState(0, "m1", "id1", "UNSUBSCRIBED", "STABLE", 1),
-      owned(0, "m1", "id1", 1, { T: [0] }),
-      gcGroup(0, 1, 1, "STABLE", 1),
-      memberState(1 * S, "m2", "id2", "UNSUBSCRIBED", "JOINING", 0),
+      ...m2JoinsWhileM1OwnsT0(),
       commit(2 * S, "id2", [1, 0]), // one of its partitions is T-0: part of the chain
       commit(2 * S + 1000, "id2", [1]), // T-1 only: noise here
       owned(4 * S, "m2", "id2", 2, { T: [0] }),

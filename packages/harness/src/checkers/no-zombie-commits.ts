@@ -37,16 +37,17 @@ export const noZombieCommits = streamingChecker({
             epochsOf(o.groupId).set(o.memberId, null);
             return;
           case "gc.offset-commit":
-            if (o.transactional || o.epoch < 0 || !acceptedAny(o)) return;
+            if (o.transactional || !acceptedAny(o)) return;
             commit = o;
             break;
           case "gc.txn-offset":
-            if (o.outcome !== "pending" || o.errorCode !== 0 || o.epoch < 0) return;
+            if (o.outcome !== "pending" || o.errorCode !== 0) return;
             commit = o;
             break;
           default:
             return;
         }
+        if (commit.epoch < 0) return;
         const current = epochs.get(commit.groupId)?.get(commit.memberId);
         if (current === undefined || current === null) {
           violations.add(

@@ -23,7 +23,7 @@ export function unlinkedNode<N>(): KeyTrieNode<N> {
 }
 
 /** The node `key` leads to from `node` (made by `make` if missing), remembered as the last one followed. */
-function follow<N extends KeyTrieNode<N>>(node: N, key: string, make: () => N): N {
+export function follow<N extends KeyTrieNode<N>>(node: N, key: string, make: () => N): N {
   let next: N | null | undefined;
   if (node.secondKey === key && node.secondNext !== null) {
     next = node.secondNext;

@@ -1,5 +1,5 @@
 import { encode, MAX_OWN_STRUCTURES, SHARED_STRUCTURES } from "./codec.js";
-import { followKeys, type KeyTrieNode, unlinkedNode } from "./key-trie.js";
+import { follow, followKeys, type KeyTrieNode, unlinkedNode } from "./key-trie.js";
 import type { Message } from "./messages/index.js";
 import { objectPrototypeIsClean } from "./plain-object-keys.js";
 
@@ -76,6 +76,27 @@ const madeShape = (): Shape => {
 
 /** Thrown inside the pass for a value it does not model: the caller encodes instead. */
 const UNMODELLED = Symbol("unmodelled");
+/** Thrown inside a one-walk pass that cannot number the frame's own structures in msgpackr's order (see recordWalk). */
+const OUT_OF_ORDER = Symbol("out of order");
+/** Whether records are sized in one walk (see recordWalk); false while a frame is walked again in msgpackr's order. */
+let fusedWalk = true;
+
+/**
+ * Sizes of values already frozen by an earlier pass, kept for values whose
+ * records all have shared shapes: such a size does not depend on the frame
+ * (the value defines no structure of the frame's own), so a value that is
+ * sent again, as a leader sends one stored batch to each follower and each
+ * consumer, is walked once. Only a pass's outermost frozen value is stored
+ * (the values inside it are read through it); values inside it are still
+ * looked up, for one stored from an earlier message.
+ */
+const frozenSizes = new WeakMap<object, number>();
+/** Records of the frame's own shapes met so far (defined or referenced): their headers depend on the frame. */
+let ownShapesMet = 0;
+/** Byte arrays met so far: a frozen value cannot freeze the bytes it holds. */
+let bytesMet = 0;
+/** Whether the pass is inside a frozen value whose size it will store. */
+let insideStored = false;
 
 /** The state of one pass (one frame): the frame's own structures, oldest first, as msgpackr cycles them. */
 let frame = 0;
@@ -125,7 +146,10 @@ function sizeOf(value: unknown): number {
     const valueClass = value.constructor;
     if (valueClass === Object) return recordSize(value as Record<string, unknown>);
     if (valueClass === Array) return arraySize(value as unknown[]);
-    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return binHeader(value.byteLength) + value.byteLength;
+    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+      bytesMet++;
+      return binHeader(value.byteLength) + value.byteLength;
+    }
     throw UNMODELLED;
   }
   if (typeof value === "boolean") return 1;
@@ -147,6 +171,11 @@ const toSeal = (value: object): boolean => freezing && (Object.isExtensible(valu
 
 function arraySize(array: unknown[]): number {
   const sealing = toSeal(array);
+  if (freezing && !sealing && plainPrototype) return frozenSize(array, arrayWalk);
+  return arrayWalk(array, sealing);
+}
+
+function arrayWalk(array: unknown[], sealing: boolean): number {
   let size = lengthHeader(array.length);
   for (let i = 0; i < array.length; i++) {
     let item = array[i];
@@ -158,29 +187,69 @@ function arraySize(array: unknown[]): number {
   return size;
 }
 
+/** The size of a value an earlier pass froze: stored, or walked (and stored if it is the outermost and frame-independent). */
+function frozenSize<T extends object>(value: T, walk: (value: T, sealing: boolean) => number): number {
+  const stored = frozenSizes.get(value);
+  if (stored !== undefined) return stored;
+  if (insideStored) return walk(value, false);
+  const ownBefore = ownShapesMet;
+  const bytesBefore = bytesMet;
+  insideStored = true;
+  let size: number;
+  try {
+    size = walk(value, false);
+  } finally {
+    insideStored = false;
+  }
+  if (ownShapesMet === ownBefore && bytesMet === bytesBefore) frozenSizes.set(value, size);
+  return size;
+}
+
 function recordSize(object: Record<string, unknown>): number {
+  const sealing = toSeal(object);
+  if (freezing && !sealing && plainPrototype) return frozenSize(object, recordWalk);
+  return recordWalk(object, sealing);
+}
+
+/**
+ * A record's size in one walk of its keys: the trie step and the value's
+ * size together. msgpackr numbers a record's structure before those its
+ * values define, so a record of the frame's own shape whose values met
+ * another structure of the frame's own (rare: shapes outside the shared
+ * table nested in one another) cannot be sized in this order; the pass is
+ * then walked again in msgpackr's order (`recordWalkInOrder`).
+ */
+function recordWalk(object: Record<string, unknown>, sealing: boolean): number {
+  if (!fusedWalk) return recordWalkInOrder(object, sealing);
   // For-in of a plain object whose prototype adds no enumerable keys yields own keys only (msgpackr's own-key test passes).
   const ownOnly = plainPrototype && Object.getPrototypeOf(object) === Object.prototype;
-  const node = followKeys(root, object, ownOnly, madeShape);
-  let size: number;
-  if (node.shared !== 0) {
-    size = recordRef(node.shared);
-  } else if (node.ownFrame === frame) {
-    size = recordRef(node.ownId);
-  } else {
-    // A structure this frame defines: fixext 1 or 2 ("r", its id), then the array of its keys.
-    let id = nextOwnId;
-    if (id >= MAX_STRUCTURE_ID) id = SHARED_LIMIT_ID;
-    nextOwnId = id + 1;
-    if (own.length >= MAX_OWN_STRUCTURES) (own.shift() as Shape).ownFrame = -1;
-    own.push(node);
-    node.ownFrame = frame;
-    node.ownId = id;
-    const keys = Object.keys(object);
-    size = (id >= 0x60 && TWO_BYTE_RECORDS ? 4 : 3) + lengthHeader(keys.length);
-    for (const key of keys) size += stringSize(key);
+  const ownBefore = ownShapesMet;
+  let node = root;
+  let size = 0;
+  for (const key in object) {
+    if (ownOnly || typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
+      node = node.lastKey === key && node.lastNext !== null ? node.lastNext : follow(node, key, madeShape);
+      let value = object[key];
+      // Byte arrays cannot be frozen: the sealed message keeps a copy of its own.
+      if (sealing && isBytes(value)) object[key] = value = Buffer.copyBytesFrom(value);
+      size += sizeOf(value);
+    }
   }
-  const sealing = toSeal(object);
+  if (node.shared !== 0) {
+    size += recordRef(node.shared);
+  } else {
+    if (ownShapesMet !== ownBefore) throw OUT_OF_ORDER;
+    size += ownShapeHeader(node, object);
+  }
+  if (sealing) Object.freeze(object);
+  return size;
+}
+
+/** The walk in msgpackr's order: the record's header (which may define a structure), then its values. */
+function recordWalkInOrder(object: Record<string, unknown>, sealing: boolean): number {
+  const ownOnly = plainPrototype && Object.getPrototypeOf(object) === Object.prototype;
+  const node = followKeys(root, object, ownOnly, madeShape);
+  let size = node.shared !== 0 ? recordRef(node.shared) : ownShapeHeader(node, object);
   for (const key in object) {
     if (ownOnly || typeof object.hasOwnProperty !== "function" || Object.hasOwn(object, key)) {
       let value = object[key];
@@ -192,9 +261,25 @@ function recordSize(object: Record<string, unknown>): number {
   return size;
 }
 
+/** The header of a record whose shape is not in the shared table: a reference to the frame's structure, defined here if the frame has none yet. */
+function ownShapeHeader(node: Shape, object: Record<string, unknown>): number {
+  ownShapesMet++;
+  if (node.ownFrame === frame) return recordRef(node.ownId);
+  // A structure this frame defines: fixext 1 or 2 ("r", its id), then the array of its keys.
+  let id = nextOwnId;
+  if (id >= MAX_STRUCTURE_ID) id = SHARED_LIMIT_ID;
+  nextOwnId = id + 1;
+  if (own.length >= MAX_OWN_STRUCTURES) (own.shift() as Shape).ownFrame = -1;
+  own.push(node);
+  node.ownFrame = frame;
+  node.ownId = id;
+  const keys = Object.keys(object);
+  let size = (id >= 0x60 && TWO_BYTE_RECORDS ? 4 : 3) + lengthHeader(keys.length);
+  for (const key of keys) size += stringSize(key);
+  return size;
+}
+
 function pass(value: unknown, freeze: boolean): number {
-  frame++;
-  nextOwnId = SHARED_LIMIT_ID;
   freezing = freeze;
   plainPrototype = objectPrototypeIsClean();
   if (madeShapes > MAX_SHAPES) {
@@ -202,17 +287,45 @@ function pass(value: unknown, freeze: boolean): number {
     madeShapes = 0;
   }
   try {
-    return sizeOf(value);
+    return sizeOfFrame(value);
   } catch (error) {
     if (error !== UNMODELLED) throw error;
     if (freeze) deepFreeze(value);
     return encode(value as Message).length;
-  } finally {
-    // Emptied only if filled: setting an array's length is a call into the runtime.
-    if (own.length !== 0) {
-      for (const node of own) node.ownFrame = -1;
-      own.length = 0;
+  }
+}
+
+/** One frame's size: walked once, or walked again in msgpackr's order if the first walk met nested shapes of the frame's own. */
+function sizeOfFrame(value: unknown): number {
+  try {
+    startFrame();
+    return sizeOf(value);
+  } catch (error) {
+    if (error !== OUT_OF_ORDER) throw error;
+    // What the first walk froze stays frozen (and its byte arrays copied): the second walk finds it sealed.
+    startFrame();
+    fusedWalk = false;
+    try {
+      return sizeOf(value);
+    } finally {
+      fusedWalk = true;
     }
+  } finally {
+    forgetOwnStructures();
+  }
+}
+
+function startFrame(): void {
+  frame++;
+  nextOwnId = SHARED_LIMIT_ID;
+  forgetOwnStructures();
+}
+
+function forgetOwnStructures(): void {
+  // Emptied only if filled: setting an array's length is a call into the runtime.
+  if (own.length !== 0) {
+    for (const node of own) node.ownFrame = -1;
+    own.length = 0;
   }
 }
 

@@ -161,6 +161,26 @@ describe("encodedSize: the codec's frame length without encoding", () => {
     );
   });
 
+  it("equals it for frozen values sent again in later messages (as a leader sends one stored batch to followers and consumers)", () => {
+    // A frozen value's size is stored only if it defines no structure of the frame's own and holds no bytes: the
+    // later messages put it after other shapes of their own, inside new objects and next to its own parts.
+    const ownShapes = (n: number) => Array.from({ length: n }, (_, i) => ({ [`s${i}`]: i }));
+    fc.assert(
+      fc.property(randomShape, randomShape, fc.integer({ min: 0, max: 40 }), (make, makeOther, before) => {
+        const value = make();
+        const first = { type: "SimPing", body: value } as unknown as Message;
+        expect(sealMessage(first)).toBe(encode(first).length);
+        const again = { type: "SimPing", lead: ownShapes(before), body: value, other: makeOther() } as unknown as Message;
+        expect(sealMessage(again)).toBe(encode(again).length);
+        const wrapped = { type: "SimPing", lead: ownShapes(40 - before), outer: { batch: again, value }, value } as unknown as Message;
+        expect(sealMessage(wrapped)).toBe(encode(wrapped).length);
+        expect(sealMessage(wrapped)).toBe(encode(wrapped).length);
+        expect(sealMessage(first)).toBe(encode(first).length);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it("equals it for a shape nested in itself and for more than 32 shapes of a frame's own under one object", () => {
     const nested = { a: { a: { a: 1 } }, b: [{ a: 2 }] };
     expect(encodedSize(nested as unknown as Message)).toBe(encode(nested as unknown as Message).length);

@@ -70,7 +70,7 @@ const commitOf = (t: number, memberId: string, epoch: number, offsets: number[],
   });
 const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0, transactional = false) =>
   commitOf(t, memberId, epoch, [offset], [errorCode], transactional);
-const poll = (t: number, who: string) => obs(t, who, { type: "member.poll", memberId: `${who}-id`, records: 0 });
+const poll = (t: number, who: string) => obs(t, who, { type: "member.poll", memberId: `${who}-id` });
 const state = (t: number, who: string, to: string, epoch = 1) =>
   obs(t, who, { type: "member.state", groupId: "g", memberId: `${who}-id`, protocol: "consumer", from: "X", to, memberEpoch: epoch });
 
@@ -398,6 +398,25 @@ describe("group checkers catch what they exist to catch", () => {
       /converged only at 410000000 us, after its bound/,
     );
     expect(check("converges", [...settled, poll(6_000_000, "a"), poll(410_000_000, "b")], healing).ok).toBe(true);
+  });
+
+  it("poll-expiry: a poll that returned records (its member.records) restarts the poll timer as an empty poll does", () => {
+    const handed = (t: number) =>
+      obs(t, "a", {
+        type: "member.records",
+        memberId: "a-id",
+        ranges: [{ topic: "T", partition: 0, firstOffset: t, lastOffset: t, count: 1 }],
+      });
+    const coordinator = (t: number) =>
+      obs(t, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: "coordinator-0" });
+    const s = { ...spec, durationUs: 5_000_000 };
+    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0)];
+    // Every poll returns records, never more than max.poll.interval.ms (1 s) apart: no expiry is due.
+    const busy = [0, 800_000, 1_600_000, 2_400_000, 3_200_000, 4_000_000, 4_800_000].map(handed);
+    expect(check("poll-expiry", [...base, ...busy], s).ok).toBe(true);
+    expect(check("poll-expiry", [...base, ...busy.slice(0, 3), poll(2_400_000, "a"), ...busy.slice(4)], s).ok).toBe(true);
+    // The same polls but one: a gap of 1.6 s that must hold an expiry.
+    expect(check("poll-expiry", [...base, ...busy.slice(0, 3), ...busy.slice(4)], s).violations[0]?.message).toMatch(/expired 0 times/);
   });
 
   it("poll-expiry: requires exactly one expiry per gap over max.poll.interval.ms, at the right time", () => {

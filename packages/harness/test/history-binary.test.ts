@@ -10,7 +10,7 @@ import { HistoryDecoder, HistoryEncoder } from "../src/history/history-codec.js"
 import type { HistoryEvent, HistoryHeader } from "../src/history/history-event.js";
 import { DEFAULT_REGISTRY, InlineHost, LockstepHost, loadScenarioFile, toSimulationSpec } from "../src/index.js";
 
-const header: HistoryHeader = { kcsim: "history", format: 4, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
+const header: HistoryHeader = { kcsim: "history", format: 5, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
 
 /** One event of every kind, optional fields present and absent, and observations with awkward values. */
 function sampleEvents(): HistoryEvent[] {
@@ -254,7 +254,7 @@ describe("a run's binary history", () => {
     expect(lines.slice(1)).toEqual(json(decoded));
     // Decoding then encoding again gives back the very record stream: the same hash.
     const header = JSON.parse(lines[0] as string) as HistoryHeader;
-    expect(header.format).toBe(4);
+    expect(header.format).toBe(5);
     const again = new History(header);
     for (const event of decoded) again.record(event);
     expect(again.finish()).toBe(inline.historyHash);
@@ -266,7 +266,11 @@ describe("a run's binary history", () => {
     hosts.push(host);
     expect((await host.run()).historyHash).toBe(inline.historyHash);
 
-    // One member.records per poll: a range per partition, each partition once, counts that fit their offsets.
+    // Each poll is one line: a member.records when it returned records (a range per partition, each partition once,
+    // counts that fit their offsets), else a member.poll (which counts nothing).
+    const empty = decoded.flatMap((event) => (event.ev === "obs" && event.o.type === "member.poll" ? [event.o] : []));
+    expect(empty.length).toBeGreaterThan(0);
+    for (const o of empty) expect(Object.keys(o)).toEqual(["type", "memberId"]);
     const polls = decoded.flatMap((event) => (event.ev === "obs" && event.o.type === "member.records" ? [event.o] : []));
     expect(polls.some((o) => (o.ranges as unknown[]).length > 1)).toBe(true);
     for (const o of polls) {

@@ -61,17 +61,20 @@ export interface CallbackObservation {
   readonly partitions: PartitionsByTopic;
 }
 
-/** The application called poll() (every call), and how many records it got. */
+/**
+ * The application's poll() returned no records. A poll that returned
+ * records is its `member.records` instead: each poll() is one of the two,
+ * when it returns.
+ */
 export interface PollObservation {
   readonly type: "member.poll";
   readonly memberId: string;
-  readonly records: number;
 }
 
 /**
  * poll() was entered after the poll timer had run out, and restarted it
  * there (Kafka's PollEvent at the top of poll(); the classic client's
- * `pollHeartbeat`). The poll's own `member.poll` comes when it returns, so
+ * `pollHeartbeat`). The poll's own `member.poll` (or `member.records`) comes when it returns, so
  * this marks the restart for the poll-expiry checker.
  */
 export interface PollTimerResetObservation {
@@ -100,8 +103,9 @@ export type RecordRange = {
 
 /**
  * Records handed to the application by one poll (one observation per poll
- * that returned records): a range per partition, in the order the batch
- * first holds each partition.
+ * that returned records; a poll that returned none is a `member.poll`): a
+ * range per partition, in the order the batch first holds each partition.
+ * A real client's records (KafkaJS, a client on the wire) come the same way.
  */
 export interface RecordsObservation {
   readonly type: "member.records";

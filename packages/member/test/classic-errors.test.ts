@@ -116,10 +116,10 @@ describe("JoinGroup errors (spec 4.3)", () => {
       'onPartitionsLost start {"T1":[0,1]}',
       'onPartitionsLost end {"T1":[0,1]}',
     ]);
-    const polls = driver.observations("member.poll").length;
+    const polls = driver.polls().length;
     driver.run(30_000);
     expect(driver.joins()).toHaveLength(joins);
-    expect(driver.observations("member.poll")).toHaveLength(polls);
+    expect(driver.polls()).toHaveLength(polls);
     expect(driver.classicHeartbeats().filter((h) => h.at > driver.now - ms(20_000))).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { ErrorCode, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ClassicDriver, classicConfig } from "./classic-test-support.js";
-import { lastWhere, pollAcrossBackwardStep, pollTimeouts } from "./consumer-test-support.js";
+import { isPollReturn, lastWhere, pollAcrossBackwardStep, pollTimeouts } from "./consumer-test-support.js";
 
 const MAX_POLL_MS = 20_000;
 
@@ -82,10 +82,10 @@ describe("classic close() and unsubscribe()", () => {
     expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(commits);
     expect(driver.lastOf("LeaveGroupRequest").message.members[0]?.reason).toBe("the consumer unsubscribed from all topics");
     expect(driver.state).toBe("UNJOINED");
-    const polls = driver.observations("member.poll").length;
+    const polls = driver.polls().length;
     const joins = driver.joins().length;
     driver.run(10_000);
-    expect(driver.observations("member.poll")).toHaveLength(polls);
+    expect(driver.polls()).toHaveLength(polls);
     expect(driver.joins()).toHaveLength(joins);
     driver.control("subscribe", { topics: ["T2"] });
     driver.runUntil(() => driver.joins().length === joins + 1);
@@ -99,7 +99,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.joinStableWith({ T1: [0, 1] }, 3);
     driver.runAnswering(() => driver.recordRanges().length > 2);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
     driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
     const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout");
     expect(timeouts).toHaveLength(1);
@@ -136,7 +136,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
       classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS, "max.poll.records": 1 }, app: { processingMsPerRecord: 100 } }),
     );
     driver.joinStableWith({ T1: [0, 1] }, 3);
-    driver.runAnswering(() => driver.observations("member.poll").length > 100);
+    driver.runAnswering(() => driver.polls().length > 100);
     const { highWater, lastPoll } = pollAcrossBackwardStep(driver, 3000, 3, (done) => driver.runAnswering(done));
     expect(lastPoll).toBeGreaterThan(highWater);
     driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
@@ -152,7 +152,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.answerSync({ assignment: { T1: [0] } });
     driver.runAnswering(() => driver.recordRanges().length > 1);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
     driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
     expect(driver.now).toBe(lastPoll + ms(MAX_POLL_MS));
     expect(driver.state).toBe("UNJOINED");
@@ -191,7 +191,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.control("unsubscribe");
     driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
     driver.answerLeave();
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
     driver.runUntilTime(lastPoll + ms(MAX_POLL_MS - 2000));
     // Subscribed again 18 s after the last poll: the poll() that joins is still waiting when the 20 s are up.
     driver.control("subscribe", { topics: ["T1"] });
@@ -228,7 +228,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.forgetRoutine();
     driver.runAnswering(() => driver.joins().length === 3);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
     driver.run(MAX_POLL_MS + 1000);
     expect(driver.observations("member.poll-timeout")).toEqual([expect.objectContaining({ lastPollUs: lastPoll })]);
     expect(driver.lastOf("LeaveGroupRequest").at).toBe(lastPoll + ms(MAX_POLL_MS));

@@ -5,7 +5,7 @@ import { encodeCooperativeUserData } from "../src/assignors/sticky/sticky-user-d
 import { isAllowedClassicTransition } from "../src/classic/classic-member-state.js";
 import type { ClassicMemberState, RecordsObservation } from "../src/observations.js";
 import { ClassicDriver, classicConfig, joinSubscription, type PartitionMap, subscriptionBytes } from "./classic-test-support.js";
-import { lastWhere, type Sent } from "./consumer-test-support.js";
+import { isPollReturn, lastWhere, type Sent } from "./consumer-test-support.js";
 
 /** One step of a random coordinator / nemesis script. */
 type Step =
@@ -433,7 +433,7 @@ function checkPollTimeouts(driver: ClassicDriver): void {
   expect(new Set(timeouts.map((t) => t.observation.lastPollUs)).size).toBe(timeouts.length);
   for (const timeout of timeouts) {
     const before = driver.ctx.seen.slice(0, driver.ctx.seen.indexOf(timeout));
-    const lastPoll = lastWhere(before, (s) => s.observation.type === "member.poll")?.at ?? 0;
+    const lastPoll = lastWhere(before, (s) => isPollReturn(s.observation))?.at ?? 0;
     // The last poll() that returned, or a later one entered after an expiry no coordinator could act on (Kafka's timer restarts then).
     expect(Number(timeout.observation.lastPollUs)).toBeGreaterThanOrEqual(lastPoll);
     expect(timeout.at - Number(timeout.observation.lastPollUs)).toBeGreaterThanOrEqual(15_000_000);

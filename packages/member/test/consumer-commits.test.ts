@@ -1,6 +1,6 @@
 import { ErrorCode, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { ConsumerDriver, lastWhere, T1_ID, testConfig } from "./consumer-test-support.js";
+import { ConsumerDriver, isPollReturn, lastWhere, T1_ID, testConfig } from "./consumer-test-support.js";
 
 /** The offsets of an OffsetCommit request, as "topic-partition" -> offset. */
 function offsetsOf(driver: ConsumerDriver, index = -1): Record<string, number> {
@@ -26,7 +26,7 @@ describe("offset commits (spec 5)", () => {
     expect(first.at).toBeGreaterThanOrEqual(ms(2000));
     expect(first.at).toBeLessThan(ms(2200));
     // Sent as the application entered poll(): everything handed out before is processed.
-    const pollEntries = driver.ctx.seen.filter((s) => s.observation.type === "member.poll").map((s) => s.at);
+    const pollEntries = driver.ctx.seen.filter((s) => isPollReturn(s.observation)).map((s) => s.at);
     expect(first.message).toMatchObject({ apiVersion: 9, groupId: "g1", generationIdOrMemberEpoch: 7, groupInstanceId: "i-9" });
     expect(first.message.memberId).toBe(driver.heartbeats()[0]?.message.memberId);
     expect(offsetsOf(driver)).toEqual(consumedPositions(driver));
@@ -112,16 +112,14 @@ describe("offset commits (spec 5)", () => {
     driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === 1);
     const commit = driver.lastOf("OffsetCommitRequest");
     const batch = driver.recordRanges().at(-1);
-    expect(commit.at).toBe(
-      (lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? 0) + ms(10 * Number(batch?.count)),
-    );
+    expect(commit.at).toBe((lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? 0) + ms(10 * Number(batch?.count)));
     expect(offsetsOf(driver)).toEqual({ "T1-0": Number(batch?.lastOffset) + 1 });
-    const polls = driver.observations("member.poll").length;
+    const polls = driver.polls().length;
     driver.run(10_000); // no answer: the application is blocked in commitSync
-    expect(driver.observations("member.poll")).toHaveLength(polls);
+    expect(driver.polls()).toHaveLength(polls);
     driver.answerOffsetCommit();
     driver.run(1);
-    expect(driver.observations("member.poll").length).toBeGreaterThan(polls);
+    expect(driver.polls().length).toBeGreaterThan(polls);
     expect(driver.observations("member.commit").at(-1)).toMatchObject({ kind: "sync", result: "NONE" });
   });
 
@@ -139,9 +137,9 @@ describe("offset commits (spec 5)", () => {
     expect(driver.timeline("member.commit")).toEqual(["commit sync COORDINATOR_LOAD_IN_PROGRESS", "commit sync STALE_MEMBER_EPOCH"]);
     expect(driver.ctx.logs.some((l) => l.message.includes("CommitFailedException"))).toBe(true);
     // The application carries on.
-    const polls = driver.observations("member.poll").length;
+    const polls = driver.polls().length;
     driver.run(1000);
-    expect(driver.observations("member.poll").length).toBeGreaterThan(polls);
+    expect(driver.polls().length).toBeGreaterThan(polls);
   });
 
   it("commits are reported as TIMEOUT when no answer comes", () => {

@@ -91,7 +91,7 @@ describe("heartbeat error reactions (spec 1.7)", () => {
     expect(driver.observations("member.fatal")).toEqual([expect.objectContaining({ error: errorName(error), groupId: "g1" })]);
     expect(driver.snapshot.owned).toEqual({});
     const heartbeats = driver.heartbeats().length;
-    const polls = () => driver.observations("member.poll").length;
+    const polls = () => driver.polls().length;
     driver.run(2000);
     const pollsAfter = polls();
     driver.run(60_000);

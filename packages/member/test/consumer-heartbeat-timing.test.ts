@@ -137,6 +137,6 @@ describe("heartbeat timing (spec 2.3)", () => {
     driver.run(60_000);
     expect(driver.state).toBe("UNSUBSCRIBED");
     expect(driver.heartbeats()).toHaveLength(0);
-    expect(driver.observations("member.poll")).toHaveLength(0);
+    expect(driver.polls()).toHaveLength(0);
   });
 });

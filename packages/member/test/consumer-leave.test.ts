@@ -27,11 +27,11 @@ describe("leaving the group", () => {
     expect(leave.at).toBe(driver.now);
     // Closed: no more polls, heartbeats or commits.
     const sent = driver.ctx.sent.length;
-    const polls = driver.observations("member.poll").length;
+    const polls = driver.polls().length;
     driver.answerHeartbeat({ epoch: -1 });
     driver.run(60_000);
     expect(driver.ctx.sent).toHaveLength(sent);
-    expect(driver.observations("member.poll")).toHaveLength(polls);
+    expect(driver.polls()).toHaveLength(polls);
     expect(driver.snapshot).toMatchObject({ state: "UNSUBSCRIBED", memberEpoch: -1, owned: {}, assigned: {}, app: { activity: "closed" } });
   });
 
@@ -63,9 +63,9 @@ describe("leaving the group", () => {
     driver.runUntil(() => driver.state === "UNSUBSCRIBED");
     expect(driver.lastOf("ConsumerGroupHeartbeatRequest").message.memberEpoch).toBe(-1);
     driver.answerHeartbeat({ epoch: -1 });
-    const polls = driver.observations("member.poll").length;
+    const polls = driver.polls().length;
     driver.run(10_000);
-    expect(driver.observations("member.poll")).toHaveLength(polls); // not subscribed: the loop waits
+    expect(driver.polls()).toHaveLength(polls); // not subscribed: the loop waits
     driver.control("subscribe", { topics: ["T2"] });
     driver.runUntil(() => driver.state === "JOINING");
     expect(driver.lastOf("ConsumerGroupHeartbeatRequest").message).toMatchObject({

@@ -1,6 +1,6 @@
 import { ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { ConsumerDriver, lastWhere, pollAcrossBackwardStep, pollTimeouts, testConfig } from "./consumer-test-support.js";
+import { ConsumerDriver, isPollReturn, lastWhere, pollAcrossBackwardStep, pollTimeouts, testConfig } from "./consumer-test-support.js";
 
 const MAX_POLL_MS = 20_000;
 
@@ -10,7 +10,7 @@ describe("max.poll.interval.ms (STALE, spec 2.2)", () => {
     driver.joinStable([0, 1]);
     driver.run(1000);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
     driver.runWithCoordinator(3 * MAX_POLL_MS);
 
     // Exactly one expiry, exactly max.poll.interval.ms after the last poll.
@@ -56,7 +56,7 @@ describe("max.poll.interval.ms (STALE, spec 2.2)", () => {
     driver.joinStable([0, 1]);
     driver.run(1000);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
     driver.run(2000);
     driver.ctx.stepClock(ms(5000));
     driver.runWithCoordinator(2 * MAX_POLL_MS);
@@ -93,7 +93,7 @@ describe("max.poll.interval.ms (STALE, spec 2.2)", () => {
     const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout");
     expect(timeouts).toHaveLength(1);
     // The last poll handed out the slow batch; the member left while processing it ...
-    const slowPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll" && s.at < (timeouts[0]?.at ?? 0));
+    const slowPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation) && s.at < (timeouts[0]?.at ?? 0));
     expect(timeouts[0]?.observation.lastPollUs).toBe(slowPoll?.at);
     expect(timeouts[0]?.at).toBe((slowPoll?.at ?? 0) + ms(MAX_POLL_MS));
     // ... and rejoined with the poll() after it.

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isAllowedTransition, isNotInGroup } from "../src/consumer/member-state.js";
 import type { ClientMemberState, RecordsObservation } from "../src/observations.js";
-import { ConsumerDriver, lastWhere, type Sent, T1_ID, T2_ID, testConfig } from "./consumer-test-support.js";
+import { ConsumerDriver, isPollReturn, lastWhere, type Sent, T1_ID, T2_ID, testConfig } from "./consumer-test-support.js";
 
 /** One step of a random coordinator/nemesis script. */
 type Step =
@@ -311,7 +311,7 @@ describe("robustness under random coordinator answers, faults and commands", () 
         for (const timeout of timeouts) {
           const { at, observation } = timeout;
           const before = driver.ctx.seen.slice(0, driver.ctx.seen.indexOf(timeout));
-          const lastPoll = lastWhere(before, (s) => s.observation.type === "member.poll")?.at ?? 0;
+          const lastPoll = lastWhere(before, (s) => isPollReturn(s.observation))?.at ?? 0;
           expect(Number(observation.lastPollUs)).toBeGreaterThanOrEqual(lastPoll);
           expect(at - Number(observation.lastPollUs)).toBeGreaterThanOrEqual(15_000_000);
         }

@@ -274,6 +274,11 @@ export class ConsumerDriver {
     return this.ctx.seen.filter((s) => s.observation.type === type).map((s) => s.observation as Observation & { type: T });
   }
 
+  /** Every poll's return, in order: its `member.poll` (it returned nothing) or its `member.records` (what it returned). */
+  polls(): Observation[] {
+    return this.ctx.seen.filter((s) => isPollReturn(s.observation)).map((s) => s.observation);
+  }
+
   /** The partition ranges of every `member.records` (one per poll), in order: what the application was handed, per partition. */
   recordRanges(): RecordRange[] {
     return this.observations("member.records").flatMap((o) => (o as unknown as RecordsObservation).ranges);
@@ -456,7 +461,7 @@ export function pollAcrossBackwardStep(
   polls: number,
   run: (done: () => boolean) => void,
 ): { highWater: Micros; lastPoll: Micros } {
-  const count = () => driver.observations("member.poll").length;
+  const count = () => driver.polls().length;
   const before = count();
   run(() => count() > before);
   // The clock's reading at that poll: nothing read it later before the step.
@@ -464,9 +469,12 @@ export function pollAcrossBackwardStep(
   driver.ctx.stepClock(-ms(stepMs));
   run(() => count() > before + polls);
   driver.control("pause-app");
-  const lastPoll = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.poll")?.at ?? -1;
+  const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
   return { highWater, lastPoll };
 }
+
+/** Whether an observation is a poll() returning: a `member.poll` (nothing) or a `member.records` (records). */
+export const isPollReturn = (o: Observation): boolean => o.type === "member.poll" || o.type === "member.records";
 
 /** The member's poll timeouts so far, as [virtual time, lastPollUs]. */
 export function pollTimeouts(driver: ConsumerDriver): [Micros, number][] {

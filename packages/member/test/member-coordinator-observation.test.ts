@@ -60,11 +60,11 @@ describe("member.coordinator: every change of the coordinator the member knows",
     driver.control("pause-app");
     driver.run(5000);
     driver.answerHeartbeat({ error: ErrorCode.NOT_COORDINATOR });
-    const lastPoll = driver.observations("member.poll").length;
+    const lastPoll = driver.polls().length;
     // FindCoordinator goes unanswered (the member retries after each request.timeout.ms) far past the poll timer.
     driver.run(50_000);
     expect(driver.observations("member.poll-timeout")).toEqual([]);
-    expect(driver.observations("member.poll")).toHaveLength(lastPoll);
+    expect(driver.polls()).toHaveLength(lastPoll);
     driver.answerFindCoordinator();
     expect(driver.timeline("member.coordinator", "member.poll-timeout", "member.state").slice(-5)).toEqual([
       "member.coordinator",

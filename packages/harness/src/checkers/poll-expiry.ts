@@ -253,8 +253,10 @@ export const pollExpiry = streamingChecker({
       ran(member, event.t);
       const o = knownObservation(event);
       switch (o.type) {
-        // A poll() entered after the timer ran out restarts it there; its member.poll comes when it returns.
+        // A poll() returns as a member.poll (nothing) or a member.records (its records); one entered after the
+        // timer ran out restarts the timer there (member.poll-timer-reset).
         case "member.poll":
+        case "member.records":
         case "member.poll-timer-reset":
           pollTimerStarted(member, event.t, index);
           return;

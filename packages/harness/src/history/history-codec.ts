@@ -7,7 +7,10 @@ import type { ConnectionRecord, HistoryEvent, ObservationRecord, SendRecord } fr
 /*
  * The history's binary record stream (since history format 3; format 4
  * changed only what a gc.offset-commit holds: every partition of its
- * request, where it held one). Each event is one record: a kind byte,
+ * request, where it held one; format 5 only how a poll is written: one
+ * that returned records is its member.records alone, where a member.poll
+ * counting them came too, and one that returned none is a member.poll
+ * without a count). Each event is one record: a kind byte,
  * the time as a signed varint delta from the previous event's, then the
  * kind's fields in a fixed order. Observations (free-form
  * JSON values) are written as tagged values; an object is its shape (the

@@ -91,7 +91,7 @@ export interface LostRecord {
 /** The first line of a history file. */
 export interface HistoryHeader {
   readonly kcsim: "history";
-  readonly format: 4;
+  readonly format: 5;
   readonly seed: number;
   readonly scenario: string;
   readonly versions: { readonly kcsim: string; readonly protocol: string };

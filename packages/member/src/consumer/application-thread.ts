@@ -322,12 +322,13 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     this.#hooks.onPollReturning(ctx);
     this.#polls++;
     this.#records += records.length;
-    this.#observer.poll(ctx, records.length);
-    this.#observeRecords(records, ctx);
+    // One observation per poll: that it returned nothing, or its records' ranges.
     if (records.length === 0) {
+      this.#observer.emptyPoll(ctx);
       this.#schedule(ctx, 0, this.#toBetweenSteps, false);
       return;
     }
+    this.#observer.records(ctx, recordRangesOf(records));
     this.#activity = "processing";
     this.#processor.process(records, this, ctx, this.#toAfterBatch);
   }
@@ -395,10 +396,5 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       case "onPartitionsLost":
         return this.#config.lostCallbackMs;
     }
-  }
-
-  /** One `member.records` for the poll: a range per partition, in the order the batch first holds each. */
-  #observeRecords(records: readonly ConsumedRecord[], ctx: Context): void {
-    if (records.length > 0) this.#observer.records(ctx, recordRangesOf(records));
   }
 }

@@ -89,8 +89,9 @@ export class MemberObserver {
     } satisfies CallbackObservation);
   }
 
-  poll(ctx: Context, records: number): void {
-    ctx.observe({ type: "member.poll", memberId: this.#memberId, records } satisfies PollObservation);
+  /** poll() returned no records (one that returned records is observed by `records`). */
+  emptyPoll(ctx: Context): void {
+    ctx.observe({ type: "member.poll", memberId: this.#memberId } satisfies PollObservation);
   }
 
   pollTimerReset(ctx: Context): void {
@@ -107,6 +108,7 @@ export class MemberObserver {
     } satisfies PollTimeoutObservation);
   }
 
+  /** poll() returned records: a range per partition. */
   records(ctx: Context, ranges: readonly RecordRange[]): void {
     ctx.observe({ type: "member.records", memberId: this.#memberId, ranges } satisfies RecordsObservation);
   }

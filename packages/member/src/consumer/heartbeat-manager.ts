@@ -89,7 +89,8 @@ export class HeartbeatManager {
   /**
    * poll() is returning records (or nothing) to the application: the poll
    * timer restarts, so an expiry is exactly max.poll.interval.ms after the
-   * last poll (its `member.poll` or `member.records`). A STALE member rejoins (once its lost callback ran).
+   * last poll (its `member.poll` or `member.records`). A STALE member
+   * rejoins (once its lost callback ran).
    */
   resetPollTimer(ctx: Context): void {
     const now = this.#pollClock.update(ctx.now());

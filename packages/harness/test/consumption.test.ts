@@ -34,7 +34,7 @@ const commit = (t: number, who: string, partition: number, offset: number, resul
     memberId: `${who}-id`,
     memberEpoch: 1,
     kind: "auto",
-    offsets: { T: { [partition]: offset } },
+    topics: [{ topic: "T", partitions: [partition], offsets: [offset] }],
     result,
   });
 const fenced = (t: number, who: string) =>

@@ -10,7 +10,7 @@ import { HistoryDecoder, HistoryEncoder } from "../src/history/history-codec.js"
 import type { HistoryEvent, HistoryHeader } from "../src/history/history-event.js";
 import { DEFAULT_REGISTRY, InlineHost, LockstepHost, loadScenarioFile, toSimulationSpec } from "../src/index.js";
 
-const header: HistoryHeader = { kcsim: "history", format: 5, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
+const header: HistoryHeader = { kcsim: "history", format: 6, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
 
 /** One event of every kind, optional fields present and absent, and observations with awkward values. */
 function sampleEvents(): HistoryEvent[] {
@@ -254,7 +254,7 @@ describe("a run's binary history", () => {
     expect(lines.slice(1)).toEqual(json(decoded));
     // Decoding then encoding again gives back the very record stream: the same hash.
     const header = JSON.parse(lines[0] as string) as HistoryHeader;
-    expect(header.format).toBe(5);
+    expect(header.format).toBe(6);
     const again = new History(header);
     for (const event of decoded) again.record(event);
     expect(again.finish()).toBe(inline.historyHash);
@@ -278,6 +278,18 @@ describe("a run's binary history", () => {
       expect(ranges.length).toBeGreaterThan(0);
       expect(new Set(ranges.map((r) => `${r.topic}-${r.partition}`)).size).toBe(ranges.length);
       for (const r of ranges) expect(r.count >= 1 && r.count <= r.lastOffset - r.firstOffset + 1).toBe(true);
+    }
+    // A commit's offsets are a column pair per topic: one offset per partition, each partition once.
+    const commits = decoded.flatMap((event) => (event.ev === "obs" && event.o.type === "member.commit" ? [event.o] : []));
+    expect(commits.length).toBeGreaterThan(0);
+    for (const o of commits) {
+      expect(o).not.toHaveProperty("offsets");
+      const topics = o.topics as { topic: string; partitions: number[]; offsets: number[] }[];
+      expect(topics.length).toBeGreaterThan(0);
+      for (const t of topics) {
+        expect(t.offsets).toHaveLength(t.partitions.length);
+        expect(new Set(t.partitions).size).toBe(t.partitions.length);
+      }
     }
   }, 180_000);
 });

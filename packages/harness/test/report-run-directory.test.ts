@@ -23,6 +23,13 @@ const LINES = [
   JSON.stringify({ t: 5000, ev: "send", from: "m1", to: "c", type: "X", bytes: 1, fate: "drop", at: [], fault: "loss" }),
 ];
 
+/** What reading `dir` throws (null if it reads). */
+const readError = (dir: string): Promise<unknown> =>
+  readRunDirectory(dir).then(
+    () => null,
+    (e: unknown) => e,
+  );
+
 function runDir(lines: readonly string[] = LINES, files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), "kcsim-report-"));
   writeFileSync(join(dir, "history.jsonl"), `${lines.join("\n")}\n`);
@@ -62,10 +69,7 @@ describe("kcsim report: reading a run directory", () => {
       [runDir(LINES, { "spec.json": JSON.stringify({ durationUs: 1 }) }), /spec\.json: not a simulation spec/],
     ];
     for (const [dir, message] of cases) {
-      const error = await readRunDirectory(dir).then(
-        () => null,
-        (e: unknown) => e,
-      );
+      const error = await readError(dir);
       expect(error, dir).toBeInstanceOf(RunDirectoryError);
       expect((error as Error).message).toMatch(message);
     }
@@ -105,14 +109,45 @@ describe("kcsim report: reading a run directory", () => {
         topics: [{ topic: "T", partitions: [1, 2], offsets: [7], errorCodes: [0, 0] }],
       },
     };
-    const error = await readRunDirectory(runDir([...LINES, JSON.stringify(short)])).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const error = await readError(runDir([...LINES, JSON.stringify(short)]));
     expect(error).toBeInstanceOf(RunDirectoryError);
     expect((error as Error).message).toMatch(
       /history\.jsonl:5: malformed history line \(gc\.offset-commit needs groupId, memberId, epoch and topics/,
     );
+  });
+
+  it("reads an older history's member.commit (offsets by topic, then partition) as a column pair per topic", async () => {
+    const old = {
+      type: "member.commit",
+      groupId: "g",
+      memberId: "id1",
+      memberEpoch: 3,
+      kind: "auto",
+      offsets: { T: { "0": 7, "2": 9 }, U: { "1": 4 } },
+      result: "NONE",
+    };
+    const line = { t: 2000, ev: "obs", actor: "member-1", o: old };
+    expect(upgradedHistoryLine(line)).toEqual({
+      ...line,
+      o: {
+        type: "member.commit",
+        groupId: "g",
+        memberId: "id1",
+        memberEpoch: 3,
+        kind: "auto",
+        result: "NONE",
+        topics: [
+          { topic: "T", partitions: [0, 2], offsets: [7, 9] },
+          { topic: "U", partitions: [1], offsets: [4] },
+        ],
+      },
+    });
+    await expect(readRunDirectory(runDir([...LINES, JSON.stringify(line)]))).resolves.toBeDefined();
+    // Today's shape must hold one offset per partition.
+    const short = { ...line, o: { ...old, offsets: undefined, topics: [{ topic: "T", partitions: [0, 2], offsets: [7] }] } };
+    const error = await readError(runDir([...LINES, JSON.stringify(short)]));
+    expect(error).toBeInstanceOf(RunDirectoryError);
+    expect((error as Error).message).toMatch(/history\.jsonl:5: malformed history line \(member\.commit needs memberId and topics/);
   });
 
   it("answers bad input on the command line with one line and exit code 2", () => {

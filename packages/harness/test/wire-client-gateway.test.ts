@@ -218,7 +218,13 @@ describe("WireClientGateway", () => {
     const answer = decodeResponse("OffsetCommit", 5, (written[0] as Uint8Array).subarray(4));
     expect(answer.body.topics[0]?.partitions[0]?.errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     expect(closed).toEqual([]);
-    expect(ctx.observed).toContainEqual(expect.objectContaining({ type: "member.commit", result: "COORDINATOR_NOT_AVAILABLE" }));
+    expect(ctx.observed).toContainEqual(
+      expect.objectContaining({
+        type: "member.commit",
+        topics: [{ topic: "orders", partitions: [0], offsets: [10] }],
+        result: "COORDINATOR_NOT_AVAILABLE",
+      }),
+    );
 
     gateway.data(
       1,

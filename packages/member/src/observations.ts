@@ -113,6 +113,18 @@ export interface RecordsObservation {
   readonly ranges: readonly RecordRange[];
 }
 
+/**
+ * One topic's partitions of a member.commit, index by index: partition
+ * `partitions[i]` at offset `offsets[i]` (columns, not an object keyed by
+ * partition number: the history writes two arrays of numbers faster than an
+ * object with a new set of keys per commit). A type, so it is a JsonValue.
+ */
+export type CommitTopicOffsets = {
+  readonly topic: string;
+  readonly partitions: readonly number[];
+  readonly offsets: readonly number[];
+};
+
 /** An offset commit the member attempted, and how it ended. */
 export interface CommitObservation {
   readonly type: "member.commit";
@@ -120,8 +132,8 @@ export interface CommitObservation {
   readonly memberId: string;
   readonly memberEpoch: number;
   readonly kind: "auto" | "sync" | "async" | "revocation" | "close";
-  /** Offsets by topic, then partition (as strings: JSON object keys). */
-  readonly offsets: { readonly [topic: string]: { readonly [partition: string]: number } };
+  /** The request's partitions, topic by topic in its order (history format 6; before it, `offsets` by topic, then partition). */
+  readonly topics: readonly CommitTopicOffsets[];
   /**
    * Kafka's error name, "NONE" on success, "TIMEOUT" when no answer came in
    * time, "NETWORK_EXCEPTION" when the connection closed under the request

@@ -40,7 +40,7 @@ describe("offset commits (spec 5)", () => {
         kind: "auto",
         memberEpoch: 7,
         result: "NONE",
-        offsets: { T1: { "0": offsetsOf(driver)["T1-0"], "1": offsetsOf(driver)["T1-1"] } },
+        topics: [{ topic: "T1", partitions: [0, 1], offsets: [offsetsOf(driver)["T1-0"], offsetsOf(driver)["T1-1"]] }],
       }),
     ]);
     driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === 2, 2500);

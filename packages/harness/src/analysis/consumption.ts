@@ -147,8 +147,8 @@ export class ConsumptionAnalysis implements EventFollower {
         return;
       case "member.commit": {
         const pairs = this.#pairsOf(actor);
-        for (const [topic, partitions] of Object.entries(o.offsets)) {
-          for (const partition of Object.keys(partitions)) pairs.get(topic, Number(partition)).lastCommit = o.result;
+        for (const { topic, partitions } of o.topics) {
+          for (const partition of partitions) pairs.get(topic, partition).lastCommit = o.result;
         }
         return;
       }

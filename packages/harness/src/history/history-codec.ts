@@ -10,7 +10,8 @@ import type { ConnectionRecord, HistoryEvent, ObservationRecord, SendRecord } fr
  * request, where it held one; format 5 only how a poll is written: one
  * that returned records is its member.records alone, where a member.poll
  * counting them came too, and one that returned none is a member.poll
- * without a count). Each event is one record: a kind byte,
+ * without a count; format 6 only what a member.commit holds: a column
+ * pair per topic, where it held an object keyed by partition). Each event is one record: a kind byte,
  * the time as a signed varint delta from the previous event's, then the
  * kind's fields in a fixed order. Observations (free-form
  * JSON values) are written as tagged values; an object is its shape (the

@@ -49,6 +49,24 @@ function isPartitionsByTopic(value: unknown): boolean {
   return isRecord(value) && Object.values(value).every((list) => Array.isArray(list) && list.every(Number.isInteger));
 }
 
+/** A commit's topics as columns: [{topic, partitions, offsets}] (with `errorCodes` too if `answered`), one length each. */
+function areCommitColumns(topics: unknown, answered: boolean): boolean {
+  const isColumn = (column: unknown, length: number, isItem: (item: unknown) => boolean) =>
+    Array.isArray(column) && column.length === length && column.every(isItem);
+  return (
+    Array.isArray(topics) &&
+    topics.every(
+      (t) =>
+        isRecord(t) &&
+        isString(t.topic) &&
+        Array.isArray(t.partitions) &&
+        isColumn(t.partitions, t.partitions.length, Number.isInteger) &&
+        isColumn(t.offsets, t.partitions.length, (offset) => typeof offset === "number") &&
+        (!answered || isColumn(t.errorCodes, t.partitions.length, Number.isInteger)),
+    )
+  );
+}
+
 /** What is wrong with an observation the report reads field by field (ownership and assignments), or null. */
 function observationProblem(o: Record<string, unknown>): string | null {
   switch (o.type) {
@@ -68,25 +86,13 @@ function observationProblem(o: Record<string, unknown>): string | null {
         ? null
         : "member.records needs ranges [{topic, partition, firstOffset, lastOffset, count}]";
     case "gc.offset-commit":
-      return isString(o.groupId) &&
-        isString(o.memberId) &&
-        Number.isInteger(o.epoch) &&
-        Array.isArray(o.topics) &&
-        o.topics.every(
-          (t) =>
-            isRecord(t) &&
-            isString(t.topic) &&
-            Array.isArray(t.partitions) &&
-            t.partitions.every(Number.isInteger) &&
-            Array.isArray(t.offsets) &&
-            t.offsets.length === t.partitions.length &&
-            t.offsets.every((offset) => typeof offset === "number") &&
-            Array.isArray(t.errorCodes) &&
-            t.errorCodes.length === t.partitions.length &&
-            t.errorCodes.every(Number.isInteger),
-        )
+      return isString(o.groupId) && isString(o.memberId) && Number.isInteger(o.epoch) && areCommitColumns(o.topics, true)
         ? null
         : "gc.offset-commit needs groupId, memberId, epoch and topics [{topic, partitions, offsets, errorCodes}] of one length each";
+    case "member.commit":
+      return isString(o.memberId) && areCommitColumns(o.topics, false)
+        ? null
+        : "member.commit needs memberId and topics [{topic, partitions, offsets}] of one length each";
     default:
       return null;
   }
@@ -97,7 +103,9 @@ function observationProblem(o: Record<string, unknown>): string | null {
  * `member.records` held one partition's records (topic, partition,
  * offsets, count) where today's holds a range per partition; before
  * format 4 a `gc.offset-commit` held one partition (topic, partition,
- * offset, errorCode) where today's holds every partition of its request.
+ * offset, errorCode) where today's holds every partition of its request;
+ * before format 6 a `member.commit` held its offsets by topic, then
+ * partition ({"T": {"0": 5}}) where today's holds a column pair per topic.
  */
 export function upgradedHistoryLine(value: unknown): unknown {
   if (!isRecord(value) || value.ev !== "obs" || !isRecord(value.o)) return value;
@@ -118,6 +126,14 @@ export function upgradedHistoryLine(value: unknown): unknown {
         topics: [{ topic, partitions: [partition], offsets: [offset], errorCodes: [errorCode] }],
       },
     };
+  }
+  if (value.o.type === "member.commit" && !("topics" in value.o) && isRecord(value.o.offsets)) {
+    const { offsets, ...rest } = value.o;
+    const topics = Object.entries(offsets).map(([topic, byPartition]) => {
+      const entries = isRecord(byPartition) ? Object.entries(byPartition) : [];
+      return { topic, partitions: entries.map(([partition]) => Number(partition)), offsets: entries.map(([, offset]) => offset) };
+    });
+    return { ...value, o: { ...rest, topics } };
   }
   return value;
 }

@@ -239,12 +239,11 @@ export class ClientMembership {
   }
 
   #committed(body: WireRequestOf<"OffsetCommit">, response: WireResponseOf<"OffsetCommit">): void {
-    const offsets: Record<string, Record<string, number>> = {};
-    for (const topic of body.topics) {
-      const partitions: Record<string, number> = {};
-      for (const p of topic.partitions) partitions[String(p.partitionIndex)] = Number(p.committedOffset);
-      offsets[topic.name] = partitions;
-    }
+    const topics = body.topics.map((topic) => ({
+      topic: topic.name,
+      partitions: topic.partitions.map((p) => p.partitionIndex),
+      offsets: topic.partitions.map((p) => Number(p.committedOffset)),
+    }));
     let error: number = ErrorCode.NONE;
     for (const topic of response.topics) for (const p of topic.partitions) if (error === ErrorCode.NONE) error = p.errorCode;
     this.#port.observe({
@@ -253,7 +252,7 @@ export class ClientMembership {
       memberId: body.memberId,
       memberEpoch: body.generationIdOrMemberEpoch,
       kind: "async",
-      offsets,
+      topics,
       result: errorName(error),
     });
   }

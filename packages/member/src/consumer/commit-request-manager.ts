@@ -15,7 +15,7 @@ import { AutoCommitTimer } from "./auto-commit-timer.js";
 import { type CommitIdentity, type CommitProtocol, type CommitRefusal, isRefusal } from "./commit-protocol.js";
 import type { CoordinatorManager } from "./coordinator-manager.js";
 import type { MemberIdentity } from "./member-identity.js";
-import type { CommitKind, CommittedOffsets, MemberObserver } from "./member-observer.js";
+import type { CommitKind, CommittedTopics, MemberObserver } from "./member-observer.js";
 import type { RequestChannel, TransportFailure } from "./request-channel.js";
 import { RequestState } from "./request-state.js";
 
@@ -200,7 +200,7 @@ export class CommitRequestManager {
     for (const commit of [...this.#unsent]) {
       if (now < commit.deadline) continue;
       this.#unsent = this.#unsent.filter((c) => c !== commit);
-      this.#observer.commit(ctx, commit.kind, epochOf(this.#protocol.commitIdentity()), offsetsJson(commit), NOT_SENT_IN_TIME);
+      this.#observer.commit(ctx, commit.kind, epochOf(this.#protocol.commitIdentity()), committedTopics(commit), NOT_SENT_IN_TIME);
       this.#finish(commit, false, ctx);
     }
     const coordinator = this.#coordinator.coordinator;
@@ -249,7 +249,7 @@ export class CommitRequestManager {
     const sent = this.#protocol.commitIdentity();
     if (isRefusal(sent)) {
       // Nothing goes out (the classic client outside a stable generation): a non-retriable local failure.
-      this.#observer.commit(ctx, commit.kind, sent.memberEpoch, offsetsJson(commit), sent.refusedWith);
+      this.#observer.commit(ctx, commit.kind, sent.memberEpoch, committedTopics(commit), sent.refusedWith);
       ctx.log.warn("commit refused locally: the member may not commit now", { kind: commit.kind, error: sent.refusedWith });
       this.#finish(commit, false, ctx);
       return;
@@ -291,7 +291,7 @@ export class CommitRequestManager {
       "OffsetCommitResponse",
       (response, ctx) => this.#onResponse(commit, sent, response, ctx),
       (ctx, failure) => {
-        this.#observer.commit(ctx, commit.kind, epoch, offsetsJson(commit), failure);
+        this.#observer.commit(ctx, commit.kind, epoch, committedTopics(commit), failure);
         this.#onFailure(commit, failure, sent, ctx);
       },
     );
@@ -304,7 +304,7 @@ export class CommitRequestManager {
         if (partition.errorCode !== ErrorCode.NONE && error === ErrorCode.NONE) error = partition.errorCode;
       }
     }
-    this.#observer.commit(ctx, commit.kind, sent.generationIdOrMemberEpoch, offsetsJson(commit), errorName(error));
+    this.#observer.commit(ctx, commit.kind, sent.generationIdOrMemberEpoch, committedTopics(commit), errorName(error));
     if (error === ErrorCode.NONE) {
       commit.state.onSuccessfulAttempt(ctx.now());
       this.#finish(commit, true, ctx);
@@ -362,14 +362,17 @@ function epochOf(identity: CommitIdentity | CommitRefusal): number {
   return isRefusal(identity) ? identity.memberEpoch : identity.generationIdOrMemberEpoch;
 }
 
-function offsetsJson(commit: PendingCommit): CommittedOffsets {
-  // Null prototype: "__proto__" is a legal topic name, and on a plain object it would set the prototype instead.
-  const out: Record<string, Record<number, number>> = Object.create(null);
+/** The commit's offsets as the request lists them: a column pair per run of one topic's partitions. */
+function committedTopics(commit: PendingCommit): CommittedTopics {
+  const topics: { topic: string; partitions: number[]; offsets: number[] }[] = [];
+  let last: { topic: string; partitions: number[]; offsets: number[] } | undefined;
   for (const { partition, offset } of commit.offsets) {
-    let byPartition = out[partition.topic];
-    if (byPartition === undefined) out[partition.topic] = byPartition = {};
-    // A partition number is an index key: the same property as its string, without making the string.
-    byPartition[partition.partition] = offset;
+    if (last === undefined || last.topic !== partition.topic) {
+      last = { topic: partition.topic, partitions: [], offsets: [] };
+      topics.push(last);
+    }
+    last.partitions.push(partition.partition);
+    last.offsets.push(offset);
   }
-  return out;
+  return topics;
 }

@@ -20,7 +20,7 @@ import type {
 
 export type OwnershipChangeCause = OwnedPartitionsObservation["cause"];
 export type CommitKind = CommitObservation["kind"];
-export type CommittedOffsets = CommitObservation["offsets"];
+export type CommittedTopics = CommitObservation["topics"];
 /** What `batch` reports, less who reports it. */
 export type ProcessedBatch = Omit<ProcessedBatchObservation, "type" | "groupId" | "memberId" | "memberEpoch">;
 /** What `sinkWrite` reports, less who reports it. */
@@ -113,14 +113,14 @@ export class MemberObserver {
     ctx.observe({ type: "member.records", memberId: this.#memberId, ranges } satisfies RecordsObservation);
   }
 
-  commit(ctx: Context, kind: CommitKind, memberEpoch: number, offsets: CommittedOffsets, result: string): void {
+  commit(ctx: Context, kind: CommitKind, memberEpoch: number, topics: CommittedTopics, result: string): void {
     ctx.observe({
       type: "member.commit",
       groupId: this.#groupId,
       memberId: this.#memberId,
       memberEpoch,
       kind,
-      offsets,
+      topics,
       result,
     } satisfies CommitObservation);
   }

@@ -91,6 +91,17 @@ let fusedWalk = true;
  * looked up, for one stored from an earlier message.
  */
 const frozenSizes = new WeakMap<object, number>();
+/**
+ * Whether a pass found `value` frozen and sized it whole (its size is
+ * stored): then it and everything in it are frozen (the walk froze what was
+ * not), it holds no byte arrays, and every part of it is something the
+ * codec writes as this module models it. Nothing can change such a value
+ * any more, so it may be kept by reference where a copy would be made.
+ */
+export function isSealedWhole(value: object): boolean {
+  return frozenSizes.has(value);
+}
+
 /** Records of the frame's own shapes met so far (defined or referenced): their headers depend on the frame. */
 let ownShapesMet = 0;
 /** Byte arrays met so far: a frozen value cannot freeze the bytes it holds. */

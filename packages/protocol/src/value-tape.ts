@@ -1,6 +1,7 @@
 import { decodeUnchecked, encodeValue } from "./codec.js";
 import { followKeys, type KeyTrieNode, unlinkedNode } from "./key-trie.js";
 import { objectPrototypeIsClean } from "./plain-object-keys.js";
+import { isSealedWhole } from "./sealed-message.js";
 
 /**
  * Values kept as a flat tape, to be rebuilt later as the codec would give
@@ -16,7 +17,10 @@ import { objectPrototypeIsClean } from "./plain-object-keys.js";
  * on group-join). The tape costs a walk and makes no object per value: a
  * tag per value in a byte array, numbers, object shapes and array lengths
  * in a Float64Array (both off the heap), strings and bigints (immutable)
- * by reference, byte arrays copied.
+ * by reference, byte arrays copied. A value that sending has sealed whole
+ * (frozen with everything in it, no byte arrays: a record batch a broker
+ * fetched, see isSealedWhole) is immutable too, and is kept by reference;
+ * it is copied only when read.
  *
  * The tape models what the codec writes the same way whatever it is handed:
  * primitives (bigints in the 64-bit range the codec writes), plain objects
@@ -48,6 +52,8 @@ const OBJECT = 7;
 const ARRAY = 8;
 /** The next reference (a private copy of the bytes). */
 const BYTES = 9;
+/** The next reference: a value sealed whole (see isSealedWhole), kept as it is, since nothing can change it. */
+const SEALED = 10;
 
 /** Any UTF-16 surrogate code unit (paired or not). */
 const SURROGATE = /[\ud800-\udfff]/;
@@ -152,6 +158,12 @@ export class ValueTape {
           this.#tag(NULL);
           return;
         }
+        // A record batch a broker appends was sent in a message before: sealed, it needs no copy (no walk).
+        if (!Object.isExtensible(value) && isSealedWhole(value)) {
+          this.#tag(SEALED);
+          this.#refs.push(value);
+          return;
+        }
         const valueClass = value.constructor;
         if (valueClass === Object) this.#object(value as Record<string, unknown>);
         else if (valueClass === Array) this.#array(value as unknown[]);
@@ -247,6 +259,9 @@ export class ValueTapeReader {
       }
       case BYTES:
         return Buffer.from(tape.refs[this.#ref++] as Uint8Array);
+      case SEALED:
+        // Read only when an actor restarts: a fresh copy, as the codec's round trip gives the value back.
+        return decodeUnchecked(encodeValue(tape.refs[this.#ref++]));
       default:
         throw new Error(`value tape: unknown tag ${tag} at ${this.#tag - 1}`);
     }

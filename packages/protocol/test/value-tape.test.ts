@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeUnchecked, encodeValue, ValueTape } from "../src/index.js";
+import { decodeUnchecked, encodeValue, isSealedWhole, type Message, sealMessage, ValueTape } from "../src/index.js";
 
 /**
  * Values the tape models: every primitive the codec writes (doubles with
@@ -74,6 +74,39 @@ describe("ValueTape", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("keeps a value sealed whole by reference, and reads back a fresh copy of it as the codec gives it", () => {
+    // A batch as a broker appends it: sent once (sealed), then sent again (sized whole: shared shapes, no bytes).
+    const batch = { topicId: "t", partitions: [{ name: "a", partitionIndexes: [0, -0, 2 ** 40, 1.5] }, [null, true, "x"]] };
+    const send = (body: unknown) => sealMessage({ type: "SimPing", body } as unknown as Message);
+    send(batch);
+    expect(isSealedWhole(batch)).toBe(false);
+    send(batch);
+    expect(isSealedWhole(batch)).toBe(true);
+    const record = { op: "append", batch, atMs: 7 };
+    const frame = encodeValue(record);
+    const tape = new ValueTape();
+    expect(tape.write(record)).toBe(true);
+    record.atMs = 8;
+    for (const reader of [tape.reader(), tape.reader()]) {
+      const rebuilt = reader.next() as typeof record;
+      expect(same(rebuilt, decodeUnchecked(frame))).toBe(true);
+      expect(Buffer.compare(encodeValue(rebuilt), frame)).toBe(0);
+      // A fresh copy each time, thawed like any decoded value: never the sealed batch itself.
+      expect(rebuilt.batch).not.toBe(batch);
+      expect(Object.isFrozen(rebuilt.batch)).toBe(false);
+    }
+  });
+
+  it("copies a frozen value that was not sealed whole: its insides may still change", () => {
+    const inner = { n: 1 };
+    const shallow = Object.freeze({ inner, list: [1, 2] });
+    const tape = new ValueTape();
+    tape.write({ shallow });
+    inner.n = 2;
+    shallow.list.push(3);
+    expect(tape.reader().next()).toEqual({ shallow: { inner: { n: 1 }, list: [1, 2] } });
   });
 
   it("reads back what the codec's round trip changes as the round trip gives it", () => {

@@ -103,12 +103,13 @@ describe("exit codes CI can trust: 0 passed, 1 violation, 2 bad input, 3 kcsim f
   });
 
   it("3: a run about to outgrow the V8 heap says so in one line instead of a V8 abort", () => {
-    // 400 members on 4,000 partitions in a 160 MB heap: the history outgrows it within seconds.
+    // 1,000 members on 16,000 partitions in a 160 MB heap: the join needs about 160 MB of heap at its peak, twice
+    // what the guard lets a run use in a heap this small (it stops with 128 MB left).
     const heavy = shipped("m10-join");
     const group = (heavy.groups as Record<string, unknown>[])[0] as Record<string, unknown>;
-    group.members = 400;
+    group.members = 1000;
     delete group.joins;
-    heavy.cluster = { coordinators: 1, topics: [{ name: "T1", partitions: 4000 }] };
+    heavy.cluster = { coordinators: 1, topics: [{ name: "T1", partitions: 16_000 }] };
     const file = join(mkdtempSync(join(tmpdir(), "kcsim-exit-")), "heavy.json");
     writeFileSync(file, JSON.stringify({ ...heavy, name: "heavy", durationMs: 30_000 }));
     const { code, stderr } = kcsim(["run", file], { env: { NODE_OPTIONS: "--max-old-space-size=160" }, cwd: root });

@@ -102,6 +102,22 @@ describe("the binary history", () => {
     expect(commit?.ev === "obs" && Object.keys(commit.o.offsets as Record<string, JsonValue>)).toEqual(["__proto__", "orders"]);
   });
 
+  it("writes objects with thousands of keys in memory proportional to their keys, and reads them back", () => {
+    // Each of these objects is a shape of its own, 5,000 keys long: a shape tree whose every node held the keys
+    // from the root would keep 12.5 million slots per object (100 MB), more than this whole test may use.
+    const history = new History(header);
+    const before = process.memoryUsage().heapUsed;
+    const objects: Record<string, number>[] = [];
+    for (let i = 0; i < 8; i++) {
+      const offsets: Record<string, number> = {};
+      for (let partition = 0; partition < 5_000; partition++) offsets[`${i}:${partition}`] = partition;
+      objects.push(offsets);
+      history.record({ t: i, ev: "obs", actor: "a", o: { type: "wide", offsets } as never });
+    }
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(200 * 1024 * 1024);
+    expect(history.log.toArray().map((event) => (event.ev === "obs" ? event.o.offsets : null))).toEqual(objects);
+  });
+
   it("keeps object keys whose value is undefined out, as JSON does", () => {
     const history = new History(header);
     history.record({ t: 1, ev: "obs", actor: "a", o: { type: "x", gone: undefined, kept: 1 } as never });

@@ -93,10 +93,17 @@ enum KeyWalk {
 /** More keys than this and an object built key by key may have a slow shape, which would slow the for-in loop down. */
 const MAX_NAMED_KEYS = 16;
 
-/** A node of the shape tree: the keys seen so far along the path from the root, and the shape's id once used. */
+/**
+ * A node of the shape tree: the keys seen so far along the path from the root, and the shape's id once used.
+ * A node holds only its own key; the list is made when an object of that shape is written (a node per key
+ * holding the whole list would cost an object with k keys k * k / 2 slots).
+ */
 interface ShapeNode {
   id: number;
-  readonly keys: readonly string[];
+  readonly parent: ShapeNode | null;
+  readonly key: string;
+  /** The keys from the root, once listed. */
+  keys: readonly string[] | null;
   readonly next: Map<string, ShapeNode>;
   /** The last key followed from here and where it led (objects of one kind take the same path every time). */
   lastKey: string;
@@ -105,13 +112,31 @@ interface ShapeNode {
   readonly walks: KeyWalk[];
 }
 
-const shapeNode = (keys: readonly string[]): ShapeNode => ({ id: -1, keys, next: new Map(), lastKey: "", lastNext: null, walks: [] });
+const shapeNode = (parent: ShapeNode | null, key: string): ShapeNode => ({
+  id: -1,
+  parent,
+  key,
+  keys: parent === null ? [] : null,
+  next: new Map(),
+  lastKey: "",
+  lastNext: null,
+  walks: [],
+});
+
+/** The keys of a node's shape, from the root. */
+function keysOf(node: ShapeNode): readonly string[] {
+  if (node.keys !== null) return node.keys;
+  const keys: string[] = [];
+  for (let at: ShapeNode | null = node; at !== null && at.parent !== null; at = at.parent) keys.push(at.key);
+  node.keys = keys.reverse();
+  return node.keys;
+}
 
 /** The node after `node` for `key`, made on first use; remembered as `node`'s last step. */
 function stepShape(node: ShapeNode, key: string): ShapeNode {
   let next = node.next.get(key);
   if (next === undefined) {
-    next = shapeNode([...node.keys, key]);
+    next = shapeNode(node, key);
     node.next.set(key, next);
   }
   node.lastKey = key;
@@ -137,7 +162,7 @@ export class HistoryTables {
   readonly strings: string[] = [];
   readonly stringIds = new Map<string, number>();
   readonly shapes: (readonly string[])[] = [];
-  readonly shapeRoot: ShapeNode = shapeNode([]);
+  readonly shapeRoot: ShapeNode = shapeNode(null, "");
 }
 
 /** Writes events into a ByteWriter as records of the binary stream. */
@@ -348,12 +373,13 @@ export class HistoryEncoder {
       out.uint(node.id);
     } else {
       out.u8(Tag.NewShape);
+      const keys = keysOf(node);
       if (shapes.length < MAX_INTERNED) {
         node.id = shapes.length;
-        shapes.push(node.keys);
+        shapes.push(keys);
       }
-      out.uint(node.keys.length);
-      for (const key of node.keys) this.#string(key, out);
+      out.uint(keys.length);
+      for (const key of keys) this.#string(key, out);
     }
     const values = this.#values;
     for (let i = base; i < top; i++) this.#value(values[i], out, node.walks, i - base);

@@ -108,6 +108,15 @@ describe("the kcsim command from the bundle", () => {
     expect(hash(second.stdout)).toBe(hash(first.stdout));
   }, 60_000);
 
+  it("keeps no code cache for a command that does not exist (a mistyped one says so and leaves nothing behind)", () => {
+    const mistyped = `nosuch-${process.pid}`;
+    const cacheFile = kcsimCodeCacheFile(join(BUNDLE, "cli.cjs"), mistyped, [], process.env);
+    const out = spawnSync(process.execPath, [join(BUNDLE, "cli.js"), mistyped], { cwd: ROOT, encoding: "utf8" });
+    expect(out.status).toBe(2);
+    expect(out.stderr).toBe(`kcsim: unknown command '${mistyped}' (try --help)\n`);
+    expect(existsSync(cacheFile)).toBe(false);
+  });
+
   it("imports ES modules from code compiled from another process's cache (pino for the actor logs)", () => {
     // Node 20 restores no import() callback for such code: the loaded file imports through the loader's hook.
     const cacheFile = kcsimCodeCacheFile(join(BUNDLE, "cli.cjs"), "run", [], process.env);

@@ -21,6 +21,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import("./commands/serve.js")).serveCommand,
 };
 
+/** Whether `name` is a kcsim command (the launcher keeps a code cache only for those). */
+export function isCommand(name: string): boolean {
+  return Object.hasOwn(COMMANDS, name);
+}
+
 const writeStderr = (text: string) => process.stderr.write(text);
 
 /** One line and exit code 2 for bad input, one line, a stack file and exit code 3 for kcsim's own failure (cli/fail.ts). */

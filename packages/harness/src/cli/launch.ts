@@ -20,8 +20,10 @@ async function loadCli(argv: readonly string[]): Promise<Cli> {
   if (helpAsked(argv) !== null || LIGHT_COMMANDS.has(argv[0] ?? "")) return import("./cli.js");
   const loaded = requireBundledWithCodeCache(import.meta.url, "cli.cjs", argv[0] ?? "");
   if (loaded === null) return import("./cli.js");
-  process.once("exit", loaded.saveCache);
-  return loaded.exports as Cli;
+  const cli = loaded.exports as Cli;
+  // A cache per command: a mistyped one would leave a file behind for a command that does not exist.
+  if (cli.isCommand(argv[0] ?? "")) process.once("exit", loaded.saveCache);
+  return cli;
 }
 
 const argv = process.argv.slice(2);

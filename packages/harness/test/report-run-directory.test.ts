@@ -30,6 +30,13 @@ const readError = (dir: string): Promise<unknown> =>
     (e: unknown) => e,
   );
 
+/** Reading a run directory whose history ends with `line` fails on it (line 5) with `message`. */
+async function expectMalformed(line: object, message: RegExp): Promise<void> {
+  const error = await readError(runDir([...LINES, JSON.stringify(line)]));
+  expect(error).toBeInstanceOf(RunDirectoryError);
+  expect((error as Error).message).toMatch(message);
+}
+
 function runDir(lines: readonly string[] = LINES, files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), "kcsim-report-"));
   writeFileSync(join(dir, "history.jsonl"), `${lines.join("\n")}\n`);
@@ -109,11 +116,7 @@ describe("kcsim report: reading a run directory", () => {
         topics: [{ topic: "T", partitions: [1, 2], offsets: [7], errorCodes: [0, 0] }],
       },
     };
-    const error = await readError(runDir([...LINES, JSON.stringify(short)]));
-    expect(error).toBeInstanceOf(RunDirectoryError);
-    expect((error as Error).message).toMatch(
-      /history\.jsonl:5: malformed history line \(gc\.offset-commit needs groupId, memberId, epoch and topics/,
-    );
+    await expectMalformed(short, /history\.jsonl:5: malformed history line \(gc\.offset-commit needs groupId, memberId, epoch and topics/);
   });
 
   it("reads an older history's member.commit (offsets by topic, then partition) as a column pair per topic", async () => {
@@ -145,9 +148,7 @@ describe("kcsim report: reading a run directory", () => {
     await expect(readRunDirectory(runDir([...LINES, JSON.stringify(line)]))).resolves.toBeDefined();
     // Today's shape must hold one offset per partition.
     const short = { ...line, o: { ...old, offsets: undefined, topics: [{ topic: "T", partitions: [0, 2], offsets: [7] }] } };
-    const error = await readError(runDir([...LINES, JSON.stringify(short)]));
-    expect(error).toBeInstanceOf(RunDirectoryError);
-    expect((error as Error).message).toMatch(/history\.jsonl:5: malformed history line \(member\.commit needs memberId and topics/);
+    await expectMalformed(short, /history\.jsonl:5: malformed history line \(member\.commit needs memberId and topics/);
   });
 
   it("answers bad input on the command line with one line and exit code 2", () => {

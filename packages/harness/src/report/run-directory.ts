@@ -60,7 +60,7 @@ function areCommitColumns(topics: unknown, answered: boolean): boolean {
         isRecord(t) &&
         isString(t.topic) &&
         Array.isArray(t.partitions) &&
-        isColumn(t.partitions, t.partitions.length, Number.isInteger) &&
+        t.partitions.every(Number.isInteger) &&
         isColumn(t.offsets, t.partitions.length, (offset) => typeof offset === "number") &&
         (!answered || isColumn(t.errorCodes, t.partitions.length, Number.isInteger)),
     )

@@ -255,24 +255,17 @@ export class CommitRequestManager {
       return;
     }
     const epoch = sent.generationIdOrMemberEpoch;
-    // The offsets are sorted: each topic is one run, the topics in the order they first appear.
-    const topics: {
-      name: string;
-      partitions: { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }[];
-    }[] = [];
-    let list: (typeof topics)[number]["partitions"] = [];
-    for (const { partition, offset } of commit.offsets) {
-      if (topics.length === 0 || topics[topics.length - 1]?.name !== partition.topic) {
-        list = [];
-        topics.push({ name: partition.topic, partitions: list });
-      }
-      list.push({
-        partitionIndex: partition.partition,
-        committedOffset: offset,
+    // The request lists what the observation of its answer lists.
+    const columns = committedTopics(commit);
+    const topics = columns.map(({ topic, partitions, offsets }) => ({
+      name: topic,
+      partitions: partitions.map((partitionIndex, i) => ({
+        partitionIndex,
+        committedOffset: offsets[i] as number,
         committedLeaderEpoch: NO_PARTITION_LEADER_EPOCH,
         committedMetadata: "",
-      });
-    }
+      })),
+    }));
     commit.state.onSendAttempt();
     this.#channel.send(
       ctx,
@@ -289,22 +282,22 @@ export class CommitRequestManager {
         topics,
       },
       "OffsetCommitResponse",
-      (response, ctx) => this.#onResponse(commit, sent, response, ctx),
+      (response, ctx) => this.#onResponse(commit, sent, columns, response, ctx),
       (ctx, failure) => {
-        this.#observer.commit(ctx, commit.kind, epoch, committedTopics(commit), failure);
+        this.#observer.commit(ctx, commit.kind, epoch, columns, failure);
         this.#onFailure(commit, failure, sent, ctx);
       },
     );
   }
 
-  #onResponse(commit: PendingCommit, sent: CommitIdentity, response: OffsetCommitResponse, ctx: Context): void {
+  #onResponse(commit: PendingCommit, sent: CommitIdentity, columns: CommittedTopics, response: OffsetCommitResponse, ctx: Context): void {
     let error: number = ErrorCode.NONE;
     for (const topic of response.topics) {
       for (const partition of topic.partitions) {
         if (partition.errorCode !== ErrorCode.NONE && error === ErrorCode.NONE) error = partition.errorCode;
       }
     }
-    this.#observer.commit(ctx, commit.kind, sent.generationIdOrMemberEpoch, committedTopics(commit), errorName(error));
+    this.#observer.commit(ctx, commit.kind, sent.generationIdOrMemberEpoch, columns, errorName(error));
     if (error === ErrorCode.NONE) {
       commit.state.onSuccessfulAttempt(ctx.now());
       this.#finish(commit, true, ctx);
@@ -362,7 +355,7 @@ function epochOf(identity: CommitIdentity | CommitRefusal): number {
   return isRefusal(identity) ? identity.memberEpoch : identity.generationIdOrMemberEpoch;
 }
 
-/** The commit's offsets as the request lists them: a column pair per run of one topic's partitions. */
+/** The commit's offsets as a request lists them: a column pair per topic (the offsets are sorted, so each topic is one run). */
 function committedTopics(commit: PendingCommit): CommittedTopics {
   const topics: { topic: string; partitions: number[]; offsets: number[] }[] = [];
   let last: { topic: string; partitions: number[]; offsets: number[] } | undefined;

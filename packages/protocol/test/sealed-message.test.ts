@@ -7,10 +7,12 @@ import {
   encodedSize,
   MESSAGE_SCHEMAS,
   type Message,
+  SCHEMA_BY_TYPE,
   SHARED_STRUCTURES,
   sealMessage,
   sealUnsized,
 } from "../src/index.js";
+import { NOT_SIZED, SchemaSizers, type SizePassHooks } from "../src/schema-sizer.js";
 
 /**
  * Values of a message schema: every kind the message schemas use, with
@@ -215,23 +217,27 @@ describe("encodedSize: the codec's frame length without encoding", () => {
   });
 });
 
+/** A JoinGroupRequest offering these protocols (their metadata is what a test varies). */
+const joinGroupRequest = (protocols: { name: string; metadata: ArrayBufferView }[]): Message =>
+  ({
+    type: "JoinGroupRequest",
+    correlationId: 1,
+    apiVersion: 5,
+    clientId: "c",
+    groupId: "g",
+    sessionTimeoutMs: 45_000,
+    rebalanceTimeoutMs: 300_000,
+    memberId: "",
+    groupInstanceId: null,
+    protocolType: "consumer",
+    protocols,
+    reason: null,
+  }) as unknown as Message;
+
 describe("sealMessage: a sent message becomes an immutable value", () => {
   it("deep-freezes it, returns its frame length, and keeps its own copy of its bytes", () => {
     const bytes = new Uint8Array([1, 2, 3]);
-    const message = {
-      type: "JoinGroupRequest",
-      correlationId: 1,
-      apiVersion: 5,
-      clientId: "c",
-      groupId: "g",
-      sessionTimeoutMs: 45_000,
-      rebalanceTimeoutMs: 300_000,
-      memberId: "",
-      groupInstanceId: null,
-      protocolType: "consumer",
-      protocols: [{ name: "range", metadata: bytes }],
-      reason: null,
-    } as unknown as Message;
+    const message = joinGroupRequest([{ name: "range", metadata: bytes }]);
     const size = encode(message).length;
     expect(sealMessage(message)).toBe(size);
     const protocols = (message as unknown as { protocols: { name: string; metadata: Uint8Array }[] }).protocols;
@@ -346,5 +352,179 @@ describe("sealUnsized: sealMessage without the size", () => {
     expect(() => {
       (message as unknown as { seq: number }).seq = 2;
     }).toThrow(TypeError);
+  });
+});
+
+/** The record header of a shared structure as msgpackr writes it: ids from 0x40, two bytes from 0x60 (the table has more than 32). */
+function sharedRecordHeader(keys: readonly string[]): number | undefined {
+  const index = SHARED_STRUCTURES.findIndex((shared) => shared.join("\u0000") === keys.join("\u0000"));
+  return index < 0 ? undefined : index + 0x40 >= 0x60 ? 2 : 1;
+}
+
+/** Compiled sizers of every message type, with hooks that count the frozen values they are handed. */
+function compiledSizers(sealing: boolean): { sizers: SchemaSizers; frozenValues: object[] } {
+  const frozenValues: object[] = [];
+  const hooks: SizePassHooks = {
+    sharedRecordHeader,
+    frozenSize(value, walk) {
+      frozenValues.push(value);
+      return walk(value, false);
+    },
+    bytesMet: () => {},
+  };
+  return { sizers: new SchemaSizers(SCHEMA_BY_TYPE, hooks, sealing), frozenValues };
+}
+
+/** Ways a message can depart from its schema's shape, each of which its compiled sizer must refuse. */
+const departures: Record<string, (message: Record<string, unknown>) => unknown> = {
+  "keys reversed": (message) => reversedKeys(message),
+  "an extra key": (message) => ({ ...message, extra: 1 }),
+  "its last key missing": (message) => {
+    const copy = { ...message };
+    delete copy[Object.keys(copy).at(-1) as string];
+    return copy;
+  },
+  "a number where a string goes": (message) => ({ ...message, type: 7 }),
+  "an object of another class": (message) => Object.assign(new (class Envelope {})(), message),
+  "a null-prototype object": (message) => Object.assign(Object.create(null) as object, message),
+};
+
+describe("compiled sizers: sizes from code generated per message schema", () => {
+  it("size a message of its schema's shape exactly, for random messages of every message type", () => {
+    const { sizers } = compiledSizers(false);
+    expect(SHARED_STRUCTURES.length).toBeGreaterThan(32);
+    for (const schema of MESSAGE_SCHEMAS) {
+      fc.assert(
+        fc.property(arbitraryOf(schema), (drawn) => {
+          // fast-check draws some records without a prototype; a message is a plain object.
+          const message = structuredClone(drawn) as Message;
+          expect(sizers.size(message)).toBe(encode(message).length);
+        }),
+        { numRuns: 40 },
+      );
+    }
+  });
+
+  it("refuse a message that departs from its schema's shape (the generic walk sizes it), and a type without a schema", () => {
+    const { sizers } = compiledSizers(false);
+    const sealing = compiledSizers(true).sizers;
+    for (const schema of MESSAGE_SCHEMAS) {
+      fc.assert(
+        fc.property(arbitraryOf(schema), fc.constantFrom(...Object.keys(departures)), (drawn, departure) => {
+          const message = structuredClone(drawn) as Record<string, unknown>;
+          const departed = (departures[departure] as (m: Record<string, unknown>) => unknown)(message);
+          expect(sizers.size(departed as object)).toBe(NOT_SIZED);
+          expect(sealing.size(departed as object)).toBe(NOT_SIZED);
+          // The top object was refused before anything was frozen.
+          expect(Object.isFrozen(departed)).toBe(false);
+          if (departure !== "a null-prototype object" && departure !== "an object of another class") {
+            // The generic pass sizes it, freezes every object and array, and copies every byte array.
+            const held = bytesOf(departed);
+            expect(sealMessage(departed as Message)).toBe(encode(departed as Message).length);
+            const state = sealedState(departed, held);
+            for (let i = 0; i < state.length; i += 2) expect(state[i + 1]).toBe(state[i] !== "bytes");
+          }
+        }),
+        { numRuns: 6 },
+      );
+    }
+    expect(sizers.size({ type: "NoSuchMessage" })).toBe(NOT_SIZED);
+    expect(sizers.size({ kind: "SimPing" })).toBe(NOT_SIZED);
+  });
+
+  it("refuse a nested part of another shape, and sealMessage then seals and sizes the whole message generically", () => {
+    const bytes = new Uint8Array([1, 2]);
+    // The first protocol has its schema's shape, the second holds its bytes as a Uint16Array (not the schema's kind).
+    const build = () =>
+      joinGroupRequest([
+        { name: "range", metadata: bytes },
+        { name: "sticky", metadata: new Uint16Array([3]) },
+      ]);
+    expect(compiledSizers(true).sizers.size(build())).toBe(NOT_SIZED);
+    const message = build();
+    const held = bytesOf(message);
+    expect(sealMessage(message)).toBe(encode(build()).length);
+    // Every object frozen, every byte array (the refused one too) the message's own copy.
+    expect(sealedState(message, held)).toEqual([
+      "object",
+      true,
+      "array",
+      true,
+      "object",
+      true,
+      "bytes",
+      false,
+      "object",
+      true,
+      "bytes",
+      false,
+    ]);
+  });
+
+  it("seal as the generic walk does: the same objects frozen and byte arrays copied, for random messages of every type", () => {
+    const { sizers } = compiledSizers(true);
+    for (const schema of MESSAGE_SCHEMAS) {
+      fc.assert(
+        fc.property(arbitraryOf(schema), (drawn) => {
+          const compiled = structuredClone(drawn) as object;
+          const generic = structuredClone(drawn) as Message;
+          const compiledBytes = bytesOf(compiled);
+          const genericBytes = bytesOf(generic);
+          expect(sizers.size(compiled)).toBe(encode(generic).length);
+          sealUnsized(generic);
+          expect(sealedState(compiled, compiledBytes)).toEqual(sealedState(generic, genericBytes));
+        }),
+        { numRuns: 20 },
+      );
+    }
+  });
+
+  it("hand a value frozen by an earlier message to the pass's cache, and size it the same", () => {
+    const { sizers, frozenValues } = compiledSizers(true);
+    const batch = {
+      baseOffset: 0,
+      lastOffsetDelta: 0,
+      partitionLeaderEpoch: 1,
+      sizeInBytes: 80,
+      baseTimestamp: 5,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      isTransactional: false,
+      isControl: false,
+      records: [{ offsetDelta: 0, timestampDelta: 0, key: null, value: "v-0", sizeInBytes: 80 }],
+    };
+    const response = (records: unknown[]) => ({
+      type: "FetchResponse",
+      correlationId: 3,
+      throttleTimeMs: 0,
+      errorCode: 0,
+      sessionId: 9,
+      responses: [
+        {
+          topicId: "t",
+          partitions: [
+            {
+              partitionIndex: 0,
+              errorCode: 0,
+              highWatermark: 1,
+              lastStableOffset: 1,
+              logStartOffset: 0,
+              abortedTransactions: null,
+              preferredReadReplica: -1,
+              records,
+            },
+          ],
+        },
+      ],
+    });
+    const first = response([batch]);
+    expect(sizers.size(first)).toBe(encode(first as unknown as Message).length);
+    expect(frozenValues).toEqual([]);
+    const again = response([batch, batch]);
+    expect(sizers.size(again)).toBe(encode(again as unknown as Message).length);
+    // Each of the two batches is handed over whole (its parts are then handed over inside it, which the pass does not cache).
+    expect(frozenValues.filter((value) => value === batch)).toHaveLength(2);
+    expect(frozenValues.every((value) => value === batch || value === batch.records || value === batch.records[0])).toBe(true);
   });
 });

@@ -25,7 +25,10 @@ import { binHeader, lengthHeader, numberSize, stringSize } from "./msgpack-sizes
  * arrays of the objects it freezes and freezes each object and array after
  * sizing what it holds; a value already frozen is sized through the pass's
  * cache of sealed values (`frozenSize`). Once it has given up it freezes
- * nothing more, so the generic walk that follows seals the rest.
+ * nothing more, so the generic walk that follows seals the rest. A sealer
+ * (mode "seal") does the same without sizing: it checks every value's kind
+ * as the sizers do (a value of another kind is the generic walk's to seal,
+ * or to refuse) and passes by a value an earlier message sealed whole.
  */
 
 /** What a compiled sizer returns for a message that departs from its schema's shape. */
@@ -41,6 +44,12 @@ export interface SizePassHooks {
    * (`sizing.failed`).
    */
   frozenSize<T extends object>(value: T, walk: (value: T, sealing: boolean) => number, sizing: SizerState): number;
+  /**
+   * Seals what a value frozen before this pass may still hold unfrozen:
+   * nothing if it was sealed whole, else `walk(value, false)`, after which
+   * the pass may count it sealed whole unless the walk gave up.
+   */
+  frozenSealed<T extends object>(value: T, walk: (value: T, sealing: boolean) => number, sizing: SizerState): number;
   /** Counts a byte array met (a value holding one cannot be sealed whole). */
   bytesMet(): void;
 }
@@ -50,21 +59,24 @@ export interface SizerState {
   readonly failed: boolean;
 }
 
+/**
+ * What the compiled code does: size (encodedSize), size and seal
+ * (sealMessage), or seal without sizing (sealUnsized: it returns 0 for a
+ * message it sealed).
+ */
+export type SizerMode = "size" | "size-and-seal" | "seal";
+
 /** A message's frame length, or NOT_SIZED. */
 export type MessageSizer = (message: object) => number;
 
 /** A sizer of one schema's values: sizing code for the value expression given (`(v) => "..."`). */
 type Emit = (value: string) => string;
 
-/**
- * Compiles sizers for message schemas, one per type, on first use.
- * `sealing`: sizers that also seal (sealMessage), else sizers that only
- * size (encodedSize).
- */
+/** Compiles sizers for message schemas, one per type, on first use, for one mode. */
 export class SchemaSizers {
   readonly #schemas: ReadonlyMap<string, TObject>;
   readonly #hooks: SizePassHooks;
-  readonly #sealing: boolean;
+  readonly #mode: SizerMode;
   readonly #byType = new Map<string, MessageSizer | null>();
   /** The generated functions, referred to by index from the code (F[i]). */
   readonly #functions: ((value: never) => number)[] = [];
@@ -73,10 +85,10 @@ export class SchemaSizers {
   /** Set when a sizer gives up on the message being sized: then nothing more is frozen and the caller walks it generically. */
   readonly #pass = { failed: false };
 
-  constructor(schemas: ReadonlyMap<string, TObject>, hooks: SizePassHooks, sealing: boolean) {
+  constructor(schemas: ReadonlyMap<string, TObject>, hooks: SizePassHooks, mode: SizerMode) {
     this.#schemas = schemas;
     this.#hooks = hooks;
-    this.#sealing = sealing;
+    this.#mode = mode;
   }
 
   /** The frame length of `message` if its type has a sizer and it has its schema's shape, else NOT_SIZED. */
@@ -107,31 +119,33 @@ export class SchemaSizers {
     }
   }
 
-  /** Code sizing a value of `schema` held in the expression `value`. */
+  /** Code sizing a value of `schema` held in the expression `value` (checking its kind only, in mode "seal"). */
   #emit(schema: TSchema): Emit {
+    const sized = this.#mode !== "seal";
     switch (schema[Kind]) {
       case "Integer":
       case "Number":
-        return (v) => `(typeof ${v} === "number" ? numberSize(${v}) : fail())`;
+        return (v) => `(typeof ${v} === "number" ? ${sized ? `numberSize(${v})` : "0"} : fail())`;
       case "String":
-        return (v) => `(typeof ${v} === "string" ? stringSize(${v}) : fail())`;
+        return (v) => `(typeof ${v} === "string" ? ${sized ? `stringSize(${v})` : "0"} : fail())`;
       case "Literal": {
         if (typeof schema.const !== "string") throw new UnsupportedSchema();
+        if (!sized) return (v) => `(typeof ${v} === "string" ? 0 : fail())`;
         const literal = JSON.stringify(schema.const);
         const size = stringSize(schema.const);
         return (v) => `(${v} === ${literal} ? ${size} : typeof ${v} === "string" ? stringSize(${v}) : fail())`;
       }
       case "Boolean":
-        return (v) => `(typeof ${v} === "boolean" ? 1 : fail())`;
+        return (v) => `(typeof ${v} === "boolean" ? ${sized ? 1 : 0} : fail())`;
       case "Null":
-        return (v) => `(${v} === null ? 1 : fail())`;
+        return (v) => `(${v} === null ? ${sized ? 1 : 0} : fail())`;
       case "Uint8Array":
-        return (v) => `(${v} instanceof Uint8Array ? bytes(${v}.byteLength) : fail())`;
+        return (v) => `(${v} instanceof Uint8Array ? bytes(${v}.byteLength${sized ? "" : ", 0"}) : fail())`;
       case "Union": {
         const members = schema.anyOf as TSchema[];
         if (members.length !== 2 || (members[1] as TSchema)[Kind] !== "Null") throw new UnsupportedSchema();
         const inner = this.#emit(members[0] as TSchema);
-        return (v) => `(${v} === null ? 1 : ${inner(v)})`;
+        return (v) => `(${v} === null ? ${sized ? 1 : 0} : ${inner(v)})`;
       }
       case "Array":
       case "Object": {
@@ -165,7 +179,7 @@ export class SchemaSizers {
   /** The prelude every generated function shares: giving up, and a byte array's size. */
   static readonly #prelude = `
     const fail = () => { pass.failed = true; return 0; };
-    const bytes = (n) => { hooks.bytesMet(); return binHeader(n) + n; };
+    const bytes = (n, size = binHeader(n) + n) => { hooks.bytesMet(); return size; };
     const copy = (value) => (value instanceof Uint8Array ? Buffer.copyBytesFrom(value) : value);`;
 
   /**
@@ -186,7 +200,7 @@ export class SchemaSizers {
     const KEYS = ${JSON.stringify(keys)};
     const walk = (o, sealing) => {
       ${copies === "" ? "" : `if (sealing) { ${copies} }`}
-      const size = ${header}${fields.map((field) => ` + ${field}`).join("")};
+      const size = ${this.#mode === "seal" ? 0 : header}${fields.map((field) => ` + ${field}`).join("")};
       if (sealing && !pass.failed) Object.freeze(o);
       return size;
     };
@@ -209,7 +223,7 @@ export class SchemaSizers {
     const copy = itemSchema[Kind] === "Uint8Array" ? "if (sealing) a[i] = x = copy(x);" : "";
     return `${SchemaSizers.#prelude}
     const walk = (a, sealing) => {
-      let size = lengthHeader(a.length);
+      let size = ${this.#mode === "seal" ? 0 : "lengthHeader(a.length)"};
       for (let i = 0; i < a.length; i++) {
         let x = a[i];
         ${copy}
@@ -230,10 +244,10 @@ export class SchemaSizers {
    * answered without leaving JavaScript, Object.isFrozen is a runtime call).
    */
   #entry(value = "o"): string {
-    if (!this.#sealing) return `return walk(${value}, false);`;
+    if (this.#mode === "size") return `return walk(${value}, false);`;
     return `if (pass.failed) return 0;
       if (Object.isExtensible(${value}) || !Object.isFrozen(${value})) return walk(${value}, true);
-      return hooks.frozenSize(${value}, walk, pass);`;
+      return hooks.${this.#mode === "seal" ? "frozenSealed" : "frozenSize"}(${value}, walk, pass);`;
   }
 }
 

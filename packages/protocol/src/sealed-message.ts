@@ -104,8 +104,16 @@ const frozenSizes = new WeakMap<object, number>();
  * any more, so it may be kept by reference where a copy would be made.
  */
 export function isSealedWhole(value: object): boolean {
-  return frozenSizes.has(value);
+  return frozenSizes.has(value) || sealedWithoutSize.has(value);
 }
+
+/**
+ * Values sealed whole by a pass that did not size them (sealUnsized, under
+ * the same conditions as frozenSizes: the outermost frozen value, no byte
+ * arrays in it, everything in it modelled), so a run that sizes nothing
+ * (a hunt's seed) can keep them by reference too.
+ */
+const sealedWithoutSize = new WeakSet<object>();
 
 /** Records of the frame's own shapes met so far (defined or referenced): their headers depend on the frame. */
 let ownShapesMet = 0;
@@ -273,6 +281,21 @@ function ownShapeHeader(node: Shape, object: Record<string, unknown>): number {
 /** The generic walk's state for frozenSize: it does not give up (it encodes instead). */
 const WALKED: SizerState = { failed: false };
 
+/** A compiled sealer's frozenSize: a value sealed whole needs nothing; another is walked, and remembered as sealed whole if it qualifies. */
+function frozenSealed<T extends object>(value: T, walk: (value: T, sealing: boolean) => number, sealing: SizerState): number {
+  if (isSealedWhole(value)) return 0;
+  if (insideStored) return walk(value, false);
+  const bytesBefore = bytesMet;
+  insideStored = true;
+  try {
+    walk(value, false);
+  } finally {
+    insideStored = false;
+  }
+  if (bytesMet === bytesBefore && !sealing.failed) sealedWithoutSize.add(value);
+  return 0;
+}
+
 const hooks: SizePassHooks = {
   sharedRecordHeader(keys) {
     let node = root;
@@ -280,13 +303,15 @@ const hooks: SizePassHooks = {
     return node.shared !== 0 ? recordRef(node.shared) : undefined;
   },
   frozenSize,
+  frozenSealed,
   bytesMet: () => {
     bytesMet++;
   },
 };
-/** Sizers compiled from the message schemas: for sealMessage (they seal too) and for encodedSize. */
-const sealingSizers = new SchemaSizers(SCHEMA_BY_TYPE, hooks, true);
-const sizingSizers = new SchemaSizers(SCHEMA_BY_TYPE, hooks, false);
+/** Code compiled from the message schemas: for sealMessage (it seals too), encodedSize and sealUnsized. */
+const sealingSizers = new SchemaSizers(SCHEMA_BY_TYPE, hooks, "size-and-seal");
+const sizingSizers = new SchemaSizers(SCHEMA_BY_TYPE, hooks, "size");
+const sealers = new SchemaSizers(SCHEMA_BY_TYPE, hooks, "seal");
 
 function pass(value: unknown, freeze: boolean): number {
   // A message of its schema's shape is sized by its compiled sizer; any other value (or one it gives up on) is walked.
@@ -365,6 +390,8 @@ export function sealMessage(message: Message): number {
  * the pass's cost.
  */
 export function sealUnsized(message: Message): void {
+  // A message of its schema's shape is sealed by its compiled sealer; any other (or one it gives up on) is walked.
+  if (typeof message === "object" && message !== null && sealers.size(message) !== NOT_SIZED) return;
   plainPrototype = objectPrototypeIsClean();
   try {
     sealValue(message);

@@ -5,6 +5,7 @@ import {
   deepFreeze,
   encode,
   encodedSize,
+  isSealedWhole,
   MESSAGE_SCHEMAS,
   type Message,
   SCHEMA_BY_TYPE,
@@ -12,7 +13,7 @@ import {
   sealMessage,
   sealUnsized,
 } from "../src/index.js";
-import { NOT_SIZED, SchemaSizers, type SizePassHooks } from "../src/schema-sizer.js";
+import { NOT_SIZED, SchemaSizers, type SizePassHooks, type SizerMode } from "../src/schema-sizer.js";
 
 /**
  * Values of a message schema: every kind the message schemas use, with
@@ -361,8 +362,8 @@ function sharedRecordHeader(keys: readonly string[]): number | undefined {
   return index < 0 ? undefined : index + 0x40 >= 0x60 ? 2 : 1;
 }
 
-/** Compiled sizers of every message type, with hooks that count the frozen values they are handed. */
-function compiledSizers(sealing: boolean): { sizers: SchemaSizers; frozenValues: object[] } {
+/** Compiled code of every message type for one mode, with hooks that count the frozen values they are handed. */
+function compiledSizers(mode: SizerMode): { sizers: SchemaSizers; frozenValues: object[] } {
   const frozenValues: object[] = [];
   const hooks: SizePassHooks = {
     sharedRecordHeader,
@@ -370,10 +371,39 @@ function compiledSizers(sealing: boolean): { sizers: SchemaSizers; frozenValues:
       frozenValues.push(value);
       return walk(value, false);
     },
+    frozenSealed(value, walk) {
+      frozenValues.push(value);
+      walk(value, false);
+      return 0;
+    },
     bytesMet: () => {},
   };
-  return { sizers: new SchemaSizers(SCHEMA_BY_TYPE, hooks, sealing), frozenValues };
+  return { sizers: new SchemaSizers(SCHEMA_BY_TYPE, hooks, mode), frozenValues };
 }
+
+/** Expects every object and array of a sealed value frozen and each byte array it holds a copy of the one it held (`held`). */
+function expectSealed(value: unknown, held: readonly Uint8Array[]): void {
+  const state = sealedState(value, held);
+  for (let i = 0; i < state.length; i += 2) expect(state[i + 1]).toBe(state[i] !== "bytes");
+  const contents = (arrays: readonly ArrayBufferView[]) =>
+    arrays.map((bytes) => Array.from(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+  expect(contents(bytesOf(value))).toEqual(contents(held));
+}
+
+/** A record batch of one record, as a producer sends it and a broker stores it. */
+const recordBatch = () => ({
+  baseOffset: 0,
+  lastOffsetDelta: 0,
+  partitionLeaderEpoch: 1,
+  sizeInBytes: 80,
+  baseTimestamp: 5,
+  producerId: -1,
+  producerEpoch: -1,
+  baseSequence: -1,
+  isTransactional: false,
+  isControl: false,
+  records: [{ offsetDelta: 0, timestampDelta: 0, key: null, value: "v-0", sizeInBytes: 80 }],
+});
 
 /** Ways a message can depart from its schema's shape, each of which its compiled sizer must refuse. */
 const departures: Record<string, (message: Record<string, unknown>) => unknown> = {
@@ -391,7 +421,7 @@ const departures: Record<string, (message: Record<string, unknown>) => unknown> 
 
 describe("compiled sizers: sizes from code generated per message schema", () => {
   it("size a message of its schema's shape exactly, for random messages of every message type", () => {
-    const { sizers } = compiledSizers(false);
+    const { sizers } = compiledSizers("size");
     expect(SHARED_STRUCTURES.length).toBeGreaterThan(32);
     for (const schema of MESSAGE_SCHEMAS) {
       fc.assert(
@@ -406,8 +436,9 @@ describe("compiled sizers: sizes from code generated per message schema", () => 
   });
 
   it("refuse a message that departs from its schema's shape (the generic walk sizes it), and a type without a schema", () => {
-    const { sizers } = compiledSizers(false);
-    const sealing = compiledSizers(true).sizers;
+    const { sizers } = compiledSizers("size");
+    const sealing = compiledSizers("size-and-seal").sizers;
+    const sealer = compiledSizers("seal").sizers;
     for (const schema of MESSAGE_SCHEMAS) {
       fc.assert(
         fc.property(arbitraryOf(schema), fc.constantFrom(...Object.keys(departures)), (drawn, departure) => {
@@ -415,18 +446,25 @@ describe("compiled sizers: sizes from code generated per message schema", () => 
           const departed = (departures[departure] as (m: Record<string, unknown>) => unknown)(message);
           expect(sizers.size(departed as object)).toBe(NOT_SIZED);
           expect(sealing.size(departed as object)).toBe(NOT_SIZED);
+          expect(sealer.size(departed as object)).toBe(NOT_SIZED);
           // The top object was refused before anything was frozen.
           expect(Object.isFrozen(departed)).toBe(false);
           if (departure !== "a null-prototype object" && departure !== "an object of another class") {
             // The generic pass sizes it, freezes every object and array, and copies every byte array.
             const held = bytesOf(departed);
             expect(sealMessage(departed as Message)).toBe(encode(departed as Message).length);
-            const state = sealedState(departed, held);
-            for (let i = 0; i < state.length; i += 2) expect(state[i + 1]).toBe(state[i] !== "bytes");
+            expectSealed(departed, held);
           }
         }),
         { numRuns: 6 },
       );
+    }
+    // A value of another kind than its schema's, at the top and nested, in every mode.
+    for (const compiled of [sizers, sealing, sealer]) {
+      expect(compiled.size({ type: "SimPing", seq: "1", payload: "p" })).toBe(NOT_SIZED);
+      expect(compiled.size(joinGroupRequest([{ name: 5 as unknown as string, metadata: new Uint8Array(1) }]))).toBe(NOT_SIZED);
+      expect(compiled.size({ type: "SimPing", seq: 1, payload: null })).toBe(NOT_SIZED);
+      expect(compiled.size({ type: "SimPing", seq: 1, payload: "p" })).not.toBe(NOT_SIZED);
     }
     expect(sizers.size({ type: "NoSuchMessage" })).toBe(NOT_SIZED);
     expect(sizers.size({ kind: "SimPing" })).toBe(NOT_SIZED);
@@ -440,7 +478,12 @@ describe("compiled sizers: sizes from code generated per message schema", () => 
         { name: "range", metadata: bytes },
         { name: "sticky", metadata: new Uint16Array([3]) },
       ]);
-    expect(compiledSizers(true).sizers.size(build())).toBe(NOT_SIZED);
+    expect(compiledSizers("size-and-seal").sizers.size(build())).toBe(NOT_SIZED);
+    expect(compiledSizers("seal").sizers.size(build())).toBe(NOT_SIZED);
+    const unsized = build();
+    const unsizedHeld = bytesOf(unsized);
+    sealUnsized(unsized);
+    expectSealed(unsized, unsizedHeld);
     const message = build();
     const held = bytesOf(message);
     expect(sealMessage(message)).toBe(encode(build()).length);
@@ -461,39 +504,76 @@ describe("compiled sizers: sizes from code generated per message schema", () => 
     ]);
   });
 
-  it("seal as the generic walk does: the same objects frozen and byte arrays copied, for random messages of every type", () => {
-    const { sizers } = compiledSizers(true);
+  it("seal, sized or not: every object and array frozen, every byte array copied, for random messages of every type", () => {
+    const sizing = compiledSizers("size-and-seal").sizers;
+    const sealing = compiledSizers("seal").sizers;
     for (const schema of MESSAGE_SCHEMAS) {
       fc.assert(
         fc.property(arbitraryOf(schema), (drawn) => {
-          const compiled = structuredClone(drawn) as object;
-          const generic = structuredClone(drawn) as Message;
-          const compiledBytes = bytesOf(compiled);
-          const genericBytes = bytesOf(generic);
-          expect(sizers.size(compiled)).toBe(encode(generic).length);
-          sealUnsized(generic);
-          expect(sealedState(compiled, compiledBytes)).toEqual(sealedState(generic, genericBytes));
+          const sized = structuredClone(drawn) as object;
+          const unsized = structuredClone(drawn) as object;
+          const sizedHeld = bytesOf(sized);
+          const unsizedHeld = bytesOf(unsized);
+          expect(sizing.size(sized)).toBe(encode(drawn as Message).length);
+          expect(sealing.size(unsized)).toBe(0);
+          expectSealed(sized, sizedHeld);
+          expectSealed(unsized, unsizedHeld);
         }),
         { numRuns: 20 },
       );
     }
   });
 
+  it("seal, sized or not, what was closed but not frozen, and leave frozen parts (another message's) as they are", () => {
+    for (const seal of [(m: Message) => void sealMessage(m), sealUnsized]) {
+      const bytes = new Uint8Array([1]);
+      const closed = Object.preventExtensions({ name: "range", metadata: bytes });
+      const earlier = joinGroupRequest([{ name: "sticky", metadata: new Uint8Array([5]) }]);
+      seal(earlier);
+      const sent = (earlier as unknown as { protocols: { name: string; metadata: Uint8Array }[] }).protocols;
+      const sentBytes = sent[0]?.metadata;
+      const message = joinGroupRequest([closed, ...sent]);
+      seal(message);
+      expect(Object.isFrozen(closed) && Object.isFrozen(message)).toBe(true);
+      expect(closed.metadata).not.toBe(bytes);
+      expect(Array.from(closed.metadata)).toEqual([1]);
+      expect(sent[0]?.metadata).toBe(sentBytes);
+    }
+  });
+
+  it("remember a value sealed whole without sizing, once it is sent again, unless it holds bytes", () => {
+    const produce = (records: object) =>
+      ({
+        type: "ProduceRequest",
+        correlationId: 1,
+        apiVersion: 9,
+        clientId: "p",
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 30_000,
+        topicData: [{ name: "t", partitionData: [{ index: 0, records }] }],
+      }) as unknown as Message;
+    // A ProduceRequest has its compiled sealer (it does not give up on one).
+    expect(compiledSizers("seal").sizers.size(produce(recordBatch()))).toBe(0);
+    const sent = recordBatch();
+    sealUnsized(produce(sent));
+    // Sealed as it was sent (fresh, frozen now); remembered as sealed whole when it is met frozen, sent again.
+    expect(Object.isFrozen(sent.records[0])).toBe(true);
+    expect(isSealedWhole(sent)).toBe(false);
+    sealUnsized(produce(sent));
+    expect(isSealedWhole(sent)).toBe(true);
+    // A protocol holding bytes is frozen but not sealed whole: its bytes could still change.
+    const withBytes = joinGroupRequest([{ name: "range", metadata: new Uint8Array([1]) }]);
+    sealUnsized(withBytes);
+    const protocol = (withBytes as unknown as { protocols: object[] }).protocols[0] as object;
+    sealUnsized(joinGroupRequest([protocol as { name: string; metadata: Uint8Array }]));
+    expect(Object.isFrozen(protocol)).toBe(true);
+    expect(isSealedWhole(protocol)).toBe(false);
+  });
+
   it("hand a value frozen by an earlier message to the pass's cache, and size it the same", () => {
-    const { sizers, frozenValues } = compiledSizers(true);
-    const batch = {
-      baseOffset: 0,
-      lastOffsetDelta: 0,
-      partitionLeaderEpoch: 1,
-      sizeInBytes: 80,
-      baseTimestamp: 5,
-      producerId: -1,
-      producerEpoch: -1,
-      baseSequence: -1,
-      isTransactional: false,
-      isControl: false,
-      records: [{ offsetDelta: 0, timestampDelta: 0, key: null, value: "v-0", sizeInBytes: 80 }],
-    };
+    const { sizers, frozenValues } = compiledSizers("size-and-seal");
+    const batch = recordBatch();
     const response = (records: unknown[]) => ({
       type: "FetchResponse",
       correlationId: 3,

@@ -8,8 +8,8 @@ import { binHeader, lengthHeader, numberSize, stringSize } from "./msgpack-sizes
  * The size pass's generic walk (sealed-message.ts) learns each object's
  * shape by following its keys through a trie and sizes each value after
  * asking what it is: most of its cost on a small message such as a
- * FetchRequest. Every message of a type is built with its schema's keys in
- * the schema's order (schema.ts), so each object shape of the schemas gets
+ * FetchRequest. Messages are built with their schema's keys in the
+ * schema's order (schema.ts; nearly all are), so each object shape of the schemas gets
  * a function, generated once, that checks the object has exactly those keys
  * in that order (one for-in, string identity compares) and then reads each
  * field by name and sizes it as its schema kind says. Nothing is assumed:

@@ -182,14 +182,31 @@ function arrayWalk(array: unknown[], sealing: boolean): number {
   return size;
 }
 
-/**
- * The size of a value an earlier pass froze: stored, or walked (and stored
- * if it is the outermost and frame-independent, and a compiled sizer's walk
- * did not give up on it).
- */
+/** The size of a value an earlier pass froze: stored, or walked (and stored if it qualifies, see walkFrozen). */
 function frozenSize<T extends object>(value: T, walk: (value: T, sealing: boolean) => number, sizing: SizerState = WALKED): number {
   const stored = frozenSizes.get(value);
   if (stored !== undefined) return stored;
+  return walkFrozen(value, walk, sizing, storeSize);
+}
+
+const storeSize = (value: object, size: number): void => {
+  frozenSizes.set(value, size);
+};
+
+/**
+ * Walks a value an earlier pass froze (what it holds may still need
+ * sealing) and hands it to `whole` if it qualifies as sealed whole: it is
+ * the outermost frozen value of the pass (those inside it are reached
+ * through it), it defined no structure of the frame's own and held no byte
+ * arrays (its size does not depend on the frame, nothing in it can change),
+ * and a compiled walk did not give up in it.
+ */
+function walkFrozen<T extends object>(
+  value: T,
+  walk: (value: T, sealing: boolean) => number,
+  sizing: SizerState,
+  whole: (value: T, size: number) => void,
+): number {
   if (insideStored) return walk(value, false);
   const ownBefore = ownShapesMet;
   const bytesBefore = bytesMet;
@@ -200,7 +217,7 @@ function frozenSize<T extends object>(value: T, walk: (value: T, sealing: boolea
   } finally {
     insideStored = false;
   }
-  if (ownShapesMet === ownBefore && bytesMet === bytesBefore && !sizing.failed) frozenSizes.set(value, size);
+  if (ownShapesMet === ownBefore && bytesMet === bytesBefore && !sizing.failed) whole(value, size);
   return size;
 }
 
@@ -284,17 +301,13 @@ const WALKED: SizerState = { failed: false };
 /** A compiled sealer's frozenSize: a value sealed whole needs nothing; another is walked, and remembered as sealed whole if it qualifies. */
 function frozenSealed<T extends object>(value: T, walk: (value: T, sealing: boolean) => number, sealing: SizerState): number {
   if (isSealedWhole(value)) return 0;
-  if (insideStored) return walk(value, false);
-  const bytesBefore = bytesMet;
-  insideStored = true;
-  try {
-    walk(value, false);
-  } finally {
-    insideStored = false;
-  }
-  if (bytesMet === bytesBefore && !sealing.failed) sealedWithoutSize.add(value);
+  walkFrozen(value, walk, sealing, rememberSealed);
   return 0;
 }
+
+const rememberSealed = (value: object): void => {
+  sealedWithoutSize.add(value);
+};
 
 const hooks: SizePassHooks = {
   sharedRecordHeader(keys) {

@@ -14,6 +14,8 @@ export * from "./consumer/cluster-metadata.js";
 export * from "./consumer/fetch-config.js";
 export * from "./consumer/fetch-metrics.js";
 export * from "./consumer/fetcher.js";
+export * from "./consumer/polled-records.js";
+export { recordRangesOf } from "./consumer/record-ranges.js";
 export * from "./consumer/record-source.js";
 export * from "./controller/controller-actor.js";
 export * from "./controller/controller-config.js";

@@ -90,7 +90,7 @@ export class FetcherActor implements Actor {
 
   #poll(ctx: Context): void {
     const at = ctx.now();
-    for (const record of this.fetcher.poll(Number.MAX_SAFE_INTEGER, ctx)) this.polled.push({ at, record });
+    for (const record of this.fetcher.poll(Number.MAX_SAFE_INTEGER, ctx).records()) this.polled.push({ at, record });
   }
 }
 

@@ -66,7 +66,7 @@ describe("Fetcher and connection resets (SimDisconnect)", () => {
     expect(toNewLeader[0]?.at).toBe(crashAt + ms(4));
     expect(asFetch(toNewLeader[0]!.sent.message)).toMatchObject({ sessionId: 0, sessionEpoch: 0 });
     expect(requestedPartitions(asFetch(toNewLeader[0]!.sent.message))).toEqual([{ key: "orders-0", offset: 0, leaderEpoch: 1 }]);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([0, 1, 2]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([0, 1, 2]);
     // The dead broker is not asked again.
     expect(sentTo(world, sends, "broker-1", "FetchRequest").filter(({ at }) => at > crashAt)).toEqual([]);
     expect(rounds(world).some((r) => r.error === "REQUEST_TIMED_OUT")).toBe(false);

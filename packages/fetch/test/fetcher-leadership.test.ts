@@ -32,7 +32,7 @@ describe("Fetcher leadership and metadata", () => {
     for (const f of failing)
       if (f.message.type === "FetchRequest") expect(requestedPartitions(f.message).map((p) => p.key)).not.toContain("orders-0");
     expect(rounds.some((r) => r.broker === "broker-2" && r.records === 3)).toBe(true);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([0, 1, 2]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([0, 1, 2]);
     expect(world.ctx.warnings).toEqual([]);
   });
 
@@ -46,7 +46,7 @@ describe("Fetcher leadership and metadata", () => {
     expect(epochs[0]).toBe(0);
     expect(epochs.at(-1)).toBe(1);
     expect(world.requestsOfType("MetadataRequest")).toHaveLength(2);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([0, 1]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([0, 1]);
   });
 
   it("refreshes metadata every metadata.max.age.ms", () => {

@@ -11,7 +11,7 @@ describe("Fetcher metrics (consumer-fetch-manager-metrics)", () => {
     world.runUntil(ms(10));
     // Nothing consumed yet: a fetch counts toward fetch-size only once its data is consumed.
     expect(world.fetcher.metrics(world.ctx.now()).metrics["fetch-size-avg"]).toBeNull();
-    expect(world.act((f, ctx) => f.poll(500, ctx))).toHaveLength(3);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records())).toHaveLength(3);
     // Fetch #2 leaves at 10 ms and is held 500 ms by the broker (nothing new): answered at 512 ms.
     world.runUntil(ms(600));
 
@@ -55,15 +55,15 @@ describe("Fetcher metrics (consumer-fetch-manager-metrics)", () => {
     const world = startedWorld({ config: { "max.poll.records": 4 } });
     world.cluster.produce(P0, 10);
     world.runUntil(ms(10));
-    world.act((f, ctx) => f.poll(500, ctx)); // position 4, HW 10: lag 6
-    world.act((f, ctx) => f.poll(500, ctx)); // position 8: lag 2
+    world.act((f, ctx) => f.poll(500, ctx).records()); // position 4, HW 10: lag 6
+    world.act((f, ctx) => f.poll(500, ctx).records()); // position 8: lag 2
     const { metrics, partitions } = world.fetcher.metrics(world.ctx.now());
     expect(metrics["records-lag-max"]).toBe(6);
     expect(metrics["records-lead-min"]).toBe(4);
     expect(partitions["orders-0"]).toMatchObject({ "records-lag": 2, "records-lag-max": 6, "records-lag-avg": 4, "records-lead": 8 });
     // The response is not consumed yet: no fetch size recorded.
     expect(metrics["fetch-size-avg"]).toBeNull();
-    world.act((f, ctx) => f.poll(500, ctx));
+    world.act((f, ctx) => f.poll(500, ctx).records());
     expect(world.fetcher.metrics(world.ctx.now()).metrics["fetch-size-avg"]).toBe(1_000);
     expect(world.fetcher.metrics(world.ctx.now()).metrics["records-per-request-avg"]).toBe(10);
     world.act((f, ctx) => f.assign([], ctx));
@@ -74,7 +74,7 @@ describe("Fetcher metrics (consumer-fetch-manager-metrics)", () => {
     const world = startedWorld({ config: { "max.poll.records": 2 } });
     world.cluster.produce(P0, 5);
     world.runUntil(ms(10));
-    world.act((f, ctx) => f.poll(500, ctx));
+    world.act((f, ctx) => f.poll(500, ctx).records());
     world.act((f, ctx) => f.seek(P0, 0, ctx));
     const { metrics } = world.fetcher.metrics(world.ctx.now());
     expect(metrics["fetch-size-avg"]).toBe(200);
@@ -102,7 +102,7 @@ describe("Fetcher metrics (consumer-fetch-manager-metrics)", () => {
     const world = startedWorld();
     world.cluster.produce(P0, 1);
     world.runUntil(ms(10));
-    world.act((f, ctx) => f.poll(500, ctx));
+    world.act((f, ctx) => f.poll(500, ctx).records());
     world.runUntil(seconds(61));
     const { metrics } = world.fetcher.metrics(world.ctx.now());
     expect(metrics["fetch-size-avg"]).toBeNull();

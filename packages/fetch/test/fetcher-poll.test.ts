@@ -19,16 +19,16 @@ describe("Fetcher poll", () => {
     world.cluster.produce(P0, 4);
     world.run(ms(10));
     expect(world.fetcher.hasRecords()).toBe(true);
-    const first = world.act((f, ctx) => f.poll(500, ctx));
+    const first = world.act((f, ctx) => f.poll(500, ctx).records());
     expect(offsets(first)).toEqual([0, 1, 2, 3]);
     expect(first[0]).toMatchObject({ topic: "orders", partition: 0, value: "v0", key: null, sizeInBytes: 100, timestampMs: 1_000 });
     expect(world.fetcher.position(P0)).toBe(4);
     // The caller's own limit applies too.
-    expect(offsets(world.act((f, ctx) => f.poll(2, ctx)))).toEqual([4, 5]);
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([6, 7, 8, 9]);
+    expect(offsets(world.act((f, ctx) => f.poll(2, ctx).records()))).toEqual([4, 5]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([6, 7, 8, 9]);
     expect(world.fetcher.position(P0)).toBe(10);
     expect(world.fetcher.hasRecords()).toBe(false);
-    expect(world.act((f, ctx) => f.poll(500, ctx))).toEqual([]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records())).toEqual([]);
     expect(world.fetcher.lag(P0)).toBe(0);
   });
 
@@ -39,10 +39,10 @@ describe("Fetcher poll", () => {
     world.run(ms(10));
     const before = world.fetchRequests().length;
     // P0 still holds 2 of its 6 records after this poll: it is not fetched again yet.
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([0, 1, 2, 3]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([0, 1, 2, 3]);
     expect(world.fetchRequests().length).toBe(before);
     // This poll drains P0 and starts P1; P0's next fetch leaves inside the same poll.
-    const second = world.act((f, ctx) => f.poll(500, ctx));
+    const second = world.act((f, ctx) => f.poll(500, ctx).records());
     expect(second.map((r) => `${r.partition}:${r.offset}`)).toEqual(["0:4", "0:5", "1:0", "1:1"]);
     const sent = world.fetchRequests().slice(before);
     expect(sent.map((s) => s.to)).toEqual(["broker-1"]);
@@ -50,7 +50,7 @@ describe("Fetcher poll", () => {
     // Records arrive for P0 while the application still has P1's last record to take.
     world.cluster.produce(P0, 2);
     world.run(ms(5));
-    const third = world.act((f, ctx) => f.poll(500, ctx));
+    const third = world.act((f, ctx) => f.poll(500, ctx).records());
     expect(third.map((r) => `${r.partition}:${r.offset}`)).toEqual(["1:2", "0:6", "0:7"]);
   });
 
@@ -62,7 +62,7 @@ describe("Fetcher poll", () => {
     world.act((f, ctx) => f.setFetchable([P0], false, ctx));
     world.run(ms(5));
     expect(world.fetcher.hasRecords()).toBe(false);
-    expect(world.act((f, ctx) => f.poll(500, ctx))).toEqual([]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records())).toEqual([]);
     expect(world.fetcher.position(P0)).toBe(0);
     // The next fetch drops P0 from the session.
     expect(fetchedKeys(world, 1)).toEqual([]);
@@ -73,7 +73,7 @@ describe("Fetcher poll", () => {
     world.act((f, ctx) => f.setFetchable([P0], true, ctx));
     world.run(ms(600));
     expect(world.fetchRequests().some(({ request }) => requestedPartitions(request).some((p) => p.key === "orders-0"))).toBe(true);
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([0, 1, 2]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([0, 1, 2]);
   });
 
   it("drops buffered data when a partition is paused after it arrived", () => {
@@ -83,10 +83,10 @@ describe("Fetcher poll", () => {
     expect(world.fetcher.hasRecords()).toBe(true);
     world.act((f, ctx) => f.setFetchable([P0], false, ctx));
     expect(world.fetcher.hasRecords()).toBe(false);
-    expect(world.act((f, ctx) => f.poll(500, ctx))).toEqual([]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records())).toEqual([]);
     world.act((f, ctx) => f.setFetchable([P0], true, ctx));
     world.run(ms(10));
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([0, 1, 2]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([0, 1, 2]);
   });
 
   it("drops the in-flight data of a revoked partition and forgets it in the session", () => {
@@ -97,7 +97,7 @@ describe("Fetcher poll", () => {
     world.act((f, ctx) => f.assign([P1], ctx));
     expect(world.fetcher.position(P0)).toBeNull();
     world.run(ms(10));
-    const records = world.act((f, ctx) => f.poll(500, ctx));
+    const records = world.act((f, ctx) => f.poll(500, ctx).records());
     expect(records.map((r) => `${r.partition}:${r.offset}`)).toEqual(["1:0", "1:1"]);
     const later = world.fetchRequests().slice(1);
     expect(later.length).toBeGreaterThan(0);
@@ -111,7 +111,7 @@ describe("Fetcher poll", () => {
     world.runUntil(ms(3));
     world.act((f, ctx) => f.seek(P0, 7, ctx));
     world.run(ms(10));
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([7, 8, 9]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([7, 8, 9]);
     expect(fetchedKeys(world, 1)).toEqual(["orders-0@7"]);
   });
 
@@ -119,7 +119,7 @@ describe("Fetcher poll", () => {
     const world = startedWorld({ seekTo: 3 });
     world.cluster.produce(P0, 6);
     world.run(ms(10));
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([3, 4, 5]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([3, 4, 5]);
     expect(world.fetcher.position(P0)).toBe(6);
   });
 
@@ -131,9 +131,9 @@ describe("Fetcher poll", () => {
     world.cluster.produceControl(P0); // offset 6
     world.run(ms(10));
     // The marker after the third record is consumed with it.
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([0, 1, 2]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([0, 1, 2]);
     expect(world.fetcher.position(P0)).toBe(4);
-    expect(offsets(world.act((f, ctx) => f.poll(500, ctx)))).toEqual([4, 5]);
+    expect(offsets(world.act((f, ctx) => f.poll(500, ctx).records()))).toEqual([4, 5]);
     expect(world.fetcher.position(P0)).toBe(7);
 
     // A fetch that returns only a marker moves the position without handing anything out.

@@ -24,7 +24,7 @@ describe("Fetcher positions", () => {
     expect(world.fetchRequests()).toEqual([]);
     world.act((f, ctx) => f.seek(P0, 9, ctx));
     world.run(ms(10));
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([9, 10, 11]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([9, 10, 11]);
   });
 
   it("resets to the log start with earliest", () => {
@@ -41,7 +41,7 @@ describe("Fetcher positions", () => {
     expect(world.ctx.observed("fetch.reset")).toEqual([
       { type: "fetch.reset", topic: "orders", partition: 0, strategy: "earliest", offset: 5, reason: "no-committed-offset" },
     ]);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([5, 6, 7, 8, 9, 10, 11]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([5, 6, 7, 8, 9, 10, 11]);
   });
 
   it("resets to the log end with latest, and then sees only new records", () => {
@@ -54,7 +54,7 @@ describe("Fetcher positions", () => {
     expect(world.ctx.observed("fetch.reset")[0]).toMatchObject({ strategy: "latest", offset: 12, reason: "no-committed-offset" });
     world.cluster.produce(P0, 2);
     world.run(ms(600));
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([12, 13]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([12, 13]);
   });
 
   it("reports no-offset for reset=none and sends nothing", () => {
@@ -77,7 +77,7 @@ describe("Fetcher positions", () => {
     world.run(ms(20));
     expect(world.ctx.observed("fetch.reset")).toEqual([]);
     expect(world.fetcher.position(P0)).toBe(10);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([10, 11]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([10, 11]);
   });
 
   it("retries a reset after the backoff when the leader answers with an error", () => {
@@ -106,7 +106,7 @@ describe("Fetcher positions", () => {
       { type: "fetch.reset", topic: "orders", partition: 0, strategy: "earliest", offset: 5, reason: "out-of-range" },
     ]);
     expect(world.ctx.observed("fetch.round")[0]).toMatchObject({ error: "NONE", records: 0 });
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)[0]).toBe(5);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)[0]).toBe(5);
   });
 
   it("with reset=none reports OFFSET_OUT_OF_RANGE once and stops fetching the partition until it is seeked", () => {
@@ -119,7 +119,7 @@ describe("Fetcher positions", () => {
     expect(listOffsets(world)).toEqual([]);
     world.act((f, ctx) => f.seek(P0, 11, ctx));
     world.run(ms(10));
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([11]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([11]);
   });
 
   it("ignores OFFSET_OUT_OF_RANGE for an offset the partition no longer has", () => {
@@ -129,14 +129,14 @@ describe("Fetcher positions", () => {
     world.act((f, ctx) => f.seek(P0, 6, ctx));
     world.run(ms(10));
     expect(world.ctx.observed("fetch.reset")).toEqual([]);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)[0]).toBe(6);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)[0]).toBe(6);
   });
 
   it("keeps positions of partitions kept across an assignment change", () => {
     const world = startedWorld({ partitions: [P0] });
     world.cluster.produce(P0, 3);
     world.run(ms(10));
-    world.act((f, ctx) => f.poll(500, ctx));
+    world.act((f, ctx) => f.poll(500, ctx).records());
     world.act((f, ctx) => f.assign([P0, P1], ctx));
     expect(world.fetcher.position(P0)).toBe(3);
     expect(world.fetcher.position(P1)).toBeNull();

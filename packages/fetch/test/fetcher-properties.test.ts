@@ -223,11 +223,11 @@ class Checked {
     }
   }
 
-  poll(max: number): ConsumedRecord[] {
+  poll(max: number): readonly ConsumedRecord[] {
     const { world } = this;
     this.checkPositions();
     const before = new Map(PARTITIONS.map((tp) => [tpKey(tp.topic, tp.partition), world.fetcher.position(tp)]));
-    const records = world.act((f, ctx) => f.poll(max, ctx));
+    const records = world.act((f, ctx) => f.poll(max, ctx).records());
     expect(records.length).toBeLessThanOrEqual(max);
     for (const tp of PARTITIONS) {
       const key = tpKey(tp.topic, tp.partition);

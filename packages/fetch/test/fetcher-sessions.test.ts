@@ -34,7 +34,7 @@ describe("Fetcher fetch sessions (KIP-227)", () => {
     expect(keys(second!.request)).toEqual([]);
     expect(forgottenPartitions(second!.request)).toEqual(["orders-0"]);
 
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([0, 1, 2]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([0, 1, 2]);
     // P1's long poll is still out: nothing more goes to the broker until it returns.
     expect(world.fetchRequests()).toHaveLength(2);
     world.run(ms(600));
@@ -83,7 +83,7 @@ describe("Fetcher fetch sessions (KIP-227)", () => {
     const last = rounds(world).at(-1)!;
     expect(last).toMatchObject({ full: true, error: "NONE", records: 2 });
     expect(last.sessionId).not.toBe(sessionId);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([0, 1]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([0, 1]);
   });
 
   it("closes and recreates the session with (id, 0) after INVALID_FETCH_SESSION_EPOCH", () => {
@@ -127,7 +127,7 @@ describe("Fetcher fetch sessions (KIP-227)", () => {
     const retry = world.fetchRequests()[lost]!.request;
     expect(retry).toMatchObject({ sessionId, sessionEpoch: 0 });
     expect(world.ctx.now()).toBeGreaterThan(lostAt);
-    expect(world.act((f, ctx) => f.poll(500, ctx)).map((r) => r.offset)).toEqual([0, 1, 2, 3]);
+    expect(world.act((f, ctx) => f.poll(500, ctx).records()).map((r) => r.offset)).toEqual([0, 1, 2, 3]);
     expect(world.ctx.warnings).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import type { ConsumedRecord, OffsetResetStrategy, PositionProblem, RecordSource } from "@kcsim/fetch";
+import type { OffsetResetStrategy, PolledRecords, PositionProblem, RecordSource } from "@kcsim/fetch";
 import {
   type ActorId,
   type Context,
@@ -38,7 +38,7 @@ class RecordingSource implements RecordSource {
   position(partition: TopicPartition): number | null {
     return this.#inner.position(partition);
   }
-  poll(maxRecords: number, ctx: Context): ConsumedRecord[] {
+  poll(maxRecords: number, ctx: Context): PolledRecords {
     return this.#inner.poll(maxRecords, ctx);
   }
   hasRecords(): boolean {

@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from "@kcsim/fetch";
+import { type ConsumedRecord, recordRangesOf } from "@kcsim/fetch";
 import { compareTp, ms, seconds, type TopicPartition, tpKey } from "@kcsim/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -41,13 +41,18 @@ describe("SyntheticRecordSource", () => {
     const { source, ctx } = sourceAt();
     ctx.setNow(seconds(1));
     source.assign([tp("T1", 0)], ctx);
-    expect(source.poll(100, ctx)).toEqual([]);
+    expect(source.poll(100, ctx).count).toBe(0);
     expect(source.nextReadyAt(ctx.now())).toBeNull();
     source.seek(tp("T1", 0), 5, ctx);
     source.setFetchable([tp("T1", 0)], false, ctx);
-    expect(source.poll(100, ctx)).toEqual([]);
+    expect(source.poll(100, ctx).records()).toEqual([]);
     source.setFetchable([tp("T1", 0)], true, ctx);
-    const records = source.poll(100, ctx);
+    const polled = source.poll(100, ctx);
+    // The poll is its ranges; the records are made from them when read.
+    expect(polled.count).toBe(6);
+    expect(polled.ranges).toEqual([{ topic: "T1", partition: 0, firstOffset: 5, lastOffset: 10, count: 6 }]);
+    const records = polled.records();
+    expect(polled.records()).toBe(records);
     expect(records.map((r) => r.offset)).toEqual([5, 6, 7, 8, 9, 10]);
     // Every field by name: key and value are getters (built when read), which toEqual on the record itself would not see.
     const { topic, partition, offset, timestampMs, key, value, sizeInBytes } = records[0] as ConsumedRecord;
@@ -86,8 +91,8 @@ describe("SyntheticRecordSource", () => {
     source.assign([tp("T1", 0), tp("T1", 1)], ctx);
     source.seek(tp("T1", 0), 0, ctx);
     source.seek(tp("T1", 1), 0, ctx);
-    const first = source.poll(3, ctx);
-    const second = source.poll(3, ctx);
+    const first = source.poll(3, ctx).records();
+    const second = source.poll(3, ctx).records();
     expect(first.map((r) => `${r.partition}@${r.offset}`)).toEqual(["0@0", "0@1", "0@2"]);
     expect(second.map((r) => `${r.partition}@${r.offset}`)).toEqual(["1@0", "1@1", "1@2"]);
   });
@@ -229,9 +234,15 @@ describe("SyntheticRecordSource against the plain source", () => {
               source.resetPosition(step.partition, step.strategy, ctx);
               plain.reset(step.partition, step.strategy, now);
               break;
-            case "poll":
-              expect(source.poll(step.maxRecords, ctx).map((r) => r.key)).toEqual(plain.poll(step.maxRecords, now));
+            case "poll": {
+              const polled = source.poll(step.maxRecords, ctx);
+              const records = polled.records();
+              expect(records.map((r) => r.key)).toEqual(plain.poll(step.maxRecords, now));
+              // The ranges a poll is made of are the ranges of the records it hands out.
+              expect(polled.count).toBe(records.length);
+              expect(polled.ranges).toEqual(recordRangesOf(records));
               break;
+            }
             case "advance":
               ctx.setNow(now + step.us);
               break;

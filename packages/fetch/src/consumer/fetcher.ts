@@ -19,7 +19,8 @@ import { FETCH_TIMEOUT_TIMER_PREFIX, FetchRequestManager } from "./fetch-request
 import { METADATA_TIMEOUT_TIMER, MetadataRefresher } from "./metadata-refresher.js";
 import { LIST_OFFSETS_TIMEOUT_TIMER_PREFIX, OffsetResetter } from "./offset-resetter.js";
 import type { TopicPartitionState } from "./partition-state.js";
-import type { ConsumedRecord, OffsetResetStrategy, PositionProblem, RecordSource } from "./record-source.js";
+import { ListedRecords, NO_RECORDS, type PolledRecords } from "./polled-records.js";
+import type { OffsetResetStrategy, PositionProblem, RecordSource } from "./record-source.js";
 import { SubscriptionState } from "./subscription-state.js";
 
 /** Wakes the fetcher when a backoff ends or metadata is due (nothing else would). */
@@ -167,10 +168,10 @@ export class Fetcher implements RecordSource {
    * max.poll.records)). Prefetch follows: partitions whose data is now
    * consumed are fetched again before the application gets its records.
    */
-  poll(maxRecords: number, ctx: Context): ConsumedRecord[] {
+  poll(maxRecords: number, ctx: Context): PolledRecords {
     const records = this.#collector.collect(maxRecords, ctx.now());
     this.#pump(ctx);
-    return records;
+    return records.length === 0 ? NO_RECORDS : new ListedRecords(records);
   }
 
   hasRecords(): boolean {

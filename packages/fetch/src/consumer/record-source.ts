@@ -1,4 +1,5 @@
 import type { ActorId, Context, Message, Micros, TopicPartition } from "@kcsim/protocol";
+import type { PolledRecords } from "./polled-records.js";
 
 /** One record as the consumer's application sees it (Kafka's ConsumerRecord). */
 export interface ConsumedRecord {
@@ -45,7 +46,7 @@ export interface RecordSource {
   resetPosition(partition: TopicPartition, strategy: OffsetResetStrategy, ctx: Context): void;
   position(partition: TopicPartition): number | null;
   /** Records ready for the application now (at most maxRecords), advancing positions. */
-  poll(maxRecords: number, ctx: Context): ConsumedRecord[];
+  poll(maxRecords: number, ctx: Context): PolledRecords;
   /** Whether poll() would return records right now. */
   hasRecords(): boolean;
   /** Partitions whose position could not be set (reported once, then cleared). */

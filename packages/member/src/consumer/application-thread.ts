@@ -1,4 +1,4 @@
-import type { ConsumedRecord, RecordSource } from "@kcsim/fetch";
+import type { PolledRecords, RecordSource } from "@kcsim/fetch";
 import { type Context, type Micros, ms, partitionsByTopic, type TopicPartition } from "@kcsim/protocol";
 import type { RebalanceCallback } from "../observations.js";
 import type { ApplicationSteps, BatchDone, BatchOutcome, BatchProcessor } from "../processing/batch-processor.js";
@@ -6,7 +6,6 @@ import type { Continuation } from "./completion.js";
 import type { ApplicationConfig } from "./consumer-member-config.js";
 import type { MemberObserver } from "./member-observer.js";
 import type { LeaveReason, RebalanceListenerInvoker } from "./membership-manager.js";
-import { recordRangesOf } from "./record-ranges.js";
 
 /** What the application thread asks of the rest of the consumer. */
 export interface ApplicationHooks {
@@ -307,10 +306,10 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       this.#betweenSteps(ctx);
       return;
     }
-    const records = this.#source.poll(this.#maxPollRecords, ctx);
+    const polled = this.#source.poll(this.#maxPollRecords, ctx);
     const now = ctx.now();
-    if (records.length > 0 || now >= this.#pollDeadline) {
-      this.#returnFromPoll(records, ctx);
+    if (polled.count > 0 || now >= this.#pollDeadline) {
+      this.#returnFromPoll(polled, ctx);
       return;
     }
     const readyAt = this.#source.nextReadyAt(now);
@@ -318,19 +317,19 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     this.#schedule(ctx, wakeAt - now, this.#toNextPollRound, true);
   }
 
-  #returnFromPoll(records: readonly ConsumedRecord[], ctx: Context): void {
+  #returnFromPoll(polled: PolledRecords, ctx: Context): void {
     this.#hooks.onPollReturning(ctx);
     this.#polls++;
-    this.#records += records.length;
+    this.#records += polled.count;
     // One observation per poll: that it returned nothing, or its records' ranges.
-    if (records.length === 0) {
+    if (polled.count === 0) {
       this.#observer.emptyPoll(ctx);
       this.#schedule(ctx, 0, this.#toBetweenSteps, false);
       return;
     }
-    this.#observer.records(ctx, recordRangesOf(records));
+    this.#observer.records(ctx, polled.ranges);
     this.#activity = "processing";
-    this.#processor.process(records, this, ctx, this.#toAfterBatch);
+    this.#processor.process(polled, this, ctx, this.#toAfterBatch);
   }
 
   /** A batch is done: commitSync if the app commits after each batch (not after a rolled-back one), then the next poll. */

@@ -1,7 +1,14 @@
-import type { ConsumedRecord, OffsetResetStrategy, PositionProblem, RecordSource } from "@kcsim/fetch";
+import {
+  NO_RECORDS,
+  type OffsetResetStrategy,
+  type PolledRange,
+  type PolledRecords,
+  type PositionProblem,
+  type RecordSource,
+} from "@kcsim/fetch";
 import { type Context, compareTp, MICROS_PER_SECOND, type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
 import type { SyntheticSourceConfig } from "./consumer-member-config.js";
-import { SyntheticRecord } from "./synthetic-record.js";
+import { type SyntheticRecordClock, SyntheticRecords } from "./synthetic-records.js";
 
 interface HeldPartition {
   readonly partition: TopicPartition;
@@ -18,9 +25,9 @@ interface HeldPartition {
  * hands out what has arrived at the partitions' positions. Keys and values
  * name the record ("T1-3@17"), so checkers can follow it.
  */
-export class SyntheticRecordSource implements RecordSource {
+export class SyntheticRecordSource implements RecordSource, SyntheticRecordClock {
   readonly #rate: number;
-  readonly #recordBytes: number;
+  readonly recordBytes: number;
   readonly #held = new Map<string, HeldPartition>();
   /** The held partitions sorted by partition (the order poll() takes them in), rebuilt when the assignment changes. */
   #sorted: HeldPartition[] = [];
@@ -42,12 +49,12 @@ export class SyntheticRecordSource implements RecordSource {
 
   constructor(config: SyntheticSourceConfig) {
     this.#rate = config.recordsPerSecondPerPartition;
-    this.#recordBytes = config.recordBytes;
+    this.recordBytes = config.recordBytes;
   }
 
   /** When offset `offset` of any partition arrives (integer microseconds). */
   arrivalTime(offset: number): Micros {
-    return Math.ceil((offset * MICROS_PER_SECOND) / this.#rate);
+    return arrivalMicros(offset, this.#rate);
   }
 
   /** The log end offset at `now`: how many records have arrived. */
@@ -55,7 +62,7 @@ export class SyntheticRecordSource implements RecordSource {
     if (this.#rate <= 0 || now < 0) return 0;
     if (now === this.#endAt) return this.#end;
     // Estimate with floats, then settle exactly against arrivalTime.
-    let end = Math.floor((now * this.#rate) / MICROS_PER_SECOND) + 1;
+    let end = arrivedEstimate(now, this.#rate);
     while (end > 0 && this.arrivalTime(end - 1) > now) end--;
     while (this.arrivalTime(end) <= now) end++;
     this.#endAt = now;
@@ -130,13 +137,12 @@ export class SyntheticRecordSource implements RecordSource {
     return this.#held.get(tpKey(partition.topic, partition.partition))?.position ?? null;
   }
 
-  poll(maxRecords: number, ctx: Context): ConsumedRecord[] {
+  poll(maxRecords: number, ctx: Context): PolledRecords {
     const now = ctx.now();
     this.#lastNow = now;
     const end = this.endOffset(now);
-    const records: ConsumedRecord[] = [];
     const lowest = this.#lowestPosition();
-    if (lowest === null || lowest >= end) return records;
+    if (lowest === null || lowest >= end) return NO_RECORDS;
     this.#lowest = undefined;
     // Take the ready partitions in order, starting each poll at a different one so a small max.poll.records does not starve any.
     const sorted = this.#sorted;
@@ -144,18 +150,20 @@ export class SyntheticRecordSource implements RecordSource {
     for (const held of sorted) if (isReady(held, end)) ready++;
     const first = indexOfReady(sorted, end, this.#rotation++ % ready);
     // A partition's readiness only changes when it is taken: the pass meets the ready ones in the order they were counted.
-    for (let i = 0; i < sorted.length && records.length < maxRecords; i++) {
+    // Each takes a run of offsets from its position, as many as have arrived and the poll still has room for.
+    const ranges: PolledRange[] = [];
+    let count = 0;
+    for (let i = 0; i < sorted.length && count < maxRecords; i++) {
       const held = sorted[(first + i) % sorted.length] as HeldPartition;
       if (!isReady(held, end)) continue;
       const { topic, partition } = held.partition;
-      let offset = held.position as number;
-      while (offset < end && records.length < maxRecords) {
-        records.push(new SyntheticRecord(topic, partition, offset, Math.floor(this.arrivalTime(offset) / 1000), this.#recordBytes));
-        offset++;
-      }
-      held.position = offset;
+      const firstOffset = held.position as number;
+      const taken = Math.min(end - firstOffset, maxRecords - count);
+      ranges.push({ topic, partition, firstOffset, lastOffset: firstOffset + taken - 1, count: taken });
+      count += taken;
+      held.position = firstOffset + taken;
     }
-    return records;
+    return new SyntheticRecords(ranges, count, this);
   }
 
   /** Whether records are ready as of the last time the source saw (this source has no clock of its own). */
@@ -200,6 +208,32 @@ export class SyntheticRecordSource implements RecordSource {
     this.#lowest = lowest;
     return lowest;
   }
+}
+
+/**
+ * When offset `offset` arrives at `rate` records per second (integer microseconds).
+ *
+ * V8 compiles `offset * MICROS_PER_SECOND` as a 32-bit integer multiply as
+ * long as every product it has seen fitted in one. The first that does not
+ * (offset 2,148 and up) throws away the optimized code of poll() and of
+ * everything else that inlined this, to compile it all again: five
+ * functions in a cold 600 s chaos-consumer run, about 2% of its
+ * instructions. Products past 2^31 at load (below) teach it floating point
+ * from the start; the numbers are the same either way.
+ */
+function arrivalMicros(offset: number, rate: number): Micros {
+  return Math.ceil((offset * MICROS_PER_SECOND) / rate);
+}
+
+/** How many records have arrived by `now` at `rate`, estimated in floating point (endOffset settles it exactly). */
+function arrivedEstimate(now: Micros, rate: number): number {
+  return Math.floor((now * rate) / MICROS_PER_SECOND) + 1;
+}
+
+// See arrivalMicros. Sixteen calls each: V8 keeps no type feedback for a function's first eight.
+for (let i = 0; i < 16; i++) {
+  arrivalMicros(2 ** 31 + i, 1);
+  arrivedEstimate(2 ** 31 + i, 1);
 }
 
 /** Whether records past the partition's position have arrived by `end` (and it may be fetched). */

@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from "@kcsim/fetch";
+import type { PolledRecords } from "@kcsim/fetch";
 import type { ActorId, Context, JsonValue, Message, Micros } from "@kcsim/protocol";
 import type { Continuation } from "../consumer/completion.js";
 
@@ -38,7 +38,7 @@ export interface BatchProcessor {
   /** Called once, when the consumer starts. */
   start(ctx: Context): void;
   /** Processes a non-empty batch; calls `done` once, when the thread may go on. */
-  process(records: readonly ConsumedRecord[], steps: ApplicationSteps, ctx: Context, done: BatchDone): void;
+  process(batch: PolledRecords, steps: ApplicationSteps, ctx: Context, done: BatchDone): void;
   receive(from: ActorId, message: Message, ctx: Context): boolean;
   fire(timer: string, ctx: Context): boolean;
   snapshot(): JsonValue;

@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from "@kcsim/fetch";
+import type { ConsumedRecord, PolledRecords } from "@kcsim/fetch";
 import { type ActorId, type Context, type JsonValue, type Message, ms } from "@kcsim/protocol";
 import type { ApplicationSteps, BatchDone, BatchProcessor } from "./batch-processor.js";
 import { rangesOf } from "./batch-ranges.js";
@@ -27,8 +27,9 @@ export class RecordByRecordProcessor implements BatchProcessor {
     this.#output?.start(ctx);
   }
 
-  process(records: readonly ConsumedRecord[], steps: ApplicationSteps, ctx: Context, done: BatchDone): void {
+  process(batch: PolledRecords, steps: ApplicationSteps, ctx: Context, done: BatchDone): void {
     this.#batches++;
+    const records = batch.records();
     const output = this.#output;
     if (output === null) this.#processFrom(records, 0, steps, ctx, done);
     else output.beginBatch(steps, ctx, (ctx) => this.#processFrom(records, 0, steps, ctx, done));

@@ -1,4 +1,4 @@
-import type { ConsumedRecord } from "@kcsim/fetch";
+import type { PolledRecords } from "@kcsim/fetch";
 import { type Context, type JsonValue, ms } from "@kcsim/protocol";
 import type { ApplicationSteps, BatchDone, BatchProcessor } from "./batch-processor.js";
 
@@ -9,8 +9,8 @@ import type { ApplicationSteps, BatchDone, BatchProcessor } from "./batch-proces
 export class TimedBatchProcessor implements BatchProcessor {
   start(_ctx: Context): void {}
 
-  process(records: readonly ConsumedRecord[], steps: ApplicationSteps, ctx: Context, done: BatchDone): void {
-    steps.work(ms(records.length * steps.processingMsPerRecord), (ctx) => done(ctx, "processed"), ctx);
+  process(batch: PolledRecords, steps: ApplicationSteps, ctx: Context, done: BatchDone): void {
+    steps.work(ms(batch.count * steps.processingMsPerRecord), (ctx) => done(ctx, "processed"), ctx);
   }
 
   receive(): boolean {

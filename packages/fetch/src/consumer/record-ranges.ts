@@ -1,8 +1,8 @@
-import type { ConsumedRecord } from "@kcsim/fetch";
 import { tpKey } from "@kcsim/protocol";
-import type { RecordRange } from "../observations.js";
+import type { PolledRange } from "./polled-records.js";
+import type { ConsumedRecord } from "./record-source.js";
 
-/** A range of the `member.records` observation while its records are counted. */
+/** A range while its records are counted. */
 interface PartitionRun {
   readonly topic: string;
   readonly partition: number;
@@ -20,11 +20,11 @@ interface PartitionRun {
 const SCANNED_RANGES = 16;
 
 /**
- * The `member.records` ranges of a polled batch: one per partition, in the
- * order the batch first holds each, with the offsets of its first and last
- * records there and how many it holds.
+ * The ranges of a polled batch: one per partition, in the order the batch
+ * first holds each, with the offsets of its first and last records there
+ * and how many it holds.
  */
-export function recordRangesOf(records: readonly ConsumedRecord[]): RecordRange[] {
+export function recordRangesOf(records: readonly ConsumedRecord[]): PolledRange[] {
   const ranges: PartitionRun[] = [];
   let byPartition: Map<string, PartitionRun> | null = null;
   let run: PartitionRun | undefined;

@@ -1,12 +1,10 @@
-import type { ConsumedRecord } from "@kcsim/fetch";
 import { tpKey } from "@kcsim/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { recordRangesOf } from "../src/consumer/record-ranges.js";
-import type { RecordRange } from "../src/observations.js";
+import { type ConsumedRecord, type PolledRange, recordRangesOf } from "../src/index.js";
 
 /** The plain builder: a map from every record's partition key to its range. */
-function plainRangesOf(records: readonly ConsumedRecord[]): RecordRange[] {
+function plainRangesOf(records: readonly ConsumedRecord[]): PolledRange[] {
   const byPartition = new Map<string, { topic: string; partition: number; firstOffset: number; lastOffset: number; count: number }>();
   for (const { topic, partition, offset } of records) {
     const key = tpKey(topic, partition);
@@ -54,7 +52,7 @@ describe("recordRangesOf", () => {
 
   it("keeps the observation's field order (the history encodes it)", () => {
     const [range] = recordRangesOf([record("T1", 3, 7), record("T1", 3, 8)]);
-    expect(Object.keys(range as RecordRange)).toEqual(["topic", "partition", "firstOffset", "lastOffset", "count"]);
+    expect(Object.keys(range as PolledRange)).toEqual(["topic", "partition", "firstOffset", "lastOffset", "count"]);
     expect(range).toEqual({ topic: "T1", partition: 3, firstOffset: 7, lastOffset: 8, count: 2 });
   });
 

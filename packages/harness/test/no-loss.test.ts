@@ -78,3 +78,20 @@ describe("no-loss across a leader failover", () => {
     expect(check(anonymous).ok).toBe(false);
   });
 });
+
+describe("no-loss on records never consumed", () => {
+  it("lists unseen offsets in order and points at the acknowledgement of the offset acknowledged first", () => {
+    const events = [
+      append(1_000_000, "broker-0", 0, 9, 0),
+      ack(2_000_000, 7, 9, "broker-0"), // a later batch's acknowledgement arrives first (another producer's connection)
+      ack(2_500_000, 0, 2, "broker-0"),
+      ack(3_000_000, 0, 2, "broker-0"), // the same offsets acknowledged again: their place in the order stays
+      consumed(70_000_000, 1, 1),
+    ];
+    const result = check(events);
+    expect(result.ok).toBe(false);
+    expect(result.violations).toHaveLength(1);
+    expect(result.violations[0]?.message).toBe("orders-5: acknowledged records never consumed: offsets 0, 2, 7, 8, 9");
+    expect(result.violations[0]?.events).toEqual([1]);
+  });
+});

@@ -37,10 +37,14 @@ export const noLoss = streamingChecker({
     const cutoff = drainCutoffUs(spec);
     /** tp -> offset -> leader epoch of the append the producer saw acknowledged */
     const acked = new Map<string, Map<number, { epoch: number; t: number; index: number }>>();
-    /** tp -> broker -> offset -> epoch of that broker's latest append at that offset */
-    const appendedEpoch = new Map<string, Map<string, Map<number, number>>>();
-    /** tp -> offset -> epoch of the latest append at that offset, whoever made it (acknowledgements that name no broker) */
-    const latestEpoch = new Map<string, Map<number, number>>();
+    /**
+     * tp -> broker -> epoch of that broker's latest append at each offset, indexed by offset. Arrays, not maps: a
+     * log's offsets run densely from its start, and a map entry per record appended at each replica was the most
+     * expensive part of judging a run with a data path.
+     */
+    const appendedEpoch = new Map<string, Map<string, number[]>>();
+    /** tp -> epoch of the latest append at each offset, whoever made it (acknowledgements that name no broker), indexed by offset */
+    const latestEpoch = new Map<string, number[]>();
     /** tp -> consumed offset ranges */
     const consumed = new Map<string, [number, number][]>();
     /** The same ranges by topic and partition: no key string per range of a poll. */
@@ -53,17 +57,17 @@ export const noLoss = streamingChecker({
       if (append !== undefined) {
         const key = tpKey(append.topic, append.partition);
         const broker = event.ev === "obs" ? event.actor : "";
-        const byBroker = getOrCreate(appendedEpoch, key, () => new Map<string, Map<number, number>>());
-        const mine = getOrCreate(byBroker, broker, () => new Map<number, number>());
-        const latest = getOrCreate(latestEpoch, key, () => new Map<number, number>());
+        const byBroker = getOrCreate(appendedEpoch, key, () => new Map<string, number[]>());
+        const mine = getOrCreate(byBroker, broker, (): number[] => []);
+        const latest = getOrCreate(latestEpoch, key, (): number[] => []);
         const ackedHere = acked.get(key);
         for (let offset = append.baseOffset; offset <= append.lastOffset; offset++) {
           const ack = ackedHere?.get(offset);
           if (ack !== undefined && append.leaderEpoch > ack.epoch && !overwritten.has(`${key}@${offset}`)) {
             overwritten.set(`${key}@${offset}`, { offset, t: event.t, index });
           }
-          mine.set(offset, append.leaderEpoch);
-          latest.set(offset, append.leaderEpoch);
+          mine[offset] = append.leaderEpoch;
+          latest[offset] = append.leaderEpoch;
         }
         return;
       }
@@ -74,7 +78,7 @@ export const noLoss = streamingChecker({
         const latest = latestEpoch.get(key);
         const mine = getOrCreate(acked, key, () => new Map());
         for (let offset = ack.baseOffset; offset <= ack.lastOffset; offset++) {
-          const epoch = leaders?.get(offset) ?? latest?.get(offset) ?? -1;
+          const epoch = leaders?.[offset] ?? latest?.[offset] ?? -1;
           mine.set(offset, { epoch, t: event.t, index });
         }
         return;

@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type ConsumedRecord, ListedRecords, NO_RECORDS } from "../src/index.js";
-
-const record = (topic: string, partition: number, offset: number): ConsumedRecord => ({
-  topic,
-  partition,
-  offset,
-  timestampMs: 0,
-  key: null,
-  value: null,
-  sizeInBytes: 1,
-});
+import { ListedRecords, NO_RECORDS } from "../src/index.js";
+import { consumedRecord as record } from "./consumed-record.js";
 
 describe("PolledRecords", () => {
   it("a listed poll is its records, with ranges counted from them in the order each partition first comes", () => {

@@ -2,6 +2,7 @@ import { tpKey } from "@kcsim/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ConsumedRecord, type PolledRange, recordRangesOf } from "../src/index.js";
+import { consumedRecord as record } from "./consumed-record.js";
 
 /** The plain builder: a map from every record's partition key to its range. */
 function plainRangesOf(records: readonly ConsumedRecord[]): PolledRange[] {
@@ -17,16 +18,6 @@ function plainRangesOf(records: readonly ConsumedRecord[]): PolledRange[] {
   }
   return [...byPartition.values()];
 }
-
-const record = (topic: string, partition: number, offset: number): ConsumedRecord => ({
-  topic,
-  partition,
-  offset,
-  timestampMs: 0,
-  key: null,
-  value: null,
-  sizeInBytes: 1,
-});
 
 /** Runs of records of a few topics (names that look alike once joined to a partition) and up to 40 partitions, offsets in any order. */
 const batchArb: fc.Arbitrary<ConsumedRecord[]> = fc

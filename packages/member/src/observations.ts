@@ -1,3 +1,4 @@
+import type { PolledRange } from "@kcsim/fetch";
 import type { PartitionsByTopic } from "@kcsim/protocol";
 
 /**
@@ -92,14 +93,8 @@ export interface PollTimeoutObservation {
   readonly maxPollIntervalMs: number;
 }
 
-/** The records of one partition in a poll's batch: its first and last offsets, and how many records (a type, so it is a JsonValue). */
-export type RecordRange = {
-  readonly topic: string;
-  readonly partition: number;
-  readonly firstOffset: number;
-  readonly lastOffset: number;
-  readonly count: number;
-};
+/** The records of one partition in a poll's batch: its first and last offsets, and how many records (the poll's own ranges). */
+export type RecordRange = PolledRange;
 
 /**
  * Records handed to the application by one poll (one observation per poll

@@ -4,15 +4,16 @@ import type { ConsumedRecord } from "./record-source.js";
 /**
  * The offsets one poll handed out of one partition: from firstOffset to
  * lastOffset, `count` records (a read_committed fetch can leave gaps for
- * transaction markers and aborted records).
+ * transaction markers and aborted records). The member.records observation
+ * holds these as they are (a type, not an interface, so it is a JsonValue).
  */
-export interface PolledRange {
+export type PolledRange = {
   readonly topic: string;
   readonly partition: number;
   readonly firstOffset: number;
   readonly lastOffset: number;
   readonly count: number;
-}
+};
 
 /**
  * What one poll() hands the application: how many records, their ranges

@@ -136,8 +136,13 @@ const MIN_RESTART_DELAY_US = 1000;
  * "at fn" of each frame (file paths differ between src and dist, and
  * between threads), anonymous frames as "at <anonymous>", private methods
  * without their class (transpilers name them differently), and nothing
- * from the cell's guard down (those frames belong to the host).
+ * from the cell's entry into actor code down (those frames belong to the
+ * host): the entry itself is written "at <anonymous>", as it was when the
+ * cell entered actor code through a closure, so that histories keep their
+ * hashes.
  */
+const CELL_ENTRIES: ReadonlySet<string> = new Set(["#actorStart", "#actorFire", "#actorReceive", "#actorControl"]);
+
 function portableStack(error: unknown): string {
   if (!(error instanceof Error) || error.stack === undefined) return "";
   const frames: string[] = [];
@@ -146,7 +151,10 @@ function portableStack(error: unknown): string {
     if (!line.startsWith("at ")) continue;
     const named = /^at (.+?) \(.*\)$/.exec(line);
     const name = (named?.[1] ?? "<anonymous>").replace(/^[\w$]+\.(#[\w$]+)$/, "$1");
-    if (name === "#guard") break;
+    if (CELL_ENTRIES.has(name)) {
+      frames.push("at <anonymous>");
+      break;
+    }
     frames.push(`at ${name}`);
     if (frames.length === 8) break;
   }
@@ -339,7 +347,8 @@ export class ActorCell {
       this.#held.push(event);
       return;
     }
-    this.#dispatch(event);
+    const actor = this.#actor;
+    if (actor !== null) this.#fire(actor, event); // armed, as checked above
   }
 
   /** Runs one event through the actor (running, not paused). */
@@ -347,10 +356,8 @@ export class ActorCell {
     const actor = this.#actor;
     if (actor === null) return;
     if (event.kind === "timer") {
-      if (this.#timers.get(event.name)?.seq !== event.seq) return;
-      this.#timers.delete(event.name);
-      if (event.name.startsWith("$") && this.#endpoint?.fire(event.name)) return;
-      this.#guard(() => actor.fire(event.name, this.#ctx), "timer", event.name);
+      // Held while paused: it may have been re-armed or cancelled since.
+      if (this.#timers.get(event.name)?.seq === event.seq) this.#fire(actor, event);
     } else if (event.kind === "deliver") {
       if (this.#datagram) this.#peers.add(event.from);
       const message = this.#open(event);
@@ -364,13 +371,25 @@ export class ActorCell {
     } else if (event.control.action === "command") {
       const command: ControlCommand = event.control.command;
       this.#sink.lifecycle(this.id, this.#now, "command", command.command);
-      this.#guard(() => actor.control?.(command, this.#ctx), "control", command.command);
+      this.#actorControl(actor, command);
     }
+  }
+
+  /** Fires a timer that is armed (its name's current one). */
+  #fire(actor: Actor, event: TimerEvent): void {
+    const name = event.name;
+    this.#timers.delete(name);
+    // Fired, it is out of the queue and out of #timers, and nothing reads it once this returns (the hosts read
+    // an event's key before handing it over): the next timer of its name re-uses it (the actor re-arms most
+    // timers as they fire). Only a queue's own entry (slot -1 once popped): a replay's made-up events have none.
+    if ((event as ArmedTimer).slot === -1) this.#spareTimer = event as ArmedTimer;
+    if (name.startsWith("$") && this.#endpoint?.fire(name)) return;
+    this.#actorFire(actor, name);
   }
 
   #deliverToActor(from: ActorId, message: Message): void {
     const actor = this.#actor;
-    if (actor !== null) this.#guard(() => actor.receive(from, message, this.#ctx), "receive", message.type, from);
+    if (actor !== null) this.#actorReceive(actor, from, message);
   }
 
   /** Decodes a delivered frame (frozen, like a sealed message); a frame that is not a valid message is counted, logged and dropped. */
@@ -394,11 +413,7 @@ export class ActorCell {
     this.#paused = false;
     this.#endpoint = this.#options.network === "connection" ? new ConnectionEndpoint(this.#connectionPort()) : null;
     this.#sink.lifecycle(this.id, this.#now, what, null);
-    this.#guard(() => {
-      const actor = this.#options.factory(this.id, this.#options.config);
-      this.#actor = actor;
-      actor.start(this.#ctx);
-    }, what);
+    this.#actorStart(what);
   }
 
   /**
@@ -425,25 +440,57 @@ export class ActorCell {
     else for (const peer of peers) this.#send(peer, { type: "SimDisconnect", reason, connection: "*" }, 0);
   }
 
-  /**
-   * Runs actor code. An exception is recorded as thrown during
-   * "<verb> <subject> from <from>" (built only then: this runs for every event).
-   */
-  #guard(run: () => void, verb: string, subject?: string, from?: ActorId): void {
+  // The four ways into actor code. Each runs it in its own try block, with no closure made per event (this is
+  // every event's path); portableStack cuts an exception's stack at them (CELL_ENTRIES).
+
+  #actorStart(what: "start" | "restart"): void {
     try {
-      run();
+      const actor = this.#options.factory(this.id, this.#options.config);
+      this.#actor = actor;
+      actor.start(this.#ctx);
     } catch (error) {
-      const during = subject === undefined ? verb : from === undefined ? `${verb} ${subject}` : `${verb} ${subject} from ${from}`;
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      this.#sink.actorError(this.id, this.#now, during, message, portableStack(error));
-      this.#options.logger.error("actor threw", { during, message });
-      const policy = this.#options.restartPolicy;
-      if (policy.mode === "stop") {
-        this.#crash("stop", "exception");
-      } else if (policy.mode === "restart" && this.#state === "running") {
-        this.#crash("crash", "exception");
-        this.#armTimer(RESTART_TIMER, Math.max(policy.delayUs, MIN_RESTART_DELAY_US));
-      }
+      this.#threw(error, what);
+    }
+  }
+
+  #actorFire(actor: Actor, name: string): void {
+    try {
+      actor.fire(name, this.#ctx);
+    } catch (error) {
+      this.#threw(error, `timer ${name}`);
+    }
+  }
+
+  #actorReceive(actor: Actor, from: ActorId, message: Message): void {
+    try {
+      actor.receive(from, message, this.#ctx);
+    } catch (error) {
+      this.#threw(error, `receive ${message.type} from ${from}`);
+    }
+  }
+
+  #actorControl(actor: Actor, command: ControlCommand): void {
+    try {
+      actor.control?.(command, this.#ctx);
+    } catch (error) {
+      this.#threw(error, `control ${command.command}`);
+    }
+  }
+
+  /**
+   * Records an exception actor code threw during `during` ("timer t", "receive T from a", ...) and applies
+   * the restart policy.
+   */
+  #threw(error: unknown, during: string): void {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.#sink.actorError(this.id, this.#now, during, message, portableStack(error));
+    this.#options.logger.error("actor threw", { during, message });
+    const policy = this.#options.restartPolicy;
+    if (policy.mode === "stop") {
+      this.#crash("stop", "exception");
+    } else if (policy.mode === "restart" && this.#state === "running") {
+      this.#crash("crash", "exception");
+      this.#armTimer(RESTART_TIMER, Math.max(policy.delayUs, MIN_RESTART_DELAY_US));
     }
   }
 

@@ -163,13 +163,15 @@ export class ShardRuntime implements CellSink {
       }
       const cell = this.#cells.get(event.to);
       if (cell === undefined) continue;
-      this.now = event.due;
+      // The key is read first: a fired timer's entry is the cell's to re-use for the next timer it arms.
+      const { due, rank, seq, sub } = event;
+      this.now = due;
       cell.handle(event);
       // Every handled event, effects or not: the main thread merges the shards' sequences by their
       // heads, and an event without effects may still have armed a timer that sorts before it.
       // A shard running alone (runOn) has the window's only sequence: nothing to merge.
       if (runOn === null || this.#effects.length > 0) {
-        groups.push([event.due, event.rank, event.seq, event.sub, this.#effects]);
+        groups.push([due, rank, seq, sub, this.#effects]);
         this.#effects = [];
       }
     }

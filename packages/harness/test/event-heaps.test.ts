@@ -94,32 +94,106 @@ describe("the event heaps", () => {
   });
 
   it("TimerHeap re-keys a queued timer pushed again with a new key (a re-arm), in key order with every slot true", () => {
-    const script = fc.array(fc.tuple(fc.boolean(), fc.nat(), key), { maxLength: 300 });
+    // A step re-arms a queued timer (to a later key or an earlier one), queues a new one, or removes one; the
+    // heap is looked at only now and then, so timers re-armed later stay behind (queued by an older key) for
+    // many steps, and some are removed or re-armed again while behind.
+    const step = fc.tuple(fc.constantFrom("rearm", "rearm", "push", "remove"), fc.nat(), key, fc.boolean());
     fc.assert(
-      fc.property(script, (steps) => {
+      fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
         const heap = new TimerHeap();
         const reference: ArmedTimer[] = [];
         const seen = new Set<string>();
-        for (const [rearm, pick, k] of steps) {
+        for (const [what, pick, k, look] of steps) {
           if (!firstTime(seen, k)) continue;
-          if (rearm && reference.length > 0) {
+          if (what === "rearm" && reference.length > 0) {
             const timer = reference[pick % reference.length] as ArmedTimer & { due: number; rank: number; seq: number; sub: number };
             Object.assign(timer, k);
             heap.push(timer);
+          } else if (what === "remove" && reference.length > 0) {
+            const [removed] = reference.splice(pick % reference.length, 1) as [ArmedTimer];
+            heap.remove(removed);
+            expect(removed.slot).toBe(-1);
           } else {
-            const timer = { ...k, origin: "a", slot: -1 } as unknown as ArmedTimer;
+            const timer = { ...k, origin: "a", slot: -1, behind: false } as unknown as ArmedTimer;
             heap.push(timer);
             reference.push(timer);
           }
           reference.sort(compareKeys);
           expect(heap.size).toBe(reference.length);
-          expect(heap.peek()).toBe(reference[0]);
+          if (look) expect(heap.peek()).toBe(reference[0]);
         }
         while (reference.length > 0) expect(heap.pop()).toBe(reference.shift());
         expect(heap.size).toBe(0);
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
+  });
+
+  it("TimerHeap: a timer re-armed to an earlier key moves ahead at once, also within one due time", () => {
+    const timer = (name: string, due: number, seq: number) =>
+      ({ kind: "timer", due, origin: "a", rank: 0, seq, sub: 0, to: "a", name, slot: -1, behind: false }) as ArmedTimer & {
+        due: number;
+        seq: number;
+      };
+    const heap = new TimerHeap();
+    const a = timer("a", 5, 2);
+    const b = timer("b", 5, 1);
+    heap.push(a);
+    heap.push(b);
+    expect(heap.peek()).toBe(b);
+    a.seq = 0; // the same due time, an earlier tie-break than the key it is queued by
+    heap.push(a);
+    expect(a.behind).toBe(false);
+    expect(heap.peek()).toBe(a);
+    a.due = 9; // later: behind, still queued by (5, 0) until it is looked at on top
+    heap.push(a);
+    expect(a.behind).toBe(true);
+    expect(heap.peek()).toBe(b);
+    a.due = 3; // earlier than its queued key: up at once
+    heap.push(a);
+    expect(a.behind).toBe(false);
+    expect(heap.pop()).toBe(a);
+    expect(heap.pop()).toBe(b);
+  });
+
+  it("TimerHeap: a timer re-armed to a later key many times moves once, and a popped timer is never behind", () => {
+    const heap = new TimerHeap();
+    const timers = Array.from(
+      { length: 64 },
+      (_, i) =>
+        ({
+          kind: "timer",
+          due: 1000 + i,
+          origin: "a",
+          rank: 0,
+          seq: i,
+          sub: 0,
+          to: "a",
+          name: `t${i}`,
+          slot: -1,
+          behind: false,
+        }) as ArmedTimer,
+    );
+    for (const timer of timers) heap.push(timer);
+    const first = timers[0] as ArmedTimer & { due: number; seq: number };
+    // Re-armed 100 times, each later (the same due time and a new seq, then later due times): it stays on top, behind.
+    for (let i = 0; i < 100; i++) {
+      first.seq = 100 + i;
+      if (i >= 50) first.due = 1000 + i;
+      heap.push(first);
+      expect(first.slot).toBe(0);
+      expect(first.behind).toBe(true);
+    }
+    // Looking at the top sinks it to where its own key (due 1099) belongs.
+    expect(heap.peek()).toBe(timers[1]);
+    expect(first.behind).toBe(false);
+    const order: string[] = [];
+    for (let timer = heap.pop(); timer !== undefined; timer = heap.pop()) {
+      expect(timer.behind).toBe(false);
+      order.push(timer.name);
+    }
+    // t1..t63 are due at 1001..1063, t0 now at 1099.
+    expect(order).toEqual([...Array.from({ length: 63 }, (_, i) => `t${i + 1}`), "t0"]);
   });
 
   it("tieBreak orders keys of one due time like compareKeys, up to its bounds", () => {

@@ -583,6 +583,7 @@ export class ActorCell {
       to: this.id,
       name,
       slot: -1,
+      behind: false,
     };
     this.#timers.set(name, timer);
     this.#sink.scheduleTimer(timer);

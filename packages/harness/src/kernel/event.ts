@@ -107,6 +107,11 @@ export interface TimerEvent extends EventKey {
  */
 export interface ArmedTimer extends TimerEvent {
   slot: number;
+  /**
+   * The queue still orders it by an earlier key than its own (re-armed
+   * later while queued: see TimerHeap); false when not queued.
+   */
+  behind: boolean;
 }
 
 /** What the harness can do to an actor's process (the nemesis) or tell it. */

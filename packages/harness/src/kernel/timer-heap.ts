@@ -7,6 +7,16 @@ import { HeapKeys } from "./heap-keys.js";
  * cancelling or re-arming a timer takes it out at once (O(log n)), so the
  * queue never holds a timer that would not fire and nothing stale is ever
  * popped.
+ *
+ * A timer re-armed to a later key (the same due time with a new sequence
+ * number, or a later one: a consumer re-arms its background timer after
+ * every event, a coordinator a member's session timeout at every
+ * heartbeat) keeps its place and its old key and is marked `behind`: the
+ * heap is ordered by keys that are never later than the timers' own, so a
+ * timer that reaches the top with its own key is the earliest, and one that
+ * reaches it `behind` takes its own key there and sinks to its place before
+ * anything is popped. The order popped is the one of re-keying at once; a
+ * timer re-armed many times between two pops moves once.
  */
 export class TimerHeap {
   readonly #items: ArmedTimer[] = [];
@@ -16,18 +26,41 @@ export class TimerHeap {
     return this.#items.length;
   }
 
+  /** The earliest timer (in its own key), or undefined. */
   peek(): ArmedTimer | undefined {
-    return this.#items[0];
+    const items = this.#items;
+    let top = items[0];
+    while (top?.behind) {
+      top.behind = false;
+      this.#down(top, top.due, tieBreak(top), 0);
+      top = items[0];
+    }
+    return top;
   }
 
-  /** Queues a timer; one already queued (re-armed with a new due time and seq) moves to its new key's place instead. */
+  /** Queues a timer; one already queued (re-armed with a new due time and seq) takes its new key (see the class). */
   push(timer: ArmedTimer): void {
     const items = this.#items;
     const slot = timer.slot;
     if (slot >= 0 && items[slot] === timer) {
-      this.#settle(timer, timer.due, tieBreak(timer), slot);
+      const keys = this.#keys;
+      const d = timer.due;
+      const queuedDue = keys.due[slot] as number;
+      if (d > queuedDue) {
+        timer.behind = true;
+        return;
+      }
+      const t = tieBreak(timer);
+      if (d === queuedDue && t >= (keys.tie[slot] as number)) {
+        timer.behind = true;
+        return;
+      }
+      // Earlier than the key it is queued by: up from its place, in its own key.
+      timer.behind = false;
+      this.#up(timer, d, t, slot);
       return;
     }
+    timer.behind = false;
     const n = items.length;
     this.#keys.reserve(n + 1, n);
     items.push(timer);
@@ -35,7 +68,7 @@ export class TimerHeap {
   }
 
   pop(): ArmedTimer | undefined {
-    const top = this.#items[0];
+    const top = this.peek();
     if (top !== undefined) this.remove(top);
     return top;
   }
@@ -46,6 +79,7 @@ export class TimerHeap {
     const i = timer.slot;
     if (i < 0 || items[i] !== timer) return;
     timer.slot = -1;
+    timer.behind = false;
     const last = items.pop() as ArmedTimer;
     if (last === timer) return;
     // The last timer fills the hole and moves up or down from there; its keys are at its old slot, items.length.

@@ -21,31 +21,16 @@ import { setFlagsFromString } from "node:v8";
  * interrupt budget alone gives about half of the cold saving and costs the
  * ping-pong nothing. `pnpm bench compression` measures cold runs with and
  * without these settings.
- *
- * Four of TurboFan's optional passes off (loop peeling, inlined array
- * builtins, escape analysis, store elimination) make each compile smaller:
- * on top of the two above, a cold chaos-consumer run -4.4% instructions
- * (each pass alone -1.3 to -2.3%) and about -6% CPU, its second run in the
- * process -1%, a one-worker 30-seed session-timeout hunt -2%, cold m10-join
- * -0.3%. What they would buy in steady-state code did not show in any of
- * these.
  */
-export const V8_TUNING: readonly string[] = [
-  "--interrupt-budget=135168",
-  "--max-inlined-bytecode-size-cumulative=460",
-  "--no-turbo-loop-peeling",
-  "--no-turbo-inline-array-builtins",
-  "--no-turbo-escape",
-  "--no-turbo-store-elimination",
-];
+export const V8_TUNING: readonly string[] = ["--interrupt-budget=135168", "--max-inlined-bytecode-size-cumulative=460"];
 
 /** Set this (to anything) and kcsim's commands run with V8's defaults (to compare). */
 export const V8_DEFAULTS_ENV = "KCSIM_V8_DEFAULTS";
 
-/** A flag's name as V8 reads it: without its value or a `no-` prefix (`--turbo-escape` and `--no-turbo-escape` set one flag), and `_` for `-` (V8 takes either). */
-export const flagName = (flag: string): string => {
+/** A flag's name as V8 reads it: without its value, and `_` for `-` (V8 takes either). */
+const flagName = (flag: string): string => {
   const equals = flag.indexOf("=");
-  return (equals < 0 ? flag : flag.slice(0, equals)).replaceAll("_", "-").replace(/^--no-/, "--");
+  return (equals < 0 ? flag : flag.slice(0, equals)).replaceAll("_", "-");
 };
 
 /** The tuning flags to set, given the process's own options: one the user set (node's arguments, NODE_OPTIONS) is theirs. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Instruction counts, the measure the README's "Benchmarks" section compares
 // builds by: CPU times on this project's shared 2-core machine swing by tens
-// of percent within an hour, instruction counts by well under one percent.
+// of percent within an hour, instruction counts by well under one percent
+// between runs under the same load (a long run counts a few percent more
+// beside other valgrind runs: compare builds run side by side).
 //
 //   node scripts/instructions.mjs [--kcsim-v8] SCRIPT [ARGS...]
 //

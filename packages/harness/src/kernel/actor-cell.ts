@@ -180,10 +180,12 @@ export class ActorCell {
   /** The armed timers by name: each is also in its sink's queue until it fires or is taken out. */
   readonly #timers = new Map<string, ArmedTimer>();
   /**
-   * The last timer cancelled while still queued: nothing else holds it (a timer
-   * the queue handed out is out of the queue), so arming one of the same name
-   * reuses the entry instead of making a new one (a pinger cancels and re-arms
-   * its timeout for every message).
+   * The last timer cancelled while still queued, or the last one fired: nothing
+   * else holds it (a timer the queue handed out is out of the queue, and the
+   * hosts read a fired event's key before handing it over), so arming one of
+   * the same name reuses the entry instead of making a new one (a pinger
+   * cancels and re-arms its timeout for every message; a consumer re-arms its
+   * application timer as it fires).
    */
   #spareTimer: ArmedTimer | null = null;
   #actor: Actor | null = null;
@@ -379,9 +381,8 @@ export class ActorCell {
   #fire(actor: Actor, event: TimerEvent): void {
     const name = event.name;
     this.#timers.delete(name);
-    // Fired, it is out of the queue and out of #timers, and nothing reads it once this returns (the hosts read
-    // an event's key before handing it over): the next timer of its name re-uses it (the actor re-arms most
-    // timers as they fire). Only a queue's own entry (slot -1 once popped): a replay's made-up events have none.
+    // The spare (see #spareTimer) if it is a queue's own entry (slot -1 once popped): a replay's made-up
+    // events have no slot.
     if ((event as ArmedTimer).slot === -1) this.#spareTimer = event as ArmedTimer;
     if (name.startsWith("$") && this.#endpoint?.fire(name)) return;
     this.#actorFire(actor, name);
@@ -550,8 +551,8 @@ export class ActorCell {
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
     const spare = this.#spareTimer;
     if (spare !== null && spare.name === name) {
-      // No timer of this name is armed: the spare left #timers when it was cancelled, and only arming one
-      // puts a name back, which takes the spare of that name first (this branch).
+      // No timer of this name is armed: the spare left #timers when it was cancelled or fired, and only
+      // arming one puts a name back, which takes the spare of that name first (this branch).
       this.#spareTimer = null;
       const reused = spare as Mutable<ArmedTimer>;
       reused.due = this.#now + after;

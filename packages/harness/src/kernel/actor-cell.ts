@@ -24,7 +24,15 @@ import type { CellCarry, CellState } from "./cell-carry.js";
 import { ConnectionEndpoint, type ConnectionEvent, type ConnectionWireId } from "./connection-endpoint.js";
 import type { CpuBurner } from "./cpu-burn.js";
 import type { MemoryDurableLog } from "./durable-log.js";
-import type { ArmedTimer, ControlEvent, DeliveryEvent, Payload, SimEvent, TimerEvent } from "./event.js";
+import {
+  type ArmedTimer,
+  armedTimer,
+  type ControlEvent,
+  type DeliveryEvent,
+  type Payload,
+  type SimEvent,
+  type TimerEvent,
+} from "./event.js";
 
 /**
  * Where a cell's effects go. The inline host applies them at once (router,
@@ -574,18 +582,7 @@ export class ActorCell {
       this.#sink.scheduleTimer(rearmed);
       return;
     }
-    const timer: ArmedTimer = {
-      kind: "timer",
-      due: this.#now + after,
-      origin: this.id,
-      rank: this.#options.rank,
-      seq,
-      sub: 0,
-      to: this.id,
-      name,
-      slot: -1,
-      behind: false,
-    };
+    const timer = armedTimer(this.#now + after, this.id, this.#options.rank, seq, this.id, name);
     this.#timers.set(name, timer);
     this.#sink.scheduleTimer(timer);
   }

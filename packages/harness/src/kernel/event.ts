@@ -83,14 +83,14 @@ export interface DeliveryEvent extends EventKey {
    */
   readonly toRank?: number;
   /**
-   * Set by the core when it hands the delivery out: its connection broke
+   * True when the core hands the delivery out: its connection broke
    * before it arrived (the bytes were in flight past the break, or its
    * sender had closed it and the kernel gave up retransmitting them), so
    * the receiving cell only records it as lost. Decided in the main thread, in
    * the total order; recorded by the cell, so the line lands where every
    * host puts it.
    */
-  readonly lostWithBreak?: true;
+  readonly lostWithBreak?: boolean;
 }
 
 export interface TimerEvent extends EventKey {
@@ -131,6 +131,99 @@ export interface ControlEvent extends EventKey {
 }
 
 export type SimEvent = DeliveryEvent | TimerEvent | ControlEvent;
+
+/**
+ * What every queued event is, whatever its kind: one class, so every event
+ * has the same fields in the same order. The kernel's hot functions (the
+ * heaps, popDue, a cell's handle) then meet one object shape. With a shape
+ * per kind, and more for the rarer deliveries (a break's notices, a
+ * delivery lost with its connection, each built by spreading another), V8
+ * threw their optimized code away each time a run first met one of the
+ * rarer shapes, which in a hunt happens seeds after the start (wrong-map
+ * deoptimizations of popDue, tieBreak and the host's loop, then compiled
+ * again). The fields of the other kinds hold neutral values.
+ */
+class QueuedEvent {
+  constructor(
+    readonly kind: SimEvent["kind"],
+    readonly due: Micros,
+    readonly origin: string,
+    readonly rank: number,
+    readonly seq: number,
+    readonly sub: number,
+    readonly to: ActorId,
+    readonly from: ActorId,
+    readonly msgType: string,
+    readonly payload: Payload | null,
+    readonly conn: number,
+    readonly toRank: number,
+    readonly lostWithBreak: boolean,
+    readonly name: string,
+    readonly control: ControlAction | null,
+    public slot: number,
+    public behind: boolean,
+  ) {}
+}
+
+/** A delivery (see DeliveryEvent); toRank -1: the receiver's rank is not known. */
+export function deliveryEvent(
+  due: Micros,
+  origin: string,
+  rank: number,
+  seq: number,
+  sub: number,
+  to: ActorId,
+  from: ActorId,
+  msgType: string,
+  payload: Payload,
+  conn: number,
+  toRank = -1,
+  lostWithBreak = false,
+): DeliveryEvent {
+  return new QueuedEvent(
+    "deliver",
+    due,
+    origin,
+    rank,
+    seq,
+    sub,
+    to,
+    from,
+    msgType,
+    payload,
+    conn,
+    toRank,
+    lostWithBreak,
+    "",
+    null,
+    -1,
+    false,
+  ) as DeliveryEvent;
+}
+
+/** The same delivery, lost with its connection (see DeliveryEvent.lostWithBreak). */
+export function lostWithBreak(event: DeliveryEvent): DeliveryEvent {
+  const { due, origin, rank, seq, sub, to, from, msgType, payload, conn } = event;
+  return deliveryEvent(due, origin, rank, seq, sub, to, from, msgType, payload, conn, event.toRank ?? -1, true);
+}
+
+/** A timer of `to`'s, not queued (slot -1). */
+export function armedTimer(due: Micros, origin: string, rank: number, seq: number, to: ActorId, name: string): ArmedTimer {
+  return new QueuedEvent("timer", due, origin, rank, seq, 0, to, "", "", null, 0, -1, false, name, null, -1, false) as ArmedTimer;
+}
+
+/** A control event (see ControlEvent). */
+export function controlEvent(
+  due: Micros,
+  origin: string,
+  rank: number,
+  seq: number,
+  sub: number,
+  to: ActorId,
+  control: ControlAction,
+): ControlEvent {
+  return new QueuedEvent("control", due, origin, rank, seq, sub, to, "", "", null, 0, -1, false, "", control, -1, false) as ControlEvent;
+}
 
 /** Origins of harness-made events. */
 export const START_ORIGIN = "!start";

@@ -8,8 +8,11 @@ import {
   type ArmedTimer,
   type ControlAction,
   type ControlEvent,
+  controlEvent,
   type DeliveryEvent,
+  deliveryEvent,
   INJECT_ORIGIN,
+  lostWithBreak,
   NEMESIS_ORIGIN,
   type Payload,
   precedes,
@@ -111,7 +114,7 @@ export class SimulationCore implements CellSink {
 
   /** A control event keyed (due, origin, seq, 0). */
   controlEvent(due: Micros, origin: string, seq: number, to: ActorId, control: ControlAction): ControlEvent {
-    return { kind: "control", due, origin, rank: this.ranks.rank(origin), seq, sub: 0, to, control };
+    return controlEvent(due, origin, this.ranks.rank(origin), seq, 0, to, control);
   }
 
   /** The due time of the earliest queued event, or undefined. */
@@ -137,7 +140,7 @@ export class SimulationCore implements CellSink {
     this.now = message.due;
     this.eventsProcessed++;
     this.queue.pop();
-    if (message.kind === "deliver" && message.conn !== 0 && this.#lostWithBreak(message)) return { ...message, lostWithBreak: true };
+    if (message.kind === "deliver" && message.conn !== 0 && this.#lostWithBreak(message)) return lostWithBreak(message);
     return message;
   }
 
@@ -153,20 +156,7 @@ export class SimulationCore implements CellSink {
 
   /** Puts a raw frame on the wire to `to` at `at` (tests: malformed frames). */
   injectFrame(at: Micros, from: ActorId, to: ActorId, frame: Uint8Array): void {
-    this.queue.push({
-      kind: "deliver",
-      due: at,
-      origin: INJECT_ORIGIN,
-      rank: this.ranks.rank(INJECT_ORIGIN),
-      seq: this.#injected++,
-      sub: 0,
-      to,
-      from,
-      msgType: "?",
-      payload: frame,
-      conn: 0,
-      toRank: -1,
-    });
+    this.queue.push(deliveryEvent(at, INJECT_ORIGIN, this.ranks.rank(INJECT_ORIGIN), this.#injected++, 0, to, from, "?", frame, 0));
   }
 
   /** A delivery to an actor the run does not have. */
@@ -198,21 +188,7 @@ export class SimulationCore implements CellSink {
     const delivered = decision.corrupt === null ? payload : this.#corrupted(payload, decision.corrupt);
     const rank = decision.at.length > 0 || decision.breakAt !== null ? (fromRank ?? this.ranks.rank(from)) : 0;
     for (let sub = 0; sub < decision.at.length; sub++) {
-      const event: DeliveryEvent = {
-        kind: "deliver",
-        due: decision.at[sub] as Micros,
-        origin: from,
-        rank,
-        seq,
-        sub,
-        to,
-        from,
-        msgType,
-        payload: delivered,
-        conn,
-        toRank,
-      };
-      this.queue.push(event);
+      this.queue.push(deliveryEvent(decision.at[sub] as Micros, from, rank, seq, sub, to, from, msgType, delivered, conn, toRank));
     }
     if (decision.breakAt !== null)
       this.#noticeBreak(now, from, rank, seq, client, conn > 0 ? to : from, gen, decision.fault, decision.breakAt);
@@ -258,9 +234,8 @@ export class SimulationCore implements CellSink {
     };
     this.history.record(record);
     const payload: Payload = this.#wire === "frames" && this.spec.useCodec ? encode(BROKEN_NOTICE) : BROKEN_NOTICE;
-    const base = { kind: "deliver", origin, rank, seq, msgType: "SimDisconnect", payload } as const;
-    this.queue.push({ ...base, due: at[0], sub: 1, to: client, from: server, conn: -gen, toRank: -1 });
-    this.queue.push({ ...base, due: at[1], sub: 2, to: server, from: client, conn: gen, toRank: -1 });
+    this.queue.push(deliveryEvent(at[0], origin, rank, seq, 1, client, server, "SimDisconnect", payload, -gen));
+    this.queue.push(deliveryEvent(at[1], origin, rank, seq, 2, server, client, "SimDisconnect", payload, gen));
   }
 
   connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {

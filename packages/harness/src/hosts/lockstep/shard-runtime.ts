@@ -3,7 +3,7 @@ import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/acto
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { type ArmedTimer, type Payload, precedes, type SimEvent } from "../../kernel/event.js";
+import { type ArmedTimer, controlEvent, deliveryEvent, type Payload, precedes, type SimEvent } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
 import { TimerHeap } from "../../kernel/timer-heap.js";
 import type { ActorReport, CarryReport, Effect, EffectGroup, EventTuple, ShardActorInit, ShardSettings } from "./shard-protocol.js";
@@ -36,11 +36,10 @@ export interface RunOn {
 export function eventOf(tuple: EventTuple): SimEvent {
   if (tuple[0] === 0) {
     const [, due, origin, rank, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
-    const event = { kind: "deliver", due, origin, rank, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
-    return lost === 1 ? { ...event, lostWithBreak: true } : event;
+    return deliveryEvent(due, origin, rank, seq, sub, to, from, msgType, payload as Payload, conn, -1, lost === 1);
   }
   const [, due, origin, rank, seq, sub, to, control] = tuple;
-  return { kind: "control", due, origin, rank, seq, sub, to, control };
+  return controlEvent(due, origin, rank, seq, sub, to, control);
 }
 
 /** A queued event as the tuple a window carries (timers never travel: they live in their shard). */

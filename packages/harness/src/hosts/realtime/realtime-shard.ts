@@ -4,7 +4,7 @@ import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import type { ArmedTimer, Payload } from "../../kernel/event.js";
+import { type ArmedTimer, controlEvent, deliveryEvent, type Payload } from "../../kernel/event.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
 import { TimerHeap } from "../../kernel/timer-heap.js";
 import type { ActorReport, ControlTuple, DeliveryTuple, Effect, ShardActorInit, ShardSettings } from "../lockstep/shard-protocol.js";
@@ -148,8 +148,7 @@ export class RealtimeShard implements CellSink {
         continue;
       }
       const t = this.#tick(due);
-      const event = { kind: "deliver", due: t, origin, rank, seq, sub, to, from, msgType, payload: payload as Payload, conn } as const;
-      cell.handle(lost === 1 ? { ...event, lostWithBreak: true } : event);
+      cell.handle(deliveryEvent(t, origin, rank, seq, sub, to, from, msgType, payload as Payload, conn, -1, lost === 1));
       this.#runs.push([to, t, 0, origin, seq, sub]);
       this.#ran.add(cell);
     }
@@ -163,7 +162,7 @@ export class RealtimeShard implements CellSink {
     const cell = this.#cells.get(to);
     if (cell === undefined) return;
     const t = this.#tick(due);
-    cell.handle({ kind: "control", due: t, origin, rank, seq, sub, to, control });
+    cell.handle(controlEvent(t, origin, rank, seq, sub, to, control));
     this.#runs.push([to, t, 1, [1, t, origin, rank, seq, sub, to, control]]);
     this.#ran.add(cell);
     this.#flush();

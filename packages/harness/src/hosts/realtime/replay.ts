@@ -3,7 +3,7 @@ import { ActorCell, type CellSink } from "../../kernel/actor-cell.js";
 import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
 import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import type { Payload } from "../../kernel/event.js";
+import { armedTimer, controlEvent, deliveryEvent, type Payload } from "../../kernel/event.js";
 import { OriginRanks } from "../../kernel/origin-ranks.js";
 import { silentLogger } from "../../kernel/silent-logger.js";
 import type { ActorSpec } from "../../kernel/simulation-spec.js";
@@ -210,11 +210,11 @@ function replayRun(entry: RunEntry, cell: ActorCell, tally: Tally, sink: ReplayS
   const e = entry.e;
   const to = entry.actor;
   if (e.k === "timer") {
-    cell.handle({ kind: "timer", due: entry.t, origin: to, rank: 0, seq: e.seq, sub: 0, to, name: e.name });
+    cell.handle(armedTimer(entry.t, to, 0, e.seq, to, e.name));
     return;
   }
   if (e.k === "control") {
-    cell.handle({ kind: "control", due: entry.t, origin: e.origin, rank: 0, seq: e.seq, sub: e.sub, to, control: e.control });
+    cell.handle(controlEvent(entry.t, e.origin, 0, e.seq, e.sub, to, e.control));
     return;
   }
   tally.received++;
@@ -236,18 +236,6 @@ function replayRun(entry: RunEntry, cell: ActorCell, tally: Tally, sink: ReplayS
       else tally.differ(`at ${entry.t} us its ${e.type} #${e.seq} from ${e.origin} differs from the recorded message`);
     }
   }
-  cell.handle({
-    kind: "deliver",
-    due: entry.t,
-    origin: e.origin,
-    rank: 0, // one event at a time, on the recorded schedule: no queue orders it
-    seq: e.seq,
-    sub: e.sub,
-    to,
-    from: e.from,
-    msgType: type,
-    payload,
-    conn: e.conn ?? 0,
-    ...(e.lostWithBreak === true ? { lostWithBreak: true as const } : {}),
-  });
+  // Rank 0: one event at a time, on the recorded schedule, so no queue orders it.
+  cell.handle(deliveryEvent(entry.t, e.origin, 0, e.seq, e.sub, to, e.from, type, payload, e.conn ?? 0, -1, e.lostWithBreak === true));
 }

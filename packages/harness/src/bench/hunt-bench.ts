@@ -7,14 +7,16 @@ import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
 
 /**
  * The seeds each pool size hunts: drawn fault plans over session-timeout
- * (five members, 180 s of virtual time each). 200, not fewer: in the first
- * two seconds of a worker its code is still being compiled on V8's
- * background threads, which take the other core; a 40-seed bench showed two
- * workers at 1.0x one worker where a 300-seed one showed 1.84x. Real hunts
- * run hundreds or thousands of seeds, so the steady state is what counts.
+ * (five members, 180 s of virtual time each). 600, not fewer: a worker's
+ * first seeds cost up to four times a later one's (V8 still compiles its
+ * code, on background threads that take the other core), and two workers
+ * pay that twice on two cores. A 40-seed bench showed two workers at 1.0x
+ * one worker; at 8f754b6, 200 seeds showed 1.10x and 1,000 seeds 1.75x in
+ * the same hour. Real hunts run hundreds or thousands of seeds, so the
+ * steady state is what counts.
  */
 const SCENARIO = "session-timeout";
-const SEEDS = Number(process.env.KCSIM_HUNT_BENCH_SEEDS ?? 200);
+const SEEDS = Number(process.env.KCSIM_HUNT_BENCH_SEEDS ?? 600);
 
 /**
  * Seed-hunting throughput: the same seeds (drawn fault plans, every seed

@@ -1,5 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { History } from "../src/history/history.js";
+import type { HistoryEvent } from "../src/history/history-event.js";
 import { DEFAULT_REGISTRY, InlineHost, loadScenarioFile, toSimulationSpec } from "../src/index.js";
 import { ActorCell } from "../src/kernel/actor-cell.js";
 import { armedTimer, controlEvent, deliveryEvent, lostWithBreak, type SimEvent } from "../src/kernel/event.js";
@@ -46,5 +48,38 @@ describe("queued events", () => {
     expect(notices).toBeGreaterThan(0);
     expect(lost).toBeGreaterThan(0);
     expect([...shapes.keys()]).toHaveLength(1);
+  });
+
+  it("and the history's send and connection records have one shape each, faulted or not (JSON lines unchanged)", () => {
+    const scenario = loadScenarioFile(fileURLToPath(new URL("../../../scenarios/chaos-consumer.json", import.meta.url)));
+    const spec = { ...toSimulationSpec(scenario, { seed: 1 }), durationUs: 60_000_000 };
+    const shapes = new Map<string, Set<string>>();
+    const lines = new Map<string, string>();
+    const record = History.prototype.record;
+    History.prototype.record = function (this: History, event: HistoryEvent) {
+      if (event.ev === "send" || event.ev === "conn") {
+        const seen = shapes.get(event.ev) ?? new Set<string>();
+        seen.add(shapeOf(event));
+        shapes.set(event.ev, seen);
+        // One line of each variant: a fault, a break's times, or neither.
+        const variant =
+          event.ev === "send" ? `send ${event.fault !== undefined} ${event.conn !== undefined}` : `conn ${event.at !== undefined}`;
+        if (!lines.has(variant)) lines.set(variant, JSON.stringify(event));
+      }
+      return record.call(this, event);
+    };
+    try {
+      new InlineHost(spec, DEFAULT_REGISTRY).run();
+    } finally {
+      History.prototype.record = record;
+    }
+    expect([...(shapes.get("send") ?? [])]).toHaveLength(1);
+    expect([...(shapes.get("conn") ?? [])]).toHaveLength(1);
+    // Every variant was there, and its line leaves out the fields it does not have.
+    expect([...lines.keys()].sort()).toEqual(["conn false", "conn true", "send false true", "send true true"]);
+    expect(lines.get("send false true")).toMatch(
+      /^\{"t":\d+,"ev":"send","from":"[^"]+","to":"[^"]+","type":"\w+","bytes":\d+,"fate":"\w+","at":\[[\d,]*\],"conn":-?\d+\}$/,
+    );
+    expect(lines.get("conn false")).not.toContain('"at"');
   });
 });

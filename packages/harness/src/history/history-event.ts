@@ -18,13 +18,13 @@ export interface SendRecord {
   readonly bytes: number;
   readonly fate: Fate;
   readonly at: readonly Micros[];
-  readonly fault?: string;
-  readonly corrupt?: "truncate" | "garbage";
-  readonly reordered?: true;
+  readonly fault?: string | undefined;
+  readonly corrupt?: "truncate" | "garbage" | undefined;
+  readonly reordered?: true | undefined;
   /** Connection mode: the connection it rode (+gen client to server, -gen back; see DeliveryEvent.conn). */
-  readonly conn?: number;
+  readonly conn?: number | undefined;
   /** Connection mode: a partition held it back until the partition healed. */
-  readonly held?: true;
+  readonly held?: true | undefined;
 }
 
 /**
@@ -43,7 +43,7 @@ export interface ConnectionRecord {
   readonly what: string;
   readonly connection: string;
   readonly reason: string | null;
-  readonly at?: readonly [Micros, Micros];
+  readonly at?: readonly [Micros, Micros] | undefined;
 }
 
 export interface ObservationRecord {

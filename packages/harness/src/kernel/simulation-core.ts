@@ -24,8 +24,6 @@ import { OriginRanks } from "./origin-ranks.js";
 import type { SimulationSpec } from "./simulation-spec.js";
 import { TimerHeap } from "./timer-heap.js";
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 export const KCSIM_VERSION = "0.1.0";
 /** Bumped when the wire format (messages, shared structures) changes. */
 export const PROTOCOL_VERSION = "2";
@@ -49,18 +47,24 @@ function sendRecord(
   conn: number,
   decision: RouteDecision,
 ): SendRecord {
-  const { fate, at } = decision;
-  // Most sends on a connection have no optional field but `conn`: one literal, not a literal and a field added to it.
-  if (conn !== 0 && decision.fault === null && decision.corrupt === null && !decision.reordered && !decision.held)
-    return { t: now, ev: "send", from, to, type, bytes, fate, at, conn };
-  // Optional fields are added in their fixed order (the line's key order) without spreading temporaries.
-  const record: Mutable<SendRecord> = { t: now, ev: "send", from, to, type, bytes, fate, at };
-  if (decision.fault !== null) record.fault = decision.fault;
-  if (decision.corrupt !== null) record.corrupt = decision.corrupt;
-  if (decision.reordered) record.reordered = true;
-  if (conn !== 0) record.conn = conn;
-  if (decision.held) record.held = true;
-  return record;
+  // Every optional field is there, undefined when absent, in the line's key order: one object shape for every
+  // send, whatever its faults, so the history pass and the checkers are not thrown away by V8 the first time a
+  // faulted send reaches them. A JSON line and the binary stream leave undefined fields out, so neither changes.
+  return {
+    t: now,
+    ev: "send",
+    from,
+    to,
+    type,
+    bytes,
+    fate: decision.fate,
+    at: decision.at,
+    fault: decision.fault ?? undefined,
+    corrupt: decision.corrupt ?? undefined,
+    reordered: decision.reordered ? true : undefined,
+    conn: conn !== 0 ? conn : undefined,
+    held: decision.held ? true : undefined,
+  };
 }
 
 /**
@@ -248,6 +252,8 @@ export class SimulationCore implements CellSink {
       what: event.what,
       connection: event.connection,
       reason: event.reason,
+      // As a break's record has it (see sendRecord: one shape for all).
+      at: undefined,
     };
     this.history.record(record);
   }

@@ -346,7 +346,8 @@ export class ActorCell {
   }
 
   #handleTimer(event: TimerEvent): void {
-    if (this.#timers.get(event.name)?.seq !== event.seq) return; // replaced or cancelled while held, or not this cell's
+    const armed = this.#timers.get(event.name);
+    if (armed?.seq !== event.seq) return; // replaced or cancelled while held, or not this cell's
     if (event.name === RESTART_TIMER) {
       this.#timers.delete(RESTART_TIMER);
       if (this.#state === "crashed") this.#boot("restart");
@@ -358,7 +359,7 @@ export class ActorCell {
       return;
     }
     const actor = this.#actor;
-    if (actor !== null) this.#fire(actor, event); // armed, as checked above
+    if (actor !== null) this.#fire(actor, event, armed); // armed, as checked above
   }
 
   /** Runs one event through the actor (running, not paused). */
@@ -367,7 +368,8 @@ export class ActorCell {
     if (actor === null) return;
     if (event.kind === "timer") {
       // Held while paused: it may have been re-armed or cancelled since.
-      if (this.#timers.get(event.name)?.seq === event.seq) this.#fire(actor, event);
+      const armed = this.#timers.get(event.name);
+      if (armed?.seq === event.seq) this.#fire(actor, event, armed);
     } else if (event.kind === "deliver") {
       if (this.#datagram) this.#peers.add(event.from);
       const message = this.#open(event);
@@ -386,12 +388,14 @@ export class ActorCell {
   }
 
   /** Fires a timer that is armed (its name's current one). */
-  #fire(actor: Actor, event: TimerEvent): void {
+  /** Fires `event`, whose name's armed entry is `armed` (the same object, unless a replay made the event up). */
+  #fire(actor: Actor, event: TimerEvent, armed: ArmedTimer): void {
     const name = event.name;
     this.#timers.delete(name);
-    // The spare (see #spareTimer) if it is a queue's own entry (slot -1 once popped): a replay's made-up
-    // events have no slot.
-    if ((event as ArmedTimer).slot === -1) this.#spareTimer = event as ArmedTimer;
+    // The spare (see #spareTimer) if the event is the cell's own entry, out of the queue (slot -1 once popped).
+    // A replay hands the cell events of its own making (every event is one class, so those have a slot too):
+    // they are not the cell's entries.
+    if (armed === event && armed.slot === -1) this.#spareTimer = armed;
     if (name.startsWith("$") && this.#endpoint?.fire(name)) return;
     this.#actorFire(actor, name);
   }

@@ -57,8 +57,9 @@ const COMMON = {
 };
 
 /**
- * The CLI and the hunt worker once more, each as one CommonJS file
- * (bundle/cli.cjs, bundle/hunt-worker.cjs) that cli.js and hunt-worker.js
+ * The CLI, the hunt worker and the lockstep worker once more, each as one
+ * CommonJS file (bundle/cli.cjs, bundle/hunt-worker.cjs,
+ * bundle/lockstep-worker.cjs) that cli.js, hunt-worker.js and lockstep-worker.js
  * load with V8's code cache (src/run/code-cached-require.ts): Node 20 has a
  * code cache for scripts, not for ES modules. The CLI's commands are still
  * loaded on demand: esbuild keeps each module's body in a function that
@@ -70,6 +71,13 @@ const COMMONJS = {
   banner: { js: 'var __kcsimImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   define: { "import.meta.url": "__kcsimImportMetaUrl", "import.meta.filename": "__filename", "import.meta.dirname": "__dirname" },
 };
+
+/** The CommonJS files: each one's module in the harness's dist/, and its name in the bundle. */
+const CODE_CACHED = [
+  ["cli/cli.js", "cli.cjs"],
+  ["hunt/hunt-worker.js", "hunt-worker.cjs"],
+  ["hosts/lockstep/shard-worker.js", "lockstep-worker.cjs"],
+];
 
 function runTsc() {
   const tsc = spawnSync(process.execPath, [TSC, "-b"], {
@@ -114,8 +122,8 @@ async function bundle(sourcesAsOf) {
   const names = Object.keys(ENTRY_POINTS);
   await build({ ...COMMON, entryPoints: entries(["cli"]), outdir: next, splitting: true, chunkNames: "[name]-[hash]" });
   await build({ ...COMMON, entryPoints: entries(names.filter((name) => name !== "cli")), outdir: next });
-  await build({ ...COMMONJS, entryPoints: [join(HARNESS, "dist", "cli", "cli.js")], outfile: join(next, "cli.cjs") });
-  await build({ ...COMMONJS, entryPoints: [join(HARNESS, "dist", "hunt", "hunt-worker.js")], outfile: join(next, "hunt-worker.cjs") });
+  for (const [module, file] of CODE_CACHED)
+    await build({ ...COMMONJS, entryPoints: [join(HARNESS, "dist", module)], outfile: join(next, file) });
   writeStamp(join(next, ".built"), sourcesAsOf, bundledAt);
   const old = `${BUNDLE}.old-${process.pid}`;
   if (existsSync(BUNDLE)) renameSync(BUNDLE, old);

@@ -7,6 +7,7 @@ import { Piscina } from "piscina";
 import { afterAll, describe, expect, it } from "vitest";
 import type { HuntRunResult, HuntTask } from "../src/hunt/hunt-task.js";
 import { codeCacheFile, kcsimCodeCacheFile } from "../src/run/code-cached-require.js";
+import { runScenario } from "../src/run/run-scenario.js";
 import { loadScenarioFile } from "../src/scenario/load-scenario.js";
 
 /** The built module: the cache is written when a process exits, so each load below is a process of its own. */
@@ -158,5 +159,21 @@ describe("a hunt pool's worker from the bundle", () => {
     } finally {
       await pool.destroy();
     }
+  }, 60_000);
+});
+
+describe("a lockstep host's worker from the bundle", () => {
+  it("runs its shard from lockstep-worker.cjs and writes its code cache when the host closes", async () => {
+    const cacheFile = kcsimCodeCacheFile(join(BUNDLE, "lockstep-worker.cjs"), "lockstep-worker", [], process.env);
+    rmSync(cacheFile, { force: true });
+    const scenario = loadScenarioFile(join(ROOT, "scenarios", "m10-join.json"));
+    const options = { host: "lockstep", seed: 1, hostOptions: { actorsPerWorker: "auto" } } as const;
+    const { summary: first } = await runScenario(scenario, options);
+    expect(existsSync(cacheFile)).toBe(true);
+    expect(Object.values(first.checks).every((check) => check.ok)).toBe(true);
+    // The second run's worker compiles from the cache, and must run the same history.
+    const { summary: again } = await runScenario(scenario, options);
+    expect(again.historyHash).toBe(first.historyHash);
+    expect(again.historyHash).toBe((await runScenario(scenario, { host: "inline", seed: 1 })).summary.historyHash);
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
+import { threadId } from "node:worker_threads";
 import { setImportModule } from "./import-module.js";
 
 /** A file loaded by requireWithCodeCache: its exports, and what became of its cache. */
@@ -73,7 +74,8 @@ export function requireWithCodeCache(file: string, cacheFile: string): CodeCache
 }
 
 function writeCodeCache(script: Script, cacheFile: string): void {
-  const temporary = `${cacheFile}.${process.pid}`;
+  // Named per thread as well as per process: a hunt's or a lockstep host's workers write theirs at the same moment.
+  const temporary = `${cacheFile}.${process.pid}.${threadId}`;
   try {
     mkdirSync(dirname(cacheFile), { recursive: true });
     writeFileSync(temporary, script.createCachedData());

@@ -1,52 +1,18 @@
-import { workerData } from "node:worker_threads";
-import { expose } from "comlink";
-import { spinFor } from "../../kernel/cpu-burn.js";
-import { ActorLogs } from "../worker/actor-logs.js";
-import { comlinkEndpoint } from "../worker/comlink-endpoint.js";
-import { loadRegistry } from "../worker/load-registry.js";
-import type { WorkerPorts } from "../worker/worker-handle.js";
-import type { LockstepShardControl } from "./shard-protocol.js";
-import { ShardRuntime } from "./shard-runtime.js";
-import { serveWindows } from "./shared-window-channel.js";
-import { answerWindow } from "./window-codec.js";
+import { requireBundledWithCodeCache } from "../../run/code-cached-require.js";
 
-/** A lockstep shard worker: a thin shell around ShardRuntime and answerWindow (both tested in one thread). */
-const { controlPort, dataPort } = workerData as WorkerPorts;
-let runtime: ShardRuntime | null = null;
-let logs: ActorLogs | null = null;
+/**
+ * The lockstep host's worker file (ENTRY_POINTS "lockstep-worker"). In the
+ * bundle it loads lockstep-worker.cjs, the shard worker as one CommonJS
+ * file, with V8's code cache (run/code-cached-require.ts), so a new worker
+ * thread does not parse and compile the simulation again before its first
+ * window; elsewhere (the tsc build) it imports shard-worker.js.
+ */
+type ServeLockstepShard = (saveCache: () => void) => void;
 
-function ready(): ShardRuntime {
-  if (runtime === null) throw new Error("lockstep shard: init first");
-  return runtime;
-}
-
-const control: LockstepShardControl = {
-  ping: () => true,
-  async init(init) {
-    const registry = await loadRegistry(init.registryModule);
-    const shardLogs = await ActorLogs.open(init.logLevel, init.logDir, () => runtime?.now ?? 0, false);
-    logs = shardLogs;
-    runtime = new ShardRuntime(init, init.actors, registry, {
-      loggerFor: (actor) => shardLogs.loggerFor(actor),
-      ...(init.burnCpu ? { burnCpu: spinFor } : {}),
-    });
-    return runtime.nextDue();
-  },
-  serve(channel) {
-    const shard = ready();
-    serveWindows(channel, dataPort, (bytes) => answerWindow(shard, bytes));
-  },
-  listen() {
-    const shard = ready();
-    dataPort.on("message", (bytes: Uint8Array) => {
-      const reply = answerWindow(shard, bytes);
-      dataPort.postMessage(reply, [reply.buffer]);
-    });
-  },
-  snapshot: () => ready().snapshot(),
-  flushLogs() {
-    logs?.flush();
-  },
-};
-
-expose(control, comlinkEndpoint(controlPort));
+const loaded = requireBundledWithCodeCache(import.meta.url, "lockstep-worker.cjs", "lockstep-worker");
+// Not a literal: the bundler must not take the worker into this file, which in the bundle has lockstep-worker.cjs.
+const serve: ServeLockstepShard =
+  loaded !== null
+    ? (loaded.exports as { default: ServeLockstepShard }).default
+    : ((await import(new URL("./shard-worker.js", import.meta.url).href)) as { default: ServeLockstepShard }).default;
+serve(loaded?.saveCache ?? ((): void => {}));

@@ -78,6 +78,66 @@ describe("analyses shared by checkers", () => {
     // The count really moved: all four unowned, none, some back after the fencing and the crash.
     expect(new Set(seen)).toEqual(new Set([4, 1, 0, 2, 3]));
   });
+
+  it("moves only what a new owned set changes, and agrees with recounting the live owners after every event", () => {
+    // A member that keeps most of its partitions moves only the others; the owners of every partition, the
+    // conflicts an owned set reports and the watched count must be what counting from scratch gives.
+    const actors = ["m1", "m2", "m3"];
+    const partitions = [0, 1, 2, 3, 4, 5];
+    const keys = partitions.map((p) => `orders-${p}`);
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const timeline = new OwnershipTimeline();
+    const watched = timeline.watchUnowned(keys);
+    const liveOwners = (key: string) => actors.filter((a) => timeline.isLive(a) && timeline.ownedBy(a).has(key));
+    let conflictsSeen = 0;
+    for (const actor of actors) timeline.apply({ t: 0, ev: "life", actor, what: "start", detail: null });
+    for (let t = 1; t <= 2_000; t++) {
+      const actor = actors[random(actors.length)] as string;
+      const roll = random(40);
+      let event: HistoryEvent;
+      if (roll < 34)
+        event = owned(
+          t,
+          actor,
+          partitions.filter(() => random(2) === 0),
+        );
+      else if (roll === 34) event = { t, ev: "life", actor, what: "crash", detail: "nemesis" };
+      else if (roll < 37) event = { t, ev: "life", actor, what: "restart", detail: null };
+      else if (roll === 37)
+        event = {
+          t,
+          ev: "obs",
+          actor: "coordinator",
+          o: { type: "gc.member-removed", groupId: "g", memberId: actor, reason: "session-timeout" },
+        };
+      else
+        event = {
+          t,
+          ev: "obs",
+          actor: "coordinator",
+          o: { type: "gc.member", groupId: "g", memberId: actor, memberEpoch: t, assigned: {}, pendingRevocation: {} },
+        };
+      timeline.apply(event);
+      for (const key of keys) expect(new Set(timeline.ownersOf(key))).toEqual(new Set(liveOwners(key)));
+      expect(watched.count).toBe(keys.filter((key) => liveOwners(key).length === 0).length);
+      if (event.ev === "obs" && event.o.type === "member.owned" && timeline.isLive(actor)) {
+        // Every partition of the new set that another live member owns too, in the set's order, this member last.
+        const expected = keys.filter((key) => timeline.ownedBy(actor).has(key) && liveOwners(key).length > 1);
+        expect(timeline.conflicts.map((c) => c.partition)).toEqual(expected);
+        for (const conflict of timeline.conflicts) {
+          expect(new Set(conflict.owners)).toEqual(new Set(liveOwners(conflict.partition)));
+          expect(conflict.owners.at(-1)).toBe(actor);
+        }
+        conflictsSeen += timeline.conflicts.length;
+      }
+    }
+    // The walk met conflicts and members that kept some partitions while losing others.
+    expect(conflictsSeen).toBeGreaterThan(100);
+  });
 });
 
 describe("router link state", () => {

@@ -96,13 +96,17 @@ export class OwnershipTimeline implements EventFollower {
     if (owned !== undefined) {
       this.#identify(event.ev === "obs" ? event.actor : "", owned.memberId);
       const actor = event.ev === "obs" ? event.actor : "";
-      const before = this.#liveSet(actor);
+      const wasLive = this.isLive(actor);
+      const previous = this.#owned.get(actor);
       const next = new Set<string>();
       for (const { topic, partition } of topicPartitionsOf(owned.owned)) next.add(tpKey(topic, partition));
       this.#owned.set(actor, next);
-      this.#forget(actor, before);
       this.#clientGeneration(actor, owned.memberEpoch, undefined);
-      this.#remember(actor);
+      if (wasLive && this.isLive(actor)) this.#replace(actor, previous ?? new Set(), next);
+      else {
+        if (wasLive && previous !== undefined) this.#forget(actor, previous);
+        this.#remember(actor);
+      }
       return true;
     }
     const state = observationOf(event, "member.state");
@@ -270,23 +274,54 @@ export class OwnershipTimeline implements EventFollower {
     return this.isLive(actor) ? new Set(this.#owned.get(actor) ?? []) : new Set();
   }
 
-  #forget(actor: string, partitions: Set<string>): void {
-    for (const p of partitions) {
+  /**
+   * A live actor that stays live now owns `next` instead of `previous`: what
+   * forgetting all of `previous` and then remembering all of `next` does,
+   * touching only the partitions that moved (a member of a join storm holds
+   * thousands and moves a few). A partition in both keeps its owners, the
+   * actor now last among them (as removing and adding it leaves it), and is
+   * reported again if another live actor owns it too.
+   */
+  #replace(actor: string, previous: ReadonlySet<string>, next: ReadonlySet<string>): void {
+    for (const p of previous) if (!next.has(p)) this.#forgetOne(actor, p);
+    for (const p of next) {
+      if (!previous.has(p)) {
+        this.#rememberOne(actor, p);
+        continue;
+      }
       const owners = this.#owners.get(p);
-      if (owners === undefined || !owners.delete(actor) || owners.size > 0) continue;
-      for (const watch of this.#watchers.get(p) ?? []) watch.count++;
+      if (owners === undefined || !owners.has(actor)) {
+        this.#rememberOne(actor, p);
+        continue;
+      }
+      if (owners.size === 1) continue;
+      owners.delete(actor);
+      owners.add(actor);
+      this.conflicts.push({ partition: p, owners: [...owners] });
     }
+  }
+
+  #forget(actor: string, partitions: ReadonlySet<string>): void {
+    for (const p of partitions) this.#forgetOne(actor, p);
+  }
+
+  #forgetOne(actor: string, p: string): void {
+    const owners = this.#owners.get(p);
+    if (owners === undefined || !owners.delete(actor) || owners.size > 0) return;
+    for (const watch of this.#watchers.get(p) ?? []) watch.count++;
   }
 
   #remember(actor: string): void {
     if (!this.isLive(actor)) return;
-    for (const p of this.#owned.get(actor) ?? []) {
-      const owners = getOrCreate(this.#owners, p, () => new Set<string>());
-      const before = owners.size;
-      owners.add(actor);
-      if (before === 0 && owners.size === 1) for (const watch of this.#watchers.get(p) ?? []) watch.count--;
-      if (owners.size > 1) this.conflicts.push({ partition: p, owners: [...owners] });
-    }
+    for (const p of this.#owned.get(actor) ?? []) this.#rememberOne(actor, p);
+  }
+
+  #rememberOne(actor: string, p: string): void {
+    const owners = getOrCreate(this.#owners, p, () => new Set<string>());
+    const before = owners.size;
+    owners.add(actor);
+    if (before === 0 && owners.size === 1) for (const watch of this.#watchers.get(p) ?? []) watch.count--;
+    if (owners.size > 1) this.conflicts.push({ partition: p, owners: [...owners] });
   }
 }
 

@@ -109,10 +109,10 @@ export class AssignedPartitions {
    * revocation removes them. Returns the enabled ones.
    */
   enableAwaitingCallback(ctx: Context, except: ReadonlySet<string> = new Set()): TopicPartition[] {
-    const enabled = this.#withStatus("awaiting-callback").filter((tp) => !except.has(tpKey(tp.topic, tp.partition)));
-    this.#setStatus(enabled, "owned", ctx);
+    const enabling = this.#sortedEntries().filter((entry) => entry.status === "awaiting-callback" && !except.has(entry.key));
+    this.#setEntries(enabling, "owned", ctx);
     this.#report("assigned", ctx);
-    return enabled;
+    return enabling.map((entry) => entry.partition);
   }
 
   /** Forgets the whole assignment (after the lost/revoked callback, or on leave). */
@@ -137,13 +137,22 @@ export class AssignedPartitions {
   }
 
   #setStatus(partitions: readonly TopicPartition[], status: AssignedPartitionStatus, ctx: Context): void {
-    const changed: TopicPartition[] = [];
+    const entries: Entry[] = [];
     for (const partition of partitions) {
       const entry = this.#entries.get(tpKey(partition.topic, partition.partition));
-      if (entry === undefined || entry.status === status) continue;
+      if (entry !== undefined) entries.push(entry);
+    }
+    this.#setEntries(entries, status, ctx);
+  }
+
+  /** Moves these entries (this.#entries' own) to `status`; the source fetches the partitions that became owned, stops the others. */
+  #setEntries(entries: readonly Entry[], status: AssignedPartitionStatus, ctx: Context): void {
+    const changed: TopicPartition[] = [];
+    for (const entry of entries) {
+      if (entry.status === status) continue;
       if (entry.status === "owned" || status === "owned") this.#ownedMayHaveChanged = true;
       entry.status = status;
-      changed.push(partition);
+      changed.push(entry.partition);
     }
     if (changed.length > 0) this.#source.setFetchable(changed, status === "owned", ctx);
   }
@@ -152,8 +161,13 @@ export class AssignedPartitions {
   #report(cause: OwnershipChangeCause, ctx: Context): void {
     if (!this.#ownedMayHaveChanged) return;
     this.#ownedMayHaveChanged = false;
-    const owned = this.owned();
-    const keys = new Set(owned.map((tp) => tpKey(tp.topic, tp.partition)));
+    const owned: TopicPartition[] = [];
+    const keys = new Set<string>();
+    for (const entry of this.#sortedEntries()) {
+      if (entry.status !== "owned") continue;
+      owned.push(entry.partition);
+      keys.add(entry.key);
+    }
     if (keys.size === this.#reportedOwned.size && [...keys].every((key) => this.#reportedOwned.has(key))) return;
     this.#reportedOwned = keys;
     this.#observer.owned(ctx, owned, cause);

@@ -57,11 +57,12 @@ const COMMON = {
 };
 
 /**
- * The CLI, the hunt worker and the lockstep worker once more, each as one
- * CommonJS file (bundle/cli.cjs, bundle/hunt-worker.cjs,
- * bundle/lockstep-worker.cjs) that cli.js, hunt-worker.js and lockstep-worker.js
- * load with V8's code cache (src/run/code-cached-require.ts): Node 20 has a
- * code cache for scripts, not for ES modules. The CLI's commands are still
+ * The CLI, the hunt worker and the lockstep and realtime workers once more,
+ * each as one CommonJS file (bundle/cli.cjs, bundle/hunt-worker.cjs,
+ * bundle/lockstep-worker.cjs, bundle/realtime-worker.cjs) that cli.js and
+ * the worker entries load with V8's code cache
+ * (src/run/code-cached-require.ts): Node 20 has a code cache for scripts,
+ * not for ES modules. The CLI's commands are still
  * loaded on demand: esbuild keeps each module's body in a function that
  * runs at its first require. `import.meta` becomes the file's own.
  */
@@ -77,6 +78,7 @@ const CODE_CACHED = [
   ["cli/cli.js", "cli.cjs"],
   ["hunt/hunt-worker.js", "hunt-worker.cjs"],
   ["hosts/lockstep/shard-worker.js", "lockstep-worker.cjs"],
+  ["hosts/realtime/shard-worker.js", "realtime-worker.cjs"],
 ];
 
 function runTsc() {

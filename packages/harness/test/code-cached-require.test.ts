@@ -5,10 +5,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { afterAll, describe, expect, it } from "vitest";
+import { RealtimeHost } from "../src/hosts/realtime/realtime-host.js";
 import type { HuntRunResult, HuntTask } from "../src/hunt/hunt-task.js";
 import { codeCacheFile, kcsimCodeCacheFile } from "../src/run/code-cached-require.js";
 import { runScenario } from "../src/run/run-scenario.js";
-import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import { loadScenarioFile, toSimulationSpec } from "../src/scenario/load-scenario.js";
 
 /** The built module: the cache is written when a process exits, so each load below is a process of its own. */
 const BUILT = fileURLToPath(new URL("../dist/run/code-cached-require.js", import.meta.url));
@@ -175,5 +176,23 @@ describe("a lockstep host's worker from the bundle", () => {
     const { summary: again } = await runScenario(scenario, options);
     expect(again.historyHash).toBe(first.historyHash);
     expect(again.historyHash).toBe((await runScenario(scenario, { host: "inline", seed: 1 })).summary.historyHash);
+  }, 60_000);
+});
+
+describe("a realtime host's workers from the bundle", () => {
+  it("run their shards from realtime-worker.cjs and write its code cache when the run ends", async () => {
+    const cacheFile = kcsimCodeCacheFile(join(BUNDLE, "realtime-worker.cjs"), "realtime-worker", [], process.env);
+    rmSync(cacheFile, { force: true });
+    const spec = { ...toSimulationSpec(loadScenarioFile(join(ROOT, "scenarios", "m10-join.json")), { seed: 1 }), durationUs: 5_000_000 };
+    const run = async () => {
+      const result = await new RealtimeHost(spec, { timeScale: 0.5 }).run();
+      // Members joined the group: the shards ran the consumer and coordinator code loaded from the file.
+      const stable = result.events.filter((e) => e.ev === "obs" && e.o.type === "member.state" && e.o.to === "STABLE");
+      expect(stable.length).toBeGreaterThan(0);
+    };
+    await run();
+    expect(existsSync(cacheFile)).toBe(true);
+    // The next run's workers compile from the cache and run the same actors.
+    await run();
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { requireBundledWithCodeCache } from "../run/code-cached-require.js";
+import { loadWorkerBody } from "../run/code-cached-require.js";
 import type { HuntRunResult, HuntTask } from "./hunt-task.js";
 
 /**
@@ -12,13 +12,7 @@ import type { HuntRunResult, HuntTask } from "./hunt-task.js";
  */
 type HuntWorker = (task: HuntTask) => Promise<HuntRunResult>;
 
-const loaded = requireBundledWithCodeCache(import.meta.url, "hunt-worker.cjs", "hunt-worker");
-// Not a literal: the bundler must not take the worker into this file, which in the bundle has hunt-worker.cjs.
-const run: HuntWorker =
-  loaded !== null
-    ? (loaded.exports as { default: HuntWorker }).default
-    : ((await import(new URL("./hunt-worker.js", import.meta.url).href)) as { default: HuntWorker }).default;
-const saveCache = loaded?.saveCache ?? ((): void => {});
+const { body: run, saveCache } = await loadWorkerBody<HuntWorker>(import.meta.url, "hunt-worker.cjs", "hunt-worker", "./hunt-worker.js");
 
 export default async function huntWorkerEntry(task: HuntTask): Promise<HuntRunResult> {
   const result = await run(task);

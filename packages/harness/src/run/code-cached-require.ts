@@ -119,6 +119,26 @@ export function requireBundledWithCodeCache(besideUrl: string, name: string, pur
 }
 
 /**
+ * A worker thread's body, the default export of `name` (a CommonJS file of
+ * the bundle beside the worker's entry at `entryUrl`) loaded with its code
+ * cache for `purpose`; or, when there is no such file (the entry runs from
+ * the tsc build), of the ES module `distModule` beside the entry, which has
+ * no cache to save.
+ */
+export async function loadWorkerBody<T>(
+  entryUrl: string,
+  name: string,
+  purpose: string,
+  distModule: string,
+): Promise<{ readonly body: T; readonly saveCache: () => void }> {
+  const loaded = requireBundledWithCodeCache(entryUrl, name, purpose);
+  if (loaded !== null) return { body: (loaded.exports as { default: T }).default, saveCache: loaded.saveCache };
+  // Not a literal: the bundler must not take the body into the entry, which in the bundle has the CommonJS file.
+  const module = (await import(new URL(distModule, entryUrl).href)) as { default: T };
+  return { body: module.default, saveCache: () => {} };
+}
+
+/**
  * The code cache of a bundle file of kcsim's for `command` (a CLI command, or what a worker runs), under a
  * process's V8 settings (this one's by default): its flags, NODE_OPTIONS,
  * and whether kcsim's own V8 settings apply (KCSIM_V8_DEFAULTS, run/v8-tuning.ts).

@@ -1,62 +1,17 @@
-import { workerData } from "node:worker_threads";
-import { decodeUnchecked } from "@kcsim/protocol";
-import { expose } from "comlink";
-import { spinFor } from "../../kernel/cpu-burn.js";
-import { ActorLogs } from "../worker/actor-logs.js";
-import { comlinkEndpoint } from "../worker/comlink-endpoint.js";
-import { loadRegistry } from "../worker/load-registry.js";
-import { ownedBytes } from "../worker/owned-bytes.js";
-import type { WorkerPorts } from "../worker/worker-handle.js";
-import type { DeliveryBatch, RealtimeShardControl } from "./realtime-protocol.js";
-import { RealtimeShard } from "./realtime-shard.js";
-import { VirtualClock } from "./virtual-clock.js";
+import { loadWorkerBody } from "../../run/code-cached-require.js";
 
-/** A realtime shard worker: a thin shell around RealtimeShard (tested in one thread) with real timers. */
-const { controlPort, dataPort } = workerData as WorkerPorts;
-let shard: RealtimeShard | null = null;
-let logs: ActorLogs | null = null;
-let timeScale = 1;
-
-function ready(): RealtimeShard {
-  if (shard === null) throw new Error("realtime shard: init first");
-  return shard;
-}
-
-const control: RealtimeShardControl = {
-  ping: () => true,
-  async init(init) {
-    const registry = await loadRegistry(init.registryModule);
-    timeScale = init.timeScale;
-    const shardLogs = await ActorLogs.open(init.logLevel, init.logDir, () => shard?.now ?? 0, true);
-    logs = shardLogs;
-    shard = new RealtimeShard(
-      init,
-      init.actors,
-      registry,
-      {
-        set: (delayMs, fire) => setTimeout(fire, delayMs),
-        clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-        defer: (fn) => setImmediate(fn),
-      },
-      (batch) => {
-        const bytes = ownedBytes(batch);
-        dataPort.postMessage(bytes, [bytes.buffer]);
-      },
-      { loggerFor: (actor) => shardLogs.loggerFor(actor), burnCpu: spinFor },
-    );
-    dataPort.on("message", (bytes: Uint8Array) => ready().deliver(decodeUnchecked(bytes) as DeliveryBatch));
-    if (init.epochMs !== null) shard.begin(new VirtualClock(init.epochMs, timeScale));
-  },
-  begin(epochMs) {
-    ready().begin(new VirtualClock(epochMs, timeScale));
-  },
-  adopt: (actor) => ready().adopt(actor),
-  control: (event) => ready().control(event),
-  snapshot: () => ready().snapshot(),
-  stop: () => ready().stop(),
-  flushLogs() {
-    logs?.flush();
-  },
-};
-
-expose(control, comlinkEndpoint(controlPort));
+/**
+ * The realtime host's worker file (ENTRY_POINTS "realtime-worker"). In the
+ * bundle it loads realtime-worker.cjs, the shard worker as one CommonJS
+ * file, with V8's code cache (run/code-cached-require.ts): the realtime host
+ * starts a worker per actor, each of which would otherwise parse and compile
+ * the simulation before the cluster can answer; elsewhere (the tsc build)
+ * it imports shard-worker.js.
+ */
+const { body: serve, saveCache } = await loadWorkerBody<(saveCache: () => void) => void>(
+  import.meta.url,
+  "realtime-worker.cjs",
+  "realtime-worker",
+  "./shard-worker.js",
+);
+serve(saveCache);

@@ -1,2 +1,0 @@
-export { RealtimeHost } from "./realtime-host.js";
-export { replayRecording } from "./replay.js";

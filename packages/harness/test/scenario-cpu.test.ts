@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { runScenarioCpu } from "../src/bench/child-cpu.js";
 import { root } from "../src/bench/kcsim-process.js";
 import type { ScenarioCpu } from "../src/bench/scenario-cpu.js";
+import { STEADY_EARLIER_RUNS } from "../src/bench/steady-runs.js";
 import { V8_TUNING } from "../src/run/v8-tuning.js";
 
 async function scenarioCpu(args: readonly string[], nodeFlags: readonly string[] = []): Promise<ScenarioCpu> {
@@ -14,11 +15,22 @@ describe("the compression bench's child process (scenario-cpu)", () => {
     const cold = await scenarioCpu(["2"]);
     const warm = await scenarioCpu(["2", "--warm"]);
     expect(cold.warm).toBe(false);
+    expect(cold.earlierRuns).toBe(0);
     expect(warm.warm).toBe(true);
+    expect(warm.earlierRuns).toBe(1);
     expect(warm.seed).toBe(2);
     expect(warm.historyHash).toBe(cold.historyHash);
     expect(warm.virtualMs).toBe(cold.virtualMs);
     expect(warm.checksFailed).toBe(cold.checksFailed);
+  }, 60_000);
+
+  it("measures a steady run: the fifth of the same seed in one process, every one with the cold run's history", async () => {
+    const cold = await scenarioCpu(["2"]);
+    const steady = await scenarioCpu(["2", "--steady"]);
+    expect(steady.earlierRuns).toBe(STEADY_EARLIER_RUNS);
+    expect(steady.warm).toBe(true);
+    expect(steady.historyHash).toBe(cold.historyHash);
+    expect(steady.checksFailed).toBe(cold.checksFailed);
   }, 60_000);
 
   it("runs the lockstep host with auto shards (--lockstep) to the inline history", async () => {

@@ -4,6 +4,7 @@ import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { median, runScenarioCpu } from "./child-cpu.js";
 import { root } from "./kcsim-process.js";
 import type { ScenarioCpu } from "./scenario-cpu.js";
+import { STEADY_EARLIER_RUNS } from "./steady-runs.js";
 
 /** The scenarios whose compression the suite reports, each run inline with its own seed. */
 export const COMPRESSION_SCENARIOS = ["chaos-consumer", "chaos-data", "m10-join"] as const;
@@ -14,24 +15,31 @@ const REPETITIONS = 3;
  * what its row's case and note add.
  */
 interface Measure {
-  readonly warm: boolean;
+  /** scenario-cpu's flag for the runs before the measured one, if any. */
+  readonly earlier: "--warm" | "--steady" | null;
   readonly v8Defaults: boolean;
   readonly label: string;
   readonly note: string;
 }
 
-const COLD: Measure = { warm: false, v8Defaults: false, label: "", note: "" };
+const COLD: Measure = { earlier: null, v8Defaults: false, label: "", note: "" };
 const COLD_V8_DEFAULTS: Measure = {
-  warm: false,
+  earlier: null,
   v8Defaults: true,
   label: ", cold with V8's defaults",
   note: "without kcsim's V8 settings, alternating with the cold runs; ",
 };
-const WARM: Measure = { warm: true, v8Defaults: false, label: ", warm", note: "second run in one process; " };
+const WARM: Measure = { earlier: "--warm", v8Defaults: false, label: ", warm", note: "second run in one process; " };
+const STEADY: Measure = {
+  earlier: "--steady",
+  v8Defaults: false,
+  label: ", steady",
+  note: `run ${STEADY_EARLIER_RUNS + 1} in one process (a hunt worker's cost per seed after its warm-up); `,
+};
 
 /** One scenario run in a fresh process (bench/scenario-cpu.ts) as `measure` says; what it printed. */
-function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Promise<ScenarioCpu> {
-  const args = [join(root, "scenarios", `${scenario}.json`), ...(warm ? ["--warm"] : [])];
+function measureOnce(scenario: string, { earlier, v8Defaults }: Measure): Promise<ScenarioCpu> {
+  const args = [join(root, "scenarios", `${scenario}.json`), ...(earlier !== null ? [earlier] : [])];
   return runScenarioCpu(v8Defaults ? [] : V8_TUNING, args, `compression: ${scenario}`);
 }
 
@@ -46,8 +54,9 @@ function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Promise<S
  * still compiling the hot code on its background threads, which the
  * process's CPU time includes); cold with V8's defaults, alternating with
  * the first so that both see the same machine; and warm, the process's
- * second run of the same seed (what a hunt worker pays per seed once its
- * first seeds have compiled the code). All must give the same history.
+ * second run of the same seed; and steady, its fifth run (what a hunt
+ * worker pays per seed once its warm-up is over: a second run still
+ * compiles code the first made hot late). All must give the same history.
  * Cold and warm runs get kcsim's V8 settings (run/v8-tuning.ts) on node's
  * command line, as set before any of the simulation's code is loaded: as
  * in a hunt's workers and in the CLI's commands.
@@ -55,14 +64,15 @@ function measureOnce(scenario: string, { warm, v8Defaults }: Measure): Promise<S
 export const compressionBench: BenchSuite = {
   name: "compression",
   description:
-    "virtual seconds per CPU second, inline, chaos-consumer / chaos-data / m10-join: cold, cold with V8's defaults, warm (median of 3 fresh processes each)",
+    "virtual seconds per CPU second, inline, chaos-consumer / chaos-data / m10-join: cold, cold with V8's defaults, warm, steady (median of 3 fresh processes each)",
   async run(): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     for (const scenario of COMPRESSION_SCENARIOS) {
-      const runs = new Map<Measure, ScenarioCpu[]>([COLD, COLD_V8_DEFAULTS, WARM].map((measure) => [measure, []]));
+      const runs = new Map<Measure, ScenarioCpu[]>([COLD, COLD_V8_DEFAULTS, WARM, STEADY].map((measure) => [measure, []]));
       for (let i = 0; i < REPETITIONS; i++)
         for (const measure of [COLD, COLD_V8_DEFAULTS]) runs.get(measure)?.push(await measureOnce(scenario, measure));
-      for (let i = 0; i < REPETITIONS; i++) runs.get(WARM)?.push(await measureOnce(scenario, WARM));
+      for (let i = 0; i < REPETITIONS; i++)
+        for (const measure of [WARM, STEADY]) runs.get(measure)?.push(await measureOnce(scenario, measure));
       const all = [...runs.values()].flat();
       const first = all[0] as ScenarioCpu;
       if (all.some((r) => r.historyHash !== first.historyHash)) throw new Error(`compression: ${scenario} did not repeat its history`);

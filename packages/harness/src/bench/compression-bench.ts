@@ -57,7 +57,7 @@ function measureOnce(scenario: string, { earlier, v8Defaults }: Measure): Promis
  * second run of the same seed; and steady, its fifth run (what a hunt
  * worker pays per seed once its warm-up is over: a second run still
  * compiles code the first made hot late). All must give the same history.
- * Cold and warm runs get kcsim's V8 settings (run/v8-tuning.ts) on node's
+ * Cold, warm and steady runs get kcsim's V8 settings (run/v8-tuning.ts) on node's
  * command line, as set before any of the simulation's code is loaded: as
  * in a hunt's workers and in the CLI's commands.
  */

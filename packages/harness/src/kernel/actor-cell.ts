@@ -387,8 +387,7 @@ export class ActorCell {
     }
   }
 
-  /** Fires a timer that is armed (its name's current one). */
-  /** Fires `event`, whose name's armed entry is `armed` (the same object, unless a replay made the event up). */
+  /** Fires a timer that is armed: `event`, whose name's current entry is `armed` (the same object, unless a replay made the event up). */
   #fire(actor: Actor, event: TimerEvent, armed: ArmedTimer): void {
     const name = event.name;
     this.#timers.delete(name);

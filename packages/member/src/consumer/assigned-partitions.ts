@@ -76,7 +76,7 @@ export class AssignedPartitions {
 
   /** The whole assignment is lost or given up: nothing is fetched or owned from now on. */
   releaseAll(cause: "lost" | "leave", ctx: Context): void {
-    this.#setStatus(this.all(), "released", ctx);
+    this.#setEntries(this.#sortedEntries(), "released", ctx);
     this.#report(cause, ctx);
   }
 
@@ -109,7 +109,7 @@ export class AssignedPartitions {
    * revocation removes them. Returns the enabled ones.
    */
   enableAwaitingCallback(ctx: Context, except: ReadonlySet<string> = new Set()): TopicPartition[] {
-    const enabling = this.#sortedEntries().filter((entry) => entry.status === "awaiting-callback" && !except.has(entry.key));
+    const enabling = this.#entriesWith("awaiting-callback").filter((entry) => !except.has(entry.key));
     this.#setEntries(enabling, "owned", ctx);
     this.#report("assigned", ctx);
     return enabling.map((entry) => entry.partition);
@@ -126,9 +126,12 @@ export class AssignedPartitions {
   }
 
   #withStatus(status: AssignedPartitionStatus): TopicPartition[] {
-    const partitions: TopicPartition[] = [];
-    for (const entry of this.#sortedEntries()) if (entry.status === status) partitions.push(entry.partition);
-    return partitions;
+    return this.#entriesWith(status).map((entry) => entry.partition);
+  }
+
+  /** The entries with this status, sorted by partition. */
+  #entriesWith(status: AssignedPartitionStatus): Entry[] {
+    return this.#sortedEntries().filter((entry) => entry.status === status);
   }
 
   #sortedEntries(): readonly Entry[] {
@@ -161,15 +164,14 @@ export class AssignedPartitions {
   #report(cause: OwnershipChangeCause, ctx: Context): void {
     if (!this.#ownedMayHaveChanged) return;
     this.#ownedMayHaveChanged = false;
-    const owned: TopicPartition[] = [];
-    const keys = new Set<string>();
-    for (const entry of this.#sortedEntries()) {
-      if (entry.status !== "owned") continue;
-      owned.push(entry.partition);
-      keys.add(entry.key);
-    }
+    const ownedEntries = this.#entriesWith("owned");
+    const keys = new Set(ownedEntries.map((entry) => entry.key));
     if (keys.size === this.#reportedOwned.size && [...keys].every((key) => this.#reportedOwned.has(key))) return;
     this.#reportedOwned = keys;
-    this.#observer.owned(ctx, owned, cause);
+    this.#observer.owned(
+      ctx,
+      ownedEntries.map((entry) => entry.partition),
+      cause,
+    );
   }
 }

@@ -15,9 +15,9 @@ import { isSealedWhole } from "./sealed-message.js";
  * frame). A deep copy costs a quarter of that, but keeps every copied
  * object alive and the garbage collector gives the saving back (measured
  * on group-join). The tape costs a walk and makes no object per value: a
- * tag per value in a byte array, numbers, object shapes and array lengths
- * in a Float64Array (both off the heap), strings and bigints (immutable)
- * by reference, byte arrays copied. A value that sending has sealed whole
+ * tag per value in a byte array, int32 numbers, object shapes and array
+ * lengths in an Int32Array (both off the heap), other numbers, strings and
+ * bigints (immutable) by reference, byte arrays copied. A value that sending has sealed whole
  * (frozen with everything in it, no byte arrays: a record batch a broker
  * fetched, see isSealedWhole) is immutable too, and is kept by reference;
  * it is copied only when read.
@@ -40,7 +40,7 @@ const UNDEFINED = 0;
 const NULL = 1;
 const FALSE = 2;
 const TRUE = 3;
-/** The number is the next cell. */
+/** The number is the next reference (one that is not an int32: most numbers are, see INT). */
 const NUMBER = 4;
 /** The next reference (a string). */
 const STRING = 5;
@@ -54,6 +54,8 @@ const ARRAY = 8;
 const BYTES = 9;
 /** The next reference: a value sealed whole (see isSealedWhole), kept as it is, since nothing can change it. */
 const SEALED = 10;
+/** The number is the next cell (an int32; -0 is written as 0, as the codec writes it). */
+const INT = 11;
 
 /** Any UTF-16 surrogate code unit (paired or not). */
 const SURROGATE = /[\ud800-\udfff]/;
@@ -67,31 +69,49 @@ interface KeyNode extends KeyTrieNode<KeyNode> {
   shape: number;
 }
 
-/** A copy of a full array in one twice as long (the tape's arrays grow only by doubling, so rarely). */
-function doubled<A extends Uint8Array | Float64Array>(array: A, make: new (length: number) => A): A {
-  const grown = new make(array.length * 2);
-  grown.set(array);
-  return grown;
-}
+/**
+ * The tape's typed arrays grow by adding chunks, never by copying: a tape
+ * that doubled one array would copy everything it held at each doubling, and
+ * each large array is fresh memory that the kernel must fault in page by
+ * page (on this project's machines, growing one Float64Array to 32 MB by
+ * doubling took about 100 ms; 64 KB chunks of the same, reused, 6 ms).
+ * Integers take 4 bytes, not 8 (INT). Chunks start small (many logs stay empty) and
+ * double up to CHUNK_BYTES, under glibc's mmap threshold, so the memory of a
+ * finished run's tapes is reused by the next run's.
+ */
+const CHUNK_BYTES = 64 * 1024;
+const FIRST_TAG_CHUNK = 256;
+const FIRST_CELL_CHUNK = 64;
+const REF_CHUNK = 8192;
+
+/** The length of the chunk after one of `length` items of `bytesEach` bytes. */
+const nextChunkLength = (length: number, bytesEach: number): number => Math.min(length * 2, CHUNK_BYTES / bytesEach);
 
 const keyNode = (): KeyNode => ({ ...unlinkedNode<KeyNode>(), shape: -1 });
 
 /** The streams a reader rebuilds values from. */
 interface TapeStreams {
-  readonly tags: Uint8Array;
-  readonly cells: Float64Array;
-  readonly refs: readonly unknown[];
+  /** The tags in chunks, in order (a chunk's items all written, except past the tape's end in the last ones). */
+  readonly tags: readonly Uint8Array[];
+  readonly cells: readonly Int32Array[];
+  readonly refs: readonly (readonly unknown[])[];
   readonly shapes: readonly (readonly string[])[];
 }
 
 /** An append-only tape of values; `reader` rebuilds them in order. */
 export class ValueTape {
-  // Small to start with: many logs stay empty (the arrays double as they fill).
-  #tags = new Uint8Array(256);
-  #tagCount = 0;
-  #cells = new Float64Array(64);
-  #cellCount = 0;
-  readonly #refs: unknown[] = [];
+  // Chunks (see CHUNK_BYTES): the current one, its index, and the next free item in it.
+  readonly #tagChunks: Uint8Array[] = [new Uint8Array(FIRST_TAG_CHUNK)];
+  #tags = this.#tagChunks[0] as Uint8Array;
+  #tagChunk = 0;
+  #tagAt = 0;
+  readonly #cellChunks: Int32Array[] = [new Int32Array(FIRST_CELL_CHUNK)];
+  #cells = this.#cellChunks[0] as Int32Array;
+  #cellChunk = 0;
+  #cellAt = 0;
+  /** References in chunks of REF_CHUNK (one growing array would be copied as it grew, and the copies are fresh memory). */
+  readonly #refChunks: unknown[][] = [[]];
+  #refs = this.#refChunks[0] as unknown[];
   readonly #root = keyNode();
   /** The key lists of the objects written, by shape index. */
   readonly #shapes: string[][] = [];
@@ -100,8 +120,11 @@ export class ValueTape {
 
   /** Appends `value` and returns true; false (the tape unchanged) if the value holds something the tape does not model. */
   write(value: unknown): boolean {
-    const tags = this.#tagCount;
-    const cells = this.#cellCount;
+    const tagChunk = this.#tagChunk;
+    const tagAt = this.#tagAt;
+    const cellChunk = this.#cellChunk;
+    const cellAt = this.#cellAt;
+    const refChunk = this.#refChunks.length - 1;
     const refs = this.#refs.length;
     this.#plainPrototype = objectPrototypeIsClean();
     try {
@@ -109,8 +132,15 @@ export class ValueTape {
       return true;
     } catch {
       // UNMODELLED, or anything the walk ran into (a cycle's stack overflow, a throwing getter): let the codec answer.
-      this.#tagCount = tags;
-      this.#cellCount = cells;
+      // The chunks it filled stay, to be written over by the next values.
+      this.#tagChunk = tagChunk;
+      this.#tags = this.#tagChunks[tagChunk] as Uint8Array;
+      this.#tagAt = tagAt;
+      this.#cellChunk = cellChunk;
+      this.#cells = this.#cellChunks[cellChunk] as Int32Array;
+      this.#cellAt = cellAt;
+      this.#refChunks.length = refChunk + 1;
+      this.#refs = this.#refChunks[refChunk] as unknown[];
       this.#refs.length = refs;
       return false;
     }
@@ -118,28 +148,64 @@ export class ValueTape {
 
   /** A reader of the values written so far, oldest first. */
   reader(): ValueTapeReader {
-    return new ValueTapeReader({ tags: this.#tags, cells: this.#cells, refs: this.#refs, shapes: this.#shapes });
+    return new ValueTapeReader({ tags: this.#tagChunks, cells: this.#cellChunks, refs: this.#refChunks, shapes: this.#shapes });
   }
 
   #tag(tag: number): void {
-    if (this.#tagCount === this.#tags.length) this.#tags = doubled(this.#tags, Uint8Array);
-    this.#tags[this.#tagCount++] = tag;
+    if (this.#tagAt === this.#tags.length) this.#nextTagChunk();
+    this.#tags[this.#tagAt++] = tag;
   }
 
   #cell(cell: number): void {
-    if (this.#cellCount === this.#cells.length) this.#cells = doubled(this.#cells, Float64Array);
-    this.#cells[this.#cellCount++] = cell;
+    if (this.#cellAt === this.#cells.length) this.#nextCellChunk();
+    this.#cells[this.#cellAt++] = cell;
+  }
+
+  #ref(ref: unknown): void {
+    if (this.#refs.length === REF_CHUNK) {
+      this.#refs = [];
+      this.#refChunks.push(this.#refs);
+    }
+    this.#refs.push(ref);
+  }
+
+  /** Moves on to the next chunk of tags (made, unless a refused value left it). */
+  #nextTagChunk(): void {
+    const index = ++this.#tagChunk;
+    let chunk = this.#tagChunks[index];
+    if (chunk === undefined) {
+      chunk = new Uint8Array(nextChunkLength(this.#tags.length, 1));
+      this.#tagChunks.push(chunk);
+    }
+    this.#tags = chunk;
+    this.#tagAt = 0;
+  }
+
+  #nextCellChunk(): void {
+    const index = ++this.#cellChunk;
+    let chunk = this.#cellChunks[index];
+    if (chunk === undefined) {
+      chunk = new Int32Array(nextChunkLength(this.#cells.length, Int32Array.BYTES_PER_ELEMENT));
+      this.#cellChunks.push(chunk);
+    }
+    this.#cells = chunk;
+    this.#cellAt = 0;
   }
 
   #value(value: unknown): void {
     switch (typeof value) {
       case "number":
-        this.#tag(NUMBER);
-        this.#cell(value);
+        if ((value | 0) === value) {
+          this.#tag(INT);
+          this.#cell(value);
+        } else {
+          this.#tag(NUMBER);
+          this.#ref(value);
+        }
         return;
       case "string":
         this.#tag(STRING);
-        this.#refs.push(value);
+        this.#ref(value);
         return;
       case "boolean":
         this.#tag(value ? TRUE : FALSE);
@@ -151,7 +217,7 @@ export class ValueTape {
         // msgpackr writes int64 or uint64; beyond those it throws (the caller's encoding then throws the same).
         if (value < -0x8000000000000000n || value >= 0x10000000000000000n) throw UNMODELLED;
         this.#tag(BIGINT);
-        this.#refs.push(value);
+        this.#ref(value);
         return;
       case "object": {
         if (value === null) {
@@ -161,7 +227,7 @@ export class ValueTape {
         // A record batch a broker appends was sent in a message before: sealed, it needs no copy (no walk).
         if (!Object.isExtensible(value) && isSealedWhole(value)) {
           this.#tag(SEALED);
-          this.#refs.push(value);
+          this.#ref(value);
           return;
         }
         const valueClass = value.constructor;
@@ -172,7 +238,7 @@ export class ValueTape {
           const bytes = Buffer.allocUnsafe((value as Uint8Array).length);
           bytes.set(value as Uint8Array);
           this.#tag(BYTES);
-          this.#refs.push(bytes);
+          this.#ref(bytes);
         } else throw UNMODELLED;
         return;
       }
@@ -209,17 +275,57 @@ export class ValueTape {
 /** Rebuilds a tape's values in the order they were written, as the codec gives them back (fresh objects, byte arrays copied). */
 export class ValueTapeReader {
   readonly #tape: TapeStreams;
-  #tag = 0;
-  #cell = 0;
-  #ref = 0;
+  /** The chunk of the next tag, its index and the position in it (so for cells and references). */
+  #tags: Uint8Array;
+  #tagChunk = 0;
+  #tagAt = 0;
+  #cells: Int32Array;
+  #cellChunk = 0;
+  #cellAt = 0;
+  #refs: readonly unknown[];
+  #refChunk = 0;
+  #refAt = 0;
+  /** Tags read, for errors. */
+  #tagsRead = 0;
 
   constructor(tape: TapeStreams) {
     this.#tape = tape;
+    this.#tags = tape.tags[0] as Uint8Array;
+    this.#cells = tape.cells[0] as Int32Array;
+    this.#refs = tape.refs[0] as readonly unknown[];
+  }
+
+  #nextTag(): number | undefined {
+    if (this.#tagAt === this.#tags.length) {
+      const next = this.#tape.tags[this.#tagChunk + 1];
+      if (next === undefined) return undefined;
+      this.#tags = next;
+      this.#tagChunk++;
+      this.#tagAt = 0;
+    }
+    this.#tagsRead++;
+    return this.#tags[this.#tagAt++];
+  }
+
+  #nextCell(): number {
+    if (this.#cellAt === this.#cells.length) {
+      this.#cells = this.#tape.cells[++this.#cellChunk] as Int32Array;
+      this.#cellAt = 0;
+    }
+    return this.#cells[this.#cellAt++] as number;
+  }
+
+  #nextRef(): unknown {
+    if (this.#refAt === REF_CHUNK) {
+      this.#refs = this.#tape.refs[++this.#refChunk] as readonly unknown[];
+      this.#refAt = 0;
+    }
+    return this.#refs[this.#refAt++];
   }
 
   next(): unknown {
     const tape = this.#tape;
-    const tag = tape.tags[this.#tag++];
+    const tag = this.#nextTag();
     switch (tag) {
       case UNDEFINED:
         return undefined;
@@ -229,41 +335,40 @@ export class ValueTapeReader {
         return false;
       case TRUE:
         return true;
-      case NUMBER: {
-        // A number read from a Float64Array is a heap number even when it is an integer. Stored in a rebuilt
-        // object, it would turn a field that actors' objects of the same shape keep as a small integer into a
-        // double field (hidden classes are shared): their optimized code would be thrown away and their
-        // objects slowed (measured: twice the deoptimizations on chaos-data). `| 0` makes it a small integer
-        // again, as the codec's decoder gives it (and -0 becomes 0, as the codec writes it).
-        const number = tape.cells[this.#cell++] as number;
-        return (number | 0) === number ? number | 0 : number;
-      }
+      case INT:
+        // Read from an Int32Array, a small integer as the codec's decoder gives it: a heap number stored in a
+        // rebuilt object would turn a field that actors' objects of the same shape keep as a small integer
+        // into a double field (hidden classes are shared), and their optimized code would be thrown away
+        // (measured, when numbers were kept as doubles: twice the deoptimizations on chaos-data).
+        return this.#nextCell();
+      case NUMBER:
+        return this.#nextRef();
       case STRING: {
-        const text = tape.refs[this.#ref++] as string;
+        const text = this.#nextRef() as string;
         // The codec does not keep a lone surrogate: a string with surrogates reads as its round trip gives it.
         return SURROGATE.test(text) ? decodeUnchecked(encodeValue(text)) : text;
       }
       case BIGINT:
-        return tape.refs[this.#ref++];
+        return this.#nextRef();
       case OBJECT: {
-        const keys = tape.shapes[tape.cells[this.#cell++] as number] as readonly string[];
+        const keys = tape.shapes[this.#nextCell()] as readonly string[];
         const object: Record<string, unknown> = {};
         for (const key of keys) object[key] = this.next();
         return object;
       }
       case ARRAY: {
-        const length = tape.cells[this.#cell++] as number;
+        const length = this.#nextCell();
         const array: unknown[] = [];
         for (let i = 0; i < length; i++) array.push(this.next());
         return array;
       }
       case BYTES:
-        return Buffer.from(tape.refs[this.#ref++] as Uint8Array);
+        return Buffer.from(this.#nextRef() as Uint8Array);
       case SEALED:
         // Read only when an actor restarts: a fresh copy, as the codec's round trip gives the value back.
-        return decodeUnchecked(encodeValue(tape.refs[this.#ref++]));
+        return decodeUnchecked(encodeValue(this.#nextRef()));
       default:
-        throw new Error(`value tape: unknown tag ${tag} at ${this.#tag - 1}`);
+        throw new Error(`value tape: unknown tag ${tag} at ${this.#tagsRead - 1}`);
     }
   }
 }

@@ -159,6 +159,25 @@ describe("ValueTape", () => {
     expect(encoding(2n ** 64n)).toMatch(/RangeError/);
   });
 
+  it("reads back values written across many chunks, refused values at chunk boundaries included", () => {
+    // Enough to fill chunks of tags (one per value), cells (integers, shapes, lengths) and references
+    // (strings, other numbers) far past their largest size.
+    const rows = Array.from({ length: 30_000 }, (_, i) => ["Row", i, i * 0.5, { partition: i % 7, offsets: [i, i + 1] }]);
+    const tape = new ValueTape();
+    const written: unknown[] = [];
+    rows.forEach((row, i) => {
+      expect(tape.write(row)).toBe(true);
+      written.push(row);
+      // A refused value leaves the tape as it was, even when its walk filled a chunk or more before the refusal.
+      if (i % 997 === 0)
+        expect(tape.write([...Array.from({ length: i % 9000 }, (_, k) => (k % 3 === 0 ? `s${k}` : k + 0.25 * (k % 2))), new Map()])).toBe(
+          false,
+        );
+    });
+    const reader = tape.reader();
+    for (const row of written) expect(reader.next()).toEqual(row);
+  });
+
   it("keeps a value as it was written: changing the original afterwards changes nothing", () => {
     const bytes = new Uint8Array([1, 2, 3]);
     const original = { list: [1, { n: 2 }], bytes, name: "a" };

@@ -31,6 +31,8 @@ export class SyntheticRecordSource implements RecordSource, SyntheticRecordClock
   readonly #held = new Map<string, HeldPartition>();
   /** The held partitions sorted by partition (the order poll() takes them in), rebuilt when the assignment changes. */
   #sorted: HeldPartition[] = [];
+  /** A poll's scratch: the places in #sorted of the partitions it found ready (as long as #sorted). */
+  #readyAt = new Int32Array(0);
   /** The last endOffset() asked for: every poll and wake-up of a member asks again at the same instant. */
   #endAt: Micros = -1;
   #end = 0;
@@ -97,6 +99,7 @@ export class SyntheticRecordSource implements RecordSource, SyntheticRecordClock
     if (held.size > sorted.length) for (const [key, entry] of held) if (entry.assignedAt !== assign) held.delete(key);
     // The assigned partitions usually come sorted already.
     this.#sorted = inOrder ? sorted : sorted.sort((a, b) => compareTp(a.partition, b.partition));
+    if (this.#readyAt.length < sorted.length) this.#readyAt = new Int32Array(sorted.length);
   }
 
   setFetchable(partitions: readonly TopicPartition[], fetchable: boolean, ctx: Context): void {
@@ -146,16 +149,16 @@ export class SyntheticRecordSource implements RecordSource, SyntheticRecordClock
     this.#lowest = undefined;
     // Take the ready partitions in order, starting each poll at a different one so a small max.poll.records does not starve any.
     const sorted = this.#sorted;
+    const readyAt = this.#readyAt;
     let ready = 0;
-    for (const held of sorted) if (isReady(held, end)) ready++;
-    const first = indexOfReady(sorted, end, this.#rotation++ % ready);
-    // A partition's readiness only changes when it is taken: the pass meets the ready ones in the order they were counted.
-    // Each takes a run of offsets from its position, as many as have arrived and the poll still has room for.
+    for (let i = 0; i < sorted.length; i++) if (isReady(sorted[i] as HeldPartition, end)) readyAt[ready++] = i;
+    const first = this.#rotation++ % ready;
+    // Each ready partition, in order from the first, takes a run of offsets from its position: as many as have
+    // arrived and the poll still has room for.
     const ranges: PolledRange[] = [];
     let count = 0;
-    for (let i = 0; i < sorted.length && count < maxRecords; i++) {
-      const held = sorted[(first + i) % sorted.length] as HeldPartition;
-      if (!isReady(held, end)) continue;
+    for (let k = 0; k < ready && count < maxRecords; k++) {
+      const held = sorted[readyAt[(first + k) % ready] as number] as HeldPartition;
       const { topic, partition } = held.partition;
       const firstOffset = held.position as number;
       const taken = Math.min(end - firstOffset, maxRecords - count);
@@ -239,15 +242,4 @@ for (let i = 0; i < 16; i++) {
 /** Whether records past the partition's position have arrived by `end` (and it may be fetched). */
 function isReady(held: HeldPartition, end: number): boolean {
   return held.fetchable && held.position !== null && held.position < end;
-}
-
-/** Where in `sorted` the `nth` (from 0) ready partition is. */
-function indexOfReady(sorted: readonly HeldPartition[], end: number, nth: number): number {
-  let left = nth;
-  for (let i = 0; i < sorted.length; i++) {
-    if (!isReady(sorted[i] as HeldPartition, end)) continue;
-    if (left === 0) return i;
-    left--;
-  }
-  throw new Error(`no ready partition number ${nth}`);
 }

@@ -17,10 +17,10 @@ import { isSealedWhole } from "./sealed-message.js";
  * on group-join). The tape costs a walk and makes no object per value: a
  * tag per value in a byte array, int32 numbers, object shapes and array
  * lengths in an Int32Array (both off the heap), other numbers, strings and
- * bigints (immutable) by reference, byte arrays copied. A value that sending has sealed whole
- * (frozen with everything in it, no byte arrays: a record batch a broker
- * fetched, see isSealedWhole) is immutable too, and is kept by reference;
- * it is copied only when read.
+ * bigints (immutable) by reference, byte arrays copied. A value that
+ * sending has sealed whole (frozen with everything in it, no byte arrays:
+ * a record batch a broker fetched, see isSealedWhole) is immutable too,
+ * and is kept by reference; it is copied only when read.
  *
  * The tape models what the codec writes the same way whatever it is handed:
  * primitives (bigints in the 64-bit range the codec writes), plain objects
@@ -75,17 +75,32 @@ interface KeyNode extends KeyTrieNode<KeyNode> {
  * each large array is fresh memory that the kernel must fault in page by
  * page (on this project's machines, growing one Float64Array to 32 MB by
  * doubling took about 100 ms; 64 KB chunks of the same, reused, 6 ms).
- * Integers take 4 bytes, not 8 (INT). Chunks start small (many logs stay empty) and
- * double up to CHUNK_BYTES, under glibc's mmap threshold, so the memory of a
- * finished run's tapes is reused by the next run's.
+ * Integers take 4 bytes, not 8 (INT). Chunks start small (many logs stay
+ * empty) and double up to CHUNK_BYTES, under glibc's mmap threshold, so
+ * the memory of a finished run's tapes is reused by the next run's.
  */
 const CHUNK_BYTES = 64 * 1024;
 const FIRST_TAG_CHUNK = 256;
 const FIRST_CELL_CHUNK = 64;
 const REF_CHUNK = 8192;
 
-/** The length of the chunk after one of `length` items of `bytesEach` bytes. */
-const nextChunkLength = (length: number, bytesEach: number): number => Math.min(length * 2, CHUNK_BYTES / bytesEach);
+/**
+ * The chunk at `index` of `chunks`: one a refused value left there (see write), or a new one, twice as long
+ * as the chunk before it (`previous` items) up to CHUNK_BYTES.
+ */
+function chunkAt<A extends Uint8Array | Int32Array>(
+  chunks: A[],
+  index: number,
+  previous: number,
+  make: { new (length: number): A; readonly BYTES_PER_ELEMENT: number },
+): A {
+  let chunk = chunks[index];
+  if (chunk === undefined) {
+    chunk = new make(Math.min(previous * 2, CHUNK_BYTES / make.BYTES_PER_ELEMENT));
+    chunks.push(chunk);
+  }
+  return chunk;
+}
 
 const keyNode = (): KeyNode => ({ ...unlinkedNode<KeyNode>(), shape: -1 });
 
@@ -169,26 +184,13 @@ export class ValueTape {
     this.#refs.push(ref);
   }
 
-  /** Moves on to the next chunk of tags (made, unless a refused value left it). */
   #nextTagChunk(): void {
-    const index = ++this.#tagChunk;
-    let chunk = this.#tagChunks[index];
-    if (chunk === undefined) {
-      chunk = new Uint8Array(nextChunkLength(this.#tags.length, 1));
-      this.#tagChunks.push(chunk);
-    }
-    this.#tags = chunk;
+    this.#tags = chunkAt(this.#tagChunks, ++this.#tagChunk, this.#tags.length, Uint8Array);
     this.#tagAt = 0;
   }
 
   #nextCellChunk(): void {
-    const index = ++this.#cellChunk;
-    let chunk = this.#cellChunks[index];
-    if (chunk === undefined) {
-      chunk = new Int32Array(nextChunkLength(this.#cells.length, Int32Array.BYTES_PER_ELEMENT));
-      this.#cellChunks.push(chunk);
-    }
-    this.#cells = chunk;
+    this.#cells = chunkAt(this.#cellChunks, ++this.#cellChunk, this.#cells.length, Int32Array);
     this.#cellAt = 0;
   }
 

@@ -40,17 +40,37 @@ function subscribedPartitions(subscription: readonly JsonValue[], topics: readon
   return keys;
 }
 
+/** The topics part of subscription keys: one string per topics list (members of a group share one list, or equal ones). */
+type TopicsKeys = WeakMap<readonly JsonValue[], string>;
+
 /** A key that is equal for members subscribing alike to the same topics (most of a group's members). */
-function subscriptionKey(subscription: readonly JsonValue[], topics: readonly JsonValue[]): string {
+function subscriptionKey(subscription: readonly JsonValue[], topics: readonly JsonValue[], topicsKeys: TopicsKeys): string {
   const names = subscription.map((name) => JSON.stringify(name)).join(",");
-  const counts = topics.map(
-    (topic) => `${JSON.stringify(field(topic, "name") ?? null)}:${JSON.stringify(field(topic, "partitions") ?? null)}`,
-  );
-  return `${names}|${counts.join(",")}`;
+  let counts = topicsKeys.get(topics);
+  if (counts === undefined) {
+    counts = topics
+      .map((topic) => `${JSON.stringify(field(topic, "name") ?? null)}:${JSON.stringify(field(topic, "partitions") ?? null)}`)
+      .join(",");
+    topicsKeys.set(topics, counts);
+  }
+  return `${names}|${counts}`;
 }
 
-/** Reads the groups of a run from its member actors' configs (group.id, subscription, topics). */
-export function groupTopologies(spec: SimulationSpec): GroupTopology[] {
+/** Each spec's groups, read once: several checkers and the metrics ask, and a big group takes a while to read. */
+const topologiesOf = new WeakMap<SimulationSpec, readonly GroupTopology[]>();
+
+/** Reads the groups of a run from its member actors' configs (group.id, subscription, topics); the same array for the same spec. */
+export function groupTopologies(spec: SimulationSpec): readonly GroupTopology[] {
+  let topologies = topologiesOf.get(spec);
+  if (topologies === undefined) {
+    topologies = readGroupTopologies(spec);
+    topologiesOf.set(spec, topologies);
+  }
+  return topologies;
+}
+
+function readGroupTopologies(spec: SimulationSpec): readonly GroupTopology[] {
+  const topicsKeys: TopicsKeys = new WeakMap();
   const groups = new Map<
     string,
     {
@@ -91,7 +111,7 @@ export function groupTopologies(spec: SimulationSpec): GroupTopology[] {
     const topics = field(actor.config, "topics");
     if (Array.isArray(subscription) && Array.isArray(topics)) {
       // A thousand members subscribing alike add their 10,000 partitions once, not a thousand times.
-      const key = subscriptionKey(subscription, topics);
+      const key = subscriptionKey(subscription, topics, topicsKeys);
       if (!group.subscriptionsSeen.has(key)) {
         group.subscriptionsSeen.add(key);
         for (const partition of subscribedPartitions(subscription, topics)) group.partitions.add(partition);

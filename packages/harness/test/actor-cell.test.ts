@@ -189,6 +189,43 @@ describe("actor cells", () => {
     expect(ticks).toEqual([10_000, 47_000, 57_000, 67_000, 77_000, 87_000, 97_000]);
   });
 
+  it("hand every actor of every run a context whose methods are the same functions (and whose random stands alone)", () => {
+    const contexts: Context[] = [];
+    const draws: number[] = [];
+    const capturing: ActorRegistry = new Map([
+      [
+        "capture",
+        () => ({
+          start(ctx: Context) {
+            contexts.push(ctx);
+            // A UniformSource that may be handed around, as the random helpers take it.
+            const draw = ctx.random;
+            draws.push(draw());
+          },
+          receive() {},
+          fire() {},
+        }),
+      ],
+    ]);
+    for (let runs = 0; runs < 2; runs++) {
+      new InlineHost(testSpec({ actors: [actor("a", "capture"), actor("b", "capture")], durationUs: 1_000 }), capturing).run();
+    }
+    expect(contexts).toHaveLength(4);
+    const [first, ...others] = contexts as [Context, ...Context[]];
+    for (const ctx of others) {
+      // One function per method for all cells: a call site in actor code keeps one target from cell to cell and run to run.
+      expect(ctx.now).toBe(first.now);
+      expect(ctx.send).toBe(first.send);
+      expect(ctx.setTimer).toBe(first.setTimer);
+      expect(ctx.observe).toBe(first.observe);
+      expect(ctx.storage.append).toBe(first.storage.append);
+      expect(ctx.self).not.toBe(undefined);
+    }
+    expect(draws.every((value) => value >= 0 && value < 1)).toBe(true);
+    // The same seed, the same actor ids: each run's draws are the same.
+    expect(draws.slice(2)).toEqual(draws.slice(0, 2));
+  });
+
   it("record an actor's exception with its stack and apply the restart policy; other actors carry on", () => {
     const host = new InlineHost(
       testSpec({ actors: [actor("p", "probe", { tick: true }), actor("q", "probe", { tick: true })], durationUs: 100_000 }),

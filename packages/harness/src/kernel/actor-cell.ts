@@ -7,6 +7,7 @@ import {
   type ConnectionSettings,
   type Context,
   type ControlCommand,
+  type DurableLog,
   decode,
   deepFreeze,
   encode,
@@ -18,10 +19,11 @@ import {
   sealMessage,
   sealUnsized,
   streamFor,
+  type UniformSource,
 } from "@kcsim/protocol";
 import type { NetworkMode } from "../router/fault-plan.js";
 import type { CellCarry, CellState } from "./cell-carry.js";
-import { ConnectionEndpoint, type ConnectionEvent, type ConnectionWireId } from "./connection-endpoint.js";
+import { ConnectionEndpoint, type ConnectionEvent, type ConnectionPort, type ConnectionWireId } from "./connection-endpoint.js";
 import type { CpuBurner } from "./cpu-burn.js";
 import type { MemoryDurableLog } from "./durable-log.js";
 import {
@@ -535,25 +537,8 @@ export class ActorCell {
   }
 
   /** What the connection endpoint may do through this cell. */
-  #connectionPort(): ConstructorParameters<typeof ConnectionEndpoint>[0] {
-    const options = this.#options;
-    return {
-      now: () => this.#now,
-      route: (to, message, wireId, toRank) => this.#send(to, message, wireId, toRank),
-      rankOf: options.rankOf ?? (() => -1),
-      snapshot: (message) => {
-        // From now on the message is what the connection will send: frozen, as it is once sent.
-        if (options.messages !== "raw") deepFreeze(message);
-        return message;
-      },
-      dispatch: (from, message) => this.#deliverToActor(from, message),
-      armTimer: (name, afterUs) => this.#armTimer(name, afterUs),
-      cancelTimer: (name) => this.#cancelTimer(name),
-      record: (event) => this.#sink.connection(this.id, this.#now, event),
-      lost: (from, msgType, why) => this.#sink.lost(this.id, this.#now, from, msgType, why),
-      nextGen: () => ++this.#seq,
-      random: this.#netRng.next,
-    };
+  #connectionPort(): ConnectionPort {
+    return new ActorCell.#CellPort(this);
   }
 
   /** Arms (or re-arms: the old one leaves the queue) the timer `name`. */
@@ -600,52 +585,156 @@ export class ActorCell {
   }
 
   #makeContext(): Context & CpuBurner {
-    const cell = this;
-    const options = this.#options;
-    const burn = options.burnCpu;
-    return {
-      self: options.id,
-      now: () => cell.#now + cell.#clockOffset,
-      send(to: ActorId, message: Message, connection = "") {
-        const endpoint = cell.#endpoint;
-        if (endpoint === null) cell.#send(to, message, 0);
-        else endpoint.send(to, message, connection);
-      },
-      closeConnection(to: ActorId, connection = "") {
-        cell.#endpoint?.close(to, connection, "closed by its client: a request timed out");
-      },
-      configureConnections(settings: ConnectionSettings) {
-        cell.#endpoint?.configure(settings);
-      },
-      setTimer(name: string, after: Micros) {
-        if (name.startsWith("$")) throw new RangeError(`timer names starting with $ are reserved: ${name}`);
-        cell.#armTimer(name, after);
-      },
-      cancelTimer(name: string) {
-        cell.#cancelTimer(name);
-      },
-      hasTimer(name: string) {
-        return cell.#timers.has(name);
-      },
-      random: () => cell.#rng.next(),
-      observe(observation: Observation) {
-        cell.#sink.observe(options.id, cell.#now, observation);
-      },
-      storage: {
-        append(record: unknown) {
-          const sink = cell.#sink;
-          if (sink.appended === undefined) options.storage.append(record);
-          else sink.appended(options.id, options.storage.appendAndEncode(record));
-        },
-        readAll: () => options.storage.readAll(),
-        get length() {
-          return options.storage.length;
-        },
-      },
-      log: options.logger,
-      burnCpu(micros: Micros) {
-        burn?.(micros);
-      },
-    };
+    return new ActorCell.#CellContext(this);
   }
+
+  /**
+   * The context a cell hands its actor, and its storage: classes, so that
+   * `ctx.now()`, `ctx.setTimer()`, `ctx.storage.append()`... are the same
+   * functions for every actor of every run. Made of closures per cell, they
+   * gave each call site in actor code a target per cell: a site that had
+   * seen one cell's closures (the coordinator's) was optimized for them and
+   * threw its optimized code away when the next run's cell came (seven
+   * functions in the second chaos-consumer run of a process), and a site
+   * that many members share saw many targets. Nested in ActorCell to reach
+   * its private state.
+   */
+  static readonly #CellStorage = class CellStorage implements DurableLog {
+    readonly #cell: ActorCell;
+
+    constructor(cell: ActorCell) {
+      this.#cell = cell;
+    }
+
+    append(record: unknown): void {
+      const cell = this.#cell;
+      const sink = cell.#sink;
+      const storage = cell.#options.storage;
+      if (sink.appended === undefined) storage.append(record);
+      else sink.appended(cell.id, storage.appendAndEncode(record));
+    }
+
+    readAll(): unknown[] {
+      return this.#cell.#options.storage.readAll();
+    }
+
+    get length(): number {
+      return this.#cell.#options.storage.length;
+    }
+  };
+
+  /** What the connection endpoint may do through its cell: a class for the reason given at #CellStorage. */
+  static readonly #CellPort = class CellPort implements ConnectionPort {
+    readonly random: UniformSource;
+    readonly #cell: ActorCell;
+
+    constructor(cell: ActorCell) {
+      this.#cell = cell;
+      this.random = cell.#netRng.next;
+    }
+
+    now(): Micros {
+      return this.#cell.#now;
+    }
+
+    route(to: ActorId, message: Message, wireId: ConnectionWireId, toRank?: number): void {
+      this.#cell.#send(to, message, wireId, toRank);
+    }
+
+    rankOf(actor: ActorId): number {
+      const rankOf = this.#cell.#options.rankOf;
+      return rankOf === undefined ? -1 : rankOf(actor);
+    }
+
+    snapshot(message: Message): Message {
+      // From now on the message is what the connection will send: frozen, as it is once sent.
+      if (this.#cell.#options.messages !== "raw") deepFreeze(message);
+      return message;
+    }
+
+    dispatch(from: ActorId, message: Message): void {
+      this.#cell.#deliverToActor(from, message);
+    }
+
+    armTimer(name: string, afterUs: Micros): void {
+      this.#cell.#armTimer(name, afterUs);
+    }
+
+    cancelTimer(name: string): void {
+      this.#cell.#cancelTimer(name);
+    }
+
+    record(event: ConnectionEvent): void {
+      const cell = this.#cell;
+      cell.#sink.connection(cell.id, cell.#now, event);
+    }
+
+    lost(from: ActorId, msgType: string, why: string): void {
+      const cell = this.#cell;
+      cell.#sink.lost(cell.id, cell.#now, from, msgType, why);
+    }
+
+    nextGen(): number {
+      return ++this.#cell.#seq;
+    }
+  };
+
+  static readonly #CellContext = class CellContext implements Context, CpuBurner {
+    readonly self: ActorId;
+    readonly storage: DurableLog;
+    readonly log: ActorLogger;
+    /** Its own function (the stream's, bound): `ctx.random` is a UniformSource that may be handed around. */
+    readonly random: () => number;
+    readonly #cell: ActorCell;
+
+    constructor(cell: ActorCell) {
+      this.#cell = cell;
+      this.random = cell.#rng.next;
+      this.self = cell.id;
+      this.storage = new ActorCell.#CellStorage(cell);
+      this.log = cell.#options.logger;
+    }
+
+    now(): Micros {
+      const cell = this.#cell;
+      return cell.#now + cell.#clockOffset;
+    }
+
+    send(to: ActorId, message: Message, connection = ""): void {
+      const cell = this.#cell;
+      const endpoint = cell.#endpoint;
+      if (endpoint === null) cell.#send(to, message, 0);
+      else endpoint.send(to, message, connection);
+    }
+
+    closeConnection(to: ActorId, connection = ""): void {
+      this.#cell.#endpoint?.close(to, connection, "closed by its client: a request timed out");
+    }
+
+    configureConnections(settings: ConnectionSettings): void {
+      this.#cell.#endpoint?.configure(settings);
+    }
+
+    setTimer(name: string, after: Micros): void {
+      if (name.startsWith("$")) throw new RangeError(`timer names starting with $ are reserved: ${name}`);
+      this.#cell.#armTimer(name, after);
+    }
+
+    cancelTimer(name: string): void {
+      this.#cell.#cancelTimer(name);
+    }
+
+    hasTimer(name: string): boolean {
+      return this.#cell.#timers.has(name);
+    }
+
+    observe(observation: Observation): void {
+      const cell = this.#cell;
+      cell.#sink.observe(cell.id, cell.#now, observation);
+    }
+
+    burnCpu(micros: Micros): void {
+      this.#cell.#options.burnCpu?.(micros);
+    }
+  };
 }

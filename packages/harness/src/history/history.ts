@@ -41,7 +41,8 @@ export class History {
   readonly #onLine: ((line: string) => void) | undefined;
   readonly #hash: Hash = createHash("sha256");
   readonly #encoder = new HistoryEncoder();
-  readonly #writer = new ByteWriter(2 * BLOCK_BYTES);
+  /** The open block (a history that is not recorded writes nothing: a token buffer, not 128 KB per run). */
+  readonly #writer: ByteWriter;
   readonly #store: BlockStore;
   /** The index of each stored block's first event. */
   readonly #firstEvents: number[] = [];
@@ -55,6 +56,7 @@ export class History {
   constructor(header: HistoryHeader, options: HistoryOptions = {}) {
     this.header = header;
     this.#recorded = options.recorded ?? true;
+    this.#writer = new ByteWriter(this.#recorded ? 2 * BLOCK_BYTES : 8);
     if (!this.#recorded && options.onLine !== undefined) throw new Error("a history that is not recorded has no lines to write");
     this.#keep = this.#recorded && (options.keepEvents ?? true);
     this.#onEvent = options.onEvent;

@@ -287,7 +287,7 @@ export class ValueTapeReader {
   #refs: readonly unknown[];
   #refChunk = 0;
   #refAt = 0;
-  /** Tags read, for errors. */
+  /** Tags asked for (one past the last chunk included), for errors. */
   #tagsRead = 0;
 
   constructor(tape: TapeStreams) {
@@ -298,6 +298,7 @@ export class ValueTapeReader {
   }
 
   #nextTag(): number | undefined {
+    this.#tagsRead++;
     if (this.#tagAt === this.#tags.length) {
       const next = this.#tape.tags[this.#tagChunk + 1];
       if (next === undefined) return undefined;
@@ -305,7 +306,6 @@ export class ValueTapeReader {
       this.#tagChunk++;
       this.#tagAt = 0;
     }
-    this.#tagsRead++;
     return this.#tags[this.#tagAt++];
   }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Instruction counts, the measure the README's "Benchmarks" section compares
+// Instruction counts, the measure docs/performance.md compares
 // builds by: CPU times on this project's shared 2-core machine swing by tens
 // of percent within an hour, instruction counts by well under one percent
 // between runs under the same load (a long run counts a few percent more

@@ -1,7 +1,8 @@
+import { createRequire } from "node:module";
 import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, type ValueErrorIterator, ValueErrorType } from "@sinclair/typebox/errors";
-import { Packr } from "msgpackr";
+import type { Packr } from "msgpackr";
 import { MESSAGE_SCHEMAS, type Message, SCHEMA_BY_TYPE } from "./messages/index.js";
 
 /** Why a frame was rejected. */
@@ -60,19 +61,35 @@ export const SHARED_STRUCTURES: readonly (readonly string[])[] = sharedStructure
  */
 export const MAX_OWN_STRUCTURES = 32;
 
-// The table is handed over through getStructures (not the `structures`
-// option): with more than 32 shared structures msgpackr switches to two-byte
-// record ids, and only structures loaded this way are laid out for them
-// (passed as `structures`, ids above 32 decode to wrong objects; measured).
-// saveStructures is never called: the table is full, nothing new is shared.
-const packr = new Packr({
-  useRecords: true,
-  getStructures: () => SHARED_STRUCTURES.map((keys) => [...keys]),
-  saveStructures: () => true,
-  maxSharedStructures: SHARED_STRUCTURES.length,
-  maxOwnStructures: MAX_OWN_STRUCTURES,
-  shouldShareStructure: () => false,
-});
+let packrMade: Packr | null = null;
+
+/**
+ * The codec's msgpackr instance, made (and msgpackr loaded) on first use.
+ * The inline host hands messages over as sealed objects and sizes them
+ * without msgpackr, so a run that encodes nothing (no worker host, no
+ * corrupted frame, no durable record the value tape refuses) never loads
+ * it, nor the native code msgpackr looks for as it loads: 3% of the
+ * instructions of a `kcsim run scenarios/m10-join.json`.
+ */
+function packr(): Packr {
+  if (packrMade === null) {
+    const { Packr: PackrClass } = createRequire(import.meta.url)("msgpackr") as typeof import("msgpackr");
+    // The table is handed over through getStructures (not the `structures`
+    // option): with more than 32 shared structures msgpackr switches to two-byte
+    // record ids, and only structures loaded this way are laid out for them
+    // (passed as `structures`, ids above 32 decode to wrong objects; measured).
+    // saveStructures is never called: the table is full, nothing new is shared.
+    packrMade = new PackrClass({
+      useRecords: true,
+      getStructures: () => SHARED_STRUCTURES.map((keys) => [...keys]),
+      saveStructures: () => true,
+      maxSharedStructures: SHARED_STRUCTURES.length,
+      maxOwnStructures: MAX_OWN_STRUCTURES,
+      shouldShareStructure: () => false,
+    });
+  }
+  return packrMade;
+}
 
 const checks = new Map<string, TypeCheck<TObject>>();
 
@@ -103,12 +120,12 @@ function ownCopy(packed: Uint8Array): Uint8Array {
 
 /** Encodes a message into a frame the caller owns. */
 export function encode(message: Message): Uint8Array {
-  return ownCopy(packr.pack(message));
+  return ownCopy(packr().pack(message));
 }
 
 /** Decodes a frame without validating its shape (for trusted, already-checked data). */
 export function decodeUnchecked(frame: Uint8Array): unknown {
-  return packr.unpack(frame);
+  return packr().unpack(frame);
 }
 
 function describe(value: unknown): string {
@@ -123,9 +140,11 @@ function describe(value: unknown): string {
  * whose fields have the wrong shape. Never returns an unchecked object.
  */
 export function decode(frame: Uint8Array): Message {
+  // Made outside the try: msgpackr failing to load is no verdict on the frame.
+  const codec = packr();
   let value: unknown;
   try {
-    value = packr.unpack(frame);
+    value = codec.unpack(frame);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     if (/unexpected end/i.test(text)) {
@@ -180,5 +199,5 @@ export function describeShapeError(errors: ValueErrorIterator): string {
 
 /** Encodes any structured value (durable records, control payloads) with the same codec settings. */
 export function encodeValue(value: unknown): Uint8Array {
-  return ownCopy(packr.pack(value));
+  return ownCopy(packr().pack(value));
 }

@@ -31,7 +31,7 @@ describe("groupTopologies", () => {
     expect(g2?.groupId).toBe("g2");
     expect(g2?.members).toHaveLength(2);
     expect(g2?.partitions).toEqual(["c-0"]);
-    // A classic member's own session timeout, when it is over the broker's group.consumer.session.timeout.ms (45 s).
+    // The larger of its members' own session timeouts (30 s, classic members) and the broker's group.consumer.session.timeout.ms (45 s).
     expect(g2?.sessionTimeoutMs).toBe(45_000);
   });
 

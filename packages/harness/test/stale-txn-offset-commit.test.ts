@@ -35,14 +35,21 @@ function staleOffset(events: readonly HistoryEvent[], violationAt: number, messa
     .at(-1);
   if (stale === undefined) throw new Error(`no pending transactional offset for ${message}`);
   const member = stale.o.transactionalId.replace(/^pipeline-/, "");
-  // The last of the member's TxnOffsetCommits to arrive before the coordinator took the offset.
-  const delivered = (event: Extract<HistoryEvent, { ev: "send" }>) => Math.max(...event.at.filter((at) => at <= stale.t));
+  // The coordinator answered the request when it took the offset: the answer names the connection the request
+  // came on, and the request is the last one on it to arrive by then.
+  const answer = events.find(
+    (event) => event.ev === "send" && event.t === stale.t && event.type === "TxnOffsetCommitResponse" && event.to === member,
+  );
+  const connection = answer?.ev === "send" && answer.conn !== undefined ? -answer.conn : Number.NaN;
   const carrier = events
     .filter(
       (event): event is Extract<HistoryEvent, { ev: "send" }> =>
-        event.ev === "send" && event.type === "TxnOffsetCommitRequest" && event.from === member && event.at.some((at) => at <= stale.t),
+        event.ev === "send" &&
+        event.type === "TxnOffsetCommitRequest" &&
+        event.from === member &&
+        event.conn === connection &&
+        event.at.some((at) => at <= stale.t),
     )
-    .sort((a, b) => delivered(a) - delivered(b))
     .at(-1);
   if (carrier === undefined) throw new Error(`no TxnOffsetCommit from ${member} before ${stale.t}`);
   const closed = events.find(

@@ -79,7 +79,7 @@ describe("rolling-upgrade seed 14: a converted group re-admits a classic member 
 
     // At the violation the coordinator has just made member-5 a member of generation 12, while its client, still
     // waiting in PREPARING_REBALANCE, holds what it owned. Its JoinGroup answer brings generation 12, and its
-    // SyncGroup answer makes it revoke T1-4 and T1-10, within the same round trip.
+    // SyncGroup answer makes it revoke all four, within the same round trip.
     const states = observed("member-5").flatMap(({ t, o }) =>
       o.type === "member.state" ? [{ t, to: o.to, generation: o.memberEpoch }] : [],
     );

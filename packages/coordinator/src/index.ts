@@ -69,6 +69,7 @@ export * from "./runtime/coordinator-error.js";
 export * from "./runtime/coordinator-state.js";
 export * from "./runtime/group-timers.js";
 export * from "./topic-id-partitions.js";
+export * from "./transactions/add-partitions-to-txn-manager.js";
 export * from "./transactions/producer-id-manager.js";
 export * from "./transactions/transaction-coordinator-actor.js";
 export * from "./transactions/transaction-coordinator-config.js";

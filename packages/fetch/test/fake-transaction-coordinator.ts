@@ -268,11 +268,14 @@ export class FakeTransactionCoordinator implements Actor {
  * A minimal group coordinator for sendOffsetsToTransaction: answers
  * FindCoordinator(GROUP) with itself; TxnOffsetCommit keeps the offsets
  * pending per producer id (ILLEGAL_GENERATION when the generation is not
- * `generation`, unless that is -1); a COMMIT marker makes them committed,
- * an ABORT drops them.
+ * `generation`, unless that is -1; the errors queued in `txnOffsetCommitErrors`
+ * first, one per request); a COMMIT marker makes them committed, an ABORT
+ * drops them.
  */
 export class FakeGroupCoordinator implements Actor {
   generation = -1;
+  /** Errors the next TxnOffsetCommits get, in order (nothing is written for them). */
+  readonly txnOffsetCommitErrors: number[] = [];
   readonly committed = new Map<string, number>();
   readonly #pending = new Map<number, Map<string, number>>();
 
@@ -296,7 +299,10 @@ export class FakeGroupCoordinator implements Actor {
         });
         return;
       case "TxnOffsetCommitRequest": {
-        const ok = this.generation === -1 || message.generationId === this.generation;
+        const queued = this.txnOffsetCommitErrors.shift();
+        const error =
+          queued ?? (this.generation === -1 || message.generationId === this.generation ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION);
+        const ok = error === ErrorCode.NONE;
         if (ok) {
           const pending = this.#pending.get(message.producerId) ?? new Map<string, number>();
           for (const t of message.topics) for (const p of t.partitions) pending.set(tpKey(t.name, p.partitionIndex), p.committedOffset);
@@ -310,7 +316,7 @@ export class FakeGroupCoordinator implements Actor {
             name: t.name,
             partitions: t.partitions.map((p) => ({
               partitionIndex: p.partitionIndex,
-              errorCode: ok ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION,
+              errorCode: error,
             })),
           })),
         });

@@ -242,6 +242,39 @@ describe("TransactionalProducer against a transaction coordinator", () => {
     ]);
   });
 
+  it("a TxnOffsetCommit refused by KIP-890's verification: COORDINATOR_LOAD_IN_PROGRESS is retried, TRANSACTION_ABORTABLE aborts, INVALID_TXN_STATE is fatal", () => {
+    const net = world();
+    const coordinator = net.actor<FakeGroupCoordinator>("coordinator-0");
+    // A verification that lost its connection (NETWORK_EXCEPTION, answered as COORDINATOR_LOAD_IN_PROGRESS): the request goes again.
+    coordinator.txnOffsetCommitErrors.push(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    const h = host(net);
+    await_(net, h.producer.initTransactions(h.ctx));
+    await_(net, h.producer.beginTransaction(h.ctx));
+    sendAll(net, "app-1", ["v1"]);
+    expect(await_(net, h.producer.sendOffsetsToTransaction([{ topic: "in", partition: 0, offset: 7 }], GROUP, h.ctx))).toBeNull();
+    expect(await_(net, h.producer.commitTransaction(h.ctx))).toBeNull();
+    expect(coordinator.committed.get("in-0")).toBe(7);
+    // From v4: the transaction must abort, and the producer goes on.
+    coordinator.txnOffsetCommitErrors.push(ErrorCode.TRANSACTION_ABORTABLE);
+    await_(net, h.producer.beginTransaction(h.ctx));
+    sendAll(net, "app-1", ["v2"]);
+    expect(await_(net, h.producer.sendOffsetsToTransaction([{ topic: "in", partition: 0, offset: 8 }], GROUP, h.ctx))?.errorCode).toBe(
+      ErrorCode.TRANSACTION_ABORTABLE,
+    );
+    expect(h.producer.hasAbortableError).toBe(true);
+    expect(await_(net, h.producer.abortTransaction(h.ctx))).toBeNull();
+    // Below v4 the same refusal is INVALID_TXN_STATE, which the Java client treats as fatal.
+    coordinator.txnOffsetCommitErrors.push(ErrorCode.INVALID_TXN_STATE);
+    await_(net, h.producer.beginTransaction(h.ctx));
+    sendAll(net, "app-1", ["v3"]);
+    expect(await_(net, h.producer.sendOffsetsToTransaction([{ topic: "in", partition: 0, offset: 9 }], GROUP, h.ctx))?.errorCode).toBe(
+      ErrorCode.INVALID_TXN_STATE,
+    );
+    expect(h.producer.hasFatalError).toBe(true);
+    expect(await_(net, h.producer.abortTransaction(h.ctx))?.errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
+    expect(coordinator.committed.get("in-0")).toBe(7);
+  });
+
   it("offsets of a TxnOffsetCommit failed before it went out are not carried into the next transaction", () => {
     const net = world();
     const h = host(net);

@@ -1,16 +1,19 @@
 import { fileURLToPath } from "node:url";
+import { ErrorCode } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import type { HistoryEvent } from "../src/history/history-event.js";
 import { runScenario } from "../src/run/run-scenario.js";
 import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
 
 /**
- * chaos-eos with the faults `kcsim hunt` drew from seeds 15 and 59 (the failures' scenario.json, kept as
- * fixtures). In both, a member's TxnOffsetCommit is held by a network partition, request.timeout.ms passes, the
- * client closes the connection and goes on with its transactions on a new one, and the kernel's retransmission of
- * the closed socket's bytes delivers the old request seconds later (the OffsetCommit of "What kcsim found", in
- * its transactional form). The group coordinator takes it as a pending offset of the producer, and the marker of
- * the producer's next committed transaction makes it the group's offset: the offset goes back.
+ * chaos-eos with the faults `kcsim hunt` drew from seeds 316, 15 and 59 (each its failure's or its plan's
+ * scenario.json, kept as fixtures). In each, a member's TxnOffsetCommit is held by a network partition,
+ * request.timeout.ms passes, the client closes the connection and goes on with its transactions on a new one, and
+ * the kernel's retransmission of the closed socket's bytes delivers the old request seconds later (the
+ * OffsetCommit of "What kcsim found", in its transactional form). What the group coordinator does with it
+ * depends on where the producer is when it comes, and on KIP-890's verification
+ * (transaction.partition.verification.enable, on by default since Kafka 3.6).
  */
 const fixture = (name: string) => loadScenarioFile(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)));
 
@@ -70,56 +73,121 @@ function staleOffset(events: readonly HistoryEvent[], violationAt: number, messa
   return { stale, carrier, closed, ongoing };
 }
 
+/** Seed 316's stale request: sent during the cut, its connection closed by member-3 on request.timeout.ms, delivered after. */
+const CARRIER_316 = { sent: 29_779_089, closed: 34_779_089, delivered: 35_980_472 };
+
+/** The gc.txn-offset observations of the run. */
+function txnOffsetsOf(events: readonly HistoryEvent[]) {
+  return events.flatMap((event) =>
+    event.ev === "obs" && event.o.type === "gc.txn-offset"
+      ? [{ t: event.t, actor: event.actor, o: event.o as unknown as TxnOffset & { errorCode: number } }]
+      : [],
+  );
+}
+
+/** The fixture with KIP-890's verification switched off, as on a broker before Kafka 3.6. */
+function withoutVerification(scenario: ScenarioFile): ScenarioFile {
+  const cluster = scenario.cluster;
+  if (cluster === undefined) throw new Error("the fixture has no cluster");
+  return {
+    ...scenario,
+    cluster: { ...cluster, broker: { ...(cluster.broker ?? {}), "transaction.partition.verification.enable": false } },
+  };
+}
+
 describe("chaos-eos, drawn faults: a TxnOffsetCommit retransmitted on a connection its client had closed", () => {
-  it("seed 15: lands inside the producer's next transaction, which already holds offsets, and moves the offset back", async () => {
-    const { summary, result } = await runScenario(fixture("chaos-eos-15-stale-txn-offset-commit.json"), { host: "inline", seed: 15 });
+  it("seed 316: lands inside the producer's next transaction, which already holds offsets, and moves the offset back", async () => {
+    const { summary, result } = await runScenario(fixture("chaos-eos-316-stale-txn-offset-commit.json"), { host: "inline", seed: 316 });
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["committed-offsets-monotonic"]);
     const violation = failing[0]?.[1].violations[0];
-    expect(violation?.message).toBe("group pipeline: in-0 committed 107 after 122 (by IatOddpkTgmIILsfRd9whg)");
+    expect(violation?.message).toBe("group pipeline: in-7 committed 63 after 64 (by xB2QQGxDRD2JYUrmyMZw2A)");
 
-    const { stale, carrier, closed, ongoing } = staleOffset(result.log.toArray(), violation?.t as number, violation?.message as string);
-    // Sent during the cut (member-1 to the coordinators, 32.8 to 37.7 s), delivered after the client closed the connection.
-    expect(carrier.t).toBe(32_887_129);
-    expect(carrier.at).toEqual([39_088_327]);
-    expect(closed?.t).toBe(37_887_129);
+    const events = result.log.toArray();
+    const { stale, carrier, closed, ongoing } = staleOffset(events, violation?.t as number, violation?.message as string);
+    // Sent during the cut, delivered after the client closed the connection (request.timeout.ms, 5 s here).
+    expect(carrier.t).toBe(CARRIER_316.sent);
+    expect(carrier.at).toEqual([CARRIER_316.delivered]);
+    expect(closed?.t).toBe(CARRIER_316.closed);
     expect(stale.o.outcome).toBe("pending");
-    // The producer's transaction of the moment had already written offsets to the log, so Kafka's broker would not
-    // verify this one either (UnifiedLog.maybeStartTransactionVerification: hasOngoingTransaction): Kafka takes it too.
+    // The producer's transaction of the moment had already written offsets to the log, so the broker does not
+    // verify this one (UnifiedLog.maybeStartTransactionVerification: hasOngoingTransaction), and the epoch is the
+    // same under transaction version 1: Kafka takes it too. No verification went out when it came.
     expect(ongoing.length).toBeGreaterThan(0);
+    const verifying = events.filter(
+      (event) =>
+        event.ev === "send" && event.type === "AddPartitionsToTxnBrokerRequest" && event.t >= CARRIER_316.delivered && event.t <= stale.t,
+    );
+    expect(verifying).toEqual([]);
   }, 60_000);
 
-  /**
-   * Seed 59: the stale request comes between two of its producer's transactions, when the producer has written
-   * nothing to the offsets log since its last marker. Kafka 3.6 and later verify such a write with the transaction
-   * coordinator first (KIP-890 part 1, transaction.partition.verification.enable, true by default: the
-   * coordinator's partition writer, then AddPartitionsToTxn with verifyOnly), which answers TRANSACTION_ABORTABLE
-   * for a partition outside the producer's ongoing transaction, and the offset is never written. kcsim does not
-   * model that verification yet, so it takes the offset and committed-offsets-monotonic fails where Kafka would
-   * not: a false alarm, pinned here so that it cannot change unnoticed, and stated as Kafka's outcome below.
-   */
-  // One run serves both tests of seed 59 (each only reads it).
-  let seed59Run: ReturnType<typeof runScenario> | undefined;
-  const seed59 = () => {
-    seed59Run ??= runScenario(fixture("chaos-eos-59-stale-txn-offset-commit.json"), { host: "inline", seed: 59 });
-    return seed59Run;
-  };
+  it("seed 15: comes between two of its producer's transactions, is verified with the transaction coordinator and refused", async () => {
+    const { summary, result } = await runScenario(fixture("chaos-eos-15-stale-txn-offset-commit.json"), { host: "inline", seed: 15 });
+    expect(Object.entries(summary.checks).filter(([, check]) => !check.ok)).toEqual([]);
+    const events = result.log.toArray();
+    const refused = txnOffsetsOf(events).filter(({ o }) => o.errorCode === ErrorCode.INVALID_TXN_STATE);
+    expect(refused.map(({ t, o }) => `${t} ${o.transactionalId} ${o.topic}-${o.partition}@${o.offset} ${o.outcome}`)).toEqual([
+      "39090762 pipeline-member-1 in-0@107 rejected",
+    ]);
+    const refusal = refused[0];
+    if (refusal === undefined) throw new Error("no refusal");
+    // The request: sent during the cut (32.9 s), its connection closed by member-1 on request.timeout.ms (37.9 s),
+    // delivered at 39.1 s.
+    const answer = events.find(
+      (event) => event.ev === "send" && event.t === refusal.t && event.type === "TxnOffsetCommitResponse" && event.to === "member-1",
+    );
+    // The request is the last one on the connection the answer names to arrive by then.
+    const carrier = events
+      .filter(
+        (event): event is Extract<HistoryEvent, { ev: "send" }> =>
+          event.ev === "send" &&
+          event.type === "TxnOffsetCommitRequest" &&
+          event.from === "member-1" &&
+          answer?.ev === "send" &&
+          event.conn === -(answer.conn ?? 0) &&
+          event.at.some((at) => at <= refusal.t),
+      )
+      .at(-1);
+    expect([carrier?.t, carrier?.at]).toEqual([32_887_996, [39_089_194]]);
+    const closed = events.find(
+      (event) => event.ev === "conn" && event.actor === "member-1" && event.gen === carrier?.conn && event.what === "close",
+    );
+    expect(closed?.t).toBe(37_887_996);
+    // Between its arrival and the refusal, the coordinator asked the producer's transaction coordinator (AddPartitionsToTxn v4, verifyOnly).
+    const asked = events.filter(
+      (event) => event.ev === "send" && event.type === "AddPartitionsToTxnBrokerRequest" && event.t >= 39_089_194 && event.t < refusal.t,
+    );
+    expect(asked.map((event) => (event.ev === "send" ? `${event.from}->${event.to}` : ""))).toEqual(["coordinator-0->txn-coordinator-1"]);
+    // Nothing of the producer's was pending in the offsets log when it came: its last transaction had ended.
+    const markers = events.filter((event) => event.ev === "obs" && event.o.type === "gc.txn-marker" && event.t < refusal.t);
+    const lastMarkerAt =
+      markers
+        .filter((event) =>
+          event.ev === "obs" ? (event.o as unknown as { producerId: number }).producerId === refusal.o.producerId : false,
+        )
+        .at(-1)?.t ?? 0;
+    expect(
+      txnOffsetsOf(events).filter(
+        ({ t, o }) => o.producerId === refusal.o.producerId && o.outcome === "pending" && t > lastMarkerAt && t < refusal.t,
+      ),
+    ).toEqual([]);
+  }, 60_000);
 
-  it("seed 59: kcsim takes it although its producer has no transaction writing to the offsets log (the gap)", async () => {
-    const { summary, result } = await seed59();
+  it("seed 59, verification off (Kafka before 3.6): a request between two transactions is taken and moves the offset back", async () => {
+    const { summary, result } = await runScenario(withoutVerification(fixture("chaos-eos-59-stale-txn-offset-commit.json")), {
+      host: "inline",
+      seed: 59,
+    });
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["committed-offsets-monotonic"]);
     const violation = failing[0]?.[1].violations[0];
     expect(violation?.message).toBe("group pipeline: in-7 committed 67 after 95 (by LOBNwueGRqaeAROeK8FdRw)");
-    const { carrier, closed, ongoing } = staleOffset(result.log.toArray(), violation?.t as number, violation?.message as string);
+    const events = result.log.toArray();
+    const { carrier, closed, ongoing } = staleOffset(events, violation?.t as number, violation?.message as string);
     expect(closed?.t).toBeLessThan(carrier.at[0] as number);
+    // Its producer had written nothing to the offsets log since its last marker: the request opened a transaction
+    // of its own there, which the producer's next marker committed. Nobody was asked.
     expect(ongoing).toEqual([]);
-  }, 60_000);
-
-  // What Kafka does: the verification refuses the stale offset. Known to fail until kcsim models KIP-890's
-  // verification; `fails` will report the day it passes.
-  it.fails("seed 59: is refused, as by Kafka's KIP-890 verification (not modelled yet)", async () => {
-    const { summary } = await seed59();
-    expect(summary.checks["committed-offsets-monotonic"]?.ok).toBe(true);
+    expect(events.some((event) => event.ev === "send" && event.type === "AddPartitionsToTxnBrokerRequest")).toBe(false);
   }, 60_000);
 });

@@ -4,7 +4,9 @@ import {
   type ConsumerGroupHeartbeatRequest,
   type Context,
   type ControlCommand,
+  disconnects,
   ErrorCode,
+  GROUP_METADATA_TOPIC_NAME,
   type HeartbeatRequest,
   type JoinGroupRequest,
   type JsonValue,
@@ -14,8 +16,10 @@ import {
   ms,
   type OffsetCommitRequest,
   type OffsetFetchRequest,
+  partitionFor,
   type SyncGroupRequest,
   type TxnOffsetCommitRequest,
+  tpKey,
   type UpdateMetadataRequest,
   type WriteTxnMarkersRequest,
 } from "@kcsim/protocol";
@@ -33,7 +37,13 @@ import { MetadataImage } from "../metadata/metadata-image.js";
 import type { CoordinatorLoadedObservation } from "../observations.js";
 import { offsetCommit, offsetCommitErrorResponse, offsetCommitObservations } from "../offsets/offset-commit.js";
 import { offsetFetch } from "../offsets/offset-fetch.js";
-import { txnOffsetCommit, txnOffsetCommitErrorResponse, txnOffsetCommitObservations } from "../offsets/txn-offset-commit.js";
+import { SENTINEL_GUARD, type VerificationGuard } from "../offsets/transactional-producers.js";
+import {
+  hasKnownPartition,
+  txnOffsetCommit,
+  txnOffsetCommitErrorResponse,
+  txnOffsetCommitObservations,
+} from "../offsets/txn-offset-commit.js";
 import { writeTxnMarkers } from "../offsets/write-txn-markers.js";
 import { MemberState } from "../reconciliation/member-state.js";
 import { isStoredRecord, type StoredRecord, type TopicImageRecord } from "../records/coordinator-record.js";
@@ -46,7 +56,10 @@ import { CoordinatorState } from "../runtime/coordinator-state.js";
 import { GroupObserver } from "../runtime/group-observer.js";
 import { type GroupTimer, GroupTimers } from "../runtime/group-timers.js";
 import { memberObservation } from "../runtime/observation-builders.js";
+import { operationErrorForClient } from "../runtime/operation-error.js";
 import { WriteOp } from "../runtime/write-op.js";
+import { ADD_PARTITIONS_TO_TXN_CONNECTION, AddPartitionsToTxnManager } from "../transactions/add-partitions-to-txn-manager.js";
+import { TransactionPlacement } from "../transactions/transaction-placement.js";
 import { CoordinatorPlacement } from "./coordinator-placement.js";
 import { coordinatorSnapshot } from "./coordinator-snapshot.js";
 import { findCoordinator } from "./find-coordinator.js";
@@ -94,6 +107,13 @@ type ConsumerMemberTimer = Extract<GroupTimer, { kind: "session" | "rebalance" |
  *   the group's `__consumer_offsets` partition commits (materialises) or
  *   aborts (drops) them; OffsetFetch with RequireStable answers
  *   UNSTABLE_OFFSET_COMMIT for partitions with pending offsets.
+ * - KIP-890 part 1 (transaction.partition.verification.enable, on by
+ *   default): a TxnOffsetCommit whose producer has no transaction ongoing
+ *   on the group's `__consumer_offsets` partition waits while the
+ *   transaction coordinator is asked whether that partition is in the
+ *   producer's transaction (AddPartitionsToTxnManager); a partition outside
+ *   it fails the request (INVALID_TXN_STATE below v4, TRANSACTION_ABORTABLE
+ *   from v4), so a stale request cannot start a transaction of its own.
  * - group.coordinator.rebalance.protocols: without `consumer`,
  *   ConsumerGroupHeartbeat is UNSUPPORTED_VERSION; without `classic`, so
  *   are JoinGroup, SyncGroup and Heartbeat (Kafka cannot disable classic).
@@ -117,6 +137,8 @@ export class GroupCoordinatorActor implements Actor {
   #loading = true;
   #loadedRecords = 0;
   readonly #groupObserver = new GroupObserver();
+  /** KIP-890's verifier; null when verification is off or there is no transaction coordinator to ask. */
+  #verifier: AddPartitionsToTxnManager | null = null;
 
   constructor(id: ActorId, config: GroupCoordinatorConfig) {
     this.#id = id;
@@ -131,6 +153,7 @@ export class GroupCoordinatorActor implements Actor {
     // Replay the whole log; nothing is served until the load completes.
     this.#state = new CoordinatorState(new MetadataImage(this.#config.topics), this.#config.broker["offsets.topic.num.partitions"]);
     this.#batcher = new AppendBatcher(ms(this.#config.broker["group.coordinator.append.linger.ms"]));
+    this.#verifier = this.#newVerifier();
     const records = this.#readLog(ctx);
     records.forEach((record, recordOffset) => {
       replayRecord(this.#state, record, recordOffset);
@@ -177,6 +200,12 @@ export class GroupCoordinatorActor implements Actor {
       case "UpdateMetadataRequest":
         this.#onUpdateMetadata(from, message, ctx);
         return;
+      case "AddPartitionsToTxnBrokerResponse":
+        this.#verifier?.onResponse(from, message, ctx);
+        return;
+      case "SimDisconnect":
+        if (disconnects(message, ADD_PARTITIONS_TO_TXN_CONNECTION)) this.#verifier?.onDisconnect(from, ctx);
+        return;
       default:
         ctx.log.debug("group coordinator ignores a message", { type: message.type, from });
     }
@@ -191,6 +220,7 @@ export class GroupCoordinatorActor implements Actor {
       this.#batcher.flush(ctx);
       return;
     }
+    if (this.#verifier?.onTimer(timer, ctx)) return;
     const groupTimer = this.#timers.take(timer);
     if (groupTimer === undefined) return;
     this.#write(ctx, (op) => {
@@ -288,24 +318,59 @@ export class GroupCoordinatorActor implements Actor {
   }
 
   #onTxnOffsetCommit(from: ActorId, request: TxnOffsetCommitRequest, ctx: Context): void {
-    const reject = (errorCode: number): Outgoing => {
+    // The context of the event that answers: the request's, or a later one's once a verification ends.
+    const reject = (errorCode: number, answerCtx: Context): Outgoing => {
       const response = txnOffsetCommitErrorResponse(request, this.#state.image, errorCode);
-      for (const observation of txnOffsetCommitObservations(request, response)) ctx.observe(observation);
+      for (const observation of txnOffsetCommitObservations(request, response)) answerCtx.observe(observation);
       return { to: from, message: response };
     };
     const error = isBlankGroupId(request.groupId) ? ErrorCode.INVALID_GROUP_ID : this.#groupError(request.groupId);
     if (error !== ErrorCode.NONE) {
-      const { to, message } = reject(error);
+      const { to, message } = reject(error, ctx);
       ctx.send(to, message);
       return;
     }
-    this.#write(
+    const write = (writeCtx: Context, guard: VerificationGuard): void =>
+      this.#write(
+        writeCtx,
+        (op) => {
+          const outcome = txnOffsetCommit(op, this.#env, request, { enabled: this.#verifier !== null, guard });
+          return { response: { to: from, message: outcome.response }, immediate: outcome.immediate };
+        },
+        (failure) => reject(failure.errorCode, writeCtx),
+      );
+    const partition = partitionFor(request.groupId, this.#config.broker["offsets.topic.num.partitions"]);
+    // A request with no partition the metadata knows is answered without a verification (KafkaApis answers it itself).
+    if (
+      this.#verifier === null ||
+      !hasKnownPartition(this.#state.image, request) ||
+      this.#state.producers.hasOngoingTransaction(partition, request.producerId)
+    ) {
+      write(ctx, SENTINEL_GUARD);
+      return;
+    }
+    // Kafka's CoordinatorRuntime.scheduleTransactionalWriteOperation: verify, then write with the guard.
+    const guard = this.#state.producers.startVerification(partition, request.producerId);
+    const verifiedPartition = { topic: GROUP_METADATA_TOPIC_NAME, partition };
+    this.#verifier.verifyTransaction(
       ctx,
-      (op) => {
-        const outcome = txnOffsetCommit(op, this.#env, request);
-        return { response: { to: from, message: outcome.response }, immediate: outcome.immediate };
+      {
+        transactionalId: request.transactionalId,
+        producerId: request.producerId,
+        producerEpoch: request.producerEpoch,
+        partitions: [verifiedPartition],
       },
-      (failure) => reject(failure.errorCode),
+      request.apiVersion >= 4 ? "genericError" : "defaultError",
+      (errors, answerCtx) => {
+        const failure = errors.get(tpKey(verifiedPartition.topic, verifiedPartition.partition)) ?? ErrorCode.NONE;
+        const later = failure === ErrorCode.NONE ? this.#groupError(request.groupId) : operationErrorForClient(failure);
+        if (later !== ErrorCode.NONE) {
+          const { to, message } = reject(later, answerCtx);
+          answerCtx.send(to, message);
+          return;
+        }
+        write(answerCtx, guard);
+      },
     );
   }
 
@@ -516,6 +581,15 @@ export class GroupCoordinatorActor implements Actor {
       });
       if (before?.protocol === "classic" && !before.isSimpleGroup()) this.#state.groups.put(before);
     }
+  }
+
+  #newVerifier(): AddPartitionsToTxnManager | null {
+    const { broker, txnCoordinators } = this.#config;
+    if (!broker["transaction.partition.verification.enable"] || txnCoordinators.length === 0) return null;
+    return new AddPartitionsToTxnManager({
+      placement: new TransactionPlacement(txnCoordinators, broker["transaction.state.log.num.partitions"]),
+      requestTimeout: ms(broker["request.timeout.ms"]),
+    });
   }
 
   #readLog(ctx: Context): StoredRecord[] {

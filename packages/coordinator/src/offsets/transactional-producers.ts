@@ -8,16 +8,35 @@ interface ProducerEntry {
 }
 
 /**
+ * Kafka's `VerificationGuard`: the token of one verification of a
+ * producer's transaction on one partition (KIP-890 part 1). A write carries
+ * the guard its verification got, or SENTINEL_GUARD when it needed none.
+ */
+export type VerificationGuard = number;
+export const SENTINEL_GUARD: VerificationGuard = 0;
+
+/**
  * The producers that wrote transactional records to the coordinator's
  * `__consumer_offsets` partitions (Kafka's `ProducerStateManager` of those
- * partitions, reduced to the epoch checks), rebuilt by replay. A write
- * from an older producer epoch than the log has seen is refused
- * (INVALID_PRODUCER_EPOCH: the producer was fenced); so is a marker from an
- * older producer epoch, or from an older transaction coordinator epoch
- * (TRANSACTION_COORDINATOR_FENCED).
+ * partitions, reduced to the checks a transactional write meets), rebuilt
+ * by replay. A write from an older producer epoch than the log has seen is
+ * refused (INVALID_PRODUCER_EPOCH: the producer was fenced); so is a marker
+ * from an older producer epoch, or from an older transaction coordinator
+ * epoch (TRANSACTION_COORDINATOR_FENCED).
+ *
+ * Per partition, it also knows which producers have a transaction ongoing
+ * (a transactional record written since their last marker: Kafka's
+ * `currentTxnFirstOffset`) and the verification each producer without one
+ * is waiting for (Kafka's `VerificationStateEntry`, in memory only): a
+ * record or a marker of the producer on the partition ends it.
  */
 export class TransactionalProducers {
   readonly #entries = new Map<number, ProducerEntry>();
+  /** `partition:producerId` of the transactions ongoing. */
+  readonly #ongoing = new Set<string>();
+  /** `partition:producerId` -> the guard of the verification under way. */
+  readonly #verifications = new Map<string, VerificationGuard>();
+  #lastGuard = SENTINEL_GUARD;
 
   /** The newest epoch seen for the producer, or undefined. */
   epochOf(producerId: number): number | undefined {
@@ -39,17 +58,58 @@ export class TransactionalProducers {
     return ErrorCode.NONE;
   }
 
-  onWrite(producerId: number, producerEpoch: number): void {
+  /** Whether the producer has a transaction ongoing on the `__consumer_offsets` partition (Kafka's `hasOngoingTransaction`). */
+  hasOngoingTransaction(partition: number, producerId: number): boolean {
+    return this.#ongoing.has(producerKey(partition, producerId));
+  }
+
+  /**
+   * Kafka's `maybeCreateVerificationStateEntry`: the guard of the
+   * producer's verification on the partition, a new one if none is under way.
+   */
+  startVerification(partition: number, producerId: number): VerificationGuard {
+    const key = producerKey(partition, producerId);
+    let guard = this.#verifications.get(key);
+    if (guard === undefined) {
+      guard = ++this.#lastGuard;
+      this.#verifications.set(key, guard);
+    }
+    return guard;
+  }
+
+  /**
+   * Whether a transactional write of the producer on the partition may go
+   * ahead (Kafka's append check): its transaction is ongoing there, or the
+   * write carries the guard of the verification still under way.
+   */
+  isVerified(partition: number, producerId: number, guard: VerificationGuard): boolean {
+    if (this.hasOngoingTransaction(partition, producerId)) return true;
+    return guard !== SENTINEL_GUARD && this.#verifications.get(producerKey(partition, producerId)) === guard;
+  }
+
+  /** A transactional record of the producer on the partition: its transaction is ongoing there. */
+  onWrite(producerId: number, producerEpoch: number, partition: number): void {
+    const key = producerKey(partition, producerId);
+    this.#ongoing.add(key);
+    this.#verifications.delete(key);
     const entry = this.#entries.get(producerId);
     if (entry === undefined) this.#entries.set(producerId, { producerEpoch, coordinatorEpoch: -1 });
     else if (producerEpoch > entry.producerEpoch) this.#entries.set(producerId, { ...entry, producerEpoch });
   }
 
-  onMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number): void {
+  /** A marker of the producer on the partition: its transaction there is over. */
+  onMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number, partition: number): void {
+    const key = producerKey(partition, producerId);
+    this.#ongoing.delete(key);
+    this.#verifications.delete(key);
     const entry = this.#entries.get(producerId);
     this.#entries.set(producerId, {
       producerEpoch: Math.max(producerEpoch, entry?.producerEpoch ?? producerEpoch),
       coordinatorEpoch: Math.max(coordinatorEpoch, entry?.coordinatorEpoch ?? coordinatorEpoch),
     });
   }
+}
+
+function producerKey(partition: number, producerId: number): string {
+  return `${partition}:${producerId}`;
 }

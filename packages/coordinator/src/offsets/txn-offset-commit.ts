@@ -1,4 +1,4 @@
-import { ErrorCode, type Observation, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from "@kcsim/protocol";
+import { ErrorCode, type Observation, partitionFor, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from "@kcsim/protocol";
 import type { MetadataImage } from "../metadata/metadata-image.js";
 import type { TransactionalOffsetCommitOrigin } from "../records/coordinator-record.js";
 import { transactionalOffsetCommitRecord } from "../records/transaction-records.js";
@@ -7,8 +7,20 @@ import { CoordinatorError } from "../runtime/coordinator-error.js";
 import { transactionalOffsetObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
 import { validateOffsetCommit } from "./offset-commit-validation.js";
+import type { VerificationGuard } from "./transactional-producers.js";
 
 type TxnOffsetCommitPartition = TxnOffsetCommitRequest["topics"][number]["partitions"][number];
+
+/**
+ * What the write checks of KIP-890's verification: nothing when it is off
+ * (transaction.partition.verification.enable, or no transaction
+ * coordinator to ask); else the guard the request's verification got
+ * (SENTINEL_GUARD when its producer's transaction was already ongoing).
+ */
+export interface TransactionVerification {
+  readonly enabled: boolean;
+  readonly guard: VerificationGuard;
+}
 
 /** What a TxnOffsetCommit gives: the answer, and whether it goes out at once (nothing was written). */
 export interface TxnOffsetCommitOutcome {
@@ -22,19 +34,25 @@ export interface TxnOffsetCommitOutcome {
  * missing from the metadata get UNKNOWN_TOPIC_OR_PARTITION; the KIP-447
  * committer check (`validateOffsetCommit`, transactional) and then the
  * producer epoch check of the log (an epoch older than the log has seen:
- * INVALID_PRODUCER_EPOCH) fail the request: they throw CoordinatorError,
+ * INVALID_PRODUCER_EPOCH), then, if anything is to be written, the log's
+ * verification check (KIP-890: the producer's transaction is ongoing on
+ * the group's `__consumer_offsets` partition, or the request's verification
+ * is still the producer's; else INVALID_TXN_STATE, as when a marker came
+ * between the verification and the write) fail the request: they throw CoordinatorError,
  * answered with `txnOffsetCommitErrorResponse` (and any simple group the
  * check created is rolled back). Metadata over offset.metadata.max.bytes
  * fails its partition; the rest are written as OffsetCommit records of the
  * producer's transactional batch: pending until its transaction marker.
  * Every partition is reported as gc.txn-offset (pending or rejected).
  */
-export function txnOffsetCommit(op: WriteOp, env: CoordinatorEnv, request: TxnOffsetCommitRequest): TxnOffsetCommitOutcome {
+export function txnOffsetCommit(
+  op: WriteOp,
+  env: CoordinatorEnv,
+  request: TxnOffsetCommitRequest,
+  verification: TransactionVerification,
+): TxnOffsetCommitOutcome {
   const image = op.state.image;
-  const hasKnownPartition = request.topics.some((topic) =>
-    topic.partitions.some((partition) => isKnownPartition(image, topic.name, partition.partitionIndex)),
-  );
-  if (!hasKnownPartition) {
+  if (!hasKnownPartition(image, request)) {
     const response = txnOffsetCommitErrorResponse(request, image, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     for (const observation of txnOffsetCommitObservations(request, response)) op.observe(observation);
     return { response, immediate: true };
@@ -54,6 +72,19 @@ export function txnOffsetCommit(op: WriteOp, env: CoordinatorEnv, request: TxnOf
     );
   }
 
+  const maxMetadata = env.broker["offset.metadata.max.bytes"];
+  const writes = request.topics.some((topic) =>
+    topic.partitions.some(
+      (partition) =>
+        isKnownPartition(image, topic.name, partition.partitionIndex) &&
+        (partition.committedMetadata === null || partition.committedMetadata.length <= maxMetadata),
+    ),
+  );
+  const offsetsPartition = partitionFor(request.groupId, op.state.offsetsTopicPartitions);
+  if (writes && verification.enabled && !op.state.producers.isVerified(offsetsPartition, request.producerId, verification.guard)) {
+    throw new CoordinatorError(ErrorCode.INVALID_TXN_STATE, "Record was not part of an ongoing transaction");
+  }
+
   const origin: TransactionalOffsetCommitOrigin = {
     producerId: request.producerId,
     producerEpoch: request.producerEpoch,
@@ -61,7 +92,6 @@ export function txnOffsetCommit(op: WriteOp, env: CoordinatorEnv, request: TxnOf
     memberId: request.memberId,
     generationId: request.generationId,
   };
-  const maxMetadata = env.broker["offset.metadata.max.bytes"];
   const response = txnOffsetCommitResponse(request, (topic, partition) => {
     if (!isKnownPartition(image, topic, partition.partitionIndex)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     if (partition.committedMetadata !== null && partition.committedMetadata.length > maxMetadata)
@@ -122,6 +152,13 @@ export function txnOffsetCommitObservations(request: TxnOffsetCommitRequest, res
     });
   });
   return observations;
+}
+
+/** Whether any partition of the request exists (KafkaApis answers a request without one itself, before the coordinator sees it). */
+export function hasKnownPartition(image: MetadataImage, request: TxnOffsetCommitRequest): boolean {
+  return request.topics.some((topic) =>
+    topic.partitions.some((partition) => isKnownPartition(image, topic.name, partition.partitionIndex)),
+  );
 }
 
 /** KafkaApis' check: the partition exists in the metadata. */

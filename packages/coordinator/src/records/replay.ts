@@ -45,7 +45,7 @@ export function replayRecord(state: CoordinatorState, record: StoredRecord, reco
       state.image.apply(record.topic);
       return;
     case "EndTransactionMarker":
-      state.producers.onMarker(record.producerId, record.producerEpoch, record.coordinatorEpoch);
+      state.producers.onMarker(record.producerId, record.producerEpoch, record.coordinatorEpoch, record.partition);
       replayEndTransactionMarker(state, record, (groupId) => partitionFor(groupId, state.offsetsTopicPartitions) === record.partition);
       return;
     case RecordType.OffsetCommit: {
@@ -68,7 +68,11 @@ export function replayRecord(state: CoordinatorState, record: StoredRecord, reco
         return;
       }
       // A TxnOffsetCommit: pending under its producer until the transaction's marker.
-      state.producers.onWrite(record.transaction.producerId, record.transaction.producerEpoch);
+      state.producers.onWrite(
+        record.transaction.producerId,
+        record.transaction.producerEpoch,
+        partitionFor(group, state.offsetsTopicPartitions),
+      );
       state.offsets.pending.add(record.transaction.producerId, {
         groupId: group,
         topic,

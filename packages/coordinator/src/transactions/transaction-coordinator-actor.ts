@@ -61,7 +61,9 @@ function defaultLoadMicros(records: number): Micros {
  *   NOT_COORDINATOR for the others.
  * - InitProducerId (transactional and idempotent), AddPartitionsToTxn,
  *   AddOffsetsToTxn and EndTxn for its transactional ids (NOT_COORDINATOR
- *   for others, COORDINATOR_LOAD_IN_PROGRESS while loading).
+ *   for others, COORDINATOR_LOAD_IN_PROGRESS while loading); the brokers'
+ *   AddPartitionsToTxn (v4), whose verify-only transactions answer whether
+ *   a partition is in the ongoing transaction (KIP-890 part 1).
  * - Writes markers (WriteTxnMarkers) to the data partitions' leaders (found
  *   with Metadata requests to `brokers`) and to the group coordinators of
  *   the `__consumer_offsets` partitions, retrying on leadership errors,
@@ -127,6 +129,9 @@ export class TransactionCoordinatorActor implements Actor {
         return;
       case "AddPartitionsToTxnRequest":
         ctx.send(from, this.#coordinator.handleAddPartitionsToTxnRequest(ctx, message));
+        return;
+      case "AddPartitionsToTxnBrokerRequest":
+        ctx.send(from, this.#coordinator.handleAddPartitionsToTxnBrokerRequest(ctx, message));
         return;
       case "AddOffsetsToTxnRequest":
         ctx.send(from, this.#coordinator.handleAddOffsetsToTxn(ctx, message));

@@ -1,6 +1,8 @@
 import {
   type AddOffsetsToTxnRequest,
   type AddOffsetsToTxnResponse,
+  type AddPartitionsToTxnBrokerRequest,
+  type AddPartitionsToTxnBrokerResponse,
   type AddPartitionsToTxnRequest,
   type AddPartitionsToTxnResponse,
   type Context,
@@ -184,18 +186,14 @@ export class TransactionCoordinator {
    * answer goes to every partition.
    */
   handleAddPartitionsToTxnRequest(ctx: Context, request: AddPartitionsToTxnRequest): AddPartitionsToTxnResponse {
-    const partitions = request.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
-    if (partitions.some(({ topic, partition }) => !this.#isKnownPartition(topic, partition))) {
-      return addPartitionsToTxnResponse(request, (topic, partition) =>
-        this.#isKnownPartition(topic, partition) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-      );
-    }
+    const unknown = this.#unknownPartitionErrors(request.topics);
+    if (unknown !== null) return addPartitionsToTxnResponse(request, unknown);
     const error = this.handleAddPartitionsToTransaction(
       ctx,
       request.transactionalId,
       request.producerId,
       request.producerEpoch,
-      partitions.map(({ topic, partition }) => tpKey(topic, partition)),
+      tpKeysOf(request.topics),
     );
     return addPartitionsToTxnResponse(request, () => error);
   }
@@ -211,6 +209,79 @@ export class TransactionCoordinator {
       tpKey(GROUP_METADATA_TOPIC_NAME, partition),
     ]);
     return addOffsetsToTxnResponse(request, error);
+  }
+
+  /**
+   * AddPartitionsToTxn v4, from a broker (KafkaApis'
+   * `handleAddPartitionsToTxnRequest`): each transaction of the batch is
+   * answered on its own. A partition the metadata does not know fails the
+   * transaction (UNKNOWN_TOPIC_OR_PARTITION, OPERATION_NOT_ATTEMPTED for
+   * its other partitions); otherwise a verify-only transaction is checked
+   * (`handleVerifyPartitionsInTransaction`) and any other one added to.
+   */
+  handleAddPartitionsToTxnBrokerRequest(ctx: Context, request: AddPartitionsToTxnBrokerRequest): AddPartitionsToTxnBrokerResponse {
+    const resultsByTransaction = request.transactions.map((transaction) => {
+      const errorOf = this.#brokerTransactionErrors(ctx, transaction);
+      return {
+        transactionalId: transaction.transactionalId,
+        topicResults: transaction.topics.map((topic) => ({
+          name: topic.name,
+          resultsByPartition: topic.partitions.map((partition) => ({
+            partitionIndex: partition,
+            partitionErrorCode: errorOf(topic.name, partition),
+          })),
+        })),
+      };
+    });
+    return {
+      type: "AddPartitionsToTxnBrokerResponse",
+      correlationId: request.correlationId,
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      resultsByTransaction,
+    };
+  }
+
+  /** One transaction of a broker's AddPartitionsToTxn: the error of each of its partitions. */
+  #brokerTransactionErrors(
+    ctx: Context,
+    transaction: AddPartitionsToTxnBrokerRequest["transactions"][number],
+  ): (topic: string, partition: number) => number {
+    const unknown = this.#unknownPartitionErrors(transaction.topics);
+    if (unknown !== null) return unknown;
+    const { transactionalId, producerId, producerEpoch } = transaction;
+    if (transaction.verifyOnly) {
+      const errors = this.handleVerifyPartitionsInTransaction(transactionalId, producerId, producerEpoch, tpKeysOf(transaction.topics));
+      return (topic, partition) => errors.get(tpKey(topic, partition)) ?? ErrorCode.NONE;
+    }
+    const error = this.handleAddPartitionsToTransaction(ctx, transactionalId, producerId, producerEpoch, tpKeysOf(transaction.topics));
+    return () => error;
+  }
+
+  /**
+   * Kafka's `handleVerifyPartitionsInTransaction` (KIP-890 part 1): is each
+   * partition (tpKey) part of the producer's ongoing transaction? NONE if
+   * it is, TRANSACTION_ABORTABLE if not; the whole transaction gets
+   * INVALID_PRODUCER_ID_MAPPING for another producer id, PRODUCER_FENCED
+   * for another epoch, CONCURRENT_TRANSACTIONS while the transaction ends,
+   * NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS from the lookup. A
+   * pending transition is not looked at: the append checks again.
+   */
+  handleVerifyPartitionsInTransaction(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    partitions: readonly string[],
+  ): Map<string, number> {
+    const all = (errorCode: number): Map<string, number> => new Map(partitions.map((tp) => [tp, errorCode]));
+    if (transactionalId === "") return all(ErrorCode.INVALID_REQUEST);
+    const lookup = this.txnManager.getTransactionState(transactionalId);
+    if ("errorCode" in lookup) return all(lookup.errorCode);
+    const metadata = lookup.metadata;
+    if (metadata === undefined || metadata.producerId !== producerId) return all(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (metadata.producerEpoch !== producerEpoch) return all(ErrorCode.PRODUCER_FENCED);
+    if (metadata.state === "PrepareCommit" || metadata.state === "PrepareAbort") return all(ErrorCode.CONCURRENT_TRANSACTIONS);
+    return new Map(partitions.map((tp) => [tp, metadata.topicPartitions.has(tp) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE]));
   }
 
   /** Kafka's `handleAddPartitionsToTransaction`. */
@@ -444,6 +515,18 @@ export class TransactionCoordinator {
     this.txnManager.appendTransactionToLog(ctx, metadata, transit);
   }
 
+  /**
+   * KafkaApis' metadata check of an AddPartitionsToTxn transaction: if a
+   * partition is unknown, the errors of all of them (UNKNOWN_TOPIC_OR_PARTITION,
+   * OPERATION_NOT_ATTEMPTED for the known ones); null if all are known.
+   */
+  #unknownPartitionErrors(topics: readonly TopicPartitions[]): ((topic: string, partition: number) => number) | null {
+    const allKnown = topics.every((topic) => topic.partitions.every((partition) => this.#isKnownPartition(topic.name, partition)));
+    if (allKnown) return null;
+    return (topic, partition) =>
+      this.#isKnownPartition(topic, partition) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  }
+
   /** KafkaApis' metadata check: a partition of a configured (or created) topic, or of `__consumer_offsets`. */
   #isKnownPartition(topic: string, partition: number): boolean {
     if (!Number.isInteger(partition) || partition < 0) return false;
@@ -451,6 +534,16 @@ export class TransactionCoordinator {
     const known = this.image.topic(topic);
     return known !== undefined && partition < known.partitions;
   }
+}
+
+/** The topics and partitions of an AddPartitionsToTxn request or transaction. */
+interface TopicPartitions {
+  readonly name: string;
+  readonly partitions: readonly number[];
+}
+
+function tpKeysOf(topics: readonly TopicPartitions[]): string[] {
+  return topics.flatMap((topic) => topic.partitions.map((partition) => tpKey(topic.name, partition)));
 }
 
 /** Wall-clock milliseconds of the context, as the transaction log stores them. */

@@ -1054,6 +1054,8 @@ export class TransactionManager {
             continue;
           case ErrorCode.GROUP_AUTHORIZATION_FAILED:
           case ErrorCode.FENCED_INSTANCE_ID:
+          // KIP-890: a TxnOffsetCommit from v4 whose verification failed; older versions get INVALID_TXN_STATE (fatal).
+          case ErrorCode.TRANSACTION_ABORTABLE:
             this.#abortable(handler, producerErrorOf(p.errorCode));
             break outer;
           case ErrorCode.UNKNOWN_MEMBER_ID:

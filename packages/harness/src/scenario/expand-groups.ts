@@ -186,15 +186,18 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
   if (cluster === undefined) return [];
   const coordinators = coordinatorIds(cluster);
   const topics = clusterTopics(cluster);
+  const transactionCoordinators = transactionCoordinatorIds(cluster);
+  // The group coordinators verify transactional offset commits with the transaction coordinators (KIP-890).
+  const verification =
+    transactionCoordinators.length > 0 && brokerIds(cluster).length > 0 ? { txnCoordinators: transactionCoordinators } : {};
   const actors: ActorSpec[] = coordinators.map((id) => ({
     id,
     kind: COORDINATOR_KIND,
-    config: { broker: (cluster.broker ?? {}) as JsonValue, topics, coordinators },
+    config: { broker: (cluster.broker ?? {}) as JsonValue, topics, coordinators, ...verification },
     startAtUs: 0,
   }));
   actors.push(...expandDataPath(scenario, cluster));
   const brokers = brokerIds(cluster);
-  const transactionCoordinators = transactionCoordinatorIds(cluster);
   for (const group of scenario.groups ?? []) {
     if (group.client === "kafkajs") {
       actors.push(...expandKafkaJSGroup(group, cluster));

@@ -53,6 +53,7 @@ export interface BrokerConfig {
   "transaction.state.log.num.partitions": number;
   "transactional.id.expiration.ms": number;
   "transaction.remove.expired.transaction.cleanup.interval.ms": number;
+  "transaction.partition.verification.enable": boolean;
   "request.timeout.ms": number;
   "auto.create.topics.enable": boolean;
   "num.partitions": number;
@@ -214,6 +215,11 @@ export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
     default: 3600000,
     min: 1,
     doc: "How often expired transactional ids are removed.",
+  },
+  "transaction.partition.verification.enable": {
+    type: "boolean",
+    default: true,
+    doc: "KIP-890 part 1: a transactional write to a partition where its producer has no transaction open is first checked with the transaction coordinator (AddPartitionsToTxn, verifyOnly).",
   },
   "request.timeout.ms": {
     type: "int",

@@ -31,6 +31,8 @@ import { SimAccept, SimConnect, SimDisconnect, SimPing, SimPong } from "./sim.js
 import {
   AddOffsetsToTxnRequest,
   AddOffsetsToTxnResponse,
+  AddPartitionsToTxnBrokerRequest,
+  AddPartitionsToTxnBrokerResponse,
   AddPartitionsToTxnRequest,
   AddPartitionsToTxnResponse,
   EndTxnRequest,
@@ -102,6 +104,8 @@ export const MESSAGE_SCHEMAS = [
   SimAccept,
   CreateTopicsRequest,
   CreateTopicsResponse,
+  AddPartitionsToTxnBrokerRequest,
+  AddPartitionsToTxnBrokerResponse,
 ] as const;
 
 /** Any message the simulation carries: a union discriminated by `type`. */

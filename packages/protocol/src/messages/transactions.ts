@@ -4,7 +4,7 @@ import { Bool, Int, List, Nullable, request, response, Str, Struct } from "./sch
 
 /**
  * The transaction RPCs (KIP-98, KIP-447; spec 7): InitProducerId (22),
- * AddPartitionsToTxn (24), AddOffsetsToTxn (25), EndTxn (26),
+ * AddPartitionsToTxn (24; its v4 broker form too), AddOffsetsToTxn (25), EndTxn (26),
  * WriteTxnMarkers (27, coordinator to partition leaders), TxnOffsetCommit (28).
  */
 export const InitProducerIdRequest = request("InitProducerIdRequest", {
@@ -37,6 +37,39 @@ export const AddPartitionsToTxnResponse = response("AddPartitionsToTxnResponse",
   results: List(Struct({ name: Str, results: List(Struct({ partitionIndex: Int, partitionErrorCode: Int })) })),
 });
 export type AddPartitionsToTxnResponse = Static<typeof AddPartitionsToTxnResponse>;
+
+/**
+ * AddPartitionsToTxn v4 and later, as brokers send it to a transaction
+ * coordinator (Kafka's `AddPartitionsToTxnRequest.Builder.forBroker`, KIP-890
+ * part 1): a batch of transactions, each either added to (`verifyOnly`
+ * false) or only checked (`verifyOnly` true: is each partition already in
+ * the transaction?). kcsim's clients send the v3 form, AddPartitionsToTxnRequest.
+ */
+export const AddPartitionsToTxnBrokerRequest = request("AddPartitionsToTxnBrokerRequest", {
+  transactions: List(
+    Struct({
+      transactionalId: Str,
+      producerId: Int,
+      producerEpoch: Int,
+      verifyOnly: Bool,
+      topics: List(Struct({ name: Str, partitions: List(Int) })),
+    }),
+  ),
+});
+export type AddPartitionsToTxnBrokerRequest = Static<typeof AddPartitionsToTxnBrokerRequest>;
+
+/** The answer to AddPartitionsToTxnBrokerRequest: a top-level error, then each transaction's partitions' errors. */
+export const AddPartitionsToTxnBrokerResponse = response("AddPartitionsToTxnBrokerResponse", {
+  throttleTimeMs: Int,
+  errorCode: Int,
+  resultsByTransaction: List(
+    Struct({
+      transactionalId: Str,
+      topicResults: List(Struct({ name: Str, resultsByPartition: List(Struct({ partitionIndex: Int, partitionErrorCode: Int })) })),
+    }),
+  ),
+});
+export type AddPartitionsToTxnBrokerResponse = Static<typeof AddPartitionsToTxnBrokerResponse>;
 
 export const AddOffsetsToTxnRequest = request("AddOffsetsToTxnRequest", {
   transactionalId: Str,

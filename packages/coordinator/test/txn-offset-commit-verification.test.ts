@@ -1,8 +1,10 @@
 import {
+  ADD_PARTITIONS_TO_TXN_CONNECTION,
   type AddOffsetsToTxnResponse,
   type AddPartitionsToTxnBrokerRequest,
   type AddPartitionsToTxnBrokerResponse,
   type AddPartitionsToTxnResponse,
+  addPartitionsToTxnBrokerResponse,
   type EndTxnResponse,
   ErrorCode,
   type InitProducerIdResponse,
@@ -12,7 +14,6 @@ import {
   type TxnOffsetCommitResponse,
 } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { ADD_PARTITIONS_TO_TXN_CONNECTION } from "../src/index.js";
 import { CoordinatorUnderTest, coordinatorConfig, SimulatedMember } from "./coordinator-test-kit.js";
 import {
   addOffsets,
@@ -84,19 +85,7 @@ function fetchOffset(gc: CoordinatorUnderTest): [number, number] {
 function answerLatest(gc: CoordinatorUnderTest, errorCode: number): void {
   const request = verifications(gc).at(-1);
   if (request === undefined) throw new Error("no verification sent");
-  const response: AddPartitionsToTxnBrokerResponse = {
-    type: "AddPartitionsToTxnBrokerResponse",
-    correlationId: request.correlationId,
-    throttleTimeMs: 0,
-    errorCode: ErrorCode.NONE,
-    resultsByTransaction: request.transactions.map((transaction) => ({
-      transactionalId: transaction.transactionalId,
-      topicResults: transaction.topics.map((topic) => ({
-        name: topic.name,
-        resultsByPartition: topic.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorCode })),
-      })),
-    })),
-  };
+  const response = addPartitionsToTxnBrokerResponse(request, () => errorCode);
   gc.send(TXN_COORDINATOR, response);
 }
 

@@ -26,6 +26,8 @@ export interface ClusterSpec {
   readonly broker?: Record<string, JsonValue>;
   readonly latencyMs?: number;
   readonly seed?: number;
+  /** Transaction coordinators the brokers verify transactional produce with (KIP-890); none by default. */
+  readonly txnCoordinators?: readonly string[];
 }
 
 export const brokerId = (n: number) => `broker-${n}`;
@@ -44,7 +46,8 @@ export function cluster(spec: ClusterSpec): SimNetwork {
   const broker = spec.broker ?? {};
   net.add("controller", createController, { ...layout, broker });
   for (let n = 0; n < spec.brokers; n++) {
-    net.add(brokerId(n), createBroker, { brokerId: n, controller: "controller", ...layout, broker });
+    const verification = spec.txnCoordinators === undefined ? {} : { txnCoordinators: [...spec.txnCoordinators] };
+    net.add(brokerId(n), createBroker, { brokerId: n, controller: "controller", ...layout, broker, ...verification });
   }
   return net;
 }

@@ -3,6 +3,8 @@
  * codec, the actor contract, seeded random streams.
  */
 export * from "./actor.js";
+export * from "./add-partitions-to-txn-broker-response.js";
+export * from "./add-partitions-to-txn-manager.js";
 export * from "./codec.js";
 export * from "./configs/broker-config.js";
 export * from "./configs/config-def.js";
@@ -23,4 +25,5 @@ export * from "./schema-check.js";
 export * from "./sealed-message.js";
 export * from "./time.js";
 export * from "./topics.js";
+export * from "./transaction-placement.js";
 export * from "./value-tape.js";

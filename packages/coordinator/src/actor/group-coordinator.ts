@@ -1,6 +1,8 @@
 import {
   type Actor,
   type ActorId,
+  ADD_PARTITIONS_TO_TXN_CONNECTION,
+  AddPartitionsToTxnManager,
   type ConsumerGroupHeartbeatRequest,
   type Context,
   type ControlCommand,
@@ -18,6 +20,7 @@ import {
   type OffsetFetchRequest,
   partitionFor,
   type SyncGroupRequest,
+  TransactionPlacement,
   type TxnOffsetCommitRequest,
   tpKey,
   type UpdateMetadataRequest,
@@ -58,8 +61,6 @@ import { type GroupTimer, GroupTimers } from "../runtime/group-timers.js";
 import { memberObservation } from "../runtime/observation-builders.js";
 import { operationErrorForClient } from "../runtime/operation-error.js";
 import { WriteOp } from "../runtime/write-op.js";
-import { ADD_PARTITIONS_TO_TXN_CONNECTION, AddPartitionsToTxnManager } from "../transactions/add-partitions-to-txn-manager.js";
-import { TransactionPlacement } from "../transactions/transaction-placement.js";
 import { CoordinatorPlacement } from "./coordinator-placement.js";
 import { coordinatorSnapshot } from "./coordinator-snapshot.js";
 import { findCoordinator } from "./find-coordinator.js";

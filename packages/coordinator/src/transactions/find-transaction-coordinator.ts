@@ -1,6 +1,11 @@
-import { CoordinatorKeyType, ErrorCode, type FindCoordinatorRequest, type FindCoordinatorResponse } from "@kcsim/protocol";
+import {
+  CoordinatorKeyType,
+  ErrorCode,
+  type FindCoordinatorRequest,
+  type FindCoordinatorResponse,
+  type TransactionPlacement,
+} from "@kcsim/protocol";
 import { COORDINATOR_PORT } from "../actor/find-coordinator.js";
-import type { TransactionPlacement } from "./transaction-placement.js";
 
 /**
  * FindCoordinator as a transaction coordinator answers it, loaded or not:

@@ -8,6 +8,7 @@ import {
   type Message,
   type Micros,
   ms,
+  TransactionPlacement,
 } from "@kcsim/protocol";
 import { topicChangeOf } from "../actor/metadata-commands.js";
 import { MetadataImage } from "../metadata/metadata-image.js";
@@ -22,7 +23,6 @@ import {
   type TransactionCoordinatorRecord,
 } from "./transaction-log-records.js";
 import { transactionCoordinatorLoadedObservation } from "./transaction-observations.js";
-import { TransactionPlacement } from "./transaction-placement.js";
 import { transactionCoordinatorSnapshot } from "./transaction-snapshot.js";
 import { TransactionStateManager } from "./transaction-state-manager.js";
 import { TXN_MARKER_CONNECTION, TxnMarkerChannel } from "./txn-marker-channel.js";

@@ -5,6 +5,7 @@ import {
   type AddPartitionsToTxnBrokerResponse,
   type AddPartitionsToTxnRequest,
   type AddPartitionsToTxnResponse,
+  addPartitionsToTxnBrokerResponse,
   type Context,
   type EndTxnRequest,
   type EndTxnResponse,
@@ -220,26 +221,11 @@ export class TransactionCoordinator {
    * (`handleVerifyPartitionsInTransaction`) and any other one added to.
    */
   handleAddPartitionsToTxnBrokerRequest(ctx: Context, request: AddPartitionsToTxnBrokerRequest): AddPartitionsToTxnBrokerResponse {
-    const resultsByTransaction = request.transactions.map((transaction) => {
-      const errorOf = this.#brokerTransactionErrors(ctx, transaction);
-      return {
-        transactionalId: transaction.transactionalId,
-        topicResults: transaction.topics.map((topic) => ({
-          name: topic.name,
-          resultsByPartition: topic.partitions.map((partition) => ({
-            partitionIndex: partition,
-            partitionErrorCode: errorOf(topic.name, partition),
-          })),
-        })),
-      };
-    });
-    return {
-      type: "AddPartitionsToTxnBrokerResponse",
-      correlationId: request.correlationId,
-      throttleTimeMs: 0,
-      errorCode: ErrorCode.NONE,
-      resultsByTransaction,
-    };
+    const errors = new Map(request.transactions.map((transaction) => [transaction, this.#brokerTransactionErrors(ctx, transaction)]));
+    return addPartitionsToTxnBrokerResponse(
+      request,
+      (transaction, topic, partition) => errors.get(transaction)?.(topic, partition) ?? ErrorCode.NONE,
+    );
   }
 
   /** One transaction of a broker's AddPartitionsToTxn: the error of each of its partitions. */

@@ -1,4 +1,4 @@
-import { type Context, ErrorCode } from "@kcsim/protocol";
+import { type Context, ErrorCode, type TransactionPlacement } from "@kcsim/protocol";
 import type { TransactionStateName } from "../observations.js";
 import {
   partitionsOf,
@@ -8,7 +8,6 @@ import {
 } from "./transaction-log-records.js";
 import { TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 import { transactionStateObservation } from "./transaction-observations.js";
-import type { TransactionPlacement } from "./transaction-placement.js";
 import { isExpirationAllowed } from "./transaction-state.js";
 
 /** A transactional id's metadata (undefined: none yet), or why it cannot be served here. */

@@ -8,16 +8,29 @@ import { ConfigReader } from "../cluster/config-reader.js";
  * partitions, replicationFactor}], broker: {Kafka broker settings}}`.
  * `brokerId` must be one of `brokers`; `controller` is the controller's actor id.
  * `plantedBugs` (optional): planted bugs of the broker kind to enable (PLANTED_BUGS in @kcsim/protocol).
+ * `txnCoordinators` (optional): the transaction coordinator actor ids, as
+ * they list themselves; a transactional produce is verified with them
+ * (KIP-890 part 1). Without them the broker appends unverified, as Kafka
+ * does with transaction.partition.verification.enable off.
  */
 export interface BrokerActorConfig extends ClusterLayout {
   readonly brokerId: number;
   readonly controller: ActorId;
   readonly settings: BrokerConfig;
   readonly plantedBugs: PlantedBugs;
+  readonly txnCoordinators: readonly ActorId[];
 }
 
 export function parseBrokerActorConfig(json: JsonValue): BrokerActorConfig {
-  const config = ConfigReader.of("broker", json).onlyKeys(["brokerId", "controller", "brokers", "topics", "broker", "plantedBugs"]);
+  const config = ConfigReader.of("broker", json).onlyKeys([
+    "brokerId",
+    "controller",
+    "brokers",
+    "topics",
+    "broker",
+    "plantedBugs",
+    "txnCoordinators",
+  ]);
   const brokerId = config.int("brokerId", { min: 0 });
   const controller = config.string("controller");
   const layout = readClusterLayout(config);
@@ -34,5 +47,6 @@ export function parseBrokerActorConfig(json: JsonValue): BrokerActorConfig {
   } catch (error) {
     throw new ConfigError(`broker config: ${(error as Error).message.replace(/^config /, "")}`);
   }
-  return { ...layout, brokerId, controller, settings, plantedBugs };
+  const txnCoordinators = config.strings("txnCoordinators", { optional: true });
+  return { ...layout, brokerId, controller, settings, plantedBugs, txnCoordinators };
 }

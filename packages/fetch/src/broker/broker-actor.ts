@@ -28,7 +28,9 @@ const RETENTION_TIMER = "log-retention";
  * path: partition logs (surviving crashes through ctx.storage), leadership
  * and replication as the KRaft controller decides (UpdateMetadata,
  * AlterPartition, BrokerRegistration/BrokerHeartbeat), and the client APIs
- * Produce (idempotent and transactional: per-partition producer state),
+ * Produce (idempotent and transactional: per-partition producer state; a
+ * transaction's first batch on a partition verified with its transaction
+ * coordinator, KIP-890 part 1, when `txnCoordinators` are configured),
  * Fetch (KIP-227 sessions, read_committed up to the last stable offset),
  * ListOffsets, OffsetForLeaderEpoch and Metadata; WriteTxnMarkers from
  * transaction coordinators; InitProducerId for idempotent producers (no
@@ -167,6 +169,9 @@ export class BrokerActor implements Actor {
       case "BrokerHeartbeatResponse":
         this.#lifecycle.onHeartbeatResponse(message, ctx);
         return;
+      case "AddPartitionsToTxnBrokerResponse":
+        rm.onVerificationMessage(from, message, ctx);
+        return;
       case "SimDisconnect":
         this.#disconnected(from, message, ctx);
         return;
@@ -177,6 +182,8 @@ export class BrokerActor implements Actor {
 
   /** A connection of this broker's to `peer` is gone: what it had in flight on it fails as a disconnect. */
   #disconnected(peer: ActorId, message: SimDisconnect, ctx: Context): void {
+    // A datagram-mode reset ("*") concerns every connection to the peer: each client hears it.
+    this.replicaManager.onVerificationMessage(peer, message, ctx);
     const fetches = disconnects(message, REPLICA_FETCHER_CONNECTION) && this.replicaManager.fetchers.disconnected(peer, ctx);
     const alterPartition =
       peer === this.config.controller && disconnects(message, ALTER_PARTITION_CONNECTION) && this.#alterPartitions.disconnected(ctx);
@@ -247,7 +254,7 @@ export class BrokerActor implements Actor {
         ctx.setTimer(RETENTION_TIMER, ms(settings["log.retention.check.interval.ms"]));
         return;
       default:
-        if (!rm.onFetcherTimer(timer, ctx)) rm.onDelayedTimer(timer, ctx);
+        if (!rm.onFetcherTimer(timer, ctx) && !rm.onVerificationTimer(timer, ctx)) rm.onDelayedTimer(timer, ctx);
     }
   }
 

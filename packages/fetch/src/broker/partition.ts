@@ -1,6 +1,7 @@
 import { ErrorCode, type Micros, type RecordBatch, type UpdateMetadataPartitionState } from "@kcsim/protocol";
 import { controlBatchOf, type EndTransactionMarker } from "../records/end-transaction-marker.js";
 import { lastOffsetOf, type PartitionLog } from "./partition-log.js";
+import type { VerificationGuard } from "./producer-state-manager.js";
 import { ReplicaState } from "./replica-state.js";
 
 /** Kafka's "no leader" id. */
@@ -204,13 +205,19 @@ export class Partition {
    * Appends a producer's batch as leader (Kafka's `appendRecordsToLeader`
    * with `UnifiedLog.append` for a client): the producer state decides
    * whether it is appended, answered as a duplicate, or refused
-   * (INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE).
+   * (INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE),
+   * a transactional batch by its verification guard too (null: not verified).
    */
-  appendRecordsToLeader(batch: RecordBatch, requiredAcks: number, nowMs: number): LeaderAppendResult {
+  appendRecordsToLeader(
+    batch: RecordBatch,
+    requiredAcks: number,
+    nowMs: number,
+    verificationGuard: VerificationGuard | null = null,
+  ): LeaderAppendResult {
     if (!this.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
     // Avoid writing to the leader if there are not enough in-sync replicas to make it safe.
     if (requiredAcks === -1 && this.isrState.isr.length < this.effectiveMinIsr) return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS };
-    const check = this.log.producerState.checkClientAppend(batch);
+    const check = this.log.producerState.checkClientAppend(batch, verificationGuard);
     if (check.kind === "error") return { errorCode: check.errorCode };
     if (check.kind === "duplicate") {
       return {

@@ -28,6 +28,22 @@ export type ProducerAppendCheck =
 const APPEND: ProducerAppendCheck = { kind: "append" };
 
 /**
+ * Kafka's `VerificationGuard`: the token of one KIP-890 verification of a
+ * producer's transaction on a partition. A batch carries the guard its
+ * verification got, SENTINEL_GUARD when it needed none, or null when the
+ * broker does not verify (transaction.partition.verification.enable off).
+ */
+export type VerificationGuard = number;
+export const SENTINEL_GUARD: VerificationGuard = 0;
+
+/** Kafka's `VerificationStateEntry`: a verification under way, and the lowest sequence it was started for. */
+interface VerificationState {
+  readonly guard: VerificationGuard;
+  lowestSequence: number;
+  epoch: number;
+}
+
+/**
  * The producer state of one partition log (Kafka's `ProducerStateManager`
  * with `ProducerAppendInfo`), built from the batches of the log in order,
  * on leaders and followers alike (followers replicate it through the log):
@@ -40,6 +56,13 @@ const APPEND: ProducerAppendCheck = { kind: "append" };
  * Leaders check a client's batch before appending it (`checkClientAppend`)
  * and a coordinator's marker (`checkMarker`); `apply` then records what was
  * appended, without checks (leader, follower and log recovery alike).
+ *
+ * KIP-890 part 1: before the first transactional batch of a producer's
+ * transaction here, the leader verifies with the transaction coordinator
+ * (`startVerification`); the batch must then carry that verification's
+ * guard, and the verification blocks batches of higher sequences than the
+ * one it was started for. A transactional batch or a marker of the
+ * producer ends it (in memory only, as in Kafka).
  */
 export class ProducerStateManager {
   #producers = new Map<number, ProducerStateEntry>();
@@ -48,6 +71,9 @@ export class ProducerStateManager {
   /** Completed transactions whose marker is at or above the high watermark. */
   #unreplicated: CompletedTxn[] = [];
   #index = new TransactionIndex();
+  /** Verifications under way, by producer id. */
+  #verifications = new Map<number, VerificationState>();
+  #lastGuard = SENTINEL_GUARD;
 
   get producerCount(): number {
     return this.#producers.size;
@@ -61,25 +87,63 @@ export class ProducerStateManager {
     return [...this.#producers.values()];
   }
 
+  /** Whether the producer has a transaction open on this partition (Kafka's `hasOngoingTransaction`). */
+  hasOngoingTransaction(producerId: number): boolean {
+    const entry = this.#producers.get(producerId);
+    return entry !== undefined && entry.currentTxnFirstOffset !== null;
+  }
+
   /**
-   * Checks a client's data batch (Kafka's duplicate check, then
-   * `checkProducerEpoch`, `checkSequence` and the transaction state): a
-   * batch matching one of the producer's latest five is a duplicate; an
-   * older epoch is INVALID_PRODUCER_EPOCH; a new epoch must start at
-   * sequence 0 and the same epoch must continue the last sequence
-   * (OUT_OF_ORDER_SEQUENCE_NUMBER), unless the partition knows nothing of
-   * the producer (then any sequence is accepted, as Kafka does since KIP-360:
-   * no UNKNOWN_PRODUCER_ID); a non-transactional batch inside an open
-   * transaction is INVALID_TXN_STATE.
+   * Kafka's `maybeStartTransactionVerification`: SENTINEL_GUARD if the
+   * producer's transaction is already open here, else the guard of its
+   * verification (a new one if none is under way), whose lowest sequence
+   * goes down to `sequence` (or restarts with a newer epoch).
    */
-  checkClientAppend(batch: RecordBatch): ProducerAppendCheck {
+  startVerification(producerId: number, sequence: number, epoch: number): VerificationGuard {
+    if (this.hasOngoingTransaction(producerId)) return SENTINEL_GUARD;
+    let state = this.#verifications.get(producerId);
+    if (state === undefined) {
+      state = { guard: ++this.#lastGuard, lowestSequence: sequence, epoch };
+      this.#verifications.set(producerId, state);
+    }
+    if (epoch === state.epoch && sequence < state.lowestSequence) state.lowestSequence = sequence;
+    if (epoch > state.epoch) {
+      state.epoch = epoch;
+      state.lowestSequence = sequence;
+    }
+    return state.guard;
+  }
+
+  /**
+   * Checks a client's data batch (Kafka's duplicate check, the verification
+   * check, then `checkProducerEpoch`, `checkSequence` and the transaction
+   * state): a batch matching one of the producer's latest five is a
+   * duplicate; a transactional batch of a producer with no transaction open
+   * here must carry the guard of its verification under way
+   * (INVALID_TXN_STATE; `guard` null: the broker does not verify); an older
+   * epoch is INVALID_PRODUCER_EPOCH; a sequence above a verification's
+   * lowest one, a new epoch not starting at sequence 0, or the same epoch
+   * not continuing the last sequence is OUT_OF_ORDER_SEQUENCE_NUMBER, though
+   * a partition that knows nothing of the producer accepts any sequence (as
+   * Kafka does since KIP-360: no UNKNOWN_PRODUCER_ID); a non-transactional
+   * batch inside an open transaction is INVALID_TXN_STATE.
+   */
+  checkClientAppend(batch: RecordBatch, guard: VerificationGuard | null = null): ProducerAppendCheck {
     if (batch.producerId === NO_PRODUCER_ID) return APPEND;
     const entry = this.#producers.get(batch.producerId);
-    if (entry === undefined) return APPEND;
     const firstSeq = batch.baseSequence;
-    const duplicate = entry.findDuplicate(batch.producerEpoch, firstSeq, lastSequenceOf(batch));
+    const duplicate = entry?.findDuplicate(batch.producerEpoch, firstSeq, lastSequenceOf(batch));
     if (duplicate !== undefined) return { kind: "duplicate", firstOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset };
-    if (batch.producerEpoch < entry.producerEpoch) return { kind: "error", errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
+    const verification = this.#verifications.get(batch.producerId);
+    if (guard !== null && batch.isTransactional && !this.hasOngoingTransaction(batch.producerId)) {
+      if (guard === SENTINEL_GUARD || verification?.guard !== guard) return { kind: "error", errorCode: ErrorCode.INVALID_TXN_STATE };
+    }
+    if (entry !== undefined && batch.producerEpoch < entry.producerEpoch)
+      return { kind: "error", errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
+    if (verification !== undefined && firstSeq > verification.lowestSequence) {
+      return { kind: "error", errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER };
+    }
+    if (entry === undefined) return APPEND;
     if (entry.producerEpoch !== NO_PRODUCER_EPOCH) {
       if (batch.producerEpoch !== entry.producerEpoch) {
         if (firstSeq !== 0) return { kind: "error", errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER };
@@ -108,6 +172,8 @@ export class ProducerStateManager {
   /** Records an appended batch (offsets assigned). Returns the transaction a marker completed, if it had data here. */
   apply(batch: RecordBatch): CompletedTxn | undefined {
     if (batch.producerId === NO_PRODUCER_ID) return undefined;
+    // A data batch of the transaction or its marker: the verification is over either way.
+    if (batch.isTransactional || batch.isControl) this.#verifications.delete(batch.producerId);
     let entry = this.#producers.get(batch.producerId);
     if (entry === undefined) {
       entry = new ProducerStateEntry(batch.producerId);
@@ -188,6 +254,8 @@ export class ProducerStateManager {
     copy.#ongoing = new Map(this.#ongoing);
     copy.#unreplicated = [...this.#unreplicated];
     copy.#index = this.#index.clone();
+    copy.#verifications = new Map([...this.#verifications].map(([id, state]) => [id, { ...state }]));
+    copy.#lastGuard = this.#lastGuard;
     return copy;
   }
 }

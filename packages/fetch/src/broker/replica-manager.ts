@@ -1,9 +1,12 @@
 import {
   type AbortedTransaction,
   type ActorId,
+  ADD_PARTITIONS_TO_TXN_CONNECTION,
+  AddPartitionsToTxnManager,
   type BrokerConfig,
   type Context,
   ControlRecordType,
+  disconnects,
   ErrorCode,
   type FetchRequest,
   type FetchResponse,
@@ -19,6 +22,7 @@ import {
   type OffsetForLeaderEpochResponse,
   type ProduceRequest,
   type RecordBatch,
+  TransactionPlacement,
   tpKey,
   UNDEFINED_EPOCH,
   type WriteTxnMarkersRequest,
@@ -40,6 +44,7 @@ import { DelayedProduce, type ProducePartitionStatus, produceResponseOf } from "
 import { MetadataCache, type PartitionStateChange } from "./metadata-cache.js";
 import { type AlterPartitionOutcome, type IsrProposal, type LeaderAppendResult, Partition, type PartitionHost } from "./partition.js";
 import { type LogChange, lastOffsetOf, PartitionLog } from "./partition-log.js";
+import { SENTINEL_GUARD, type VerificationGuard } from "./producer-state-manager.js";
 import type { ReplicaFetcherHost } from "./replica-fetcher.js";
 import { ReplicaFetcherManager } from "./replica-fetcher-manager.js";
 
@@ -122,6 +127,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   /** Small numbers for (fetcher, isolation level) pairs, for read stamps. */
   readonly #fetcherStamps = new Map<number, number>();
   #nextDelayedId = 0;
+  /** KIP-890's verifier; null when verification is off or there is no transaction coordinator to ask. */
+  readonly #verifier: AddPartitionsToTxnManager | null;
 
   constructor(config: BrokerActorConfig, wiring: ReplicaManagerWiring) {
     this.#wiring = wiring;
@@ -139,6 +146,13 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     );
     const hosts = new Map(config.brokers.map((b) => [b.nodeId, b.host]));
     this.#fetchers = new ReplicaFetcherManager(this, (nodeId) => hosts.get(nodeId));
+    this.#verifier =
+      config.settings["transaction.partition.verification.enable"] && config.txnCoordinators.length > 0
+        ? new AddPartitionsToTxnManager({
+            placement: new TransactionPlacement(config.txnCoordinators, config.settings["transaction.state.log.num.partitions"]),
+            requestTimeout: ms(config.settings["request.timeout.ms"]),
+          })
+        : null;
   }
 
   now(): Micros {
@@ -318,13 +332,92 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   // --- produce ---
 
   /**
-   * Produce (Kafka's `handleProduceRequest` / `appendRecords`). acks=0 gets
-   * no response. Batches with a producer id go through the partition's
-   * producer state: a duplicate of one of the producer's latest five
-   * batches is answered with the offsets of the original append (and, with
-   * acks=all, once they are replicated), as Kafka does.
+   * Produce (Kafka's `handleProduceRequest`, `handleProduceAppend`,
+   * `appendRecords`). acks=0 gets no response. Batches with a producer id go
+   * through the partition's producer state: a duplicate of one of the
+   * producer's latest five batches is answered with the offsets of the
+   * original append (and, with acks=all, once they are replicated), as
+   * Kafka does.
+   *
+   * KIP-890 part 1: a transactional batch for a partition where its
+   * producer has no transaction open is first verified with the transaction
+   * coordinator (`AddPartitionsToTxnManager`); the request waits for the
+   * answer. A partition outside the transaction is INVALID_TXN_STATE (below
+   * Produce v11; TRANSACTION_ABORTABLE from v11); the coordinator's
+   * retriable errors become NOT_ENOUGH_REPLICAS, which older clients retry
+   * without a metadata refresh; the other partitions are appended with
+   * their verification's guard.
    */
   handleProduce(from: ActorId, request: ProduceRequest, ctx: Context): void {
+    const verifier = this.#verifier;
+    if (verifier === null) {
+      this.#produce(from, request, null, null, ctx);
+      return;
+    }
+    // Without a transactional id nothing is verified, so a transactional batch is refused at the append.
+    if (request.transactionalId === null) {
+      this.#produce(from, request, new Map(), null, ctx);
+      return;
+    }
+    const guards = new Map<string, VerificationGuard>();
+    const toVerify: { topic: string; partition: number }[] = [];
+    let producer: { producerId: number; producerEpoch: number } | null = null;
+    for (const topicData of request.topicData) {
+      for (const { index, records } of topicData.partitionData) {
+        if (!records.isTransactional || records.producerId < 0) continue;
+        producer ??= { producerId: records.producerId, producerEpoch: records.producerEpoch };
+        // A partition not led here fails its append as it would without verification.
+        const partition = this.hosted(topicData.name, index);
+        if (partition === undefined || !partition.isLeader) continue;
+        const guard = partition.log.producerState.startVerification(records.producerId, records.baseSequence, records.producerEpoch);
+        guards.set(tpKey(topicData.name, index), guard);
+        if (guard !== SENTINEL_GUARD) toVerify.push({ topic: topicData.name, partition: index });
+      }
+    }
+    if (producer === null || toVerify.length === 0) {
+      this.#produce(from, request, guards, null, ctx);
+      return;
+    }
+    verifier.verifyTransaction(
+      ctx,
+      { transactionalId: request.transactionalId, ...producer, partitions: toVerify },
+      request.apiVersion > 10 ? "genericError" : "defaultError",
+      (errors, answerCtx) => this.#produce(from, request, guards, errors, answerCtx),
+    );
+  }
+
+  /** The verifier's answers, resets and timeouts (false: not the verifier's). */
+  onVerificationMessage(from: ActorId, message: Message, ctx: Context): boolean {
+    const verifier = this.#verifier;
+    if (verifier === null) return false;
+    if (message.type === "AddPartitionsToTxnBrokerResponse") {
+      verifier.onResponse(from, message, ctx);
+      return true;
+    }
+    if (message.type === "SimDisconnect" && disconnects(message, ADD_PARTITIONS_TO_TXN_CONNECTION)) {
+      verifier.onDisconnect(from, ctx);
+      return true;
+    }
+    return false;
+  }
+
+  onVerificationTimer(timer: string, ctx: Context): boolean {
+    return this.#verifier?.onTimer(timer, ctx) ?? false;
+  }
+
+  /**
+   * The append of a produce request (after its verification, if any):
+   * `guards` by tpKey (null: the broker does not verify; a partition not
+   * listed carries SENTINEL_GUARD), `failed` the partitions whose
+   * verification failed, with the transaction coordinator's errors.
+   */
+  #produce(
+    from: ActorId,
+    request: ProduceRequest,
+    guards: ReadonlyMap<string, VerificationGuard> | null,
+    failed: ReadonlyMap<string, number> | null,
+    ctx: Context,
+  ): void {
     const acks = request.acks;
     const nowMs = Math.floor(ctx.now() / 1000);
     const statuses: ProducePartitionStatus[] = [];
@@ -336,7 +429,12 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
       const partitions = topicData.partitionData;
       for (let p = 0; p < partitions.length; p++) {
         const { index, records } = partitions[p] as ProduceRequest["topicData"][number]["partitionData"][number];
-        const result = this.#appendToLeader(topicData.name, index, records, acks, nowMs, ctx);
+        const failure = failed?.get(tpKey(topicData.name, index));
+        const guard = guards === null ? null : (guards.get(tpKey(topicData.name, index)) ?? SENTINEL_GUARD);
+        const result =
+          failure === undefined
+            ? this.#appendToLeader(topicData.name, index, records, acks, nowMs, guard, ctx)
+            : { errorCode: produceVerificationError(failure) };
         statuses.push(this.#statusOf(topicData.name, index, result, acks === -1));
         if (result.partition !== undefined) appended.push(result.partition);
       }
@@ -384,7 +482,15 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     ctx.setTimer(`${DELAYED_PRODUCE_TIMER}${op.id}`, timeout);
   }
 
-  #appendToLeader(topic: string, index: number, batch: RecordBatch, acks: number, nowMs: number, ctx: Context): AppendOutcome {
+  #appendToLeader(
+    topic: string,
+    index: number,
+    batch: RecordBatch,
+    acks: number,
+    nowMs: number,
+    guard: VerificationGuard | null,
+    ctx: Context,
+  ): AppendOutcome {
     if (acks !== -1 && acks !== 0 && acks !== 1) return { errorCode: ErrorCode.INVALID_REQUIRED_ACKS };
     if (!this.metadataCache.contains(topic, index)) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
     if (batch.records.length === 0) return { errorCode: ErrorCode.CORRUPT_MESSAGE };
@@ -393,7 +499,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     if (batch.sizeInBytes > this.settings["message.max.bytes"]) return { errorCode: ErrorCode.MESSAGE_TOO_LARGE };
     const partition = this.hosted(topic, index);
     if (partition === undefined) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
-    return this.#appended(partition, partition.appendRecordsToLeader(batch, acks, nowMs), ctx);
+    return this.#appended(partition, partition.appendRecordsToLeader(batch, acks, nowMs, guard), ctx);
   }
 
   /** Observes what an append on the leader did; a refused append has no partition to re-check. */
@@ -953,3 +1059,21 @@ function abortedTransactionsIn(log: PartitionLog, fetchOffset: number, batches: 
 
 /** `ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP` (KIP-405): the local log start, which here is the log start. */
 const EARLIEST_LOCAL_TIMESTAMP = -4;
+
+/**
+ * A failed verification's error in a produce response (Kafka's
+ * `postVerificationCallback`): the coordinator's retriable errors become
+ * NOT_ENOUGH_REPLICAS, which clients retry without a metadata refresh.
+ */
+function produceVerificationError(errorCode: number): number {
+  switch (errorCode) {
+    case ErrorCode.CONCURRENT_TRANSACTIONS:
+    case ErrorCode.NETWORK_EXCEPTION:
+    case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+    case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+    case ErrorCode.NOT_COORDINATOR:
+      return ErrorCode.NOT_ENOUGH_REPLICAS;
+    default:
+      return errorCode;
+  }
+}

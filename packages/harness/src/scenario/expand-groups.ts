@@ -70,11 +70,19 @@ function expandDataPath(scenario: ScenarioFile, cluster: ClusterSpec): ActorSpec
   }));
   const broker = (cluster.broker ?? {}) as JsonValue;
   const coordinators = coordinatorIds(cluster);
+  // The brokers verify transactional produce with the transaction coordinators (KIP-890).
+  const transactionCoordinators = transactionCoordinatorIds(cluster);
+  const verification = transactionCoordinators.length > 0 ? { txnCoordinators: transactionCoordinators } : {};
   const actors: ActorSpec[] = [
     { id: CONTROLLER_ID, kind: CONTROLLER_KIND, config: { brokers, topics, broker, coordinators }, startAtUs: 0 },
   ];
   ids.forEach((id, brokerId) => {
-    actors.push({ id, kind: BROKER_KIND, config: { brokerId, controller: CONTROLLER_ID, brokers, topics, broker }, startAtUs: 0 });
+    actors.push({
+      id,
+      kind: BROKER_KIND,
+      config: { brokerId, controller: CONTROLLER_ID, brokers, topics, broker, ...verification },
+      startAtUs: 0,
+    });
   });
   const producerTopics = topics.map(({ name, id, partitions }) => ({ name, id, partitions }));
   for (const group of scenario.producers ?? []) {

@@ -1,12 +1,8 @@
-import {
-  type ActorId,
-  type AddPartitionsToTxnBrokerRequest,
-  type AddPartitionsToTxnBrokerResponse,
-  type Context,
-  ErrorCode,
-  type Micros,
-  tpKey,
-} from "@kcsim/protocol";
+import type { ActorId, Context } from "./actor.js";
+import { ErrorCode } from "./errors.js";
+import type { AddPartitionsToTxnBrokerRequest, AddPartitionsToTxnBrokerResponse } from "./messages/index.js";
+import type { Micros } from "./time.js";
+import { tpKey } from "./topics.js";
 import type { TransactionPlacement } from "./transaction-placement.js";
 
 /** The verifier's connections to the transaction coordinators (Kafka: AddPartitionsToTxnManager's own NetworkClient). */

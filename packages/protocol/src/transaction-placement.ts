@@ -1,4 +1,4 @@
-import { partitionFor } from "@kcsim/protocol";
+import { partitionFor } from "./partition-for.js";
 
 /**
  * Which transaction coordinator owns a transactional id: the leader of

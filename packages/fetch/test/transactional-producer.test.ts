@@ -275,6 +275,19 @@ describe("TransactionalProducer against a transaction coordinator", () => {
     expect(coordinator.committed.get("in-0")).toBe(7);
   });
 
+  it("INVALID_PRODUCER_EPOCH from TxnOffsetCommit (a verification that found another epoch) fences the producer, as PRODUCER_FENCED", () => {
+    const net = world();
+    net.actor<FakeGroupCoordinator>("coordinator-0").txnOffsetCommitErrors.push(ErrorCode.INVALID_PRODUCER_EPOCH);
+    const h = host(net);
+    await_(net, h.producer.initTransactions(h.ctx));
+    await_(net, h.producer.beginTransaction(h.ctx));
+    sendAll(net, "app-1", ["f1"]);
+    expect(await_(net, h.producer.sendOffsetsToTransaction([{ topic: "in", partition: 0, offset: 7 }], GROUP, h.ctx))?.name).toBe(
+      "PRODUCER_FENCED",
+    );
+    expect(h.producer.isFenced).toBe(true);
+  });
+
   it("offsets of a TxnOffsetCommit failed before it went out are not carried into the next transaction", () => {
     const net = world();
     const h = host(net);

@@ -1063,6 +1063,11 @@ export class TransactionManager {
             // Kafka's CommitFailedException: the group moved on; this transaction must abort.
             this.#abortable(handler, { errorCode: p.errorCode, name: `CommitFailedException: ${producerErrorOf(p.errorCode).name}` });
             break outer;
+          case ErrorCode.INVALID_PRODUCER_EPOCH:
+          case ErrorCode.PRODUCER_FENCED:
+            // The Java client treats both as PRODUCER_FENCED here (an older coordinator, or the verification, says INVALID_PRODUCER_EPOCH).
+            this.#fatal(handler, producerErrorOf(ErrorCode.PRODUCER_FENCED));
+            break outer;
           default:
             this.#fatal(handler, producerErrorOf(p.errorCode));
             break outer;

@@ -1,6 +1,9 @@
 /**
  * @kcsim/protocol: messages, error codes, configs and defaults, the msgpack
- * codec, the actor contract, seeded random streams.
+ * codec, the actor contract, seeded random streams; and what group
+ * coordinators and partition leaders share of KIP-890's transaction
+ * verification (the placement of transactional ids, the
+ * AddPartitionsToTxn v4 client and answer).
  */
 export * from "./actor.js";
 export * from "./add-partitions-to-txn-broker-response.js";

@@ -30,3 +30,4 @@ export * from "./time.js";
 export * from "./topics.js";
 export * from "./transaction-placement.js";
 export * from "./value-tape.js";
+export * from "./verification-guard.js";

@@ -19,11 +19,13 @@ import {
   type OffsetCommitRequest,
   type OffsetFetchRequest,
   partitionFor,
+  SENTINEL_GUARD,
   type SyncGroupRequest,
   TransactionPlacement,
   type TxnOffsetCommitRequest,
   tpKey,
   type UpdateMetadataRequest,
+  type VerificationGuard,
   type WriteTxnMarkersRequest,
 } from "@kcsim/protocol";
 import { heartbeat, joinGroup, syncGroup } from "../classic-group/classic-apis.js";
@@ -40,7 +42,6 @@ import { MetadataImage } from "../metadata/metadata-image.js";
 import type { CoordinatorLoadedObservation } from "../observations.js";
 import { offsetCommit, offsetCommitErrorResponse, offsetCommitObservations } from "../offsets/offset-commit.js";
 import { offsetFetch } from "../offsets/offset-fetch.js";
-import { SENTINEL_GUARD, type VerificationGuard } from "../offsets/transactional-producers.js";
 import {
   hasKnownPartition,
   txnOffsetCommit,

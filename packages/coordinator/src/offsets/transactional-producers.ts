@@ -1,4 +1,4 @@
-import { ErrorCode } from "@kcsim/protocol";
+import { ErrorCode, SENTINEL_GUARD, type VerificationGuard } from "@kcsim/protocol";
 
 /** What the log has seen of one producer: its newest epoch, and the epoch of the transaction coordinator that last wrote its marker. */
 interface ProducerEntry {
@@ -6,14 +6,6 @@ interface ProducerEntry {
   /** -1 before its first marker. */
   readonly coordinatorEpoch: number;
 }
-
-/**
- * Kafka's `VerificationGuard`: the token of one verification of a
- * producer's transaction on one partition (KIP-890 part 1). A write carries
- * the guard its verification got, or SENTINEL_GUARD when it needed none.
- */
-export type VerificationGuard = number;
-export const SENTINEL_GUARD: VerificationGuard = 0;
 
 /**
  * The producers that wrote transactional records to the coordinator's

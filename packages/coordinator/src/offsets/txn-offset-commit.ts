@@ -1,4 +1,11 @@
-import { ErrorCode, type Observation, partitionFor, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from "@kcsim/protocol";
+import {
+  ErrorCode,
+  type Observation,
+  partitionFor,
+  type TxnOffsetCommitRequest,
+  type TxnOffsetCommitResponse,
+  type VerificationGuard,
+} from "@kcsim/protocol";
 import type { MetadataImage } from "../metadata/metadata-image.js";
 import type { TransactionalOffsetCommitOrigin } from "../records/coordinator-record.js";
 import { transactionalOffsetCommitRecord } from "../records/transaction-records.js";
@@ -7,7 +14,6 @@ import { CoordinatorError } from "../runtime/coordinator-error.js";
 import { transactionalOffsetObservation } from "../runtime/observation-builders.js";
 import type { WriteOp } from "../runtime/write-op.js";
 import { validateOffsetCommit } from "./offset-commit-validation.js";
-import type { VerificationGuard } from "./transactional-producers.js";
 
 type TxnOffsetCommitPartition = TxnOffsetCommitRequest["topics"][number]["partitions"][number];
 

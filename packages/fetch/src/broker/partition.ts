@@ -1,7 +1,6 @@
-import { ErrorCode, type Micros, type RecordBatch, type UpdateMetadataPartitionState } from "@kcsim/protocol";
+import { ErrorCode, type Micros, type RecordBatch, type UpdateMetadataPartitionState, type VerificationGuard } from "@kcsim/protocol";
 import { controlBatchOf, type EndTransactionMarker } from "../records/end-transaction-marker.js";
 import { lastOffsetOf, type PartitionLog } from "./partition-log.js";
-import type { VerificationGuard } from "./producer-state-manager.js";
 import { ReplicaState } from "./replica-state.js";
 
 /** Kafka's "no leader" id. */

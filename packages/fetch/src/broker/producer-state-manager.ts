@@ -5,6 +5,8 @@ import {
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
   type RecordBatch,
+  SENTINEL_GUARD,
+  type VerificationGuard,
 } from "@kcsim/protocol";
 import { endTransactionMarkerOf } from "../records/end-transaction-marker.js";
 import { inSequence, lastSequenceOf } from "../records/sequence.js";
@@ -26,15 +28,6 @@ export type ProducerAppendCheck =
   | { readonly kind: "error"; readonly errorCode: number };
 
 const APPEND: ProducerAppendCheck = { kind: "append" };
-
-/**
- * Kafka's `VerificationGuard`: the token of one KIP-890 verification of a
- * producer's transaction on a partition. A batch carries the guard its
- * verification got, SENTINEL_GUARD when it needed none, or null when the
- * broker does not verify (transaction.partition.verification.enable off).
- */
-export type VerificationGuard = number;
-export const SENTINEL_GUARD: VerificationGuard = 0;
 
 /** Kafka's `VerificationStateEntry`: a verification under way, and the lowest sequence it was started for. */
 interface VerificationState {

@@ -22,9 +22,11 @@ import {
   type OffsetForLeaderEpochResponse,
   type ProduceRequest,
   type RecordBatch,
+  SENTINEL_GUARD,
   TransactionPlacement,
   tpKey,
   UNDEFINED_EPOCH,
+  type VerificationGuard,
   type WriteTxnMarkersRequest,
   type WriteTxnMarkersResponse,
 } from "@kcsim/protocol";
@@ -44,7 +46,6 @@ import { DelayedProduce, type ProducePartitionStatus, produceResponseOf } from "
 import { MetadataCache, type PartitionStateChange } from "./metadata-cache.js";
 import { type AlterPartitionOutcome, type IsrProposal, type LeaderAppendResult, Partition, type PartitionHost } from "./partition.js";
 import { type LogChange, lastOffsetOf, PartitionLog } from "./partition-log.js";
-import { SENTINEL_GUARD, type VerificationGuard } from "./producer-state-manager.js";
 import type { ReplicaFetcherHost } from "./replica-fetcher.js";
 import { ReplicaFetcherManager } from "./replica-fetcher-manager.js";
 

@@ -85,7 +85,7 @@ function fetchOffset(gc: CoordinatorUnderTest): [number, number] {
 function answerLatest(gc: CoordinatorUnderTest, errorCode: number): void {
   const request = verifications(gc).at(-1);
   if (request === undefined) throw new Error("no verification sent");
-  const response = addPartitionsToTxnBrokerResponse(request, () => errorCode);
+  const response = addPartitionsToTxnBrokerResponse(request, () => () => errorCode);
   gc.send(TXN_COORDINATOR, response);
 }
 

@@ -71,7 +71,7 @@ class VerifyingCoordinator implements Actor {
       from,
       addPartitionsToTxnBrokerResponse(
         request,
-        (_, topic, partition) => this.error ?? (inTransaction(topic, partition) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE),
+        () => (topic, partition) => this.error ?? (inTransaction(topic, partition) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE),
       ),
     );
   }

@@ -364,14 +364,14 @@ export class GroupCoordinatorActor implements Actor {
       },
       request.apiVersion >= 4 ? "genericError" : "defaultError",
       (errors, answerCtx) => {
-        const failure = errors.get(tpKey(verifiedPartition.topic, verifiedPartition.partition)) ?? ErrorCode.NONE;
-        const later = failure === ErrorCode.NONE ? this.#groupError(request.groupId) : operationErrorForClient(failure);
-        if (later !== ErrorCode.NONE) {
-          const { to, message } = reject(later, answerCtx);
-          answerCtx.send(to, message);
+        // The group's placement and the load were checked when the request came; neither changes within an incarnation.
+        const failure = errors.get(tpKey(verifiedPartition.topic, verifiedPartition.partition));
+        if (failure === undefined) {
+          write(answerCtx, guard);
           return;
         }
-        write(answerCtx, guard);
+        const { to, message } = reject(operationErrorForClient(failure), answerCtx);
+        answerCtx.send(to, message);
       },
     );
   }

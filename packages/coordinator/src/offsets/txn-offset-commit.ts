@@ -79,13 +79,14 @@ export function txnOffsetCommit(
   }
 
   const maxMetadata = env.broker["offset.metadata.max.bytes"];
-  const writes = request.topics.some((topic) =>
-    topic.partitions.some(
-      (partition) =>
-        isKnownPartition(image, topic.name, partition.partitionIndex) &&
-        (partition.committedMetadata === null || partition.committedMetadata.length <= maxMetadata),
-    ),
-  );
+  // A partition's own refusal (NONE: its offset is written).
+  const refusalOf = (topic: string, partition: TxnOffsetCommitPartition): number => {
+    if (!isKnownPartition(image, topic, partition.partitionIndex)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    if (partition.committedMetadata !== null && partition.committedMetadata.length > maxMetadata)
+      return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    return ErrorCode.NONE;
+  };
+  const writes = request.topics.some((topic) => topic.partitions.some((partition) => refusalOf(topic.name, partition) === ErrorCode.NONE));
   const offsetsPartition = partitionFor(request.groupId, op.state.offsetsTopicPartitions);
   if (writes && verification.enabled && !op.state.producers.isVerified(offsetsPartition, request.producerId, verification.guard)) {
     throw new CoordinatorError(ErrorCode.INVALID_TXN_STATE, "Record was not part of an ongoing transaction");
@@ -99,9 +100,8 @@ export function txnOffsetCommit(
     generationId: request.generationId,
   };
   const response = txnOffsetCommitResponse(request, (topic, partition) => {
-    if (!isKnownPartition(image, topic, partition.partitionIndex)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-    if (partition.committedMetadata !== null && partition.committedMetadata.length > maxMetadata)
-      return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    const refusal = refusalOf(topic, partition);
+    if (refusal !== ErrorCode.NONE) return refusal;
     op.append(
       transactionalOffsetCommitRecord(
         request.groupId,

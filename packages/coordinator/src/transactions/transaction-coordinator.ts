@@ -221,11 +221,7 @@ export class TransactionCoordinator {
    * (`handleVerifyPartitionsInTransaction`) and any other one added to.
    */
   handleAddPartitionsToTxnBrokerRequest(ctx: Context, request: AddPartitionsToTxnBrokerRequest): AddPartitionsToTxnBrokerResponse {
-    const errors = new Map(request.transactions.map((transaction) => [transaction, this.#brokerTransactionErrors(ctx, transaction)]));
-    return addPartitionsToTxnBrokerResponse(
-      request,
-      (transaction, topic, partition) => errors.get(transaction)?.(topic, partition) ?? ErrorCode.NONE,
-    );
+    return addPartitionsToTxnBrokerResponse(request, (transaction) => this.#brokerTransactionErrors(ctx, transaction));
   }
 
   /** One transaction of a broker's AddPartitionsToTxn: the error of each of its partitions. */

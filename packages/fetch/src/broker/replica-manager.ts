@@ -430,8 +430,10 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
       const partitions = topicData.partitionData;
       for (let p = 0; p < partitions.length; p++) {
         const { index, records } = partitions[p] as ProduceRequest["topicData"][number]["partitionData"][number];
-        const failure = failed?.get(tpKey(topicData.name, index));
-        const guard = guards === null ? null : (guards.get(tpKey(topicData.name, index)) ?? SENTINEL_GUARD);
+        // Only transactional batches are verified, and only they carry a guard.
+        const key = records.isTransactional && guards !== null ? tpKey(topicData.name, index) : undefined;
+        const failure = key === undefined ? undefined : failed?.get(key);
+        const guard = guards === null ? null : ((key === undefined ? undefined : guards.get(key)) ?? SENTINEL_GUARD);
         const result =
           failure === undefined
             ? this.#appendToLeader(topicData.name, index, records, acks, nowMs, guard, ctx)

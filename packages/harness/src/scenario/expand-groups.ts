@@ -32,6 +32,15 @@ export function transactionCoordinatorIds(cluster: ClusterSpec): string[] {
 }
 
 /**
+ * The `txnCoordinators` field of the group coordinators' and brokers' configs: they verify transactional writes
+ * with the transaction coordinators (KIP-890), which exist only beside data brokers.
+ */
+function verificationField(cluster: ClusterSpec): { txnCoordinators?: string[] } {
+  const transactionCoordinators = transactionCoordinatorIds(cluster);
+  return transactionCoordinators.length > 0 && brokerIds(cluster).length > 0 ? { txnCoordinators: transactionCoordinators } : {};
+}
+
+/**
  * The transaction coordinators: each knows all of them (transactional ids
  * are spread over them), the data brokers (markers go to the partition
  * leaders) and the group coordinators (markers for transactional offsets).
@@ -70,9 +79,7 @@ function expandDataPath(scenario: ScenarioFile, cluster: ClusterSpec): ActorSpec
   }));
   const broker = (cluster.broker ?? {}) as JsonValue;
   const coordinators = coordinatorIds(cluster);
-  // The brokers verify transactional produce with the transaction coordinators (KIP-890).
-  const transactionCoordinators = transactionCoordinatorIds(cluster);
-  const verification = transactionCoordinators.length > 0 ? { txnCoordinators: transactionCoordinators } : {};
+  const verification = verificationField(cluster);
   const actors: ActorSpec[] = [
     { id: CONTROLLER_ID, kind: CONTROLLER_KIND, config: { brokers, topics, broker, coordinators }, startAtUs: 0 },
   ];
@@ -195,9 +202,7 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
   const coordinators = coordinatorIds(cluster);
   const topics = clusterTopics(cluster);
   const transactionCoordinators = transactionCoordinatorIds(cluster);
-  // The group coordinators verify transactional offset commits with the transaction coordinators (KIP-890).
-  const verification =
-    transactionCoordinators.length > 0 && brokerIds(cluster).length > 0 ? { txnCoordinators: transactionCoordinators } : {};
+  const verification = verificationField(cluster);
   const actors: ActorSpec[] = coordinators.map((id) => ({
     id,
     kind: COORDINATOR_KIND,

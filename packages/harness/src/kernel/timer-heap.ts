@@ -17,18 +17,28 @@ import { HeapKeys } from "./heap-keys.js";
  * reaches it `behind` takes its own key there and sinks to its place before
  * anything is popped. The order popped is the one of re-keying at once; a
  * timer re-armed many times between two pops moves once.
+ *
+ * A pop leaves a hole at the top, keyed before every key, and the next timer
+ * queued fills it and sinks to its place: a timer popped and armed again
+ * while its event runs (an actor's next step, its background wake) costs
+ * one sift from the top, where taking the last item up to the top and
+ * then adding the new one at the bottom cost two. The next peek fills a
+ * hole still open with the last item, as a removal does.
  */
 export class TimerHeap {
   readonly #items: ArmedTimer[] = [];
   readonly #keys = new HeapKeys();
+  /** Slot 0 is a hole (its item was popped; its keys precede every key), not a queued timer. */
+  #hole = false;
 
   get size(): number {
-    return this.#items.length;
+    return this.#hole ? this.#items.length - 1 : this.#items.length;
   }
 
   /** The earliest timer (in its own key), or undefined. */
   peek(): ArmedTimer | undefined {
     const items = this.#items;
+    if (this.#hole) this.#fillHole();
     let top = items[0];
     while (top?.behind) {
       top.behind = false;
@@ -61,15 +71,27 @@ export class TimerHeap {
       return;
     }
     timer.behind = false;
+    if (this.#hole) {
+      // It takes the popped timer's place at the top and sinks from there.
+      this.#hole = false;
+      this.#down(timer, timer.due, tieBreak(timer), 0);
+      return;
+    }
     const n = items.length;
     this.#keys.reserve(n + 1, n);
     items.push(timer);
     this.#up(timer, timer.due, tieBreak(timer), n);
   }
 
+  /** Takes the earliest timer out of the queue (leaving a hole at the top: see the class) and returns it. */
   pop(): ArmedTimer | undefined {
     const top = this.peek();
-    if (top !== undefined) this.remove(top);
+    if (top === undefined) return undefined;
+    top.slot = -1;
+    top.behind = false;
+    // No key comes before the hole's, so nothing queued meanwhile climbs into it (#up stops below it).
+    this.#keys.set(0, Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY);
+    this.#hole = true;
     return top;
   }
 
@@ -86,6 +108,17 @@ export class TimerHeap {
     const keys = this.#keys;
     const n = items.length;
     this.#settle(last, keys.due[n] as number, keys.tie[n] as number, i);
+  }
+
+  /** The last timer fills the hole at the top and sinks to its place (or the queue is empty). */
+  #fillHole(): void {
+    this.#hole = false;
+    const items = this.#items;
+    const last = items.pop() as ArmedTimer;
+    if (items.length === 0) return; // the hole was all there was
+    const keys = this.#keys;
+    const n = items.length;
+    this.#down(last, keys.due[n] as number, keys.tie[n] as number, 0);
   }
 
   /** Puts a timer with key (d, t) at `slot` (its own, or a hole) in its place: up if it precedes the parent, else down. */

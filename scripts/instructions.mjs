@@ -20,7 +20,7 @@
 // 3,436 million), so copy both builds, or measure one, rebuild, measure.
 // Examples:
 //   node scripts/instructions.mjs --kcsim-v8 packages/harness/bundle/scenario-cpu.js scenarios/chaos-consumer.json
-//   node scripts/instructions.mjs packages/harness/bundle/cli.js hunt scenarios/session-timeout.json --seeds 1..30 --workers 1 --keep-going
+//   node scripts/instructions.mjs --kcsim-v8 scripts/hunt-loop.mjs scenarios/session-timeout.json 1..100   (a hunt, in one thread)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

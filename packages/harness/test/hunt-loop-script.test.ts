@@ -1,0 +1,54 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const loop = (...args: string[]) => spawnSync(process.execPath, ["scripts/hunt-loop.mjs", ...args], { cwd: ROOT, encoding: "utf8" });
+
+describe("scripts/hunt-loop.mjs (a hunt's seeds in one thread, for instruction counts)", () => {
+  it("runs the hunt worker's body over the seeds given and says how many failed, as kcsim hunt judges them", () => {
+    const out = loop("scenarios/session-timeout.json", "1..4");
+    expect(out.stderr).toBe("");
+    expect(out.status).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), "kcsim-hunt-loop-"));
+    const hunt = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, "packages/harness/bundle/cli.js"),
+        "hunt",
+        "scenarios/session-timeout.json",
+        "--seeds",
+        "1..4",
+        "--keep-going",
+        "--json",
+        "--out",
+        dir,
+      ],
+      { cwd: ROOT, encoding: "utf8" },
+    );
+    rmSync(dir, { recursive: true, force: true });
+    const failing = new Set((JSON.parse(hunt.stdout) as { failures: { seed: number }[] }).failures.map((f) => f.seed));
+    expect(out.stdout).toBe(`4 seeds of scenarios/session-timeout.json, ${failing.size} failed\n`);
+  });
+
+  it("refuses bad input in one line, exit code 2", () => {
+    for (const [args, message] of [
+      [[], "usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [A..B]"],
+      [["scenarios/session-timeout.json", "9..3"], "seeds must be A..B with A <= B, got '9..3'"],
+      [
+        ["--bundle", "/nonexistent", "scenarios/session-timeout.json"],
+        "no hunt worker at /nonexistent/hunt-worker.cjs (run `pnpm build` first)",
+      ],
+    ] as const) {
+      const out = loop(...args);
+      expect(out.status).toBe(2);
+      expect(out.stderr).toBe(`hunt-loop: ${message}\n`);
+    }
+    const missing = loop("scenarios/no-such-scenario.json");
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^hunt-loop: .*no-such-scenario\.json.*\n$/);
+  });
+});

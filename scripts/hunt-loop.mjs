@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// A hunt's seeds run in this thread, one after the other, by the hunt
+// worker's own body (bundle/hunt-worker.cjs): what to measure a hunt's
+// instructions with. A whole `kcsim hunt --workers 1` process has a worker
+// thread and a main thread that polls it, and the same build counts up to
+// 4% apart between runs that way; this loop repeats to within 1%.
+//
+//   node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [A..B]
+//
+// runs 10 warm-up seeds (1000..1009), then seeds A..B (default 1..100), each
+// with a drawn fault schedule as `kcsim hunt SCENARIO` draws it, and prints
+// how many failed. DIR is a bundle directory (default
+// packages/harness/bundle; compare two builds from copies of it side by
+// side, see scripts/instructions.mjs). Example:
+//   node scripts/instructions.mjs --kcsim-v8 scripts/hunt-loop.mjs scenarios/session-timeout.json 1..100
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { BUNDLE, HARNESS } from "./build-state.mjs";
+
+const fail = (message) => {
+  process.stderr.write(`hunt-loop: ${message}\n`);
+  process.exit(2);
+};
+
+const args = process.argv.slice(2);
+let bundle = BUNDLE;
+if (args[0] === "--bundle") {
+  if (args[1] === undefined) fail("--bundle needs a directory");
+  bundle = resolve(args[1]);
+  args.splice(0, 2);
+}
+const [scenarioPath, range = "1..100"] = args;
+if (scenarioPath === undefined || args.length > 2) fail("usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [A..B]");
+const seeds = /^(\d+)\.\.(\d+)$/.exec(range);
+if (seeds === null || Number(seeds[1]) > Number(seeds[2])) fail(`seeds must be A..B with A <= B, got '${range}'`);
+const worker = join(bundle, "hunt-worker.cjs");
+if (!existsSync(worker)) fail(`no hunt worker at ${worker} (run \`pnpm build\` first)`);
+const loader = join(HARNESS, "dist", "index.js");
+if (!existsSync(loader)) fail("packages/harness is not built (run `pnpm build` first)");
+
+const { loadScenarioFile, ScenarioError } = await import(pathToFileURL(loader).href);
+let base;
+try {
+  base = loadScenarioFile(scenarioPath);
+} catch (error) {
+  if (error instanceof ScenarioError) fail(error.message);
+  throw error;
+}
+const loaded = createRequire(import.meta.url)(worker);
+const run = loaded.default ?? loaded;
+const task = (seed) => ({ base, asWritten: false, protocol: null, seed });
+for (let seed = 1000; seed < 1010; seed++) await run(task(seed));
+let failed = 0;
+for (let seed = Number(seeds[1]); seed <= Number(seeds[2]); seed++) if ((await run(task(seed))).failures.length > 0) failed++;
+console.log(`${Number(seeds[2]) - Number(seeds[1]) + 1} seeds of ${scenarioPath}, ${failed} failed`);

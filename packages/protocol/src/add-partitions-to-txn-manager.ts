@@ -1,9 +1,11 @@
 import type { ActorId, Context } from "./actor.js";
+import type { BrokerConfig } from "./configs/broker-config.js";
 import { ErrorCode } from "./errors.js";
-import type { AddPartitionsToTxnBrokerRequest, AddPartitionsToTxnBrokerResponse } from "./messages/index.js";
-import type { Micros } from "./time.js";
+import type { AddPartitionsToTxnBrokerRequest, AddPartitionsToTxnBrokerResponse, Message } from "./messages/index.js";
+import { disconnects } from "./rpc.js";
+import { type Micros, ms } from "./time.js";
 import { tpKey } from "./topics.js";
-import type { TransactionPlacement } from "./transaction-placement.js";
+import { TransactionPlacement } from "./transaction-placement.js";
 
 /** The verifier's connections to the transaction coordinators (Kafka: AddPartitionsToTxnManager's own NetworkClient). */
 export const ADD_PARTITIONS_TO_TXN_CONNECTION = "add-partitions-to-txn";
@@ -115,8 +117,24 @@ export class AddPartitionsToTxnManager {
     this.#maybeSend(ctx, coordinator);
   }
 
+  /**
+   * A message for the verifier, if it is one (false otherwise): an answer, or the loss of its connection to a
+   * transaction coordinator (a datagram-mode reset, "*", included).
+   */
+  receive(from: ActorId, message: Message, ctx: Context): boolean {
+    if (message.type === "AddPartitionsToTxnBrokerResponse") {
+      this.#onResponse(from, message, ctx);
+      return true;
+    }
+    if (message.type === "SimDisconnect" && disconnects(message, ADD_PARTITIONS_TO_TXN_CONNECTION)) {
+      this.#onDisconnect(from, ctx);
+      return true;
+    }
+    return false;
+  }
+
   /** An answer: each transaction's callback gets its partitions' errors. Ignored if it answers no request in flight. */
-  onResponse(from: ActorId, response: AddPartitionsToTxnBrokerResponse, ctx: Context): void {
+  #onResponse(from: ActorId, response: AddPartitionsToTxnBrokerResponse, ctx: Context): void {
     const request = this.#inFlight.get(from);
     if (request === undefined || request.correlationId !== response.correlationId) return;
     this.#inFlight.delete(from);
@@ -142,7 +160,7 @@ export class AddPartitionsToTxnManager {
   }
 
   /** The connection to `peer` is gone: the request in flight on it fails with NETWORK_EXCEPTION. */
-  onDisconnect(peer: ActorId, ctx: Context): void {
+  #onDisconnect(peer: ActorId, ctx: Context): void {
     const request = this.#inFlight.get(peer);
     if (request === undefined) return;
     this.#inFlight.delete(peer);
@@ -158,7 +176,7 @@ export class AddPartitionsToTxnManager {
     for (const [coordinator, request] of this.#inFlight) {
       if (request.correlationId !== correlationId) continue;
       ctx.closeConnection(coordinator, ADD_PARTITIONS_TO_TXN_CONNECTION);
-      this.onDisconnect(coordinator, ctx);
+      this.#onDisconnect(coordinator, ctx);
       break;
     }
     return true;
@@ -213,4 +231,17 @@ function byTopic(partitions: TransactionToVerify["partitions"]): { name: string;
     else list.push(partition);
   }
   return [...topics].map(([name, indexes]) => ({ name, partitions: indexes }));
+}
+
+/**
+ * The verifier of a group coordinator or a partition leader with the broker settings `settings`: null when
+ * transaction.partition.verification.enable is off or there is no transaction coordinator to ask (the writes
+ * then go unverified, as on brokers before 3.6).
+ */
+export function verifierFor(settings: BrokerConfig, txnCoordinators: readonly ActorId[]): AddPartitionsToTxnManager | null {
+  if (!settings["transaction.partition.verification.enable"] || txnCoordinators.length === 0) return null;
+  return new AddPartitionsToTxnManager({
+    placement: new TransactionPlacement(txnCoordinators, settings["transaction.state.log.num.partitions"]),
+    requestTimeout: ms(settings["request.timeout.ms"]),
+  });
 }

@@ -1,12 +1,10 @@
 import {
   type Actor,
   type ActorId,
-  ADD_PARTITIONS_TO_TXN_CONNECTION,
-  AddPartitionsToTxnManager,
+  type AddPartitionsToTxnManager,
   type ConsumerGroupHeartbeatRequest,
   type Context,
   type ControlCommand,
-  disconnects,
   ErrorCode,
   GROUP_METADATA_TOPIC_NAME,
   type HeartbeatRequest,
@@ -21,11 +19,11 @@ import {
   partitionFor,
   SENTINEL_GUARD,
   type SyncGroupRequest,
-  TransactionPlacement,
   type TxnOffsetCommitRequest,
   tpKey,
   type UpdateMetadataRequest,
   type VerificationGuard,
+  verifierFor,
   type WriteTxnMarkersRequest,
 } from "@kcsim/protocol";
 import { heartbeat, joinGroup, syncGroup } from "../classic-group/classic-apis.js";
@@ -155,7 +153,7 @@ export class GroupCoordinatorActor implements Actor {
     // Replay the whole log; nothing is served until the load completes.
     this.#state = new CoordinatorState(new MetadataImage(this.#config.topics), this.#config.broker["offsets.topic.num.partitions"]);
     this.#batcher = new AppendBatcher(ms(this.#config.broker["group.coordinator.append.linger.ms"]));
-    this.#verifier = this.#newVerifier();
+    this.#verifier = verifierFor(this.#config.broker, this.#config.txnCoordinators);
     const records = this.#readLog(ctx);
     records.forEach((record, recordOffset) => {
       replayRecord(this.#state, record, recordOffset);
@@ -203,10 +201,8 @@ export class GroupCoordinatorActor implements Actor {
         this.#onUpdateMetadata(from, message, ctx);
         return;
       case "AddPartitionsToTxnBrokerResponse":
-        this.#verifier?.onResponse(from, message, ctx);
-        return;
       case "SimDisconnect":
-        if (disconnects(message, ADD_PARTITIONS_TO_TXN_CONNECTION)) this.#verifier?.onDisconnect(from, ctx);
+        this.#verifier?.receive(from, message, ctx);
         return;
       default:
         ctx.log.debug("group coordinator ignores a message", { type: message.type, from });
@@ -583,15 +579,6 @@ export class GroupCoordinatorActor implements Actor {
       });
       if (before?.protocol === "classic" && !before.isSimpleGroup()) this.#state.groups.put(before);
     }
-  }
-
-  #newVerifier(): AddPartitionsToTxnManager | null {
-    const { broker, txnCoordinators } = this.#config;
-    if (!broker["transaction.partition.verification.enable"] || txnCoordinators.length === 0) return null;
-    return new AddPartitionsToTxnManager({
-      placement: new TransactionPlacement(txnCoordinators, broker["transaction.state.log.num.partitions"]),
-      requestTimeout: ms(broker["request.timeout.ms"]),
-    });
   }
 
   #readLog(ctx: Context): StoredRecord[] {

@@ -1,12 +1,10 @@
 import {
   type AbortedTransaction,
   type ActorId,
-  ADD_PARTITIONS_TO_TXN_CONNECTION,
-  AddPartitionsToTxnManager,
+  type AddPartitionsToTxnManager,
   type BrokerConfig,
   type Context,
   ControlRecordType,
-  disconnects,
   ErrorCode,
   type FetchRequest,
   type FetchResponse,
@@ -23,10 +21,10 @@ import {
   type ProduceRequest,
   type RecordBatch,
   SENTINEL_GUARD,
-  TransactionPlacement,
   tpKey,
   UNDEFINED_EPOCH,
   type VerificationGuard,
+  verifierFor,
   type WriteTxnMarkersRequest,
   type WriteTxnMarkersResponse,
 } from "@kcsim/protocol";
@@ -147,13 +145,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     );
     const hosts = new Map(config.brokers.map((b) => [b.nodeId, b.host]));
     this.#fetchers = new ReplicaFetcherManager(this, (nodeId) => hosts.get(nodeId));
-    this.#verifier =
-      config.settings["transaction.partition.verification.enable"] && config.txnCoordinators.length > 0
-        ? new AddPartitionsToTxnManager({
-            placement: new TransactionPlacement(config.txnCoordinators, config.settings["transaction.state.log.num.partitions"]),
-            requestTimeout: ms(config.settings["request.timeout.ms"]),
-          })
-        : null;
+    this.#verifier = verifierFor(config.settings, config.txnCoordinators);
   }
 
   now(): Micros {
@@ -389,17 +381,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
 
   /** The verifier's answers, resets and timeouts (false: not the verifier's). */
   onVerificationMessage(from: ActorId, message: Message, ctx: Context): boolean {
-    const verifier = this.#verifier;
-    if (verifier === null) return false;
-    if (message.type === "AddPartitionsToTxnBrokerResponse") {
-      verifier.onResponse(from, message, ctx);
-      return true;
-    }
-    if (message.type === "SimDisconnect" && disconnects(message, ADD_PARTITIONS_TO_TXN_CONNECTION)) {
-      verifier.onDisconnect(from, ctx);
-      return true;
-    }
-    return false;
+    return this.#verifier?.receive(from, message, ctx) ?? false;
   }
 
   onVerificationTimer(timer: string, ctx: Context): boolean {

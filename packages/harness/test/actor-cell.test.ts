@@ -39,6 +39,10 @@ class Probe implements Actor {
       ctx.setTimer("t", 30_000);
       ctx.setTimer("c", 10_000);
     }
+    if (this.config.churn) {
+      ctx.setTimer("beat", 10_000);
+      ctx.setTimer("once", 5_000);
+    }
     if (typeof this.config.peer === "string") {
       const message: Message = { type: "SimPing", seq: 1, payload: "original" };
       ctx.send(this.config.peer, message);
@@ -64,6 +68,14 @@ class Probe implements Actor {
   fire(timer: string, ctx: Context): void {
     ctx.observe({ type: "probe.fire", timer });
     if (timer === "tick") ctx.setTimer("tick", 10_000);
+    if (timer === "beat") {
+      // Armed again while it fires, four times; cancelled at the fourth.
+      const during = ctx.hasTimer("beat");
+      ctx.setTimer("beat", 10_000);
+      const rearmed = ctx.hasTimer("beat");
+      if (ctx.now() >= 40_000) ctx.cancelTimer("beat");
+      ctx.observe({ type: "probe.beat", during, rearmed, after: ctx.hasTimer("beat") });
+    }
     if (timer === "c") {
       // Cancelled while queued, then armed again: the cell re-keys the cancelled timer instead of making a new one.
       ctx.cancelTimer("t");
@@ -76,6 +88,17 @@ const registry: ActorRegistry = new Map([["probe", (_id: string, config: JsonVal
 
 function run(actors: ReturnType<typeof actor>[], nemesis: NemesisStep[] = [], durationUs = 100_000) {
   return new InlineHost(testSpec({ actors, nemesis, durationUs }), registry).run();
+}
+
+/** Every timer the host's core is asked to queue from now on, in order (the cell's entries themselves). */
+function timersScheduled(host: InlineHost): ArmedTimer[] {
+  const scheduled: ArmedTimer[] = [];
+  const schedule = host.core.scheduleTimer.bind(host.core);
+  host.core.scheduleTimer = (timer: ArmedTimer) => {
+    scheduled.push(timer);
+    schedule(timer);
+  };
+  return scheduled;
 }
 
 /** An observation with when and by whom (the spread of an index-signature type loses the signature: named here). */
@@ -92,12 +115,7 @@ describe("actor cells", () => {
 
   it("fire a timer cancelled and armed again once, at its new time, reusing the cancelled timer's entry", () => {
     const host = new InlineHost(testSpec({ actors: [actor("p", "probe", { rearm: true })], durationUs: 100_000 }), registry);
-    const scheduled: ArmedTimer[] = [];
-    const schedule = host.core.scheduleTimer.bind(host.core);
-    host.core.scheduleTimer = (timer: ArmedTimer) => {
-      scheduled.push(timer);
-      schedule(timer);
-    };
+    const scheduled = timersScheduled(host);
     const fires = observations(host.run(), "probe.fire");
     expect(fires.map((o) => [o.timer, o.t])).toEqual([
       ["c", 10_000],
@@ -106,6 +124,33 @@ describe("actor cells", () => {
     const armsOfT = scheduled.filter((timer) => timer.name === "t");
     expect(armsOfT).toHaveLength(2);
     expect(armsOfT[1]).toBe(armsOfT[0]);
+    expect(host.cell("p")?.armedTimers).toBe(0);
+  });
+
+  it("keep the entry of a name armed again and again, and let a name armed once leave the table", () => {
+    const host = new InlineHost(testSpec({ actors: [actor("p", "probe", { churn: true })], durationUs: 100_000 }), registry);
+    const scheduled = timersScheduled(host);
+    const result = host.run();
+    expect(observations(result, "probe.fire").map((o) => [o.timer, o.t])).toEqual([
+      ["once", 5_000],
+      ["beat", 10_000],
+      ["beat", 20_000],
+      ["beat", 30_000],
+      ["beat", 40_000],
+    ]);
+    // Disarmed while it fires, armed after setTimer, and not after the last cancel.
+    expect(observations(result, "probe.beat").map((o) => [o.during, o.rearmed, o.after])).toEqual([
+      [false, true, true],
+      [false, true, true],
+      [false, true, true],
+      [false, true, false],
+    ]);
+    const beats = scheduled.filter((timer) => timer.name === "beat");
+    expect(beats).toHaveLength(5);
+    expect(new Set(beats).size).toBe(1);
+    // Kept from its second arming on (it came back as the spare); the name armed once was never kept.
+    expect(beats[0]?.kept).toBe(true);
+    expect(scheduled.find((timer) => timer.name === "once")?.kept).toBe(false);
     expect(host.cell("p")?.armedTimers).toBe(0);
   });
 

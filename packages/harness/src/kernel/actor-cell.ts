@@ -141,6 +141,9 @@ const RESTART_TIMER = "$restart";
  */
 const MIN_RESTART_DELAY_US = 1000;
 
+/** The seq of a timer entry kept disarmed in its cell's table (see ActorCell's #timers): no event's seq. */
+const DISARMED = -1;
+
 /**
  * The actor's part of an exception's stack, the same in every host: only
  * "at fn" of each frame (file paths differ between src and dist, and
@@ -187,16 +190,23 @@ export class ActorCell {
   readonly #ctx: Context;
   /** This process's ends of its connections (connection mode); rebuilt with each incarnation. */
   #endpoint: ConnectionEndpoint | null = null;
-  /** The armed timers by name: each is also in its sink's queue until it fires or is taken out. */
-  readonly #timers = new Map<string, ArmedTimer>();
   /**
-   * The last timer cancelled while still queued, or the last one fired: nothing
-   * else holds it (a timer the queue handed out is out of the queue, and the
-   * hosts read a fired event's key before handing it over), so arming one of
-   * the same name reuses the entry instead of making a new one (a pinger
-   * cancels and re-arms its timeout for every message; a consumer re-arms its
-   * application timer as it fires).
+   * The timers by name: the armed ones, each also in its sink's queue until it
+   * fires or is taken out, and the disarmed entries it keeps (seq DISARMED).
+   * A timer that fires or is cancelled while queued is held by nothing else
+   * (a timer the queue handed out is out of the queue, and the hosts read a
+   * fired event's key before handing it over), so arming its name again
+   * re-uses the entry. A name's first entry leaves the table when it is
+   * disarmed and waits as the spare; if the same name is armed next, the
+   * entry comes back `kept` and stays in the table from then on, disarmed
+   * between armings. A name armed over and over (a consumer's application
+   * timer, a pinger's timeout) then costs one lookup per arming and none
+   * per firing, where removing and adding it again made V8's Map rebuild
+   * its table every few events; a name armed once (a request's timeout,
+   * named after its correlation id) leaves the table as before.
    */
+  readonly #timers = new Map<string, ArmedTimer>();
+  /** The last entry disarmed that the table did not keep (see #timers). */
   #spareTimer: ArmedTimer | null = null;
   #actor: Actor | null = null;
   #state: CellState = "unstarted";
@@ -248,7 +258,9 @@ export class ActorCell {
 
   /** How many timers are armed (the restart timer of the restart policy included). */
   get armedTimers(): number {
-    return this.#timers.size;
+    let armed = 0;
+    for (const timer of this.#timers.values()) if (timer.seq !== DISARMED) armed++;
+    return armed;
   }
 
   /** The actor's snapshot (control plane), or null when it has none or is down. */
@@ -392,11 +404,11 @@ export class ActorCell {
   /** Fires a timer that is armed: `event`, whose name's current entry is `armed` (the same object, unless a replay made the event up). */
   #fire(actor: Actor, event: TimerEvent, armed: ArmedTimer): void {
     const name = event.name;
-    this.#timers.delete(name);
-    // The spare (see #spareTimer) if the event is the cell's own entry, out of the queue (slot -1 once popped).
-    // A replay hands the cell events of its own making (every event is one class, so those have a slot too):
-    // they are not the cell's entries.
-    if (armed === event && armed.slot === -1) this.#spareTimer = armed;
+    // Disarmed for re-use (see #timers) if the event is the cell's own entry, out of the queue (slot -1 once
+    // popped). A replay hands the cell events of its own making (every event is one class, so those have a slot
+    // too): they are not the cell's entries.
+    if (armed === event && armed.slot === -1) this.#disarm(name, armed);
+    else this.#timers.delete(name);
     if (name.startsWith("$") && this.#endpoint?.fire(name)) return;
     this.#actorFire(actor, name);
   }
@@ -439,7 +451,7 @@ export class ActorCell {
    */
   #crash(what: "crash" | "stop", detail: string): void {
     this.#actor = null;
-    for (const timer of this.#timers.values()) this.#sink.cancelTimer(timer);
+    for (const timer of this.#timers.values()) if (timer.seq !== DISARMED) this.#sink.cancelTimer(timer);
     this.#timers.clear();
     this.#held = [];
     this.#paused = false;
@@ -545,43 +557,56 @@ export class ActorCell {
   #armTimer(name: string, after: Micros): void {
     if (!Number.isInteger(after) || after < 0)
       throw new RangeError(`timer ${name}: delay must be a non-negative integer of microseconds, got ${after}`);
-    const spare = this.#spareTimer;
-    if (spare !== null && spare.name === name) {
-      // No timer of this name is armed: the spare left #timers when it was cancelled or fired, and only
-      // arming one puts a name back, which takes the spare of that name first (this branch).
-      this.#spareTimer = null;
-      const reused = spare as Mutable<ArmedTimer>;
-      reused.due = this.#now + after;
-      reused.seq = ++this.#seq;
-      this.#timers.set(name, reused);
-      this.#sink.scheduleTimer(reused);
-      return;
+    const entry = this.#timers.get(name);
+    if (entry !== undefined) {
+      // Disarmed (held by nothing else), or still queued (it has not fired, so nothing but the queue and
+      // #timers holds it): armed where it is, with its new key. Otherwise it was popped and is held while
+      // paused: it is replaced by a new entry below.
+      if (entry.seq === DISARMED || entry.slot >= 0) {
+        const rearmed = entry as Mutable<ArmedTimer>;
+        rearmed.due = this.#now + after;
+        rearmed.seq = ++this.#seq;
+        this.#sink.scheduleTimer(rearmed);
+        return;
+      }
+      this.#sink.cancelTimer(entry);
+    } else {
+      const spare = this.#spareTimer;
+      if (spare !== null && spare.name === name) {
+        // Armed again after its disarming: the table keeps it from now on (see #timers).
+        this.#spareTimer = null;
+        const reused = spare as Mutable<ArmedTimer>;
+        reused.kept = true;
+        reused.due = this.#now + after;
+        reused.seq = ++this.#seq;
+        this.#timers.set(name, reused);
+        this.#sink.scheduleTimer(reused);
+        return;
+      }
     }
-    const replaced = this.#timers.get(name);
-    // Still queued: it has not fired, so nothing but the queue and #timers holds it (a popped timer is out of
-    // #timers or held while paused), and it can be re-keyed where it is instead of replaced by a new entry.
-    const queued = replaced !== undefined && replaced.slot >= 0;
-    if (replaced !== undefined && !queued) this.#sink.cancelTimer(replaced);
-    const seq = ++this.#seq;
-    if (queued) {
-      const rearmed = replaced as Mutable<ArmedTimer>;
-      rearmed.due = this.#now + after;
-      rearmed.seq = seq;
-      this.#sink.scheduleTimer(rearmed);
-      return;
-    }
-    const timer = armedTimer(this.#now + after, this.id, this.#options.rank, seq, this.id, name);
+    const timer = armedTimer(this.#now + after, this.id, this.#options.rank, ++this.#seq, this.id, name);
     this.#timers.set(name, timer);
     this.#sink.scheduleTimer(timer);
   }
 
   #cancelTimer(name: string): void {
     const timer = this.#timers.get(name);
-    if (timer === undefined) return;
-    this.#timers.delete(name);
+    if (timer === undefined || timer.seq === DISARMED) return;
     const queued = timer.slot >= 0;
     this.#sink.cancelTimer(timer);
-    if (queued) this.#spareTimer = timer;
+    // One held while paused stays with the held events: it leaves the table.
+    if (queued) this.#disarm(name, timer);
+    else this.#timers.delete(name);
+  }
+
+  /** A timer out of the queue and held by nothing else (fired or cancelled): kept disarmed, or the spare (see #timers). */
+  #disarm(name: string, timer: ArmedTimer): void {
+    if (timer.kept) {
+      (timer as Mutable<ArmedTimer>).seq = DISARMED;
+      return;
+    }
+    this.#timers.delete(name);
+    this.#spareTimer = timer;
   }
 
   #makeContext(): Context & CpuBurner {
@@ -725,7 +750,8 @@ export class ActorCell {
     }
 
     hasTimer(name: string): boolean {
-      return this.#cell.#timers.has(name);
+      const timer = this.#cell.#timers.get(name);
+      return timer !== undefined && timer.seq !== DISARMED;
     }
 
     observe(observation: Observation): void {

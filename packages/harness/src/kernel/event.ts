@@ -112,6 +112,12 @@ export interface ArmedTimer extends TimerEvent {
    * later while queued: see TimerHeap); false when not queued.
    */
   behind: boolean;
+  /**
+   * Its cell keeps it under its name while disarmed (fired or cancelled), to
+   * arm again in place: the name was armed again after an earlier disarming
+   * (see ActorCell's timer table). False for every other event.
+   */
+  kept: boolean;
 }
 
 /** What the harness can do to an actor's process (the nemesis) or tell it. */
@@ -162,6 +168,7 @@ class QueuedEvent {
     readonly control: ControlAction | null,
     public slot: number,
     public behind: boolean,
+    public kept = false,
   ) {}
 }
 

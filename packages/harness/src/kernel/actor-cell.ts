@@ -35,6 +35,7 @@ import {
   type SimEvent,
   type TimerEvent,
 } from "./event.js";
+import { TimerTable } from "./timer-table.js";
 
 /**
  * Where a cell's effects go. The inline host applies them at once (router,
@@ -203,9 +204,10 @@ export class ActorCell {
    * timer, a pinger's timeout) then costs one lookup per arming and none
    * per firing, where removing and adding it again made V8's Map rebuild
    * its table every few events; a name armed once (a request's timeout,
-   * named after its correlation id) leaves the table as before.
+   * named after its correlation id) leaves the table as before. The table
+   * remembers the two kept entries looked up last (see TimerTable).
    */
-  readonly #timers = new Map<string, ArmedTimer>();
+  readonly #timers = new TimerTable();
   /** The last entry disarmed that the table did not keep (see #timers). */
   #spareTimer: ArmedTimer | null = null;
   #actor: Actor | null = null;

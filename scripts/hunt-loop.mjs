@@ -5,9 +5,10 @@
 // thread and a main thread that polls it, and the same build counts up to
 // 4% apart between runs that way; this loop repeats to within 1%.
 //
-//   node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [A..B]
+//   node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [SEEDS]
 //
-// runs 10 warm-up seeds (1000..1009), then seeds A..B (default 1..100), each
+// runs 10 warm-up seeds (1000..1009), then SEEDS (as `kcsim hunt --seeds`
+// reads them: A..B, a seed, or a list of both; default 1..100), each
 // with a drawn fault schedule as `kcsim hunt SCENARIO` draws it, and prints
 // how many failed. DIR is a bundle directory (default
 // packages/harness/bundle; compare two builds from copies of it side by
@@ -32,15 +33,17 @@ if (args[0] === "--bundle") {
   args.splice(0, 2);
 }
 const [scenarioPath, range = "1..100"] = args;
-if (scenarioPath === undefined || args.length > 2) fail("usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [A..B]");
-const seeds = /^(\d+)\.\.(\d+)$/.exec(range);
-if (seeds === null || Number(seeds[1]) > Number(seeds[2])) fail(`seeds must be A..B with A <= B, got '${range}'`);
+if (scenarioPath === undefined || args.length > 2) fail("usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [SEEDS]");
 const worker = join(bundle, "hunt-worker.cjs");
 if (!existsSync(worker)) fail(`no hunt worker at ${worker} (run \`pnpm build\` first)`);
 const loader = join(HARNESS, "dist", "index.js");
 if (!existsSync(loader)) fail("packages/harness is not built (run `pnpm build` first)");
 
 const { loadScenarioFile, ScenarioError } = await import(pathToFileURL(loader).href);
+// The hunt's own reading of --seeds (not part of @kcsim/harness's public face).
+const { parseSeedRanges, seedCount, seedsOf } = await import(pathToFileURL(join(HARNESS, "dist", "hunt", "seed-ranges.js")).href);
+const seeds = parseSeedRanges(range);
+if (typeof seeds === "string") fail(`seeds ${seeds}`);
 let base;
 try {
   base = loadScenarioFile(scenarioPath);
@@ -53,5 +56,5 @@ const run = loaded.default ?? loaded;
 const task = (seed) => ({ base, asWritten: false, protocol: null, seed });
 for (let seed = 1000; seed < 1010; seed++) await run(task(seed));
 let failed = 0;
-for (let seed = Number(seeds[1]); seed <= Number(seeds[2]); seed++) if ((await run(task(seed))).failures.length > 0) failed++;
-console.log(`${Number(seeds[2]) - Number(seeds[1]) + 1} seeds of ${scenarioPath}, ${failed} failed`);
+for (const seed of seedsOf(seeds)) if ((await run(task(seed))).failures.length > 0) failed++;
+console.log(`${seedCount(seeds)} seeds of ${scenarioPath}, ${failed} failed`);

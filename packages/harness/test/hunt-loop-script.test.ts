@@ -36,8 +36,9 @@ describe("scripts/hunt-loop.mjs (a hunt's seeds in one thread, for instruction c
 
   it("refuses bad input in one line, exit code 2", () => {
     for (const [args, message] of [
-      [[], "usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [A..B]"],
-      [["scenarios/session-timeout.json", "9..3"], "seeds must be A..B with A <= B, got '9..3'"],
+      [[], "usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [SEEDS]"],
+      [["scenarios/session-timeout.json", "9..3"], "seeds 9..3: the range ends before it starts"],
+      [["scenarios/session-timeout.json", "1..x"], "seeds must be A..B, a single seed, or a comma-separated list of them, got '1..x'"],
       [
         ["--bundle", "/nonexistent", "scenarios/session-timeout.json"],
         "no hunt worker at /nonexistent/hunt-worker.cjs (run `pnpm build` first)",

@@ -7,7 +7,15 @@ import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
 
 const ACTORS = 1000;
 const VIRTUAL_MS = 600;
-const REPETITIONS = 3;
+/**
+ * Rounds of the comparison. Each round runs the four loops once, back to
+ * back, and the ratios are taken within a round, then their median: on this
+ * shared machine the speed of allocation-heavy code drifts by tens of percent
+ * within a minute (one loop measured three times, then the other three
+ * times, gave the ratio anywhere from 0.45x to 1.9x in runs minutes apart),
+ * while two loops run a second apart see the same machine.
+ */
+const ROUNDS = 5;
 
 /** 1,000 actors: 500 closed-loop ping-pong pairs, each ping answered by a pong. */
 function pingPongSpec(actors: number, useCodec: boolean, virtualMs: number): SimulationSpec {
@@ -35,25 +43,11 @@ const cpuMsSince = (start: NodeJS.CpuUsage): number => {
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-/**
- * CPU microseconds per delivered message of the inline host (the history
- * hashed, not kept), in the steady state: the warm-up is a whole run,
- * because V8 keeps deoptimizing and re-optimizing the message path for
- * some 600 ms of virtual time (about 100 optimizations, 15 deoptimizations
- * with --trace-opt --trace-deopt) after a 50 ms one; a scenario's run of
- * seconds amortises that, a measured run of 600 ms would not.
- */
-function inlineUsPerMessage(useCodec: boolean): { us: number; delivered: number } {
-  new InlineHost(pingPongSpec(ACTORS, useCodec, VIRTUAL_MS), DEFAULT_REGISTRY, { history: { keepEvents: false } }).run(); // warm-up
-  const runs: number[] = [];
-  let delivered = 0;
-  for (let i = 0; i < REPETITIONS; i++) {
-    const start = process.cpuUsage();
-    const result = new InlineHost(pingPongSpec(ACTORS, useCodec, VIRTUAL_MS), DEFAULT_REGISTRY, { history: { keepEvents: false } }).run();
-    runs.push((cpuMsSince(start) * 1000) / result.router.delivered);
-    delivered = result.router.delivered;
-  }
-  return { us: median(runs), delivered };
+/** One inline run's CPU microseconds per delivered message (the history hashed, not kept). */
+function inlineRun(useCodec: boolean): { us: number; delivered: number } {
+  const start = process.cpuUsage();
+  const result = new InlineHost(pingPongSpec(ACTORS, useCodec, VIRTUAL_MS), DEFAULT_REGISTRY, { history: { keepEvents: false } }).run();
+  return { us: (cpuMsSince(start) * 1000) / result.router.delivered, delivered: result.router.delivered };
 }
 
 /** A message in flight in the minimal loop: due time, a sequence number for ties, receiver, payload. */
@@ -142,15 +136,60 @@ function minimalLoop(messages: number, codec: boolean): number {
   return heap.items.length;
 }
 
-function minimalUsPerMessage(messages: number, codec: boolean): number {
-  minimalLoop(messages / 10, codec); // warm-up
-  const runs: number[] = [];
-  for (let i = 0; i < REPETITIONS; i++) {
-    const start = process.cpuUsage();
-    minimalLoop(messages, codec);
-    runs.push((cpuMsSince(start) * 1000) / messages);
+/** One run of the minimal loop: CPU microseconds per message. */
+function minimalRun(messages: number, codec: boolean): number {
+  const start = process.cpuUsage();
+  minimalLoop(messages, codec);
+  return (cpuMsSince(start) * 1000) / messages;
+}
+
+/** CPU microseconds per message of each loop in one round. */
+export interface PingPongRound {
+  readonly inline: number;
+  readonly noCodec: number;
+  readonly withMsgpackr: number;
+  readonly bare: number;
+}
+
+/** What the suite reports of its rounds: each loop's median, and the medians of the ratios taken within each round. */
+export function summarizeRounds(rounds: readonly PingPongRound[]) {
+  if (rounds.length === 0) throw new Error("inline-host bench: no rounds to summarize");
+  const ofEach = (ratio: (round: PingPongRound) => number) => {
+    const values = rounds.map(ratio);
+    return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+  };
+  return {
+    inline: median(rounds.map((r) => r.inline)),
+    noCodec: median(rounds.map((r) => r.noCodec)),
+    withMsgpackr: median(rounds.map((r) => r.withMsgpackr)),
+    bare: median(rounds.map((r) => r.bare)),
+    sealingCost: ofEach((r) => 1 - r.noCodec / r.inline),
+    versusMsgpackr: ofEach((r) => r.withMsgpackr / r.inline),
+    versusBare: ofEach((r) => r.bare / r.inline),
+  };
+}
+
+/**
+ * The warm-up is a whole inline run of each kind, because V8 keeps
+ * deoptimizing and re-optimizing the message path for some 600 ms of
+ * virtual time (about 100 optimizations, 15 deoptimizations with
+ * --trace-opt --trace-deopt) after a 50 ms one; a scenario's run of seconds
+ * amortises that, a measured run of 600 ms would not.
+ */
+function measureRounds(): { rounds: PingPongRound[]; delivered: number } {
+  const { delivered } = inlineRun(true);
+  inlineRun(false);
+  minimalLoop(delivered / 10, true);
+  minimalLoop(delivered / 10, false);
+  const rounds: PingPongRound[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const inline = inlineRun(true).us;
+    const withMsgpackr = minimalRun(delivered, true);
+    const noCodec = inlineRun(false).us;
+    const bare = minimalRun(delivered, false);
+    rounds.push({ inline, noCodec, withMsgpackr, bare });
   }
-  return median(runs);
+  return { rounds, delivered };
 }
 
 export const inlineHostBench: BenchSuite = {
@@ -158,48 +197,47 @@ export const inlineHostBench: BenchSuite = {
   description:
     "inline host: CPU per delivered message, 1,000 ping-pong actors (history hashed, not kept), against a minimal heap loop sending the same messages",
   async run(): Promise<BenchRow[]> {
-    const inline = inlineUsPerMessage(true);
-    const noCodec = inlineUsPerMessage(false);
-    const withMsgpackr = minimalUsPerMessage(inline.delivered, true);
-    const bare = minimalUsPerMessage(inline.delivered, false);
+    const { rounds, delivered } = measureRounds();
+    const summary = summarizeRounds(rounds);
     const perSecond = (us: number) => Math.round(1e6 / us);
-    const note = `${inline.delivered.toLocaleString("en-US")} messages; CPU time, median of ${REPETITIONS}`;
+    const spread = (ratio: { min: number; max: number }) => `${round(ratio.min)} to ${round(ratio.max)}x`;
+    const note = `${delivered.toLocaleString("en-US")} messages; CPU time, median of ${ROUNDS} rounds`;
     return [
-      { suite: this.name, case: "1,000 actors, sealed messages", value: perSecond(inline.us), unit: "msg/CPU-s", note },
+      { suite: this.name, case: "1,000 actors, sealed messages", value: perSecond(summary.inline), unit: "msg/CPU-s", note },
       {
         suite: this.name,
         case: "1,000 actors, codec off",
-        value: perSecond(noCodec.us),
+        value: perSecond(summary.noCodec),
         unit: "msg/CPU-s",
-        note: `messages unsealed and unsized (benchmarks only); sealing costs ${Math.round((1 - noCodec.us / inline.us) * 100)}% (same run)`,
+        note: `messages unsealed and unsized (benchmarks only); sealing costs ${Math.round(summary.sealingCost.median * 100)}% (median of the rounds)`,
       },
       {
         suite: this.name,
         case: "minimal heap loop, msgpackr",
-        value: perSecond(withMsgpackr),
+        value: perSecond(summary.withMsgpackr),
         unit: "msg/CPU-s",
         note: "the same messages, encoded and decoded, through a binary heap (the baseline)",
       },
       {
         suite: this.name,
         case: "minimal heap loop, no msgpackr",
-        value: perSecond(bare),
+        value: perSecond(summary.bare),
         unit: "msg/CPU-s",
         note: "the same messages as objects through a binary heap",
       },
       {
         suite: this.name,
         case: "inline / minimal loop with msgpackr",
-        value: round(withMsgpackr / inline.us),
+        value: round(summary.versusMsgpackr.median),
         unit: "x",
-        note: `${round(inline.us)} vs ${round(withMsgpackr)} us per message (target >= 0.6x)`,
+        note: `median of the ratios within each round (${spread(summary.versusMsgpackr)}); ${round(summary.inline)} vs ${round(summary.withMsgpackr)} us per message (target >= 0.6x)`,
       },
       {
         suite: this.name,
         case: "inline / minimal loop without msgpackr",
-        value: round(bare / inline.us),
+        value: round(summary.versusBare.median),
         unit: "x",
-        note: `${round(inline.us)} vs ${round(bare)} us per message`,
+        note: `median of the ratios within each round (${spread(summary.versusBare)}); ${round(summary.inline)} vs ${round(summary.bare)} us per message`,
       },
     ];
   },

@@ -27,4 +27,22 @@ export function medianMs(repetitions: number, warmup: number, body: () => void):
   return times[Math.floor(times.length / 2)] as number;
 }
 
+/** The median of some numbers (the lower middle one of an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+}
+
+/** Measurements of rounds of one run: their median, and how far they went. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export function spreadOf(values: readonly number[]): Spread {
+  if (values.length === 0) throw new Error("a spread of no measurements");
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
 export const round = (value: number, digits = 2): number => Number(value.toPrecision(digits + 2));

@@ -50,12 +50,6 @@ export async function runNodeChild(args: readonly string[]): Promise<ChildRun> {
   return { code, stdout, stderr, cpuMs: before === null || after === null ? null : after - before };
 }
 
-/** The median of some numbers (the lower middle one of an even count). */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
-}
-
 /** One run of bench/scenario-cpu.ts in a fresh process (node `flags`, then its arguments); what it printed. */
 export async function runScenarioCpu(flags: readonly string[], args: readonly string[], what: string): Promise<ScenarioCpu> {
   const run = await runNodeChild([...flags, entryPoint("scenario-cpu"), ...args]);

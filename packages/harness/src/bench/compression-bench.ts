@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { V8_TUNING } from "../run/v8-tuning.js";
-import type { BenchRow, BenchSuite } from "./bench-suite.js";
-import { median, runScenarioCpu } from "./child-cpu.js";
+import { type BenchRow, type BenchSuite, median } from "./bench-suite.js";
+import { runScenarioCpu } from "./child-cpu.js";
 import { root } from "./kcsim-process.js";
 import type { ScenarioCpu } from "./scenario-cpu.js";
 import { STEADY_EARLIER_RUNS } from "./steady-runs.js";

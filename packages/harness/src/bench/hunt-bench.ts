@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { repoRoot } from "../cli/paths.js";
 import { hunt } from "../hunt/hunt-runner.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
-import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
+import { type BenchRow, type BenchSuite, median, round, spreadOf } from "./bench-suite.js";
 
 /**
  * The seeds each pool size hunts: drawn fault plans over session-timeout
@@ -19,11 +19,53 @@ const SCENARIO = "session-timeout";
 const SEEDS = Number(process.env.KCSIM_HUNT_BENCH_SEEDS ?? 600);
 
 /**
+ * Rounds of the comparison, each a one-worker hunt and a hunt on every
+ * core, back to back (which goes first alternates from round to round).
+ * The ratio is the median of the ratios within each round: two hunts run
+ * seconds apart see the same machine, where its neighbours' load moves a
+ * single pair by tens of percent (three single pairs at 8ff94dd, minutes
+ * apart: 1.16x, 1.35x and 1.60x).
+ */
+const ROUNDS = Number(process.env.KCSIM_HUNT_BENCH_ROUNDS ?? 3);
+
+/** What one hunt measured. */
+export interface HuntMeasure {
+  readonly runsPerSecond: number;
+  readonly simPerWall: number;
+  readonly seconds: number;
+  /** CPU time of the process (worker threads included) per wall second. */
+  readonly coresUsed: number;
+}
+
+/** One round: the one-worker hunt and the hunt on every core. */
+export interface HuntRound {
+  readonly one: HuntMeasure;
+  readonly all: HuntMeasure;
+}
+
+/** Each pool size's median measures, and the ratios of the pool on every core to one worker, taken within each round. */
+export function summarizeHuntRounds(rounds: readonly HuntRound[]) {
+  if (rounds.length === 0) throw new Error("hunt bench: no rounds to summarize");
+  const medianOf = (side: (round: HuntRound) => HuntMeasure): HuntMeasure => ({
+    runsPerSecond: median(rounds.map((r) => side(r).runsPerSecond)),
+    simPerWall: median(rounds.map((r) => side(r).simPerWall)),
+    seconds: median(rounds.map((r) => side(r).seconds)),
+    coresUsed: median(rounds.map((r) => side(r).coresUsed)),
+  });
+  return {
+    one: medianOf((r) => r.one),
+    all: medianOf((r) => r.all),
+    speedup: spreadOf(rounds.map((r) => r.all.runsPerSecond / r.one.runsPerSecond)),
+    simSpeedup: spreadOf(rounds.map((r) => r.all.simPerWall / r.one.simPerWall)),
+  };
+}
+
+/**
  * Seed-hunting throughput: the same seeds (drawn fault plans, every seed
- * run, no bug planted) on a piscina pool of one worker, then of one worker
- * per core, in one process one after the other. Runs per second and
- * simulated seconds per wall second, pool start-up included; the ratio is
- * measured in the same run.
+ * run, no bug planted) on a piscina pool of one worker and on one of one
+ * worker per core, in one process, in rounds. Runs per second and simulated
+ * seconds per wall second, pool start-up included (medians of the rounds);
+ * the ratios are the medians of each round's.
  */
 export const huntBench: BenchSuite = {
   name: "hunt",
@@ -31,7 +73,7 @@ export const huntBench: BenchSuite = {
   async run(): Promise<BenchRow[]> {
     const base = loadScenarioFile(join(repoRoot(), "scenarios", `${SCENARIO}.json`));
     const cores = availableParallelism();
-    const measure = async (workers: number) => {
+    const measure = async (workers: number): Promise<HuntMeasure> => {
       // CPU time of the whole process (worker threads included): on shared cores it shows how much of them the pool got.
       const cpuBefore = process.cpuUsage();
       const outcome = await hunt({ base, asWritten: false, protocol: null, fromSeed: 1, toSeed: SEEDS, workers, stopOnFailure: false });
@@ -40,23 +82,33 @@ export const huntBench: BenchSuite = {
       const coresUsed = (cpu.user + cpu.system) / 1000 / outcome.elapsedMs;
       return { runsPerSecond: outcome.runs / seconds, simPerWall: outcome.simulatedMs / outcome.elapsedMs, seconds, coresUsed };
     };
-    const one = await measure(1);
-    const all = await measure(cores);
-    const what = `${SEEDS} seeds of ${SCENARIO} (drawn faults)`;
+    const rounds: HuntRound[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      if (i % 2 === 0) {
+        const one = await measure(1);
+        rounds.push({ one, all: await measure(cores) });
+      } else {
+        const all = await measure(cores);
+        rounds.push({ one: await measure(1), all });
+      }
+    }
+    const { one, all, speedup, simSpeedup } = summarizeHuntRounds(rounds);
+    const what = `${SEEDS} seeds of ${SCENARIO} (drawn faults), median of ${ROUNDS} rounds`;
+    const spread = (ratio: { min: number; max: number }) => `rounds ${ratio.min.toFixed(2)} to ${ratio.max.toFixed(2)}x`;
     return [
       {
         suite: "hunt",
         case: "1 worker",
         value: round(one.runsPerSecond),
         unit: "runs/s",
-        note: `${what} in ${one.seconds.toFixed(1)} s, ${one.coresUsed.toFixed(2)} cores busy (${(one.runsPerSecond / one.coresUsed).toFixed(2)} runs per CPU s)`,
+        note: `${what}: ${one.seconds.toFixed(1)} s, ${one.coresUsed.toFixed(2)} cores busy (${(one.runsPerSecond / one.coresUsed).toFixed(2)} runs per CPU s)`,
       },
       {
         suite: "hunt",
         case: `${cores} workers (all cores)`,
         value: round(all.runsPerSecond),
         unit: "runs/s",
-        note: `${(all.runsPerSecond / one.runsPerSecond).toFixed(2)}x one worker (same run), ${all.seconds.toFixed(1)} s, ${all.coresUsed.toFixed(2)} cores busy (${(all.runsPerSecond / all.coresUsed).toFixed(2)} runs per CPU s)`,
+        note: `${speedup.median.toFixed(2)}x one worker (median of each round's ratio; ${spread(speedup)}), ${all.seconds.toFixed(1)} s, ${all.coresUsed.toFixed(2)} cores busy (${(all.runsPerSecond / all.coresUsed).toFixed(2)} runs per CPU s)`,
       },
       { suite: "hunt", case: "1 worker, simulated time", value: round(one.simPerWall, 3), unit: "sim s / wall s", note: what },
       {
@@ -64,7 +116,7 @@ export const huntBench: BenchSuite = {
         case: `${cores} workers, simulated time`,
         value: round(all.simPerWall, 3),
         unit: "sim s / wall s",
-        note: `${(all.simPerWall / one.simPerWall).toFixed(2)}x one worker (same run)`,
+        note: `${simSpeedup.median.toFixed(2)}x one worker (median of each round's ratio; ${spread(simSpeedup)})`,
       },
     ];
   },

@@ -3,7 +3,7 @@ import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import { InlineHost } from "../hosts/inline-host.js";
 import type { ActorSpec, SimulationSpec } from "../kernel/simulation-spec.js";
 import { DEFAULT_NETWORK } from "../router/fault-plan.js";
-import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
+import { type BenchRow, type BenchSuite, median, round, spreadOf } from "./bench-suite.js";
 
 const ACTORS = 1000;
 const VIRTUAL_MS = 600;
@@ -40,8 +40,6 @@ const cpuMsSince = (start: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000;
 };
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** One inline run's CPU microseconds per delivered message (the history hashed, not kept). */
 function inlineRun(useCodec: boolean): { us: number; delivered: number } {
@@ -154,10 +152,7 @@ export interface PingPongRound {
 /** What the suite reports of its rounds: each loop's median, and the medians of the ratios taken within each round. */
 export function summarizeRounds(rounds: readonly PingPongRound[]) {
   if (rounds.length === 0) throw new Error("inline-host bench: no rounds to summarize");
-  const ofEach = (ratio: (round: PingPongRound) => number) => {
-    const values = rounds.map(ratio);
-    return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
-  };
+  const ofEach = (ratio: (round: PingPongRound) => number) => spreadOf(rounds.map(ratio));
   return {
     inline: median(rounds.map((r) => r.inline)),
     noCodec: median(rounds.map((r) => r.noCodec)),

@@ -11,8 +11,8 @@ import { V8_TUNING } from "../run/v8-tuning.js";
 import { toSimulationSpec, validateScenario } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
-import { round } from "./bench-suite.js";
-import { median, runScenarioCpu } from "./child-cpu.js";
+import { median, round } from "./bench-suite.js";
+import { runScenarioCpu } from "./child-cpu.js";
 import { pingPongGroup } from "./ping-pong-group.js";
 
 const ACTORS = 100;

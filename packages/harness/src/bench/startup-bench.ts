@@ -5,8 +5,8 @@ import type { HuntRunResult, HuntTask } from "../hunt/hunt-task.js";
 import { distModule, ENTRY_POINTS, entryPoint } from "../kernel/built-module.js";
 import { kcsimCodeCacheFile } from "../run/code-cached-require.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
-import type { BenchRow, BenchSuite } from "./bench-suite.js";
-import { median, runNodeChild } from "./child-cpu.js";
+import { type BenchRow, type BenchSuite, median } from "./bench-suite.js";
+import { runNodeChild } from "./child-cpu.js";
 import { root } from "./kcsim-process.js";
 
 const REPETITIONS = 3;

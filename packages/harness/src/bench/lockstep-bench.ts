@@ -58,13 +58,15 @@ function consumerGroupScenario(): ScenarioFile {
   );
 }
 
-const COLD_PAIRS = 3;
+const COLD_PAIRS = 5;
 
 /**
- * The 100-member group run cold in fresh processes, inline then lockstep with auto shards, three pairs in a
- * row: each pair's ratio of wall times (from the run's start to its verdict, worker start included, process
- * start not) and their median. Both sides compile their code from scratch (the lockstep worker always does),
- * and a pair sees the same machine, which a single run of each on this shared machine does not.
+ * The 100-member group run cold in fresh processes, inline and lockstep with auto shards, five pairs in a
+ * row, the side that goes first alternating: each pair's ratio of wall times (from the run's start to its
+ * verdict, worker start included, process start not) and their median. Both sides compile their code from
+ * scratch (the lockstep worker always does), and a pair sees the same machine, which a single run of each on
+ * this shared machine does not; alternating keeps a machine that speeds up or slows down over the pairs from
+ * favouring one side (three pairs, inline first, read 2.56 to 3.42x in one run).
  */
 async function coldPairs(): Promise<{ pairs: { inline: number; lockstep: number }[]; sameHash: boolean }> {
   const dir = mkdtempSync(join(tmpdir(), "kcsim-lockstep-bench-"));
@@ -74,8 +76,12 @@ async function coldPairs(): Promise<{ pairs: { inline: number; lockstep: number 
     const pairs: { inline: number; lockstep: number }[] = [];
     let sameHash = true;
     for (let pair = 0; pair < COLD_PAIRS; pair++) {
-      const inline = await runScenarioCpu(V8_TUNING, [path], "lockstep: inline, cold");
-      const lockstep = await runScenarioCpu(V8_TUNING, [path, "--lockstep"], "lockstep: lockstep auto, cold");
+      const runInline = () => runScenarioCpu(V8_TUNING, [path], "lockstep: inline, cold");
+      const runLockstep = () => runScenarioCpu(V8_TUNING, [path, "--lockstep"], "lockstep: lockstep auto, cold");
+      const inlineFirst = pair % 2 === 0;
+      const first = await (inlineFirst ? runInline() : runLockstep());
+      const second = await (inlineFirst ? runLockstep() : runInline());
+      const [inline, lockstep] = inlineFirst ? [first, second] : [second, first];
       sameHash &&= inline.historyHash === lockstep.historyHash;
       pairs.push({ inline: inline.wallMs, lockstep: lockstep.wallMs });
     }
@@ -173,7 +179,7 @@ export const lockstepBench: BenchSuite = {
       case: `${GROUP_MEMBERS}-member consumer group: lockstep auto / inline, cold processes, median of ${COLD_PAIRS} pairs`,
       value: Number(median(ratios).toFixed(2)),
       unit: "x",
-      note: `pairs run one after the other, each a fresh process (run to verdict, worker start included): ${list(ratios, 2)}x; inline ${list(
+      note: `pairs run one after the other (inline first, then lockstep first, alternating), each a fresh process (run to verdict, worker start included): ${list(ratios, 2)}x; inline ${list(
         cold.pairs.map((p) => p.inline),
         0,
       )} ms, lockstep ${list(

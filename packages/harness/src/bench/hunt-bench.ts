@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { repoRoot } from "../cli/paths.js";
 import { hunt } from "../hunt/hunt-runner.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
+import { benchCount } from "./bench-setting.js";
 import { type BenchRow, type BenchSuite, median, round, spreadOf } from "./bench-suite.js";
 
 /**
@@ -16,7 +17,7 @@ import { type BenchRow, type BenchSuite, median, round, spreadOf } from "./bench
  * steady state is what counts.
  */
 const SCENARIO = "session-timeout";
-const SEEDS = Number(process.env.KCSIM_HUNT_BENCH_SEEDS ?? 600);
+const seedCount = () => benchCount("KCSIM_HUNT_BENCH_SEEDS", 600);
 
 /**
  * Rounds of the comparison, each a one-worker hunt and a hunt on every
@@ -26,7 +27,7 @@ const SEEDS = Number(process.env.KCSIM_HUNT_BENCH_SEEDS ?? 600);
  * single pair by tens of percent (three single pairs at 8ff94dd, minutes
  * apart: 1.16x, 1.35x and 1.60x).
  */
-const ROUNDS = Number(process.env.KCSIM_HUNT_BENCH_ROUNDS ?? 3);
+const roundCount = () => benchCount("KCSIM_HUNT_BENCH_ROUNDS", 3);
 
 /** What one hunt measured. */
 export interface HuntMeasure {
@@ -71,19 +72,21 @@ export const huntBench: BenchSuite = {
   name: "hunt",
   description: "seed hunting: runs/s and simulated s per wall s, 1 worker vs all cores",
   async run(): Promise<BenchRow[]> {
+    const seeds = seedCount();
+    const roundsWanted = roundCount();
     const base = loadScenarioFile(join(repoRoot(), "scenarios", `${SCENARIO}.json`));
     const cores = availableParallelism();
     const measure = async (workers: number): Promise<HuntMeasure> => {
       // CPU time of the whole process (worker threads included): on shared cores it shows how much of them the pool got.
       const cpuBefore = process.cpuUsage();
-      const outcome = await hunt({ base, asWritten: false, protocol: null, fromSeed: 1, toSeed: SEEDS, workers, stopOnFailure: false });
+      const outcome = await hunt({ base, asWritten: false, protocol: null, fromSeed: 1, toSeed: seeds, workers, stopOnFailure: false });
       const cpu = process.cpuUsage(cpuBefore);
       const seconds = outcome.elapsedMs / 1000;
       const coresUsed = (cpu.user + cpu.system) / 1000 / outcome.elapsedMs;
       return { runsPerSecond: outcome.runs / seconds, simPerWall: outcome.simulatedMs / outcome.elapsedMs, seconds, coresUsed };
     };
     const rounds: HuntRound[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
+    for (let i = 0; i < roundsWanted; i++) {
       if (i % 2 === 0) {
         const one = await measure(1);
         rounds.push({ one, all: await measure(cores) });
@@ -93,7 +96,7 @@ export const huntBench: BenchSuite = {
       }
     }
     const { one, all, speedup, simSpeedup } = summarizeHuntRounds(rounds);
-    const what = `${SEEDS} seeds of ${SCENARIO} (drawn faults), median of ${ROUNDS} rounds`;
+    const what = `${seeds} seeds of ${SCENARIO} (drawn faults), median of ${roundsWanted} rounds`;
     const spread = (ratio: { min: number; max: number }) => `rounds ${ratio.min.toFixed(2)} to ${ratio.max.toFixed(2)}x`;
     return [
       {

@@ -6,9 +6,11 @@ import { hunt } from "../hunt/hunt-runner.js";
 import type { HuntRunResult, HuntTask } from "../hunt/hunt-task.js";
 import { entryPoint } from "../kernel/built-module.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
+import { benchCount } from "./bench-setting.js";
 import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
 
-const SEEDS = Number(process.env.KCSIM_KAFKAJS_HUNT_SEEDS ?? 100);
+/** Seeds 1..N of kafkajs-chaos (KCSIM_KAFKAJS_HUNT_SEEDS, default 100). */
+const seedCount = () => benchCount("KCSIM_KAFKAJS_HUNT_SEEDS", 100);
 
 const failedChecks = (result: HuntRunResult) =>
   result.failures
@@ -27,9 +29,10 @@ export const kafkajsHuntBench: BenchSuite = {
   name: "kafkajs-hunt",
   description: "100 seeds of kafkajs-chaos (KafkaJS in virtual time) hunted, every failure replayed",
   async run(): Promise<BenchRow[]> {
+    const lastSeed = seedCount();
     const base = loadScenarioFile(join(repoRoot(), "scenarios", "kafkajs-chaos.json"));
     const workers = availableParallelism();
-    const outcome = await hunt({ base, asWritten: false, protocol: null, fromSeed: 1, toSeed: SEEDS, workers, stopOnFailure: false });
+    const outcome = await hunt({ base, asWritten: false, protocol: null, fromSeed: 1, toSeed: lastSeed, workers, stopOnFailure: false });
     const pool = new Piscina<HuntTask, HuntRunResult>({
       filename: entryPoint("hunt-worker"),
       minThreads: workers,
@@ -57,7 +60,7 @@ export const kafkajsHuntBench: BenchSuite = {
     const checks = [...byCheck]
       .map(([check, seeds]) => `${check} ${seeds.length}${seeds.length <= 5 ? ` (seeds ${seeds.join(", ")})` : ""}`)
       .join(", ");
-    const what = `seeds 1..${SEEDS} of kafkajs-chaos, drawn faults, ${outcome.workers} workers`;
+    const what = `seeds 1..${lastSeed} of kafkajs-chaos, drawn faults, ${outcome.workers} workers`;
     return [
       {
         suite: "kafkajs-hunt",

@@ -6,6 +6,7 @@ import { InlineHost } from "../hosts/inline-host.js";
 import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import { loadScenarioFile, toSimulationSpec } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
+import { benchCount, benchDeadline } from "./bench-setting.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 
 interface Tally {
@@ -36,10 +37,10 @@ export const lockstepSweepBench: BenchSuite = {
   name: "lockstep-sweep",
   description: "inline vs lockstep history hashes, every scenario, seeds KCSIM_SWEEP_FIRST_SEED..KCSIM_SWEEP_SEEDS (default 1..20)",
   async run(): Promise<BenchRow[]> {
-    const last = Number(process.env.KCSIM_SWEEP_SEEDS ?? 20);
-    const first = Number(process.env.KCSIM_SWEEP_FIRST_SEED ?? 1);
+    const last = benchCount("KCSIM_SWEEP_SEEDS", 20);
+    const first = benchCount("KCSIM_SWEEP_FIRST_SEED", 1);
     const only = process.env.KCSIM_SWEEP_ONLY ?? "";
-    const until = process.env.KCSIM_SWEEP_UNTIL ? Date.parse(process.env.KCSIM_SWEEP_UNTIL) : Number.POSITIVE_INFINITY;
+    const until = benchDeadline("KCSIM_SWEEP_UNTIL") ?? Number.POSITIVE_INFINITY;
     const dir = join(repoRoot(), "scenarios");
     const scenarios = readdirSync(dir)
       .filter((f) => f.endsWith(".json") && f.includes(only))

@@ -1,5 +1,6 @@
 import "../run/tune-v8.js";
 import { assignorBench } from "./assignor-bench.js";
+import { BenchSettingError } from "./bench-setting.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { bigRunBench } from "./big-run-bench.js";
 import { compressionBench } from "./compression-bench.js";
@@ -63,7 +64,16 @@ async function main(names: readonly string[]): Promise<number> {
   const rows: BenchRow[] = [];
   process.stdout.write("| suite | case | value | unit | note |\n|---|---|---:|---|---|\n");
   for (const suite of chosen) {
-    for (const row of await suite.run()) {
+    let suiteRows: BenchRow[];
+    try {
+      suiteRows = await suite.run();
+    } catch (error) {
+      // A bad setting (KCSIM_HUNT_BENCH_SEEDS=abc, ...): one line; the rows already printed stand.
+      if (!(error instanceof BenchSettingError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    for (const row of suiteRows) {
       rows.push(row);
       process.stdout.write(`| ${row.suite} | ${row.case} | ${row.value.toLocaleString("en-US")} | ${row.unit} | ${row.note} |\n`);
     }

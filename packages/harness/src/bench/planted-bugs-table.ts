@@ -1,5 +1,6 @@
 import { isPlantedBugName, PLANTED_BUG_NAMES, type PlantedBugName } from "@kcsim/protocol";
 import { type BugSurvey, surveyPlantedBug, surveyTable } from "../hunt/planted-bug-survey.js";
+import { BenchSettingError, benchCount } from "./bench-setting.js";
 
 /**
  * The README's planted-bug table, on demand (minutes per bug):
@@ -18,8 +19,16 @@ async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   const bugs = args.length === 0 ? PLANTED_BUG_NAMES : (args as readonly PlantedBugName[]);
-  const maxSeeds = Number(process.env.KCSIM_BUG_SEEDS ?? 30);
-  const shrinkTrials = Number(process.env.KCSIM_SHRINK_TRIALS ?? 30);
+  let maxSeeds: number;
+  let shrinkTrials: number;
+  try {
+    maxSeeds = benchCount("KCSIM_BUG_SEEDS", 30);
+    shrinkTrials = benchCount("KCSIM_SHRINK_TRIALS", 30);
+  } catch (error) {
+    if (!(error instanceof BenchSettingError)) throw error;
+    process.stderr.write(`planted-bugs-table: ${error.message.replace(/^bench: /, "")}\n`);
+    return 2;
+  }
   const surveys: BugSurvey[] = [];
   for (const bug of bugs) {
     const survey = await surveyPlantedBug(bug, { maxSeeds, shrinkTrials });

@@ -6,13 +6,15 @@ import { newHuntId, runQueueHunt } from "../hunt/queue/queue-hunt.js";
 import { OWN_VERSIONS } from "../hunt/queue/queue-job.js";
 import { RedisLink } from "../hunt/queue/redis-link.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
+import { benchCount } from "./bench-setting.js";
 import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
 import { KcsimProcess } from "./kcsim-process.js";
 import { freePort, RedisServer } from "./redis-server.js";
 
 /** The seeds both hunts run: drawn fault plans over session-timeout, as the hunt suite does. */
 const SCENARIO = "session-timeout";
-const SEEDS = Number(process.env.KCSIM_QUEUE_BENCH_SEEDS ?? 40);
+/** How many seeds (KCSIM_QUEUE_BENCH_SEEDS, default 40). */
+const seedCount = () => benchCount("KCSIM_QUEUE_BENCH_SEEDS", 40);
 /** Two worker threads either way: a local pool of 2, or 2 `kcsim worker` processes of 1 thread each. */
 const THREADS = 2;
 
@@ -36,11 +38,12 @@ export const queueHuntBench: BenchSuite = {
   name: "queue-hunt",
   description: "hunting through BullMQ (Redis) with 2 worker processes vs a local pool of 2: runs/s and overhead per job",
   async run(): Promise<BenchRow[]> {
+    const seeds = seedCount();
     const base = loadScenarioFile(join(repoRoot(), "scenarios", `${SCENARIO}.json`));
     const template = { base, asWritten: false, protocol: null };
 
     // Both sides start warm: the local pool's threads and the workers' pools have each run a seed (outside the measured ones) before the clock starts.
-    const warmUp = { fromSeed: SEEDS + 1, toSeed: SEEDS + THREADS, stopOnFailure: false };
+    const warmUp = { fromSeed: seeds + 1, toSeed: seeds + THREADS, stopOnFailure: false };
     const pool = new HuntPool(THREADS);
     let runMs = 0;
     let localMeasured: Measured;
@@ -49,7 +52,7 @@ export const queueHuntBench: BenchSuite = {
       const local = await hunt({
         ...template,
         fromSeed: 1,
-        toSeed: SEEDS,
+        toSeed: seeds,
         pool,
         stopOnFailure: false,
         onResult: (r) => (runMs += r.wallMs),
@@ -85,9 +88,9 @@ export const queueHuntBench: BenchSuite = {
         });
       try {
         await queueHunt(warmUp.fromSeed, warmUp.toSeed, () => {});
-        const queued = await queueHunt(1, SEEDS, (wallMs) => (queueRunMs += wallMs));
+        const queued = await queueHunt(1, seeds, (wallMs) => (queueRunMs += wallMs));
         const queueMeasured = measure(queued.runs, queued.elapsedMs, queueRunMs);
-        return rows(localMeasured, queueMeasured);
+        return rows(seeds, localMeasured, queueMeasured);
       } finally {
         await link.close();
       }
@@ -102,8 +105,8 @@ function measure(runs: number, elapsedMs: number, runMs: number): Measured {
   return { runsPerSecond: runs / (elapsedMs / 1000), seconds: elapsedMs / 1000, overheadMsPerRun: (elapsedMs * THREADS - runMs) / runs };
 }
 
-function rows(local: Measured, queue: Measured): BenchRow[] {
-  const what = `${SEEDS} seeds of ${SCENARIO} (drawn faults)`;
+function rows(seeds: number, local: Measured, queue: Measured): BenchRow[] {
+  const what = `${seeds} seeds of ${SCENARIO} (drawn faults)`;
   return [
     {
       suite: "queue-hunt",

@@ -5,6 +5,7 @@ import { ownedBytes } from "../hosts/worker/owned-bytes.js";
 import { entryPoint } from "../kernel/built-module.js";
 import { DEFAULT_NETWORK, type FaultPlan } from "../router/fault-plan.js";
 import { corruptFrame, Router } from "../router/router.js";
+import { benchCount } from "./bench-setting.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { round } from "./bench-suite.js";
 import { PIPELINE_ACTORS, PIPELINE_TYPES, type PipelineBatch, type PipelineMessage } from "./pipeline-roles.js";
@@ -14,7 +15,7 @@ const WINDOW = 8;
 const WARMUP_MS = 400;
 const MEASURE_MS = 1_500;
 /** Rounds of each mode, alternated (KCSIM_BENCH_ROUNDS, default 5). */
-const ROUNDS = Number(process.env.KCSIM_BENCH_ROUNDS ?? 5);
+const roundCount = () => benchCount("KCSIM_BENCH_ROUNDS", 5);
 
 /** The fault plan the router applies while it forwards (loss, jitter, duplicates, bursts, a partition). */
 export const BENCH_FAULT_PLAN: FaultPlan = {
@@ -96,13 +97,14 @@ export const routerThroughputBench: BenchSuite = {
   name: "router-throughput",
   description: "messages/s forwarded worker -> main-thread router (fault plan on) -> worker, vs the raw batched MessagePort ceiling",
   async run(): Promise<BenchRow[]> {
+    const rounds = roundCount();
     // Alternated, so a change in the machine's load hits both alike. On a shared machine a round can lose
     // most of its CPU to other processes: the best round of each mode is the capacity (the number reported),
     // and the median of the paired rounds' ratios shows how steady that is.
     const raws: number[] = [];
     const routeds: number[] = [];
     const loadBefore = loadavg()[0] ?? 0;
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       raws.push(await pipelineRate("raw"));
       routeds.push(await pipelineRate("router"));
     }
@@ -117,7 +119,7 @@ export const routerThroughputBench: BenchSuite = {
         case: "raw batched MessagePort (ceiling)",
         value: Math.round(raw),
         unit: "msg/s",
-        note: `batches of ${BATCH}, ${WINDOW} in flight; best of ${ROUNDS} rounds: ${k(raws)}k (load average ${round(loadBefore, 2)})`,
+        note: `batches of ${BATCH}, ${WINDOW} in flight; best of ${rounds} rounds: ${k(raws)}k (load average ${round(loadBefore, 2)})`,
       },
       {
         suite: this.name,

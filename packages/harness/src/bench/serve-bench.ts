@@ -2,11 +2,13 @@ import { createRequire } from "node:module";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import { KcsimServer } from "../serve/kcsim-server.js";
+import { benchCount } from "./bench-setting.js";
 import { type BenchRow, type BenchSuite, round } from "./bench-suite.js";
 
 type KafkaJSModule = typeof import("kafkajs");
 
-const SEQUENTIAL = Number(process.env.KCSIM_SERVE_BENCH_REQUESTS ?? 2000);
+/** Requests one after another (KCSIM_SERVE_BENCH_REQUESTS, default 2000). */
+const sequentialCount = () => benchCount("KCSIM_SERVE_BENCH_REQUESTS", 2000);
 const CONCURRENT_MS = 5_000;
 const IN_FLIGHT = 16;
 const VALUE = "x".repeat(100);
@@ -70,6 +72,7 @@ export const serveBench: BenchSuite = {
   name: "serve",
   description: "kcsim serve: produce requests/s from one KafkaJS producer, latency added over a TCP echo",
   async run(): Promise<BenchRow[]> {
+    const sequential = sequentialCount();
     const { Kafka, logLevel } = createRequire(import.meta.url)("kafkajs") as KafkaJSModule;
     const server = await KcsimServer.start({ scenario: SCENARIO, port: 0 });
     const kafka = new Kafka({ clientId: "bench-producer", brokers: server.bootstrapServers.split(","), logLevel: logLevel.NOTHING });
@@ -82,12 +85,12 @@ export const serveBench: BenchSuite = {
       for (let i = 0; i < 50; i++) await send(); // warm-up: metadata, connections, JIT
       latencies = [];
       const sequentialStarted = performance.now();
-      for (let i = 0; i < SEQUENTIAL; i++) {
+      for (let i = 0; i < sequential; i++) {
         const started = performance.now();
         await send();
         latencies.push(performance.now() - started);
       }
-      const sequentialRate = SEQUENTIAL / ((performance.now() - sequentialStarted) / 1000);
+      const sequentialRate = sequential / ((performance.now() - sequentialStarted) / 1000);
       let done = 0;
       const until = performance.now() + CONCURRENT_MS;
       const concurrentStarted = performance.now();
@@ -103,7 +106,7 @@ export const serveBench: BenchSuite = {
       latencies.sort((a, b) => a - b);
       await producer.disconnect();
       const result = await server.stop();
-      const echo = (await echoRoundTrips(190, SEQUENTIAL)).sort((a, b) => a - b);
+      const echo = (await echoRoundTrips(190, sequential)).sort((a, b) => a - b);
       const p50 = quantile(latencies, 0.5);
       const echoP50 = quantile(echo, 0.5);
       return [
@@ -112,7 +115,7 @@ export const serveBench: BenchSuite = {
           case: "produce requests/s, one at a time",
           value: round(sequentialRate),
           unit: "req/s",
-          note: `${SEQUENTIAL} requests from one KafkaJS producer (acks=1, 100 B records), simulated hops of 10 us; checkers ${result.ok ? "pass" : "FAIL"}`,
+          note: `${sequential} requests from one KafkaJS producer (acks=1, 100 B records), simulated hops of 10 us; checkers ${result.ok ? "pass" : "FAIL"}`,
         },
         {
           suite: "serve",
@@ -133,7 +136,7 @@ export const serveBench: BenchSuite = {
           case: "plain TCP echo round trip p50 / p99",
           value: round(echoP50, 3),
           unit: "ms",
-          note: `${SEQUENTIAL} round trips of a 190-byte frame on loopback (same run); p99 ${round(quantile(echo, 0.99), 3)} ms`,
+          note: `${sequential} round trips of a 190-byte frame on loopback (same run); p99 ${round(quantile(echo, 0.99), 3)} ms`,
         },
         {
           suite: "serve",

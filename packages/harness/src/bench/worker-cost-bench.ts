@@ -4,6 +4,7 @@ import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import type { LockstepShardControl } from "../hosts/lockstep/shard-protocol.js";
 import { WorkerHandle } from "../hosts/worker/worker-handle.js";
 import { entryPoint } from "../kernel/built-module.js";
+import { benchCount } from "./bench-setting.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
 import { round } from "./bench-suite.js";
 import { pingPongGroup } from "./ping-pong-group.js";
@@ -118,7 +119,7 @@ export const workerCostBench: BenchSuite = {
     // and not gracefully: when the process runs out of memory mappings V8 aborts it (measured: 448 running
     // workers took the bench down at 65,529 mappings). So a group that would need more mappings than the
     // kernel allows, at the rate the previous group used them, is not tried.
-    const limit = Number(process.env.KCSIM_BENCH_MAX_GROUP ?? 1024);
+    const limit = benchCount("KCSIM_BENCH_MAX_GROUP", 1024);
     let largest: { actors: number; startMs: number; runMs: number; rssMb: number; maps: number } | null = null;
     let stop = `stopped at the limit (KCSIM_BENCH_MAX_GROUP=${limit})`;
     let mapsPerRunningWorker = mapsPerWorker;

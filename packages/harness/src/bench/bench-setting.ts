@@ -1,0 +1,27 @@
+/** A benchmark setting from the environment that is not what it must be: `pnpm bench` prints its message as one line. */
+export class BenchSettingError extends Error {}
+
+/**
+ * A count a benchmark reads from the environment (KCSIM_HUNT_BENCH_SEEDS,
+ * KCSIM_SWEEP_SEEDS, ...): `fallback` when the variable is unset or empty,
+ * else a whole number from 1 up, or a BenchSettingError naming the variable
+ * and what it holds. Read when a suite runs, not when its module loads, so
+ * a bad setting of one suite stops only that suite, with one line.
+ */
+export function benchCount(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const text = env[name]?.trim() ?? "";
+  if (text === "") return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
+    throw new BenchSettingError(`bench: ${name}=${JSON.stringify(env[name])}: expected a whole number from 1 up`);
+  return value;
+}
+
+/** A date a benchmark reads from the environment (KCSIM_SWEEP_UNTIL): undefined when unset or empty, else a time Date.parse reads. */
+export function benchDeadline(name: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const text = env[name]?.trim() ?? "";
+  if (text === "") return undefined;
+  const time = Date.parse(text);
+  if (Number.isNaN(time)) throw new BenchSettingError(`bench: ${name}=${JSON.stringify(env[name])}: expected a date and time (ISO 8601)`);
+  return time;
+}

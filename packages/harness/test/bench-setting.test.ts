@@ -3,18 +3,25 @@ import { BenchSettingError, benchCount, benchDeadline } from "../src/bench/bench
 
 describe("a benchmark's settings from the environment", () => {
   it("takes a whole number from 1 up, and the default when unset or empty", () => {
-    expect(benchCount("KCSIM_X", 600, {})).toBe(600);
-    expect(benchCount("KCSIM_X", 600, { KCSIM_X: "" })).toBe(600);
-    expect(benchCount("KCSIM_X", 600, { KCSIM_X: " 40 " })).toBe(40);
+    expect(benchCount("KCSIM_X", 600, { env: {} })).toBe(600);
+    expect(benchCount("KCSIM_X", 600, { env: { KCSIM_X: "" } })).toBe(600);
+    expect(benchCount("KCSIM_X", 600, { env: { KCSIM_X: " 40 " } })).toBe(40);
   });
 
   it("names the variable and what it holds when it is not such a number", () => {
     for (const bad of ["abc", "0", "-3", "2.5", "1e3", "0x10", "9007199254740993"]) {
-      expect(() => benchCount("KCSIM_X", 600, { KCSIM_X: bad })).toThrow(BenchSettingError);
-      expect(() => benchCount("KCSIM_X", 600, { KCSIM_X: bad })).toThrow(
+      expect(() => benchCount("KCSIM_X", 600, { env: { KCSIM_X: bad } })).toThrow(BenchSettingError);
+      expect(() => benchCount("KCSIM_X", 600, { env: { KCSIM_X: bad } })).toThrow(
         `bench: KCSIM_X=${JSON.stringify(bad)}: expected a whole number from 1 up`,
       );
     }
+  });
+
+  it("takes 0 where the least allowed is 0 (a seed), and nothing below it", () => {
+    expect(benchCount("KCSIM_SEED", 1, { min: 0, env: { KCSIM_SEED: "0" } })).toBe(0);
+    expect(() => benchCount("KCSIM_SEED", 1, { min: 0, env: { KCSIM_SEED: "-1" } })).toThrow(
+      'bench: KCSIM_SEED="-1": expected a whole number from 0 up',
+    );
   });
 
   it("reads a deadline as Date.parse does, and refuses what it cannot read", () => {

@@ -1,19 +1,27 @@
 /** A benchmark setting from the environment that is not what it must be: `pnpm bench` prints its message as one line. */
 export class BenchSettingError extends Error {}
 
+export interface BenchCountOptions {
+  /** The least value allowed (default 1; 0 for a seed, which may be 0). */
+  readonly min?: 0 | 1;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
 /**
  * A count a benchmark reads from the environment (KCSIM_HUNT_BENCH_SEEDS,
  * KCSIM_SWEEP_SEEDS, ...): `fallback` when the variable is unset or empty,
- * else a whole number from 1 up, or a BenchSettingError naming the variable
- * and what it holds. Read when a suite runs, not when its module loads, so
- * a bad setting of one suite stops only that suite, with one line.
+ * else a whole number from `min` up, or a BenchSettingError naming the
+ * variable and what it holds. Read when a suite runs, not when its module
+ * loads, so a bad setting of one suite stops only that suite, with one line.
  */
-export function benchCount(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+export function benchCount(name: string, fallback: number, options: BenchCountOptions = {}): number {
+  const env = options.env ?? process.env;
+  const min = options.min ?? 1;
   const text = env[name]?.trim() ?? "";
   if (text === "") return fallback;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
-    throw new BenchSettingError(`bench: ${name}=${JSON.stringify(env[name])}: expected a whole number from 1 up`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min)
+    throw new BenchSettingError(`bench: ${name}=${JSON.stringify(env[name])}: expected a whole number from ${min} up`);
   return value;
 }
 

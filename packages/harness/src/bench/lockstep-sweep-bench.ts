@@ -37,8 +37,9 @@ export const lockstepSweepBench: BenchSuite = {
   name: "lockstep-sweep",
   description: "inline vs lockstep history hashes, every scenario, seeds KCSIM_SWEEP_FIRST_SEED..KCSIM_SWEEP_SEEDS (default 1..20)",
   async run(): Promise<BenchRow[]> {
-    const last = benchCount("KCSIM_SWEEP_SEEDS", 20);
-    const first = benchCount("KCSIM_SWEEP_FIRST_SEED", 1);
+    // Seeds, which may be 0 (as `kcsim hunt --seeds` takes them).
+    const last = benchCount("KCSIM_SWEEP_SEEDS", 20, { min: 0 });
+    const first = benchCount("KCSIM_SWEEP_FIRST_SEED", 1, { min: 0 });
     const only = process.env.KCSIM_SWEEP_ONLY ?? "";
     const until = benchDeadline("KCSIM_SWEEP_UNTIL") ?? Number.POSITIVE_INFINITY;
     const dir = join(repoRoot(), "scenarios");

@@ -12,7 +12,7 @@ describe("a benchmark's settings from the environment", () => {
     for (const bad of ["abc", "0", "-3", "2.5", "1e3", "0x10", "9007199254740993"]) {
       expect(() => benchCount("KCSIM_X", 600, { env: { KCSIM_X: bad } })).toThrow(BenchSettingError);
       expect(() => benchCount("KCSIM_X", 600, { env: { KCSIM_X: bad } })).toThrow(
-        `bench: KCSIM_X=${JSON.stringify(bad)}: expected a whole number from 1 up`,
+        `KCSIM_X=${JSON.stringify(bad)}: expected a whole number from 1 up`,
       );
     }
   });
@@ -20,7 +20,7 @@ describe("a benchmark's settings from the environment", () => {
   it("takes 0 where the least allowed is 0 (a seed), and nothing below it", () => {
     expect(benchCount("KCSIM_SEED", 1, { min: 0, env: { KCSIM_SEED: "0" } })).toBe(0);
     expect(() => benchCount("KCSIM_SEED", 1, { min: 0, env: { KCSIM_SEED: "-1" } })).toThrow(
-      'bench: KCSIM_SEED="-1": expected a whole number from 0 up',
+      'KCSIM_SEED="-1": expected a whole number from 0 up',
     );
   });
 
@@ -28,7 +28,7 @@ describe("a benchmark's settings from the environment", () => {
     expect(benchDeadline("KCSIM_UNTIL", {})).toBeUndefined();
     expect(benchDeadline("KCSIM_UNTIL", { KCSIM_UNTIL: "2026-12-05T18:00:00Z" })).toBe(Date.parse("2026-12-05T18:00:00Z"));
     expect(() => benchDeadline("KCSIM_UNTIL", { KCSIM_UNTIL: "tomorrow" })).toThrow(
-      'bench: KCSIM_UNTIL="tomorrow": expected a date and time (ISO 8601)',
+      'KCSIM_UNTIL="tomorrow": expected a date and time (ISO 8601)',
     );
   });
 });

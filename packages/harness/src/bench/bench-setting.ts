@@ -1,4 +1,4 @@
-/** A benchmark setting from the environment that is not what it must be: `pnpm bench` prints its message as one line. */
+/** A benchmark setting from the environment that is not what it must be: whoever runs the bench prints its message as one line, after its own name. */
 export class BenchSettingError extends Error {}
 
 export interface BenchCountOptions {
@@ -21,7 +21,7 @@ export function benchCount(name: string, fallback: number, options: BenchCountOp
   if (text === "") return fallback;
   const value = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min)
-    throw new BenchSettingError(`bench: ${name}=${JSON.stringify(env[name])}: expected a whole number from ${min} up`);
+    throw new BenchSettingError(`${name}=${JSON.stringify(env[name])}: expected a whole number from ${min} up`);
   return value;
 }
 
@@ -30,6 +30,6 @@ export function benchDeadline(name: string, env: NodeJS.ProcessEnv = process.env
   const text = env[name]?.trim() ?? "";
   if (text === "") return undefined;
   const time = Date.parse(text);
-  if (Number.isNaN(time)) throw new BenchSettingError(`bench: ${name}=${JSON.stringify(env[name])}: expected a date and time (ISO 8601)`);
+  if (Number.isNaN(time)) throw new BenchSettingError(`${name}=${JSON.stringify(env[name])}: expected a date and time (ISO 8601)`);
   return time;
 }

@@ -45,4 +45,18 @@ export function spreadOf(values: readonly number[]): Spread {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
+/**
+ * Runs `a` and `b` one after the other, `a` first in even rounds and `b`
+ * first in odd ones, so a machine that speeds up or slows down over the
+ * rounds favours neither; their results, `a`'s first.
+ */
+export async function inTurn<A, B>(round: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  if (round % 2 === 0) {
+    const first = await a();
+    return [first, await b()];
+  }
+  const first = await b();
+  return [await a(), first];
+}
+
 export const round = (value: number, digits = 2): number => Number(value.toPrecision(digits + 2));

@@ -4,7 +4,7 @@ import { repoRoot } from "../cli/paths.js";
 import { hunt } from "../hunt/hunt-runner.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
 import { benchCount } from "./bench-setting.js";
-import { type BenchRow, type BenchSuite, median, round, spreadOf } from "./bench-suite.js";
+import { type BenchRow, type BenchSuite, inTurn, median, round, spreadOf } from "./bench-suite.js";
 
 /**
  * The seeds each pool size hunts: drawn fault plans over session-timeout
@@ -87,13 +87,12 @@ export const huntBench: BenchSuite = {
     };
     const rounds: HuntRound[] = [];
     for (let i = 0; i < roundsWanted; i++) {
-      if (i % 2 === 0) {
-        const one = await measure(1);
-        rounds.push({ one, all: await measure(cores) });
-      } else {
-        const all = await measure(cores);
-        rounds.push({ one: await measure(1), all });
-      }
+      const [one, all] = await inTurn(
+        i,
+        () => measure(1),
+        () => measure(cores),
+      );
+      rounds.push({ one, all });
     }
     const { one, all, speedup, simSpeedup } = summarizeHuntRounds(rounds);
     const what = `${seeds} seeds of ${SCENARIO} (drawn faults), median of ${roundsWanted} rounds`;

@@ -11,7 +11,7 @@ import { V8_TUNING } from "../run/v8-tuning.js";
 import { toSimulationSpec, validateScenario } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
-import { median, round } from "./bench-suite.js";
+import { inTurn, median, round } from "./bench-suite.js";
 import { runScenarioCpu } from "./child-cpu.js";
 import { pingPongGroup } from "./ping-pong-group.js";
 
@@ -76,12 +76,11 @@ async function coldPairs(): Promise<{ pairs: { inline: number; lockstep: number 
     const pairs: { inline: number; lockstep: number }[] = [];
     let sameHash = true;
     for (let pair = 0; pair < COLD_PAIRS; pair++) {
-      const runInline = () => runScenarioCpu(V8_TUNING, [path], "lockstep: inline, cold");
-      const runLockstep = () => runScenarioCpu(V8_TUNING, [path, "--lockstep"], "lockstep: lockstep auto, cold");
-      const inlineFirst = pair % 2 === 0;
-      const first = await (inlineFirst ? runInline() : runLockstep());
-      const second = await (inlineFirst ? runLockstep() : runInline());
-      const [inline, lockstep] = inlineFirst ? [first, second] : [second, first];
+      const [inline, lockstep] = await inTurn(
+        pair,
+        () => runScenarioCpu(V8_TUNING, [path], "lockstep: inline, cold"),
+        () => runScenarioCpu(V8_TUNING, [path, "--lockstep"], "lockstep: lockstep auto, cold"),
+      );
       sameHash &&= inline.historyHash === lockstep.historyHash;
       pairs.push({ inline: inline.wallMs, lockstep: lockstep.wallMs });
     }

@@ -70,7 +70,7 @@ async function main(names: readonly string[]): Promise<number> {
     } catch (error) {
       // A bad setting (KCSIM_HUNT_BENCH_SEEDS=abc, ...): one line; the rows already printed stand.
       if (!(error instanceof BenchSettingError)) throw error;
-      process.stderr.write(`${error.message}\n`);
+      process.stderr.write(`bench: ${error.message}\n`);
       return 2;
     }
     for (const row of suiteRows) {

@@ -26,7 +26,7 @@ async function main(args: readonly string[]): Promise<number> {
     shrinkTrials = benchCount("KCSIM_SHRINK_TRIALS", 30);
   } catch (error) {
     if (!(error instanceof BenchSettingError)) throw error;
-    process.stderr.write(`planted-bugs-table: ${error.message.replace(/^bench: /, "")}\n`);
+    process.stderr.write(`planted-bugs-table: ${error.message}\n`);
     return 2;
   }
   const surveys: BugSurvey[] = [];

@@ -579,6 +579,25 @@ describe("group checkers catch what they exist to catch", () => {
       expect(judge(...jump, expire(1_200_000, 500_000)).violations[0]?.message).toMatch(/due between 1000000 and 1100000 us/);
     });
 
+    it("a forward step whose first chance to notice is the poll that ends the gap: that poll restarts the timer first (swarm seed 23032, was a false alarm)", () => {
+      // Polled at 0.5 s; at 1.2 s the clock jumps 0.5 s ahead, past the 1.5 s deadline on its clock. The timer armed at
+      // 0.5 s rings at 1.5 s of virtual time, and the member's next run is its poll at 1.3 s: the poll's run restarts
+      // the timer before it checks it, so the member never saw it run out.
+      const steady = [poll(1_800_000, "a"), poll(2_300_000, "a"), poll(2_800_000, "a")];
+      const stepped = [...base, clockStep(1_200_000, 500_000)];
+      expect(judge(...stepped, poll(1_300_000, "a"), ...steady)).toEqual({ ok: true, violations: [] });
+      // A run of its own before that poll (a heartbeat) checks the timer: the expiry was due there.
+      expect(judge(...stepped, heartbeat(1_250_000), poll(1_300_000, "a"), ...steady).violations[0]?.message).toMatch(/expired 0 times/);
+      expect(judge(...stepped, heartbeat(1_250_000), expire(1_250_000, 500_000), poll(1_300_000, "a"), ...steady).ok).toBe(true);
+      // In the poll's own instant, a run before the poll (in history order) is a chance too; one after it is not.
+      expect(judge(...stepped, heartbeat(1_300_000), poll(1_300_000, "a"), ...steady).violations[0]?.message).toMatch(/expired 0 times/);
+      expect(judge(...stepped, poll(1_300_000, "a"), heartbeat(1_300_000), ...steady).ok).toBe(true);
+      // The timer armed before the step still rings at 1.5 s: a poll after it must have been preceded by the expiry.
+      expect(judge(...stepped, poll(1_600_000, "a"), poll(2_100_000, "a"), ...steady.slice(1)).violations[0]?.message).toMatch(
+        /expired 0 times/,
+      );
+    });
+
     it("an expiry earlier than the member's own clock allows fails", () => {
       const stepped = [...base, clockStep(800_000, 300_000), heartbeat(1_000_000)];
       // At 1.1 s the member's clock reads 1.4 s: 0.9 s after its poll.

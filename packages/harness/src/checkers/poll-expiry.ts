@@ -38,6 +38,8 @@ interface MemberTrack {
   changes: Change[];
   /** Instants at which the member visibly ran (it observed or sent something); every run ends with a poll-timer check. */
   activations: Micros[];
+  /** The history index of the member's first event at each of those instants. */
+  activationIndices: number[];
   clock: MemberClock;
   /** Intervals when the process was not running (crashed) or frozen (paused). */
   down: Interval[];
@@ -163,6 +165,17 @@ function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): M
 }
 
 /**
+ * Whether the member had a run that checks its poll timer at `latest` (see latestExpiry) before its poll gap ended
+ * at `until`: earlier, or in the same instant before the event that ends the gap (history index `untilIndex`). A
+ * poll's own run restarts the timer before its check, so it is no chance to notice an expiry of the gap it ends.
+ */
+function ranBeforeGapEnd(track: MemberTrack, latest: Micros, until: Micros, untilIndex: number): boolean {
+  if (latest !== until) return latest < until;
+  const k = lastIndexBefore(track.activations, until) + 1;
+  return track.activations[k] === until && (track.activationIndices[k] as number) < untilIndex;
+}
+
+/**
  * DESIGN.md rule 8: a member is expelled for poll inactivity exactly when
  * its poll gap exceeds max.poll.interval.ms, never otherwise. The gap is
  * measured on the member's own clock, as Kafka's poll `Timer` reads the
@@ -177,7 +190,8 @@ function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): M
  * in Kafka, as soon as the member is back checking its poll timer (it
  * knows its coordinator and is heartbeating) if it was not at that moment;
  * after a clock step, no later than the member's first chance to notice
- * (see `latestExpiry`). A whole-process pause over the due time excuses
+ * (see `latestExpiry`), and not at all when that chance is the poll that
+ * ends the gap (its run restarts the timer before checking it). A whole-process pause over the due time excuses
  * lateness, and the race at its end (the resumed application may poll
  * before the expiry is noticed); a crash ends the gap.
  */
@@ -198,6 +212,7 @@ export const pollExpiry = streamingChecker({
       timeouts: [],
       changes: [],
       activations: [],
+      activationIndices: [],
       clock: new MemberClock(),
       down: [],
       frozen: [],
@@ -212,8 +227,10 @@ export const pollExpiry = streamingChecker({
       member.pollClocks.push(t + member.clock.current);
       member.pollHighs.push(member.clock.highWaterAt(t));
     };
-    const ran = (member: MemberTrack, t: Micros) => {
-      if (member.activations[member.activations.length - 1] !== t) member.activations.push(t);
+    const ran = (member: MemberTrack, t: Micros, index: number) => {
+      if (member.activations[member.activations.length - 1] === t) return;
+      member.activations.push(t);
+      member.activationIndices.push(index);
     };
     const openSince = new Map<string, Micros>();
     const close = (actor: string, what: "down" | "frozen", t: Micros) => {
@@ -225,7 +242,7 @@ export const pollExpiry = streamingChecker({
     const accept = (event: HistoryEvent, index: number) => {
       if (event.ev === "send") {
         const member = memberTrack(event.from);
-        if (member !== undefined) ran(member, event.t);
+        if (member !== undefined) ran(member, event.t, index);
         return;
       }
       if (event.ev === "life" && maxPoll.has(event.actor)) {
@@ -250,7 +267,7 @@ export const pollExpiry = streamingChecker({
       if (event.ev !== "obs") return;
       const member = memberTrack(event.actor);
       if (member === undefined) return;
-      ran(member, event.t);
+      ran(member, event.t, index);
       const o = knownObservation(event);
       switch (o.type) {
         // A poll() returns as a member.poll (nothing) or a member.records (its records); one entered after the
@@ -326,6 +343,13 @@ export const pollExpiry = streamingChecker({
           }
           const latest = stepped ? latestExpiry(t, due, deadline) : due;
           if (latest + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
+          // The member's first chance to notice may be the very poll that ends the gap: that poll restarts the timer
+          // before the run's poll-timer check, so no expiry is due in this gap (a crash at that instant ends it too).
+          if (
+            inGap.length === 0 &&
+            !ranBeforeGapEnd(t, latest, until, endsAtPoll ? (t.pollIndices[i + 1] as number) : Number.POSITIVE_INFINITY)
+          )
+            return;
           const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, latest + TOLERANCE_US);
           if (inGap.length > 1 || (inGap.length === 0 && !frozenAtDue)) {
             violations.add(

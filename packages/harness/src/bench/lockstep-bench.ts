@@ -7,7 +7,7 @@ import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import type { LockstepTransport } from "../hosts/lockstep/shard-protocol.js";
 import type { ActorsPerWorker } from "../hosts/worker/shard-plan.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
-import { V8_TUNING } from "../run/v8-tuning.js";
+import { V8_TUNING_ONE_RUN } from "../run/v8-tuning.js";
 import { toSimulationSpec, validateScenario } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
@@ -63,7 +63,8 @@ const COLD_PAIRS = 5;
 /**
  * The 100-member group run cold in fresh processes, inline and lockstep with auto shards, five pairs in a
  * row, the side that goes first alternating: each pair's ratio of wall times (from the run's start to its
- * verdict, worker start included, process start not) and their median. Both sides compile their code from
+ * verdict, worker start included, process start not) and their median, each with `kcsim run`'s V8 settings
+ * (a lockstep host's workers share their process's). Both sides compile their code from
  * scratch (the lockstep worker always does), and a pair sees the same machine, which a single run of each on
  * this shared machine does not; alternating keeps a machine that speeds up or slows down over the pairs from
  * favouring one side (three pairs, inline first, read 2.56 to 3.42x in one run).
@@ -78,8 +79,8 @@ async function coldPairs(): Promise<{ pairs: { inline: number; lockstep: number 
     for (let pair = 0; pair < COLD_PAIRS; pair++) {
       const [inline, lockstep] = await inTurn(
         pair,
-        () => runScenarioCpu(V8_TUNING, [path], "lockstep: inline, cold"),
-        () => runScenarioCpu(V8_TUNING, [path, "--lockstep"], "lockstep: lockstep auto, cold"),
+        () => runScenarioCpu(V8_TUNING_ONE_RUN, [path], "lockstep: inline, cold"),
+        () => runScenarioCpu(V8_TUNING_ONE_RUN, [path, "--lockstep"], "lockstep: lockstep auto, cold"),
       );
       sameHash &&= inline.historyHash === lockstep.historyHash;
       pairs.push({ inline: inline.wallMs, lockstep: lockstep.wallMs });

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { threadId } from "node:worker_threads";
 import { setImportModule } from "./import-module.js";
+import { ONE_RUN_COMMANDS, V8_DEFAULTS_ENV, V8_TUNING_KIND_ENV } from "./v8-tuning.js";
 
 /** A file loaded by requireWithCodeCache: its exports, and what became of its cache. */
 export interface CodeCachedModule {
@@ -141,7 +142,10 @@ export async function loadWorkerBody<T>(
 /**
  * The code cache of a bundle file of kcsim's for `command` (a CLI command, or what a worker runs), under a
  * process's V8 settings (this one's by default): its flags, NODE_OPTIONS,
- * and whether kcsim's own V8 settings apply (KCSIM_V8_DEFAULTS, run/v8-tuning.ts).
+ * and which of kcsim's own V8 settings apply (run/v8-tuning.ts): V8's
+ * defaults (KCSIM_V8_DEFAULTS), a command's own (a command names its
+ * settings), or, for what a worker runs, those its process applied
+ * (KCSIM_V8_TUNING: a worker shares its process's settings and environment).
  */
 export function kcsimCodeCacheFile(
   bundled: string,
@@ -149,6 +153,7 @@ export function kcsimCodeCacheFile(
   execArgv: readonly string[] = process.execArgv,
   env: NodeJS.ProcessEnv = process.env,
 ): string {
-  const tuning = env.KCSIM_V8_DEFAULTS === undefined ? "tuned" : "defaults";
+  const tuning =
+    env[V8_DEFAULTS_ENV] !== undefined ? "defaults" : ONE_RUN_COMMANDS.has(command) ? "one-run" : (env[V8_TUNING_KIND_ENV] ?? "many-runs");
   return codeCacheFile(bundled, command, [...execArgv, env.NODE_OPTIONS ?? "", tuning]);
 }

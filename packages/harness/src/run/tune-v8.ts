@@ -1,5 +1,6 @@
 /**
- * Applies kcsim's V8 settings (v8-tuning.ts) when imported. The kcsim
+ * Applies kcsim's V8 settings (v8-tuning.ts) when imported, those for the
+ * command the process was started with (its first argument). The kcsim
  * command's entry (cli/launch.ts) imports it before it loads the CLI, and
  * so before any of the simulation's code: V8 gives each function its
  * optimization budget when it makes the function's closure, which for a
@@ -12,4 +13,4 @@
  */
 import { tuneV8 } from "./v8-tuning.js";
 
-tuneV8();
+tuneV8(process.argv[2]);

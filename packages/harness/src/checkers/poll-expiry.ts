@@ -152,8 +152,7 @@ function checkedAt(track: MemberTrack, t: Micros): boolean {
 function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): Micros {
   const activations = track.activations;
   const lastRun = lastIndexBefore(activations, earliest);
-  const armedAt = activations[lastRun] ?? earliest;
-  let latest = deadline - track.clock.minOffsetBetween(armedAt, earliest);
+  let latest = timerRing(track, earliest, deadline);
   for (let k = lastRun + 1; k < activations.length && (activations[k] as Micros) < latest; k++) {
     const run = activations[k] as Micros;
     if (checkedAt(track, run)) {
@@ -164,15 +163,22 @@ function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): M
   return Math.max(earliest, latest);
 }
 
+/** When the timer the member armed at its last run before `earliest` rings (see latestExpiry). */
+function timerRing(track: MemberTrack, earliest: Micros, deadline: Micros): Micros {
+  const armedAt = track.activations[lastIndexBefore(track.activations, earliest)] ?? earliest;
+  return deadline - track.clock.minOffsetBetween(armedAt, earliest);
+}
+
 /**
- * Whether the member had a run that checks its poll timer at `latest` (see latestExpiry) before its poll gap ended
- * at `until`: earlier, or in the same instant before the event that ends the gap (history index `untilIndex`). A
- * poll's own run restarts the timer before its check, so it is no chance to notice an expiry of the gap it ends.
+ * Whether the member's first chance to notice an expiry (`latest`, see latestExpiry) is the very poll that ends
+ * its gap: that poll's instant (`until`), with no run of the member in it before the poll's event (history index
+ * `untilIndex`), and its timer ringing only after it. The poll's own run restarts the timer before its check, so
+ * the member had no chance in this gap.
  */
-function ranBeforeGapEnd(track: MemberTrack, latest: Micros, until: Micros, untilIndex: number): boolean {
-  if (latest !== until) return latest < until;
+function firstChanceIsTheEndingPoll(track: MemberTrack, latest: Micros, ring: Micros, until: Micros, untilIndex: number): boolean {
+  if (latest !== until || ring <= until) return false;
   const k = lastIndexBefore(track.activations, until) + 1;
-  return track.activations[k] === until && (track.activationIndices[k] as number) < untilIndex;
+  return track.activations[k] === until && (track.activationIndices[k] as number) >= untilIndex;
 }
 
 /**
@@ -344,10 +350,12 @@ export const pollExpiry = streamingChecker({
           const latest = stepped ? latestExpiry(t, due, deadline) : due;
           if (latest + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
           // The member's first chance to notice may be the very poll that ends the gap: that poll restarts the timer
-          // before the run's poll-timer check, so no expiry is due in this gap (a crash at that instant ends it too).
+          // before the run's poll-timer check, so no expiry is due in this gap.
           if (
+            stepped &&
+            endsAtPoll &&
             inGap.length === 0 &&
-            !ranBeforeGapEnd(t, latest, until, endsAtPoll ? (t.pollIndices[i + 1] as number) : Number.POSITIVE_INFINITY)
+            firstChanceIsTheEndingPoll(t, latest, timerRing(t, due, deadline), until, t.pollIndices[i + 1] as number)
           )
             return;
           const frozenAtDue = inside(t.frozen, due) || overlaps(t.frozen, due, latest + TOLERANCE_US);

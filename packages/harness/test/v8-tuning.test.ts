@@ -42,15 +42,18 @@ describe("kcsim's V8 settings (run/v8-tuning.ts)", () => {
   });
 
   it("applies a command's settings in its process and says which, unless KCSIM_V8_DEFAULTS is set", () => {
-    const applied = (command: string, env: NodeJS.ProcessEnv = {}) =>
-      spawnSync(
+    const applied = (command: string, env: NodeJS.ProcessEnv = {}) => {
+      const child = spawnSync(
         process.execPath,
         [
           "-e",
           `import(${JSON.stringify(BUILT)}).then((m) => { m.tuneV8(${JSON.stringify(command)}); console.log(process.env.KCSIM_V8_TUNING ?? "none"); })`,
         ],
         { encoding: "utf8", env: { PATH: process.env.PATH, ...env } },
-      ).stdout.trim();
+      );
+      expect(child.status, child.stderr).toBe(0);
+      return child.stdout.trim();
+    };
     expect(applied("run")).toBe("one-run");
     expect(applied("hunt")).toBe("many-runs");
     expect(applied("run", { KCSIM_V8_DEFAULTS: "1" })).toBe("none");
@@ -58,13 +61,18 @@ describe("kcsim's V8 settings (run/v8-tuning.ts)", () => {
 
   it("names a code cache by the settings it was compiled under: a command's own, or what a worker's process applied", () => {
     const cli = "/b/cli.cjs";
-    // A command's cache follows the command, whoever computes its name (a test, the startup bench).
+    // A one-run command's cache follows the command, whoever computes its name (a test, the startup bench).
     expect(kcsimCodeCacheFile(cli, "run", [], {})).toBe(kcsimCodeCacheFile(cli, "run", [], { KCSIM_V8_TUNING: "many-runs" }));
-    expect(kcsimCodeCacheFile(cli, "hunt", [], {})).toBe(kcsimCodeCacheFile(cli, "hunt", [], { KCSIM_V8_TUNING: "many-runs" }));
-    // A worker's follows its process: a `kcsim run --host realtime` and a `kcsim serve` keep one each.
+    // Another command's follows the settings its process applied (a hunt's, or V8's defaults in a library user's).
+    expect(kcsimCodeCacheFile(cli, "hunt", [], { KCSIM_V8_TUNING: "many-runs" })).not.toBe(kcsimCodeCacheFile(cli, "hunt", [], {}));
+    // A worker's follows its process: a `kcsim run --host realtime` and a `kcsim serve` keep one each, and a process
+    // that applied none (a library user's) runs on V8's defaults.
     const worker = "/b/realtime-worker.cjs";
     expect(kcsimCodeCacheFile(worker, "realtime-worker", [], { KCSIM_V8_TUNING: "one-run" })).not.toBe(
       kcsimCodeCacheFile(worker, "realtime-worker", [], { KCSIM_V8_TUNING: "many-runs" }),
+    );
+    expect(kcsimCodeCacheFile(worker, "realtime-worker", [], {})).toBe(
+      kcsimCodeCacheFile(worker, "realtime-worker", [], { KCSIM_V8_DEFAULTS: "1" }),
     );
     expect(kcsimCodeCacheFile(cli, "run", [], { KCSIM_V8_DEFAULTS: "1" })).not.toBe(kcsimCodeCacheFile(cli, "run", [], {}));
   });

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { entryPoint } from "../kernel/built-module.js";
+import { V8_DEFAULTS_ENV, V8_TUNING_KIND_ENV, type V8TuningKind, v8TuningOf } from "../run/v8-tuning.js";
 import { root } from "./kcsim-process.js";
 import type { ScenarioCpu } from "./scenario-cpu.js";
 
@@ -33,10 +34,13 @@ function childrenCpuMs(): number | null {
   return Number.isFinite(ticks) ? ticks * 10 : null;
 }
 
-/** Runs `node ARGS` from the repository root to its end, one child at a time (its CPU time would mix with another's). */
-export async function runNodeChild(args: readonly string[]): Promise<ChildRun> {
+/**
+ * Runs `node ARGS` from the repository root to its end, one child at a time (its CPU time would mix with another's),
+ * in this process's environment with `env` over it (a variable set to undefined is left out).
+ */
+export async function runNodeChild(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ChildRun> {
   const before = childrenCpuMs();
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, INIT_CWD: root } });
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, INIT_CWD: root, ...env } });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -50,9 +54,18 @@ export async function runNodeChild(args: readonly string[]): Promise<ChildRun> {
   return { code, stdout, stderr, cpuMs: before === null || after === null ? null : after - before };
 }
 
-/** One run of bench/scenario-cpu.ts in a fresh process (node `flags`, then its arguments); what it printed. */
-export async function runScenarioCpu(flags: readonly string[], args: readonly string[], what: string): Promise<ScenarioCpu> {
-  const run = await runNodeChild([...flags, entryPoint("scenario-cpu"), ...args]);
+/**
+ * One run of bench/scenario-cpu.ts in a fresh process, with kcsim's V8 settings of `v8` (a one-run or many-runs
+ * process's) on node's command line, or V8's defaults; what it printed. Its environment says which (as tuneV8 would
+ * in a kcsim command), so the code caches of its workers are named after the settings they run under.
+ */
+export async function runScenarioCpu(v8: V8TuningKind | "defaults", args: readonly string[], what: string): Promise<ScenarioCpu> {
+  const flags = v8 === "defaults" ? [] : v8TuningOf(v8);
+  const env =
+    v8 === "defaults"
+      ? { [V8_DEFAULTS_ENV]: "1", [V8_TUNING_KIND_ENV]: undefined }
+      : { [V8_DEFAULTS_ENV]: undefined, [V8_TUNING_KIND_ENV]: v8 };
+  const run = await runNodeChild([...flags, entryPoint("scenario-cpu"), ...args], env);
   const line = run.stdout.trim().split("\n").pop() ?? "";
   if (run.code !== 0 || !line.startsWith("{")) throw new Error(`${what} failed (exit ${run.code}): ${run.stderr.trim()}`);
   return JSON.parse(line) as ScenarioCpu;

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { V8_TUNING, V8_TUNING_ONE_RUN } from "../run/v8-tuning.js";
+import type { V8TuningKind } from "../run/v8-tuning.js";
 import { type BenchRow, type BenchSuite, median } from "./bench-suite.js";
 import { runScenarioCpu } from "./child-cpu.js";
 import { root } from "./kcsim-process.js";
@@ -17,37 +17,37 @@ const REPETITIONS = 3;
 interface Measure {
   /** scenario-cpu's flag for the runs before the measured one, if any. */
   readonly earlier: "--warm" | "--steady" | null;
-  /** The V8 flags on the child's command line. */
-  readonly v8Flags: readonly string[];
+  /** The child's V8 settings: kcsim's for a one-run or a many-runs process, or V8's defaults. */
+  readonly v8: V8TuningKind | "defaults";
   readonly label: string;
   readonly note: string;
 }
 
-const COLD: Measure = { earlier: null, v8Flags: V8_TUNING_ONE_RUN, label: "", note: "" };
+const COLD: Measure = { earlier: null, v8: "one-run", label: "", note: "" };
 const COLD_V8_DEFAULTS: Measure = {
   earlier: null,
-  v8Flags: [],
+  v8: "defaults",
   label: ", cold with V8's defaults",
   note: "without kcsim's V8 settings, alternating with the cold runs; ",
 };
 const COLD_MANY_RUNS: Measure = {
   earlier: null,
-  v8Flags: V8_TUNING,
+  v8: "many-runs",
   label: ", cold with a hunt's V8 settings",
   note: "the settings of a process that runs many seeds, alternating with the cold runs; ",
 };
-const WARM: Measure = { earlier: "--warm", v8Flags: V8_TUNING, label: ", warm", note: "second run in one process; " };
+const WARM: Measure = { earlier: "--warm", v8: "many-runs", label: ", warm", note: "second run in one process; " };
 const STEADY: Measure = {
   earlier: "--steady",
-  v8Flags: V8_TUNING,
+  v8: "many-runs",
   label: ", steady",
   note: `run ${STEADY_EARLIER_RUNS + 1} in one process (a hunt worker's cost per seed after its warm-up); `,
 };
 
 /** One scenario run in a fresh process (bench/scenario-cpu.ts) as `measure` says; what it printed. */
-function measureOnce(scenario: string, { earlier, v8Flags }: Measure): Promise<ScenarioCpu> {
+function measureOnce(scenario: string, { earlier, v8 }: Measure): Promise<ScenarioCpu> {
   const args = [join(root, "scenarios", `${scenario}.json`), ...(earlier !== null ? [earlier] : [])];
-  return runScenarioCpu(v8Flags, args, `compression: ${scenario}`);
+  return runScenarioCpu(v8, args, `compression: ${scenario}`);
 }
 
 /**

@@ -7,7 +7,6 @@ import { LockstepHost } from "../hosts/lockstep/lockstep-host.js";
 import type { LockstepTransport } from "../hosts/lockstep/shard-protocol.js";
 import type { ActorsPerWorker } from "../hosts/worker/shard-plan.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
-import { V8_TUNING_ONE_RUN } from "../run/v8-tuning.js";
 import { toSimulationSpec, validateScenario } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";
@@ -79,8 +78,8 @@ async function coldPairs(): Promise<{ pairs: { inline: number; lockstep: number 
     for (let pair = 0; pair < COLD_PAIRS; pair++) {
       const [inline, lockstep] = await inTurn(
         pair,
-        () => runScenarioCpu(V8_TUNING_ONE_RUN, [path], "lockstep: inline, cold"),
-        () => runScenarioCpu(V8_TUNING_ONE_RUN, [path, "--lockstep"], "lockstep: lockstep auto, cold"),
+        () => runScenarioCpu("one-run", [path], "lockstep: inline, cold"),
+        () => runScenarioCpu("one-run", [path, "--lockstep"], "lockstep: lockstep auto, cold"),
       );
       sameHash &&= inline.historyHash === lockstep.historyHash;
       pairs.push({ inline: inline.wallMs, lockstep: lockstep.wallMs });

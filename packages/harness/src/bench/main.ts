@@ -1,4 +1,4 @@
-import "../run/tune-v8.js";
+import "../run/tune-v8-many-runs.js";
 import { assignorBench } from "./assignor-bench.js";
 import { BenchSettingError } from "./bench-setting.js";
 import type { BenchRow, BenchSuite } from "./bench-suite.js";

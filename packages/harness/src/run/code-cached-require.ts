@@ -145,7 +145,8 @@ export async function loadWorkerBody<T>(
  * and which of kcsim's own V8 settings apply (run/v8-tuning.ts): V8's
  * defaults (KCSIM_V8_DEFAULTS), a command's own (a command names its
  * settings), or, for what a worker runs, those its process applied
- * (KCSIM_V8_TUNING: a worker shares its process's settings and environment).
+ * (KCSIM_V8_TUNING: a worker shares its process's settings and environment;
+ * a process that applied none, a library user's, runs on V8's defaults).
  */
 export function kcsimCodeCacheFile(
   bundled: string,
@@ -154,6 +155,6 @@ export function kcsimCodeCacheFile(
   env: NodeJS.ProcessEnv = process.env,
 ): string {
   const tuning =
-    env[V8_DEFAULTS_ENV] !== undefined ? "defaults" : ONE_RUN_COMMANDS.has(command) ? "one-run" : (env[V8_TUNING_KIND_ENV] ?? "many-runs");
+    env[V8_DEFAULTS_ENV] !== undefined ? "defaults" : ONE_RUN_COMMANDS.has(command) ? "one-run" : (env[V8_TUNING_KIND_ENV] ?? "defaults");
   return codeCacheFile(bundled, command, [...execArgv, env.NODE_OPTIONS ?? "", tuning]);
 }

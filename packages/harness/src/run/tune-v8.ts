@@ -7,9 +7,9 @@
  * module's functions is when the module is linked, before any of its code
  * runs. Set from inside an already loaded bundle the settings save less
  * than half as much on a cold m10-join run (valgrind: -5% against -12%);
- * the benchmark process (bench/main.ts, one bundle) imports this module
- * first all the same, and its compression suite puts the settings on its
- * children's command lines instead.
+ * the benchmark process (bench/main.ts, one bundle) imports
+ * tune-v8-many-runs.ts first all the same, and its compression suite puts
+ * the settings on its children's command lines instead.
  */
 import { tuneV8 } from "./v8-tuning.js";
 

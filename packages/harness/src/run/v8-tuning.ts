@@ -35,8 +35,8 @@ export const V8_TUNING: readonly string[] = ["--interrupt-budget=135168", "--max
  * take 9.0% off the instructions of a cold chaos-consumer run, 6.8% off
  * m10-join's (valgrind, --single-threaded, against V8_TUNING); a hunt,
  * whose workers run thousands of seeds of the same code, would lose by
- * them (the passes alone: +0.9% over 60 seeds of session-timeout), so it
- * keeps V8_TUNING.
+ * them (the inlining budget and the passes alone: +0.8% over 60 seeds of
+ * session-timeout), so it keeps V8_TUNING.
  */
 export const V8_TUNING_ONE_RUN: readonly string[] = [
   "--max-inlined-bytecode-size-cumulative=230",

@@ -63,6 +63,27 @@ describe("realtime host", () => {
     expect(judge(result, spec, ["actor-exceptions"])["actor-exceptions"]?.ok).toBe(true);
     expectReproduced(replayRecording(result.recording, DEFAULT_REGISTRY), 4);
 
+    // A crash that comes before the actor's worker reported its state (a loaded machine: its first batch has not
+    // reached the main thread) records the carry of a fresh incarnation, marked unknownState: the replay has no
+    // state to compare it with. The same carry unmarked is a difference. (ponger-1 draws no random numbers, so the
+    // rest of its run replays either way.)
+    const down = result.recording.entries.findIndex((e) => e.r === "down" && e.actor === "ponger-1");
+    const up = result.recording.entries.findIndex((e, i) => i > down && e.r === "up" && e.actor === "ponger-1");
+    expect([down, up].every((i) => i >= 0)).toBe(true);
+    // Another carry at the crash, which the stand-in keeps until the restart hands it on.
+    const reseeded = (unknownState: boolean) => ({
+      ...result.recording,
+      entries: result.recording.entries.map((e, i) => {
+        if ((i !== down && i !== up) || (e.r !== "down" && e.r !== "up")) return e;
+        const carry = { ...e.carry, rng: e.carry.rng.map((word) => word ^ 1) };
+        return e.r === "down" && unknownState ? { ...e, carry, unknownState: true as const } : { ...e, carry };
+      }),
+    });
+    expect(replayRecording(reseeded(false), DEFAULT_REGISTRY).actors.find((a) => a.actor === "ponger-1")?.firstDifference).toMatch(
+      /at \d+ us its crash carried another state than the replay's/,
+    );
+    expectReproduced(replayRecording(reseeded(true), DEFAULT_REGISTRY), 4);
+
     // A forged frame in the recording is caught (the replayed sender never sent it)...
     const forged = encode({ type: "SimPong", seq: 1, payload: "forged" });
     const at = result.recording.entries.findIndex(

@@ -579,9 +579,11 @@ export class RealtimeHost {
     const t = this.now();
     for (const id of shard.actors) {
       const mirror = this.#mirrors.get(id) as ActorMirror;
+      // Without a carry reported by the worker, carryAfterDeath makes up a fresh incarnation's: say so.
+      const reported = mirror.carry !== null;
       const carry = mirror.carryAfterDeath(this.core.spec.seed);
       standIns.adopt(this.#init(id, carry));
-      this.#recording.add({ r: "down", actor: id, t, why, carry });
+      this.#recording.add({ r: "down", actor: id, t, why, carry, ...(reported ? {} : { unknownState: true as const }) });
       if (carry.state === "running") {
         this.core.lifecycle(id, t, "crash", why);
         mirror.lifecycle("crash", why);

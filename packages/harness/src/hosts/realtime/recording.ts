@@ -15,7 +15,7 @@ import type { RouteDecision } from "../../router/router.js";
  *   {"r":"run","actor":..,"t":..,"e":{"k":"deliver","origin":..,"seq":..,"sub":..,"from":..,"type":..,"frame":"<base64>","conn"?:..}}
  *   {"r":"run","actor":..,"t":..,"e":{"k":"timer","name":..,"seq":..,"due":..}}
  *   {"r":"run","actor":..,"t":..,"e":{"k":"control","origin":..,"seq":..,"sub":..,"control":{..}}}
- *   {"r":"down","actor":..,"t":..,"why":..,"carry":{..}}     its worker was terminated or died
+ *   {"r":"down","actor":..,"t":..,"why":..,"carry":{..},"unknownState"?:true}   its worker was terminated or died
  *   {"r":"up","actor":..,"t":..,"carry":{..}}                 rebuilt in a new worker from this carry
  *   {"r":"end","t":..,"entries":..,"historyHash":..,"interrupted"?:true}   the last line: the run finished
  *
@@ -86,7 +86,13 @@ export interface DownEntry {
   readonly actor: ActorId;
   readonly t: Micros;
   readonly why: string;
+  /** What the actor's stand-in and any restart start from. */
   readonly carry: CellCarry;
+  /**
+   * The worker never reported the actor's state before it went (a worker that died or was crashed before its
+   * first batch reached this thread): `carry` is a fresh incarnation's, not the state the actor died in.
+   */
+  readonly unknownState?: true;
 }
 
 export interface UpEntry {

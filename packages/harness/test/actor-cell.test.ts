@@ -65,6 +65,10 @@ class Probe implements Actor {
     if (message.type === "SimPing" && message.payload === "boom") throw new Error("planted failure");
   }
 
+  clockStepped(ctx: Context): void {
+    ctx.observe({ type: "probe.clock-stepped", now: ctx.now() });
+  }
+
   fire(timer: string, ctx: Context): void {
     ctx.observe({ type: "probe.fire", timer });
     if (timer === "tick") ctx.setTimer("tick", 10_000);
@@ -232,6 +236,32 @@ describe("actor cells", () => {
     const ticks = observations(result, "probe.fire").map((o) => o.t);
     // The 20 ms tick is held (the re-arm happens only when it runs, at 47 ms).
     expect(ticks).toEqual([10_000, 47_000, 57_000, 67_000, 77_000, 87_000, 97_000]);
+  });
+
+  it("tell a running actor of a clock step at once, a paused one when it resumes (once), and a down one never", () => {
+    const result = run(
+      [actor("p", "probe")],
+      [
+        { atUs: 10_000, actor: "p", control: { action: "clock-step", deltaUs: 5_000 } },
+        { atUs: 20_000, actor: "p", control: { action: "pause" } },
+        { atUs: 25_000, actor: "p", control: { action: "clock-step", deltaUs: -2_000 } },
+        { atUs: 27_000, actor: "p", control: { action: "clock-step", deltaUs: 1_000 } },
+        { atUs: 30_000, actor: "p", control: { action: "resume" } },
+        { atUs: 40_000, actor: "p", control: { action: "crash" } },
+        { atUs: 45_000, actor: "p", control: { action: "clock-step", deltaUs: 3_000 } },
+        { atUs: 50_000, actor: "p", control: { action: "restart" } },
+        { atUs: 60_000, actor: "p", control: { action: "pause" } },
+        { atUs: 65_000, actor: "p", control: { action: "crash" } },
+        { atUs: 66_000, actor: "p", control: { action: "clock-step", deltaUs: 1_000 } },
+        { atUs: 70_000, actor: "p", control: { action: "restart" } },
+      ],
+    );
+    // Its clock reads virtual time + every step so far: 5 ms ahead at 10 ms; 4 ms ahead when it resumes at 30 ms.
+    // Stepped while down (45 and 66 ms; paused before the second crash): nothing, then or at the restarts.
+    expect(observations(result, "probe.clock-stepped").map((o) => [o.t, o.now])).toEqual([
+      [10_000, 15_000],
+      [30_000, 34_000],
+    ]);
   });
 
   it("hand every actor of every run a context whose methods are the same functions (and whose random stands alone)", () => {

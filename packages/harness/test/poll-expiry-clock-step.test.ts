@@ -10,7 +10,7 @@ import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
  * when the member's own clock reads 9.9 s + max.poll.interval.ms (20 s): a
  * forward step brings it earlier, a backward one later, by exactly the step.
  */
-function scenario(stepMs: number, stepAtMs = 15_000): ScenarioFile {
+function scenario(stepMs: number, stepAtMs = 15_000, protocol: "consumer" | "eager" = "consumer"): ScenarioFile {
   return {
     name: "poll-expiry-clock-step",
     seed: 1,
@@ -19,7 +19,7 @@ function scenario(stepMs: number, stepAtMs = 15_000): ScenarioFile {
     groups: [
       {
         groupId: "g1",
-        protocol: "consumer",
+        protocol,
         members: 2,
         subscription: ["T1"],
         consumer: { "max.poll.interval.ms": 20_000 },
@@ -34,8 +34,8 @@ function scenario(stepMs: number, stepAtMs = 15_000): ScenarioFile {
   };
 }
 
-async function pollTimeouts(stepMs: number, stepAtMs?: number) {
-  const { summary, result } = await runScenario(scenario(stepMs, stepAtMs), { host: "inline" });
+async function pollTimeouts(stepMs: number, stepAtMs?: number, protocol?: "consumer" | "eager") {
+  const { summary, result } = await runScenario(scenario(stepMs, stepAtMs, protocol), { host: "inline" });
   const timeouts = result.events.flatMap((event) => {
     const timeout = event.ev === "obs" && event.actor === "member-1" ? observationOf(event, "member.poll-timeout") : undefined;
     return timeout === undefined ? [] : [{ t: event.t, lastPollUs: timeout.lastPollUs }];
@@ -48,6 +48,17 @@ describe("poll-expiry with a member whose clock is stepped (scenario level)", ()
     const { checks, timeouts } = await pollTimeouts(5_000);
     // Last poll at 9.9 s virtual (its clock read 9.9 s then); its clock reads 29.9 s at 24.9 s virtual.
     expect(timeouts).toEqual([{ t: 24_900_000, lastPollUs: 9_900_000 }]);
+    expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
+  });
+
+  it("a classic member's heartbeat thread sees a forward step at once, not at the wake it planned by the old clock", async () => {
+    // Stepped 12 s ahead at 15.5 s, between two heartbeats (3 s apart, the last at 15.12 s). Kafka's classic
+    // heartbeat thread wakes every retry.backoff.ms and reads the wall clock, so the expiry comes when the
+    // member's clock reads 29.9 s: 17.9 s of virtual time, before the next heartbeat it had planned by the old
+    // clock (18.12 s), which is when the member expired before it planned its wakes again at a step (swarm seed
+    // 58321 at c024c3f, where that planned wake came after its session had run out as well).
+    const { checks, timeouts } = await pollTimeouts(12_000, 15_500, "eager");
+    expect(timeouts).toEqual([{ t: 17_900_000, lastPollUs: 9_900_000 }]);
     expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
   });
 

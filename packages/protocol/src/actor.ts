@@ -123,6 +123,15 @@ export interface Actor {
   fire(timer: string, ctx: Context): void;
   /** Handles a harness command; unknown commands are ignored. */
   control?(command: ControlCommand, ctx: Context): void;
+  /**
+   * The host's wall clock was stepped (ctx.now() jumped by the step). Most
+   * code sees a step only the next time it runs; an actor with a thread
+   * that reads the clock on a short period (Kafka's classic heartbeat
+   * thread wakes every retry.backoff.ms) looks at it here, as that thread
+   * would within its period. Called only while the process runs (a paused
+   * one is called when it resumes).
+   */
+  clockStepped?(ctx: Context): void;
   /** A JSON picture of the actor's state, for the control plane and reports. */
   snapshot?(): JsonValue;
 }

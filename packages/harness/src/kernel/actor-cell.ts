@@ -155,7 +155,7 @@ const DISARMED = -1;
  * cell entered actor code through a closure, so that histories keep their
  * hashes.
  */
-const CELL_ENTRIES: ReadonlySet<string> = new Set(["#actorStart", "#actorFire", "#actorReceive", "#actorControl"]);
+const CELL_ENTRIES: ReadonlySet<string> = new Set(["#actorStart", "#actorFire", "#actorReceive", "#actorControl", "#actorClockStepped"]);
 
 function portableStack(error: unknown): string {
   if (!(error instanceof Error) || error.stack === undefined) return "";
@@ -220,6 +220,8 @@ export class ActorCell {
   #seq = 0;
   #now: Micros = 0;
   #clockOffset: Micros = 0;
+  /** The clock was stepped while the process was paused: the actor hears of it when it resumes (see Actor.clockStepped). */
+  #steppedWhilePaused = false;
 
   constructor(options: CellOptions, sink: CellSink) {
     this.id = options.id;
@@ -314,11 +316,18 @@ export class ActorCell {
             if (this.#state !== "running" || this.#paused) break;
             this.#dispatch(heldEvent);
           }
+          // A clock stepped while the process was stopped is seen once it runs again.
+          const stepped = this.#steppedWhilePaused;
+          this.#steppedWhilePaused = false;
+          if (stepped && this.#state === "running" && !this.#paused && this.#actor !== null) this.#actorClockStepped(this.#actor);
         }
         return;
       case "clock-step":
         this.#clockOffset += control.deltaUs;
         this.#sink.lifecycle(this.id, this.#now, "clock-step", String(control.deltaUs));
+        if (this.#state !== "running") return;
+        if (this.#paused) this.#steppedWhilePaused = true;
+        else if (this.#actor !== null) this.#actorClockStepped(this.#actor);
         return;
       case "command":
         if (this.#state !== "running") return;
@@ -457,6 +466,7 @@ export class ActorCell {
     this.#timers.clear();
     this.#held = [];
     this.#paused = false;
+    this.#steppedWhilePaused = false;
     this.#state = what === "stop" ? "stopped" : "crashed";
     this.#sink.lifecycle(this.id, this.#now, what, detail);
     const reason = what === "stop" ? "stopped" : "crashed";
@@ -494,6 +504,15 @@ export class ActorCell {
       actor.receive(from, message, this.#ctx);
     } catch (error) {
       this.#threw(error, `receive ${message.type} from ${from}`);
+    }
+  }
+
+  #actorClockStepped(actor: Actor): void {
+    if (actor.clockStepped === undefined) return;
+    try {
+      actor.clockStepped(this.#ctx);
+    } catch (error) {
+      this.#threw(error, "clock step");
     }
   }
 

@@ -54,6 +54,10 @@ export class ClassicConsumerMember implements Actor {
     this.#runtime?.control(command, ctx);
   }
 
+  clockStepped(ctx: Context): void {
+    this.#runtime?.clockStepped(ctx);
+  }
+
   snapshot(): JsonValue {
     return this.#runtime?.snapshot() ?? { started: false };
   }

@@ -27,6 +27,7 @@ import { ClassicCommitProtocol } from "./classic-commit-protocol.js";
 import { ClassicGroupLeave } from "./classic-group-leave.js";
 import { ClassicHeartbeatThread } from "./classic-heartbeat-thread.js";
 import type { ClassicMemberConfig } from "./classic-member-config.js";
+import { hasNotJoinedGroup } from "./classic-member-state.js";
 import { ClassicMembership } from "./classic-membership.js";
 import { HeartbeatTimers } from "./heartbeat-timers.js";
 import { JoinGroupLoop } from "./join-group-loop.js";
@@ -210,6 +211,21 @@ export class ClassicRuntime {
       fireForConsumer(this.#channel, this.#source, timer, ctx);
     }
     this.#runBackground(ctx);
+  }
+
+  /**
+   * The host's clock was stepped. Kafka's heartbeat thread, while it is
+   * enabled (the member has joined: COMPLETING_REBALANCE or STABLE), wakes
+   * every retry.backoff.ms and reads the wall clock (`HeartbeatThread.run`):
+   * a step that brings the poll deadline, the session's end or the next
+   * heartbeat closer is acted on within that period, not at the wake the
+   * thread had planned by the old clock. This member plans its wakes by the
+   * clock exactly, so it plans them again now. A disabled thread (not
+   * joined, or the consumer failed) waits to be enabled and reads nothing.
+   */
+  clockStepped(ctx: Context): void {
+    const membership = this.#membership;
+    if (!membership.isFatal && !hasNotJoinedGroup(membership.state)) this.#runBackground(ctx);
   }
 
   control(command: ControlCommand, ctx: Context): void {

@@ -478,7 +478,7 @@ export class ActorCell {
     else for (const peer of peers) this.#send(peer, { type: "SimDisconnect", reason, connection: "*" }, 0);
   }
 
-  // The four ways into actor code. Each runs it in its own try block, with no closure made per event (this is
+  // The five ways into actor code. Each runs it in its own try block, with no closure made per event (this is
   // every event's path); portableStack cuts an exception's stack at them (CELL_ENTRIES).
 
   #actorStart(what: "start" | "restart"): void {
@@ -508,9 +508,8 @@ export class ActorCell {
   }
 
   #actorClockStepped(actor: Actor): void {
-    if (actor.clockStepped === undefined) return;
     try {
-      actor.clockStepped(this.#ctx);
+      actor.clockStepped?.(this.#ctx);
     } catch (error) {
       this.#threw(error, "clock step");
     }

@@ -222,6 +222,60 @@ describe("connection mode: each connection is its own stream", () => {
   });
 });
 
+describe("connection mode: one retransmission timer per socket, on its oldest unacknowledged segment", () => {
+  // The client's bytes to the server cut from 1 s until 114.6 s (swarm seed 77211's timing: a heartbeat at 72.9 s,
+  // a leave at 82 s and a join at 87.1 s, all on one connection).
+  const router = () => cutUntil(114_585, "a-to-b");
+
+  it("what the client writes behind a held segment goes out with that segment's retransmission, not on a schedule of its own", () => {
+    const r = router();
+    const head = r.routeOnConnection(72_904_413, "client", "server", "HeartbeatRequest", 50, "client", 1);
+    const headRetransmission = retransmittedAt(72_904_413, 114_585_000);
+    expect(headRetransmission).toBe(72_904_413 + 51_000_000); // its eighth retransmission
+    expect(head).toMatchObject({ fate: "deliver", held: true, at: [headRetransmission + 1_000], fault: "cut" });
+    // The two written later would each have been retransmitted 51 s after their own send (at 133.0 and 138.1 s):
+    // they wait in the socket and go out once the head is through.
+    for (const sentAt of [82_000_000, 87_142_000]) {
+      expect(retransmittedAt(sentAt, 114_585_000)).toBe(sentAt + 51_000_000);
+      expect(r.routeOnConnection(sentAt, "client", "server", "HeartbeatRequest", 50, "client", 1)).toMatchObject({
+        fate: "deliver",
+        held: true,
+        at: [headRetransmission + 1_000],
+        fault: "cut",
+      });
+    }
+    // Written after the heal but before the head's retransmission: it waits for it too, and is held by the same cut.
+    expect(r.routeOnConnection(115_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1)).toMatchObject({
+      held: true,
+      at: [headRetransmission + 1_000],
+      fault: "cut",
+    });
+    // Once the head is through, the stream flows again; another connection was never stalled.
+    expect(r.routeOnConnection(124_000_000, "client", "server", "HeartbeatRequest", 50, "client", 1)).toMatchObject({
+      held: false,
+      at: [124_001_000],
+    });
+    expect(r.routeOnConnection(116_000_000, "client", "server", "HeartbeatRequest", 50, "client", 2)).toMatchObject({
+      held: false,
+      at: [116_001_000],
+    });
+  });
+
+  it("nothing behind a segment whose retransmission after the heal is past a closed socket's limit arrives", () => {
+    const r = cutUntil(60_000, "a-to-b");
+    // The head, sent at 2 s, goes next at 104.2 s after the heal at 60 s: its ninth retransmission. A request sent at
+    // 30 s would on its own have gone at 81 s (its eighth); it waits behind the head instead, and the client closes
+    // the socket at 32 s: neither arrives.
+    const head = r.routeOnConnection(2_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1);
+    expect(head.at).toEqual([104_201_000]);
+    expect(retransmittedAt(30_000_000, 60_000_000)).toBe(81_000_000);
+    const behind = r.routeOnConnection(30_000_000, "client", "server", "HeartbeatRequest", 50, "client", 1);
+    expect(behind.at).toEqual([104_201_000]);
+    r.routeOnConnection(32_000_000, "client", "server", "SimDisconnect", 10, "client", 1);
+    expect(r.lostAsOrphan("client", 1, 104_201_000)).toBe(true);
+  });
+});
+
 /** A fixed 1 ms network whose traffic between client and server (in `direction`) is cut from 1 s until `healMs`. */
 function cutUntil(healMs: number, direction: PartitionFault["direction"]): Router {
   const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;

@@ -3,6 +3,7 @@ import { sampleDelay, uniformDelay } from "./delay.js";
 import type { ChoiceKind, DelaySpec, FaultChoice, FaultPlan, MessageFault, PartitionFault } from "./fault-plan.js";
 import { type LinkState, LinkTable } from "./link-state.js";
 import { OrphanedSockets } from "./orphaned-sockets.js";
+import { RetransmissionStalls, type StalledHead } from "./retransmission-stalls.js";
 import { safeLookahead } from "./safe-lookahead.js";
 import { NameMatcher } from "./selector.js";
 import { LAST_SYN_US, LAST_SYNACK_US, RTO_MIN_US, retransmittedAt, TIMEOUT_INIT_US } from "./tcp-retransmission.js";
@@ -117,6 +118,7 @@ export class Router {
   readonly #brokenConnections = new Map<ActorId, Map<number, Micros>>();
   /** Connection mode: held bytes that a closed socket's kernel gives up on. */
   readonly #orphans = new OrphanedSockets();
+  readonly #stalls = new RetransmissionStalls();
   /** The plan's pinned choices by `${link}#${n}#${fault}#${kind}`, or null: the seed decides. */
   readonly #pinned: ReadonlySet<string> | null;
   /** Every random fault decision that fired, in routing order (the run's choice list: what a shrinker reduces). */
@@ -249,7 +251,9 @@ export class Router {
    *   and the client and the server each notice after a drawn delay;
    * - a partition holds the bytes back, and TCP's retransmission (RTO from
    *   200 ms, 1 s for the handshake, doubling up to 120 s: tcp-retransmission.ts)
-   *   delivers them once it has healed, unless
+   *   delivers them once it has healed; what the sender writes behind a held
+   *   segment waits for that segment's retransmission and goes with it
+   *   (RetransmissionStalls); unless
    *   their sender closed the connection meanwhile and that retransmission
    *   is later than a closed socket's kernel tries (OrphanedSockets);
    * - delays and bandwidth hold back the whole stream (head-of-line), and
@@ -285,21 +289,36 @@ export class Router {
     let corrupt: "truncate" | "garbage" | null = null;
     let held = false;
     let retransmitAt = now;
+    let firstSentAt = now;
+    // A handshake segment backs off from TCP_TIMEOUT_INIT (1 s) and is retransmitted a few times only; anything
+    // else backs off from TCP_RTO_MIN (200 ms) for as long as its socket is open.
+    const lastTry = msgType === "SimConnect" ? LAST_SYN_US : msgType === "SimAccept" ? LAST_SYNACK_US : null;
+    // Anything but a handshake segment (each the first of its stream) waits behind a segment TCP is still backing
+    // off on: one retransmission timer per socket (RetransmissionStalls).
+    const head = lastTry === null ? this.#stalls.waitingAt(client, wireId, now) : undefined;
     const partition = this.#blocking(now, from, to);
-    if (partition !== null) {
-      const heal = this.#healsAt(now, from, to);
-      this.#countFault(partition.spec.name);
-      // A handshake segment backs off from TCP_TIMEOUT_INIT (1 s) and is retransmitted a few times only; anything
-      // else backs off from TCP_RTO_MIN (200 ms) for as long as its socket is open.
-      const lastTry = msgType === "SimConnect" ? LAST_SYN_US : msgType === "SimAccept" ? LAST_SYNACK_US : null;
-      const retry = Number.isFinite(heal) ? retransmittedAt(now, heal, lastTry === null ? RTO_MIN_US : TIMEOUT_INIT_US) : heal;
-      // Never healed, or healed only after a handshake segment's last try: it never arrives.
+    if (partition !== null || head !== undefined) {
+      const heal = partition === null ? now : this.#healsAt(now, from, to);
+      const faultName = partition?.spec.name ?? (head as StalledHead).fault;
+      this.#countFault(faultName);
+      let retry: Micros;
+      if (head === undefined) {
+        retry = Number.isFinite(heal) ? retransmittedAt(now, heal, lastTry === null ? RTO_MIN_US : TIMEOUT_INIT_US) : heal;
+        if (lastTry === null) this.#stalls.stalled(client, wireId, { sentAt: now, resumeAt: retry, fault: faultName });
+      } else {
+        // It goes out when the head's acknowledgement comes, unless a partition still blocks it then: from there it
+        // is the head, backing off on the socket's timer.
+        retry = heal <= head.resumeAt ? head.resumeAt : Number.isFinite(heal) ? retransmittedAt(head.resumeAt, heal, RTO_MIN_US) : heal;
+        if (retry > head.resumeAt) this.#stalls.stalled(client, wireId, { sentAt: head.sentAt, resumeAt: retry, fault: faultName });
+      }
+      // Never healed, or healed only after a handshake segment's last try: it never arrives (nor does anything behind it).
       if (!Number.isFinite(retry) || (lastTry !== null && retry - now > lastTry)) {
         stats.partitioned++;
-        return { fate: "partitioned", at: [], fault: partition.spec.name, corrupt: null, reordered: false, held: false, breakAt: null };
+        return { fate: "partitioned", at: [], fault: faultName, corrupt: null, reordered: false, held: false, breakAt: null };
       }
       retransmitAt = sendAt = retry;
-      fault = partition.spec.name;
+      firstSentAt = head?.sentAt ?? now;
+      fault = faultName;
       held = true;
       stats.held++;
     }
@@ -341,7 +360,7 @@ export class Router {
     const due = link.dueOnConnection(wireId, sendAt + latency);
     if (held) {
       if (msgType === "SimConnect") this.#orphans.heldSyn(client, gen, retransmitAt, due);
-      else this.#orphans.held(client, wireId, now, retransmitAt, due);
+      else this.#orphans.held(client, wireId, firstSentAt, retransmitAt, due);
     }
     if (corrupt !== null) stats.corrupted++;
     if (fault !== null) this.#countFault(fault);

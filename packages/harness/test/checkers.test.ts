@@ -71,6 +71,8 @@ const commitOf = (t: number, memberId: string, epoch: number, offsets: number[],
 const commit = (t: number, memberId: string, epoch: number, offset: number, errorCode = 0, transactional = false) =>
   commitOf(t, memberId, epoch, [offset], [errorCode], transactional);
 const poll = (t: number, who: string) => obs(t, who, { type: "member.poll", memberId: `${who}-id` });
+/** The member's poll timer restarts: the top of a pass of poll()'s loop. */
+const restart = (t: number, who: string) => obs(t, who, { type: "member.poll-timer-reset", memberId: `${who}-id` });
 const state = (t: number, who: string, to: string, epoch = 1) =>
   obs(t, who, { type: "member.state", groupId: "g", memberId: `${who}-id`, protocol: "consumer", from: "X", to, memberEpoch: epoch });
 
@@ -400,7 +402,7 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("converges", [...settled, poll(6_000_000, "a"), poll(410_000_000, "b")], healing).ok).toBe(true);
   });
 
-  it("poll-expiry: a poll that returned records (its member.records) restarts the poll timer as an empty poll does", () => {
+  it("poll-expiry: the timer restarts at the top of each pass of poll()'s loop, not when poll() returns", () => {
     const handed = (t: number) =>
       obs(t, "a", {
         type: "member.records",
@@ -411,12 +413,17 @@ describe("group checkers catch what they exist to catch", () => {
       obs(t, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: "coordinator-0" });
     const s = { ...spec, durationUs: 5_000_000 };
     const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0)];
-    // Every poll returns records, never more than max.poll.interval.ms (1 s) apart: no expiry is due.
-    const busy = [0, 800_000, 1_600_000, 2_400_000, 3_200_000, 4_000_000, 4_800_000].map(handed);
+    // Each poll() begins a pass 0.8 s after the last and returns records 0.1 s later: no expiry is due.
+    const passes = [0, 800_000, 1_600_000, 2_400_000, 3_200_000, 4_000_000, 4_800_000];
+    const busy = passes.flatMap((t) => [restart(t, "a"), handed(t + 100_000)]);
     expect(check("poll-expiry", [...base, ...busy], s).ok).toBe(true);
-    expect(check("poll-expiry", [...base, ...busy.slice(0, 3), poll(2_400_000, "a"), ...busy.slice(4)], s).ok).toBe(true);
-    // The same polls but one: a gap of 1.6 s that must hold an expiry.
-    expect(check("poll-expiry", [...base, ...busy.slice(0, 3), ...busy.slice(4)], s).violations[0]?.message).toMatch(/expired 0 times/);
+    // The same polls but one pass (its records still returned): a gap of 1.6 s that must hold an expiry.
+    const withoutPass = busy.filter(
+      (event) => !(event.t === 2_400_000 && event.ev === "obs" && event.o.type === "member.poll-timer-reset"),
+    );
+    expect(check("poll-expiry", [...base, ...withoutPass], s).violations[0]?.message).toMatch(/expired 0 times/);
+    // Returns alone restart nothing.
+    expect(check("poll-expiry", [...base, ...passes.map(handed)], s).violations[0]?.message).toMatch(/expired 0 times/);
   });
 
   it("poll-expiry: requires exactly one expiry per gap over max.poll.interval.ms, at the right time", () => {
@@ -425,12 +432,12 @@ describe("group checkers catch what they exist to catch", () => {
     const coordinator = (t: number, id: string | null) =>
       obs(t, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: id });
     const s = { ...spec, durationUs: 5_000_000 };
-    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0, "coordinator-0"), poll(0, "a"), poll(500_000, "a")];
-    const later = [poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")];
+    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0, "coordinator-0"), restart(0, "a"), restart(500_000, "a")];
+    const later = [restart(3_000_000, "a"), restart(3_500_000, "a"), restart(4_000_000, "a"), restart(4_500_000, "a")];
     expect(check("poll-expiry", [...base, expire(1_500_000, 500_000), ...later], s).ok).toBe(true);
     expect(check("poll-expiry", [...base, ...later], s).violations[0]?.message).toMatch(/expired 0 times/);
     expect(
-      check("poll-expiry", [...base, expire(1_200_000, 500_000), poll(1_300_000, "a")], { ...s, durationUs: 1_400_000 }).violations[0]
+      check("poll-expiry", [...base, expire(1_200_000, 500_000), restart(1_300_000, "a")], { ...s, durationUs: 1_400_000 }).violations[0]
         ?.message,
     ).toMatch(/before max.poll.interval.ms/);
     expect(check("poll-expiry", [...base, expire(2_500_000, 500_000), ...later], s).violations[0]?.message).toMatch(
@@ -479,14 +486,14 @@ describe("group checkers catch what they exist to catch", () => {
       life(0, "a", "start"),
       state(0, "a", "STABLE"),
       coordinator(0),
-      poll(0, "a"),
-      poll(500_000, "a"),
+      restart(0, "a"),
+      restart(500_000, "a"),
       life(600_000, "a", "crash"),
       life(1_000_000, "a", "restart"),
       coordinator(1_010_000),
       state(1_010_000, "a", "PREPARING_REBALANCE", -1),
     ];
-    const later = [state(2_000_000, "a", "UNJOINED", -1), poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a")];
+    const later = [state(2_000_000, "a", "UNJOINED", -1), restart(3_000_000, "a"), restart(3_500_000, "a"), restart(4_000_000, "a")];
     expect(check("poll-expiry", [...restarted, expire(2_000_000, 1_000_000), ...later], s).ok).toBe(true);
     // Its timer did not start at the last poll before the crash...
     expect(check("poll-expiry", [...restarted, expire(2_000_000, 500_000), ...later], s).violations[0]?.message).toMatch(
@@ -500,8 +507,7 @@ describe("group checkers catch what they exist to catch", () => {
   });
 
   // Swarm hunt seed 955: FENCED (not heartbeating) through the whole gap, the member leaves FENCED inside the poll()
-  // that ends it; that poll restarted the timer on entry (Kafka's PollEvent), so no expiry is due, though the poll's
-  // member.poll comes only when it returns, a second later.
+  // that ends it; that poll restarted the timer on entry (Kafka's PollEvent), so no expiry is due.
   it("poll-expiry: a poll() entered after the timer ran out restarts it there (member.poll-timer-reset)", () => {
     const coordinator = obs(0, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: "coordinator-0" });
     const reset = (t: number) => obs(t, "a", { type: "member.poll-timer-reset", memberId: "a-id" });
@@ -510,12 +516,12 @@ describe("group checkers catch what they exist to catch", () => {
       life(0, "a", "start"),
       state(0, "a", "STABLE"),
       coordinator,
-      poll(0, "a"),
-      poll(500_000, "a"),
+      restart(0, "a"),
+      restart(500_000, "a"),
       state(600_000, "a", "FENCED"),
     ];
     const rejoin = [state(3_000_000, "a", "JOINING", 0), state(3_010_000, "a", "STABLE")];
-    const returns = [poll(4_000_000, "a"), poll(4_500_000, "a")];
+    const returns = [restart(4_000_000, "a"), restart(4_500_000, "a")];
     expect(check("poll-expiry", [...fenced, ...rejoin, reset(3_000_000), ...returns], s).ok).toBe(true);
     // Without the restart on entry the member would be due to expire as it starts heartbeating again at 3 s.
     expect(check("poll-expiry", [...fenced, ...rejoin, ...returns], s).violations[0]?.message).toMatch(/expired 0 times/);
@@ -545,8 +551,8 @@ describe("group checkers catch what they exist to catch", () => {
       at: [t + 1000],
     });
     const s = { ...spec, durationUs: 5_000_000 };
-    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0), poll(0, "a"), poll(500_000, "a")];
-    const later = [poll(3_000_000, "a"), poll(3_500_000, "a"), poll(4_000_000, "a"), poll(4_500_000, "a")];
+    const base = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0), restart(0, "a"), restart(500_000, "a")];
+    const later = [restart(3_000_000, "a"), restart(3_500_000, "a"), restart(4_000_000, "a"), restart(4_500_000, "a")];
     const judge = (...events: HistoryEvent[]) => check("poll-expiry", [...events, ...later], s);
 
     it("a forward step makes an early expiry expected: due when the own clock reaches lastPoll + max", () => {
@@ -583,21 +589,21 @@ describe("group checkers catch what they exist to catch", () => {
       // Polled at 0.5 s; at 1.2 s the clock jumps 0.5 s ahead, past the 1.5 s deadline on its clock. The timer armed at
       // 0.5 s rings at 1.5 s of virtual time, and the member's next run is its poll at 1.3 s: the poll's run restarts
       // the timer before it checks it, so the member never saw it run out.
-      const steady = [poll(1_800_000, "a"), poll(2_300_000, "a"), poll(2_800_000, "a")];
+      const steady = [restart(1_800_000, "a"), restart(2_300_000, "a"), restart(2_800_000, "a")];
       const stepped = [...base, clockStep(1_200_000, 500_000)];
-      expect(judge(...stepped, poll(1_300_000, "a"), ...steady)).toEqual({ ok: true, violations: [] });
+      expect(judge(...stepped, restart(1_300_000, "a"), ...steady)).toEqual({ ok: true, violations: [] });
       // A run of its own before that poll (a heartbeat) checks the timer: the expiry was due there.
-      expect(judge(...stepped, heartbeat(1_250_000), poll(1_300_000, "a"), ...steady).violations[0]?.message).toMatch(/expired 0 times/);
-      expect(judge(...stepped, heartbeat(1_250_000), expire(1_250_000, 500_000), poll(1_300_000, "a"), ...steady).ok).toBe(true);
+      expect(judge(...stepped, heartbeat(1_250_000), restart(1_300_000, "a"), ...steady).violations[0]?.message).toMatch(/expired 0 times/);
+      expect(judge(...stepped, heartbeat(1_250_000), expire(1_250_000, 500_000), restart(1_300_000, "a"), ...steady).ok).toBe(true);
       // In the poll's own instant, a run before the poll (in history order) is a chance too; one after it is not.
-      expect(judge(...stepped, heartbeat(1_300_000), poll(1_300_000, "a"), ...steady).violations[0]?.message).toMatch(/expired 0 times/);
-      expect(judge(...stepped, poll(1_300_000, "a"), heartbeat(1_300_000), ...steady).ok).toBe(true);
+      expect(judge(...stepped, heartbeat(1_300_000), restart(1_300_000, "a"), ...steady).violations[0]?.message).toMatch(/expired 0 times/);
+      expect(judge(...stepped, restart(1_300_000, "a"), heartbeat(1_300_000), ...steady).ok).toBe(true);
       // The timer armed before the step rings at 1.5 s: a poll in that very instant may come after it (the expiry is due),
       // and one after it must have been preceded by the expiry.
-      expect(judge(...stepped, poll(1_500_000, "a"), poll(2_000_000, "a"), ...steady.slice(1)).violations[0]?.message).toMatch(
+      expect(judge(...stepped, restart(1_500_000, "a"), restart(2_000_000, "a"), ...steady.slice(1)).violations[0]?.message).toMatch(
         /expired 0 times/,
       );
-      expect(judge(...stepped, poll(1_600_000, "a"), poll(2_100_000, "a"), ...steady.slice(1)).violations[0]?.message).toMatch(
+      expect(judge(...stepped, restart(1_600_000, "a"), restart(2_100_000, "a"), ...steady.slice(1)).violations[0]?.message).toMatch(
         /expired 0 times/,
       );
     });
@@ -623,7 +629,7 @@ describe("group checkers catch what they exist to catch", () => {
     it("after a backward step the poll timer starts from the clock's high-water mark at most (Kafka's Timer never goes back)", () => {
       // Polled at 0.9 s of virtual time, just after a 0.3 s step back at 0.8 s: its clock read 0.6 s, but its timer may
       // still hold the 0.8 s it read before the step (anything from 0.6 s to 0.8 s, by when it last read the clock).
-      const stepped = [...base, clockStep(800_000, -300_000), poll(900_000, "a")];
+      const stepped = [...base, clockStep(800_000, -300_000), restart(900_000, "a")];
       expect(judge(...stepped, expire(2_100_000, 800_000)).ok).toBe(true);
       expect(judge(...stepped, expire(1_900_000, 600_000)).ok).toBe(true);
       expect(judge(...stepped, expire(2_000_000, 700_000)).ok).toBe(true);
@@ -632,12 +638,12 @@ describe("group checkers catch what they exist to catch", () => {
       );
       expect(judge(...stepped, expire(2_000_000, 800_000)).violations[0]?.message).toMatch(/expired 900000 us after its last poll/);
       // With no expiry, a gap is judged from the latest start: its clock must reach 1.8 s (at 2.1 s) before the next poll.
-      expect(judge(...stepped, poll(2_050_000, "a"), poll(2_500_000, "a")).ok).toBe(true);
-      expect(judge(...stepped, poll(2_200_000, "a"), poll(2_500_000, "a")).violations[0]?.message).toMatch(/expired 0 times/);
+      expect(judge(...stepped, restart(2_050_000, "a"), restart(2_500_000, "a")).ok).toBe(true);
+      expect(judge(...stepped, restart(2_200_000, "a"), restart(2_500_000, "a")).violations[0]?.message).toMatch(/expired 0 times/);
     });
 
     it("lastPollUs is the member's own clock at its last poll", () => {
-      const stepped = [...base, clockStep(800_000, 300_000), poll(1_000_000, "a")];
+      const stepped = [...base, clockStep(800_000, 300_000), restart(1_000_000, "a")];
       // Polled at 1.0 s of virtual time, 1.3 s on its clock: due at 2.3 s on its clock, 2.0 s virtual.
       expect(judge(...stepped, expire(2_000_000, 1_300_000)).ok).toBe(true);
       expect(judge(...stepped, expire(2_000_000, 1_000_000)).violations[0]?.message).toMatch(
@@ -654,15 +660,15 @@ describe("group checkers catch what they exist to catch", () => {
         life(0, "m1", "start"),
         state(0, "m1", "STABLE"),
         coordinator(0, "m1"),
-        poll(0, "m1"),
-        poll(20_000_000, "m1"),
-        poll(40_000_000, "m1"),
+        restart(0, "m1"),
+        restart(20_000_000, "m1"),
+        restart(40_000_000, "m1"),
         clockStep(41_124_000, 4_249_000, "m1"),
-        poll(60_000_000, "m1"),
-        poll(73_551_000, "m1"),
+        restart(60_000_000, "m1"),
+        restart(73_551_000, "m1"),
         heartbeat(100_000_000, "m1"),
         expire(103_551_000, 77_800_000, "m1", 30_000),
-        poll(110_000_000, "m1"),
+        restart(110_000_000, "m1"),
       ];
       expect(check("poll-expiry", events, s48)).toEqual({ ok: true, violations: [] });
       // Still exact: the virtual deadline (the old reading) is 4.249 s late.

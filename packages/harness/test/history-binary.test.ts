@@ -10,7 +10,7 @@ import { HistoryDecoder, HistoryEncoder } from "../src/history/history-codec.js"
 import type { HistoryEvent, HistoryHeader } from "../src/history/history-event.js";
 import { DEFAULT_REGISTRY, InlineHost, LockstepHost, loadScenarioFile, toSimulationSpec } from "../src/index.js";
 
-const header: HistoryHeader = { kcsim: "history", format: 6, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
+const header: HistoryHeader = { kcsim: "history", format: 7, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
 
 /** One event of every kind, optional fields present and absent, and observations with awkward values. */
 function sampleEvents(): HistoryEvent[] {
@@ -270,7 +270,7 @@ describe("a run's binary history", () => {
     expect(lines.slice(1)).toEqual(json(decoded));
     // Decoding then encoding again gives back the very record stream: the same hash.
     const header = JSON.parse(lines[0] as string) as HistoryHeader;
-    expect(header.format).toBe(6);
+    expect(header.format).toBe(7);
     const again = new History(header);
     for (const event of decoded) again.record(event);
     expect(again.finish()).toBe(inline.historyHash);

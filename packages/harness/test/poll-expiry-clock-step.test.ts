@@ -4,11 +4,13 @@ import { runScenario } from "../src/run/run-scenario.js";
 import type { ScenarioFile } from "../src/scenario/scenario-schema.js";
 
 /**
- * A real member whose application stops polling at 10 s (its last poll is
- * at 9.9 s) while its heartbeats go on, and whose clock is stepped at
- * `stepAtMs`. Kafka's poll timer reads the wall clock, so the expiry comes
- * when the member's own clock reads 9.9 s + max.poll.interval.ms (20 s): a
- * forward step brings it earlier, a backward one later, by exactly the step.
+ * A real member whose application stops at 10 s, inside a poll() it began
+ * at 9.902 s (the one before returned records at 9.9 s, processed in 2 ms),
+ * while its heartbeats go on, and whose clock is stepped at `stepAtMs`.
+ * Its poll timer restarted at the top of that poll()'s pass, and Kafka's
+ * poll timer reads the wall clock, so the expiry comes when the member's
+ * own clock reads 9.902 s + max.poll.interval.ms (20 s): a forward step
+ * brings it earlier, a backward one later, by exactly the step.
  */
 function scenario(stepMs: number, stepAtMs = 15_000, protocol: "consumer" | "eager" = "consumer"): ScenarioFile {
   return {
@@ -46,34 +48,34 @@ async function pollTimeouts(stepMs: number, stepAtMs?: number, protocol?: "consu
 describe("poll-expiry with a member whose clock is stepped (scenario level)", () => {
   it("a forward step of 5 s expires the member 5 s early, and poll-expiry expects exactly that", async () => {
     const { checks, timeouts } = await pollTimeouts(5_000);
-    // Last poll at 9.9 s virtual (its clock read 9.9 s then); its clock reads 29.9 s at 24.9 s virtual.
-    expect(timeouts).toEqual([{ t: 24_900_000, lastPollUs: 9_900_000 }]);
+    // The timer restarted at 9.902 s virtual (its clock read 9.902 s then); its clock reads 29.902 s at 24.902 s virtual.
+    expect(timeouts).toEqual([{ t: 24_902_000, lastPollUs: 9_902_000 }]);
     expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
   });
 
   it("a classic member's heartbeat thread sees a forward step at once, not at the wake it planned by the old clock", async () => {
     // Stepped 12 s ahead at 15.5 s, between two heartbeats (3 s apart, the last at 15.12 s). Kafka's classic
     // heartbeat thread wakes every retry.backoff.ms and reads the wall clock, so the expiry comes when the
-    // member's clock reads 29.9 s: 17.9 s of virtual time, before the next heartbeat it had planned by the old
+    // member's clock reads 29.902 s: 17.902 s of virtual time, before the next heartbeat it had planned by the old
     // clock (18.12 s), which is when the member expired before it planned its wakes again at a step (swarm seed
     // 58321 at c024c3f, where that planned wake came after its session had run out as well).
     const { checks, timeouts } = await pollTimeouts(12_000, 15_500, "eager");
-    expect(timeouts).toEqual([{ t: 17_900_000, lastPollUs: 9_900_000 }]);
+    expect(timeouts).toEqual([{ t: 17_902_000, lastPollUs: 9_902_000 }]);
     expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
   });
 
   it("a backward step of 5 s expires it 5 s late", async () => {
     const { checks, timeouts } = await pollTimeouts(-5_000);
-    expect(timeouts).toEqual([{ t: 34_900_000, lastPollUs: 9_900_000 }]);
+    expect(timeouts).toEqual([{ t: 34_902_000, lastPollUs: 9_902_000 }]);
     expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
   });
 
   it("a backward step just after its last poll: the expiry comes when its clock reads that poll's time + max.poll.interval.ms again", async () => {
-    // Stepped back 5 s at 9.5 s, just after its poll at 9.4 s: the poll() it is in waits (the synthetic source
+    // Stepped back 5 s at 9.5 s, just after the poll() it began at 9.402 s: that poll() waits (the synthetic source
     // produces on the member's clock, and poll(Duration) times out on it too), so the pause at 10 s finds no later
-    // poll. Its clock reads 29.4 s at 34.4 s of virtual time.
+    // pass. Its clock reads 29.402 s at 34.402 s of virtual time.
     const { checks, timeouts } = await pollTimeouts(-5_000, 9_500);
-    expect(timeouts).toEqual([{ t: 34_400_000, lastPollUs: 9_400_000 }]);
+    expect(timeouts).toEqual([{ t: 34_402_000, lastPollUs: 9_402_000 }]);
     expect(checks["poll-expiry"]).toEqual({ ok: true, violations: [] });
   });
 });

@@ -73,10 +73,12 @@ export interface PollObservation {
 }
 
 /**
- * poll() was entered after the poll timer had run out, and restarted it
- * there (Kafka's PollEvent at the top of poll(); the classic client's
- * `pollHeartbeat`). The poll's own `member.poll` (or `member.records`) comes when it returns, so
- * this marks the restart for the poll-expiry checker.
+ * The poll timer restarted: a pass of poll()'s loop began (Kafka restarts
+ * it at the top of every pass: the KIP-848 consumer's PollEvent, the
+ * classic client's `pollHeartbeat` in `ConsumerCoordinator.poll`), or a
+ * classic member's JoinGroup was answered (`Heartbeat.resetTimeouts`).
+ * A poll()'s return restarts nothing: an expiry is due max.poll.interval.ms
+ * after the last of these, on the member's own clock.
  */
 export interface PollTimerResetObservation {
   readonly type: "member.poll-timer-reset";
@@ -88,7 +90,7 @@ export interface PollTimeoutObservation {
   readonly type: "member.poll-timeout";
   readonly groupId: string;
   readonly memberId: string;
-  /** Virtual time (microseconds) of the last poll() before the expiry. */
+  /** When the poll timer last restarted before the expiry (microseconds, on the member's own clock). */
   readonly lastPollUs: number;
   readonly maxPollIntervalMs: number;
 }

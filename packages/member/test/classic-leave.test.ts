@@ -1,7 +1,9 @@
 import { ErrorCode, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ClassicDriver, classicConfig } from "./classic-test-support.js";
-import { isPollReturn, lastWhere, pollAcrossBackwardStep, pollTimeouts } from "./consumer-test-support.js";
+import { isPollTimerRestart, lastWhere, pollAcrossBackwardStep, pollTimeouts } from "./consumer-test-support.js";
+
+const isPollTimerRestartSeen = (s: { observation: Parameters<typeof isPollTimerRestart>[0] }) => isPollTimerRestart(s.observation);
 
 const MAX_POLL_MS = 20_000;
 
@@ -94,12 +96,12 @@ describe("classic close() and unsubscribe()", () => {
 });
 
 describe("classic poll timeout (max.poll.interval.ms)", () => {
-  it("a dynamic member sends LeaveGroup exactly max.poll.interval.ms after its last poll, loses its partitions, and rejoins on its next poll", () => {
+  it("a dynamic member sends LeaveGroup exactly max.poll.interval.ms after its poll timer last restarted, loses its partitions, and rejoins on its next poll", () => {
     const driver = new ClassicDriver(classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS }, app: { lostCallbackMs: 10 } }));
     driver.joinStableWith({ T1: [0, 1] }, 3);
     driver.runAnswering(() => driver.recordRanges().length > 2);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation))?.at ?? -1;
     driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
     const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout");
     expect(timeouts).toHaveLength(1);
@@ -152,7 +154,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.answerSync({ assignment: { T1: [0] } });
     driver.runAnswering(() => driver.recordRanges().length > 1);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation))?.at ?? -1;
     driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
     expect(driver.now).toBe(lastPoll + ms(MAX_POLL_MS));
     expect(driver.state).toBe("UNJOINED");
@@ -180,35 +182,31 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
   });
 
   it("one expiry per poll gap, even when the member rejoins inside the poll() that was due", () => {
+    // onPartitionsRevoked takes 25 s inside poll(): the timer, restarted at the top of that pass, runs out in it.
     const driver = new ClassicDriver(
-      classicConfig({
-        consumer: { "max.poll.interval.ms": MAX_POLL_MS },
-        app: { pollTimeoutMs: 5000 },
-        source: { recordsPerSecondPerPartition: 0 },
-      }),
+      classicConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS }, app: { revokeCallbackMs: 25_000 } }),
     );
     driver.joinStableWith({ T1: [0] }, 1);
-    driver.control("unsubscribe");
-    driver.runAnswering(() => driver.sentOf("LeaveGroupRequest").length === 1);
-    driver.answerLeave();
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
-    driver.runUntilTime(lastPoll + ms(MAX_POLL_MS - 2000));
-    // Subscribed again 18 s after the last poll: the poll() that joins is still waiting when the 20 s are up.
-    driver.control("subscribe", { topics: ["T1"] });
-    driver.runAnswering(() => driver.joins().length === 3);
-    driver.answerJoin({ generation: 2 });
-    driver.runAnswering(() => driver.syncs().length === 2);
-    driver.answerSync({ assignment: { T1: [0] } });
+    const heartbeats = driver.classicHeartbeats().length;
+    driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
+    driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
+    driver.forgetRoutine();
     driver.runAnswering(() => driver.observations("member.poll-timeout").length === 1);
-    expect(driver.now).toBe(lastPoll + ms(MAX_POLL_MS));
+    const expiredAt = driver.now;
+    const lastRestart = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation) && s.at < expiredAt)?.at ?? -1;
+    expect(expiredAt).toBe(lastRestart + ms(MAX_POLL_MS));
+    expect(driver.timeline("member.callback").slice(-1)).toEqual(['onPartitionsRevoked start {"T1":[0]}']);
     driver.answerLeave();
-    driver.runAnswering(() => driver.joins().length === 4); // rejoins within the same poll()
-    driver.answerJoin({ generation: 3 });
-    driver.runAnswering(() => driver.syncs().length === 3);
-    driver.answerSync({ assignment: { T1: [0] } });
-    driver.runAnswering(() => driver.now > lastPoll + ms(3 * MAX_POLL_MS));
+    // The callback over, the same poll() joins again, with no pass begun since: its JoinGroup is out
+    // (PREPARING_REBALANCE) with the deadline still passed, which was acted on once and is not again.
+    const joins = driver.joins().length;
+    driver.runAnswering(() => driver.joins().length === joins + 1);
+    expect(lastWhere(driver.ctx.seen, isPollTimerRestartSeen)?.at).toBe(lastRestart);
+    driver.run(5000);
     expect(driver.observations("member.poll-timeout")).toHaveLength(1);
-    expect(driver.state).toBe("STABLE");
+    // Its JoinGroup answered, the poll timer starts over (Heartbeat.resetTimeouts), and a new gap begins.
+    driver.answerJoin({ generation: 2 });
+    expect(lastWhere(driver.ctx.seen, isPollTimerRestartSeen)?.at).toBe(driver.now);
   });
 
   it("a poll() within the interval never expires the member", () => {
@@ -217,6 +215,25 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.runAnswering(() => driver.now > ms(5 * MAX_POLL_MS));
     expect(driver.observations("member.poll-timeout")).toEqual([]);
     expect(driver.state).toBe("STABLE");
+  });
+
+  it("a poll() waiting longer than max.poll.interval.ms on an idle topic never expires: each pass of its loop restarts the timer", () => {
+    // poll(60 s), max.poll.interval.ms 20 s, no records: ConsumerCoordinator.poll restarts the timer at the top of
+    // every pass, and a pass waits at most until the next heartbeat (timeToNextPoll: 3 s here).
+    const driver = new ClassicDriver(
+      classicConfig({
+        consumer: { "max.poll.interval.ms": MAX_POLL_MS },
+        app: { pollTimeoutMs: 60_000 },
+        source: { recordsPerSecondPerPartition: 0 },
+      }),
+    );
+    driver.joinStableWith({ T1: [0, 1] }, 1);
+    const from = driver.now;
+    driver.runAnswering(() => driver.now > from + ms(5 * MAX_POLL_MS));
+    expect(driver.observations("member.poll-timeout")).toEqual([]);
+    expect(driver.state).toBe("STABLE");
+    const restarts = driver.ctx.seen.filter((s) => isPollTimerRestart(s.observation) && s.at >= from).map((s) => s.at);
+    expect(Math.max(...restarts.slice(1).map((t, i) => t - (restarts[i] as number)))).toBeLessThanOrEqual(ms(3000));
   });
 
   it("also while its JoinGroup is out (PREPARING_REBALANCE), every poll gap over the interval is one expiry", () => {
@@ -228,7 +245,7 @@ describe("classic poll timeout (max.poll.interval.ms)", () => {
     driver.forgetRoutine();
     driver.runAnswering(() => driver.joins().length === 3);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation))?.at ?? -1;
     driver.run(MAX_POLL_MS + 1000);
     expect(driver.observations("member.poll-timeout")).toEqual([expect.objectContaining({ lastPollUs: lastPoll })]);
     expect(driver.lastOf("LeaveGroupRequest").at).toBe(lastPoll + ms(MAX_POLL_MS));

@@ -5,7 +5,7 @@ import { encodeCooperativeUserData } from "../src/assignors/sticky/sticky-user-d
 import { isAllowedClassicTransition } from "../src/classic/classic-member-state.js";
 import type { ClassicMemberState, RecordsObservation } from "../src/observations.js";
 import { ClassicDriver, classicConfig, joinSubscription, type PartitionMap, subscriptionBytes } from "./classic-test-support.js";
-import { isPollReturn, lastWhere, type Sent } from "./consumer-test-support.js";
+import { isPollTimerRestart, lastWhere, type Sent } from "./consumer-test-support.js";
 
 /** One step of a random coordinator / nemesis script. */
 type Step =
@@ -433,8 +433,8 @@ function checkPollTimeouts(driver: ClassicDriver): void {
   expect(new Set(timeouts.map((t) => t.observation.lastPollUs)).size).toBe(timeouts.length);
   for (const timeout of timeouts) {
     const before = driver.ctx.seen.slice(0, driver.ctx.seen.indexOf(timeout));
-    const lastPoll = lastWhere(before, (s) => isPollReturn(s.observation))?.at ?? 0;
-    // The last poll() that returned, or a later one entered after an expiry no coordinator could act on (Kafka's timer restarts then).
+    const lastPoll = lastWhere(before, (s) => isPollTimerRestart(s.observation))?.at ?? 0;
+    // The top of the last pass of poll()'s loop (or a JoinGroup answered) before the expiry: where the timer last restarted.
     expect(Number(timeout.observation.lastPollUs)).toBeGreaterThanOrEqual(lastPoll);
     expect(timeout.at - Number(timeout.observation.lastPollUs)).toBeGreaterThanOrEqual(15_000_000);
   }

@@ -1,6 +1,13 @@
 import { ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { ConsumerDriver, isPollReturn, lastWhere, pollAcrossBackwardStep, pollTimeouts, testConfig } from "./consumer-test-support.js";
+import {
+  ConsumerDriver,
+  isPollTimerRestart,
+  lastWhere,
+  pollAcrossBackwardStep,
+  pollTimeouts,
+  testConfig,
+} from "./consumer-test-support.js";
 
 const MAX_POLL_MS = 20_000;
 
@@ -10,10 +17,11 @@ describe("max.poll.interval.ms (STALE, spec 2.2)", () => {
     driver.joinStable([0, 1]);
     driver.run(1000);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
+    // The application froze inside poll(): its timer last restarted at the top of that poll()'s last pass.
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation))?.at ?? -1;
     driver.runWithCoordinator(3 * MAX_POLL_MS);
 
-    // Exactly one expiry, exactly max.poll.interval.ms after the last poll.
+    // Exactly one expiry, exactly max.poll.interval.ms after that restart.
     const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout");
     expect(timeouts).toHaveLength(1);
     expect(timeouts[0]?.observation).toMatchObject({ lastPollUs: lastPoll, maxPollIntervalMs: MAX_POLL_MS, groupId: "g1" });
@@ -51,12 +59,52 @@ describe("max.poll.interval.ms (STALE, spec 2.2)", () => {
     expect(driver.observations("member.poll-timeout")).toHaveLength(2);
   });
 
+  it("a poll() waiting longer than max.poll.interval.ms on an idle topic never expires: each pass of its loop restarts the timer", () => {
+    // poll(60 s) with max.poll.interval.ms 20 s and no records: Kafka's PollEvent at the top of every pass of
+    // poll()'s loop restarts the timer, and a pass waits at most until the next heartbeat (5 s here).
+    const driver = new ConsumerDriver(
+      testConfig({
+        consumer: { "max.poll.interval.ms": MAX_POLL_MS },
+        app: { pollTimeoutMs: 60_000 },
+        source: { recordsPerSecondPerPartition: 0 },
+      }),
+    );
+    driver.joinStable([0, 1]);
+    const from = driver.now;
+    driver.runWithCoordinator(5 * MAX_POLL_MS);
+    expect(driver.observations("member.poll-timeout")).toEqual([]);
+    expect(driver.state).toBe("STABLE");
+    const restarts = driver.ctx.seen.filter((s) => isPollTimerRestart(s.observation) && s.at >= from).map((s) => s.at);
+    const gaps = restarts.slice(1).map((t, i) => t - (restarts[i] as number));
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(ms(5000));
+    // Each poll() returns once its 60 s are up, with nothing.
+    expect(driver.polls().filter((p) => p.type === "member.poll").length).toBe(Math.floor((5 * MAX_POLL_MS) / 60_000));
+  });
+
+  it("the timer restarts at the top of a pass, not when poll() returns: records that end a pass's wait restart nothing", () => {
+    // A record every 2 s across the two partitions: each poll() waits for it within one pass, then returns it.
+    const driver = new ConsumerDriver(
+      testConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS }, source: { recordsPerSecondPerPartition: 0.25 } }),
+    );
+    driver.joinStable([0, 1]);
+    driver.runWithCoordinator(10_000);
+    // Paused as the next poll() returns its record: it returned after waiting for it since the top of its pass.
+    const records = driver.observations("member.records").length;
+    driver.runUntil(() => driver.observations("member.records").length > records);
+    driver.control("pause-app");
+    const returned = lastWhere(driver.ctx.seen, (s) => s.observation.type === "member.records")?.at ?? -1;
+    const restarted = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation))?.at ?? -1;
+    expect(restarted).toBeLessThan(returned);
+    driver.runWithCoordinator(2 * MAX_POLL_MS);
+    expect(pollTimeouts(driver)).toEqual([[restarted + ms(MAX_POLL_MS), restarted]]);
+  });
+
   it("the poll timer reads the member's own clock: a clock stepped forward expires it early, by exactly the step", () => {
     const driver = new ConsumerDriver(testConfig({ consumer: { "max.poll.interval.ms": MAX_POLL_MS } }));
     driver.joinStable([0, 1]);
     driver.run(1000);
     driver.control("pause-app");
-    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation))?.at ?? -1;
+    const lastPoll = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation))?.at ?? -1;
     driver.run(2000);
     driver.ctx.stepClock(ms(5000));
     driver.runWithCoordinator(2 * MAX_POLL_MS);
@@ -92,8 +140,9 @@ describe("max.poll.interval.ms (STALE, spec 2.2)", () => {
     driver.runWithCoordinator(2 * MAX_POLL_MS);
     const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout");
     expect(timeouts).toHaveLength(1);
-    // The last poll handed out the slow batch; the member left while processing it ...
-    const slowPoll = lastWhere(driver.ctx.seen, (s) => isPollReturn(s.observation) && s.at < (timeouts[0]?.at ?? 0));
+    // The last poll handed out the slow batch (its timer restarted at the top of its last pass); the member left
+    // while processing it ...
+    const slowPoll = lastWhere(driver.ctx.seen, (s) => isPollTimerRestart(s.observation) && s.at < (timeouts[0]?.at ?? 0));
     expect(timeouts[0]?.observation.lastPollUs).toBe(slowPoll?.at);
     expect(timeouts[0]?.at).toBe((slowPoll?.at ?? 0) + ms(MAX_POLL_MS));
     // ... and rejoined with the poll() after it.

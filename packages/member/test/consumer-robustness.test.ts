@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isAllowedTransition, isNotInGroup } from "../src/consumer/member-state.js";
 import type { ClientMemberState, RecordsObservation } from "../src/observations.js";
-import { ConsumerDriver, isPollReturn, lastWhere, type Sent, T1_ID, T2_ID, testConfig } from "./consumer-test-support.js";
+import { ConsumerDriver, isPollTimerRestart, lastWhere, type Sent, T1_ID, T2_ID, testConfig } from "./consumer-test-support.js";
 
 /** One step of a random coordinator/nemesis script. */
 type Step =
@@ -305,13 +305,13 @@ describe("robustness under random coordinator answers, faults and commands", () 
         const driver = play(steps, staticMember);
         checkHistory(driver.ctx.seen);
         checkHeartbeats(driver);
-        // Poll timeouts: one per expiry, never before max.poll.interval.ms without a poll() returning.
+        // Poll timeouts: one per expiry, never before max.poll.interval.ms after the poll timer last restarted.
         const timeouts = driver.ctx.seen.filter((s) => s.observation.type === "member.poll-timeout");
         expect(new Set(timeouts.map((t) => t.observation.lastPollUs)).size).toBe(timeouts.length);
         for (const timeout of timeouts) {
           const { at, observation } = timeout;
           const before = driver.ctx.seen.slice(0, driver.ctx.seen.indexOf(timeout));
-          const lastPoll = lastWhere(before, (s) => isPollReturn(s.observation))?.at ?? 0;
+          const lastPoll = lastWhere(before, (s) => isPollTimerRestart(s.observation))?.at ?? 0;
           expect(Number(observation.lastPollUs)).toBeGreaterThanOrEqual(lastPoll);
           expect(at - Number(observation.lastPollUs)).toBeGreaterThanOrEqual(15_000_000);
         }

@@ -473,6 +473,9 @@ export function pollAcrossBackwardStep(
   return { highWater, lastPoll };
 }
 
+/** Whether an observation is a restart of the poll timer: the top of a pass of poll()'s loop (or a classic JoinGroup answered). */
+export const isPollTimerRestart = (o: Observation): boolean => o.type === "member.poll-timer-reset";
+
 /** Whether an observation is a poll() returning: a `member.poll` (nothing) or a `member.records` (records). */
 export const isPollReturn = (o: Observation): boolean => o.type === "member.poll" || o.type === "member.records";
 

@@ -5,6 +5,9 @@ import { knownObservation } from "../analysis/observations.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 
+/** The actor kinds with a poll timer: kcsim's KIP-848 and classic consumers. */
+const POLL_TIMER_KINDS = new Set(["consumer", "classic-consumer"]);
+
 /** How late an expiry may be observed after it is due (the member's timer granularity). */
 const TOLERANCE_US = 10_000;
 /**
@@ -27,7 +30,7 @@ type Change =
   | { readonly t: Micros; readonly index: number; readonly offset: Micros };
 
 interface MemberTrack {
-  /** Each poll: when (virtual), its history index, and the member's own clock then. */
+  /** Each restart of the poll timer ("poll"): when (virtual), its history index, and the member's own clock then. */
   pollTimes: Micros[];
   pollIndices: number[];
   pollClocks: Micros[];
@@ -182,8 +185,13 @@ function firstChanceIsTheEndingPoll(track: MemberTrack, latest: Micros, ring: Mi
 }
 
 /**
- * DESIGN.md rule 8: a member is expelled for poll inactivity exactly when
- * its poll gap exceeds max.poll.interval.ms, never otherwise. The gap is
+ * A member is expelled for poll inactivity exactly when its poll gap
+ * exceeds max.poll.interval.ms, never otherwise. A "poll" here is a restart
+ * of its poll timer, as Kafka's clients restart it: at the top of each pass
+ * of poll()'s loop (`member.poll-timer-reset`; a poll() that waits for
+ * records passes again at least every heartbeat interval, so a long poll()
+ * on an idle topic never expires), when a classic member's JoinGroup is
+ * answered, and when the consumer is made; not when poll() returns. The gap is
  * measured on the member's own clock, as Kafka's poll `Timer` reads the
  * wall clock (`Time.SYSTEM.milliseconds()`): a clock stepped forward
  * expires it early, one stepped back late. Every `member.poll-timeout`
@@ -206,8 +214,11 @@ export const pollExpiry = streamingChecker({
   description: "a member is expelled for poll inactivity exactly when its poll gap, on its own clock, exceeds max.poll.interval.ms",
   judge(pass) {
     const spec = pass.spec;
+    // kcsim's own consumers: a KafkaJS consumer has no poll timer (no max.poll.interval.ms).
+    const ownConsumers = new Set(spec.actors.filter((a) => POLL_TIMER_KINDS.has(a.kind)).map((a) => a.id));
     const maxPoll = new Map<string, number>();
-    for (const group of groupTopologies(spec)) for (const [member, value] of group.maxPollIntervalMs) maxPoll.set(member, value * 1000);
+    for (const group of groupTopologies(spec))
+      for (const [member, value] of group.maxPollIntervalMs) if (ownConsumers.has(member)) maxPoll.set(member, value * 1000);
     // Only member actors (those with a max.poll.interval.ms) get a track.
     const tracks = new Map<string, MemberTrack>();
     const newTrack = (): MemberTrack => ({
@@ -226,7 +237,7 @@ export const pollExpiry = streamingChecker({
     const track = (actor: string): MemberTrack => getOrCreate(tracks, actor, newTrack);
     /** A member's track, or undefined for any other actor: one map lookup for an event of a member seen before. */
     const memberTrack = (actor: string): MemberTrack | undefined => tracks.get(actor) ?? (maxPoll.has(actor) ? track(actor) : undefined);
-    /** The member's poll timer (re)starts at `t`: a poll, or the consumer being made. */
+    /** The member's poll timer (re)starts at `t`: a pass of poll()'s loop, a JoinGroup answered, or the consumer being made. */
     const pollTimerStarted = (member: MemberTrack, t: Micros, index: number) => {
       member.pollTimes.push(t);
       member.pollIndices.push(index);
@@ -276,10 +287,8 @@ export const pollExpiry = streamingChecker({
       ran(member, event.t, index);
       const o = knownObservation(event);
       switch (o.type) {
-        // A poll() returns as a member.poll (nothing) or a member.records (its records); one entered after the
-        // timer ran out restarts the timer there (member.poll-timer-reset).
-        case "member.poll":
-        case "member.records":
+        // The top of each pass of poll()'s loop restarts the timer (and a classic member's JoinGroup answered);
+        // a poll()'s return does not.
         case "member.poll-timer-reset":
           pollTimerStarted(member, event.t, index);
           return;

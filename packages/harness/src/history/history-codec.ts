@@ -11,7 +11,11 @@ import type { ConnectionRecord, HistoryEvent, ObservationRecord, SendRecord } fr
  * that returned records is its member.records alone, where a member.poll
  * counting them came too, and one that returned none is a member.poll
  * without a count; format 6 only what a member.commit holds: a column
- * pair per topic, where it held an object keyed by partition). Each event is one record: a kind byte,
+ * pair per topic, where it held an object keyed by partition; format 7
+ * only when a member.poll-timer-reset is written: at the top of every pass
+ * of poll()'s loop and when a classic member's JoinGroup is answered, the
+ * poll timer's every restart, where before a poll()'s return restarted it
+ * and the observation marked only a poll() entered after it ran out). Each event is one record: a kind byte,
  * the time as a signed varint delta from the previous event's, then the
  * kind's fields in a fixed order. Observations (free-form
  * JSON values) are written as tagged values; an object is its shape (the

@@ -10,7 +10,7 @@ const TIMEOUTS = new Set(["session-timeout", "rebalance-timeout", "sync-timeout"
  * Members leaving their group, timers first: the coordinator's removals
  * (gc.member-removed: session, rebalance, join and sync timeouts, and
  * leaves and replacements) and the clients' own max.poll.interval.ms
- * expiries (member.poll-timeout, with the last poll before it).
+ * expiries (member.poll-timeout, with when its poll timer last restarted).
  */
 export class TimerExpiries {
   readonly #found: Omit<TimerExpiry, "actor">[] = [];

@@ -50,21 +50,32 @@ export class ClassicHeartbeatThread {
     this.#deps = deps;
   }
 
-  /** `HeartbeatThread.enable`: the JoinGroup was answered; heartbeats start an interval from now. */
+  /**
+   * `HeartbeatThread.enable`: the JoinGroup was answered; heartbeats start an
+   * interval from now, and the session and the poll timer start over
+   * (`Heartbeat.resetTimeouts`).
+   */
   enable(ctx: Context): void {
     this.#deps.timers.resetTimeouts(ctx.now());
+    this.#deps.observer.pollTimerReset(ctx);
   }
 
-  /** poll() is returning to the application: the poll timer restarts. */
+  /** A pass of poll()'s loop began (`ConsumerCoordinator.poll` calls `pollHeartbeat`): the poll timer restarts. */
   resetPollTimer(ctx: Context): void {
+    this.#deps.observer.pollTimerReset(ctx);
     this.#deps.timers.poll(ctx.now());
   }
 
-  /** poll() was entered after the poll timer ran out (it already expired the member, or could not: no coordinator). */
-  resetPollTimerIfExpired(ctx: Context): void {
-    if (!this.#deps.timers.pollTimeoutExpired(ctx.now())) return;
-    this.#deps.observer.pollTimerReset(ctx);
-    this.resetPollTimer(ctx);
+  /**
+   * `AbstractCoordinator.timeToNextHeartbeat`: none is due before the member
+   * joined; one due now goes out in this instant (the heartbeat thread runs
+   * after every event), so the next is an interval away.
+   */
+  timeToNextHeartbeat(now: Micros): Micros {
+    const { membership, timers } = this.#deps;
+    if (hasNotJoinedGroup(membership.state)) return Number.POSITIVE_INFINITY;
+    const left = timers.heartbeatDueAt - now;
+    return left > 0 ? left : timers.intervalUs;
   }
 
   poll(ctx: Context): void {

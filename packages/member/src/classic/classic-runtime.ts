@@ -294,18 +294,20 @@ export class ClassicRuntime {
 
   #applicationHooks(): ApplicationHooks {
     return {
-      // `ConsumerCoordinator.poll`: the poll timer, the join loop, then the interval auto-commit.
+      // `ConsumerCoordinator.poll`: the poll timer (`pollHeartbeat`), the join loop, then the interval auto-commit.
       onPollEntered: (ctx) => {
-        this.#heartbeat.resetPollTimerIfExpired(ctx);
+        this.#heartbeat.resetPollTimer(ctx);
         this.#joinLoop.run(ctx);
         this.#commits.maybeAutoCommitOnPoll(ctx);
       },
-      // Every round of a waiting poll() runs `ConsumerCoordinator.poll` again.
-      onPollIteration: (ctx) => {
+      // Every round of a waiting poll() runs `ConsumerCoordinator.poll` again; the top of a pass restarts the poll timer.
+      onPollIteration: (ctx, passBegins) => {
+        if (passBegins) this.#heartbeat.resetPollTimer(ctx);
         this.#joinLoop.run(ctx);
         this.#commits.maybeAutoCommitOnPoll(ctx);
       },
-      onPollReturning: (ctx) => this.#heartbeat.resetPollTimer(ctx),
+      // `ConsumerCoordinator.timeToNextPoll`: the next heartbeat or interval auto-commit.
+      passWaitUs: (now) => Math.min(this.#heartbeat.timeToNextHeartbeat(now), this.#commits.timeToNextAutoCommit(now)),
       isFatal: () => this.#membership.isFatal,
       isSubscribed: () => this.#membership.subscription.length > 0,
       subscribe: (topics) => this.#membership.subscribe(topics),

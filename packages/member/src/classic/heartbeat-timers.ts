@@ -44,7 +44,7 @@ export class HeartbeatTimers {
     this.lastPollAt = now;
   }
 
-  /** `poll`: the application called poll(). */
+  /** `poll`: a pass of poll()'s loop began. */
   poll(now: Micros): void {
     const at = this.#clock.update(now);
     this.lastPollAt = at;
@@ -74,16 +74,17 @@ export class HeartbeatTimers {
     this.sessionEndsAt = at + this.#sessionUs;
   }
 
-  /**
-   * `resetTimeouts`, done when the heartbeat thread is enabled (JoinGroup
-   * answered). Kafka also restarts the poll timer here; this member does
-   * not, so a poll timeout always lands exactly max.poll.interval.ms after
-   * the last poll().
-   */
+  /** `resetTimeouts`, done when the heartbeat thread is enabled (JoinGroup answered): the session, the poll timer and the next heartbeat start over. */
   resetTimeouts(now: Micros): void {
     const at = this.#clock.update(now);
     this.sessionEndsAt = at + this.#sessionUs;
     this.heartbeatDueAt = at + this.#intervalUs;
+    this.lastPollAt = at;
+    this.pollTimerEndsAt = at + this.#maxPollUs;
+  }
+
+  get intervalUs(): Micros {
+    return this.#intervalUs;
   }
 
   shouldHeartbeat(now: Micros): boolean {

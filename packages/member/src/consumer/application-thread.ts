@@ -9,12 +9,27 @@ import type { LeaveReason, RebalanceListenerInvoker } from "./membership-manager
 
 /** What the application thread asks of the rest of the consumer. */
 export interface ApplicationHooks {
-  /** poll() was entered (Kafka's PollEvent): auto-commit, reconciliation, joining, the poll timer. */
+  /**
+   * poll() was entered: its loop's first pass begins (Kafka's PollEvent, the
+   * classic `ConsumerCoordinator.poll`): auto-commit, reconciliation,
+   * joining, and the poll timer restarts.
+   */
   onPollEntered(ctx: Context): void;
-  /** Another round of a waiting poll(): reconciliation and joining (the poll timer is left alone). */
-  onPollIteration(ctx: Context): void;
-  /** poll() is returning to the application: the poll timer restarts. */
-  onPollReturning(ctx: Context): void;
+  /**
+   * Another round of a waiting poll(): reconciliation and joining. When
+   * `passBegins`, the round is the top of a new pass of poll()'s loop (the
+   * last pass's wait ran out before poll()'s timeout, or the background
+   * thread has work for the application: a callback, a reconciliation),
+   * and the poll timer restarts; a round woken by records is not.
+   */
+  onPollIteration(ctx: Context, passBegins: boolean): void;
+  /**
+   * The longest one pass of poll()'s loop waits for records (Kafka's
+   * `maximumTimeToWait` of the network thread, the classic
+   * `ConsumerCoordinator.timeToNextPoll`: the next heartbeat or
+   * auto-commit), in microseconds, more than 0.
+   */
+  passWaitUs(now: Micros): Micros;
   /** The member hit a fatal error: poll() throws. */
   isFatal(): boolean;
   isSubscribed(): boolean;
@@ -71,6 +86,8 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   #activity: Activity = "idle";
   #dead = false;
   #pollDeadline: Micros = 0;
+  /** When the current pass of poll()'s loop stops waiting for records (null: its wait is not set yet). */
+  #passEndsAt: Micros | null = null;
   #leaveDone = false;
   readonly #callbacks: QueuedCallback[] = [];
   readonly #calls: ApplicationCall[] = [];
@@ -79,7 +96,10 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   // The loop's continuations, made once (the poll loop schedules one of them at every step).
   readonly #toBetweenSteps: Continuation = (ctx) => this.#betweenSteps(ctx);
   readonly #toNextPollRound: Continuation = (ctx) => {
-    this.#hooks.onPollIteration(ctx);
+    const passEndsAt = this.#passEndsAt;
+    const passBegins = passEndsAt !== null && ctx.now() >= passEndsAt && ctx.now() < this.#pollDeadline;
+    if (passBegins) this.#passEndsAt = null;
+    this.#hooks.onPollIteration(ctx, passBegins);
     this.#pollRound(ctx);
   };
   readonly #toBetweenStepsSoon: Continuation = (ctx) => this.#schedule(ctx, 0, this.#toBetweenSteps, false);
@@ -189,7 +209,7 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
 
   invoke(callback: RebalanceCallback, partitions: readonly TopicPartition[], ctx: Context, onDone: Continuation): void {
     this.#callbacks.push({ callback, partitions: [...partitions], onDone });
-    this.wake(ctx);
+    this.wake(ctx, true);
   }
 
   // ---- steps of a batch (ApplicationSteps, for the BatchProcessor) --------------
@@ -209,8 +229,15 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
     if (this.#activity === "committing") this.wake(ctx);
   }
 
-  /** Cuts a wait short (new callback, records, a reconciliation to start); no effect while working or paused. */
-  wake(ctx: Context): void {
+  /**
+   * Cuts a wait short (new callback, records, a reconciliation to start); no
+   * effect while working or paused. With `forTheApplication` (a callback or
+   * a reconciliation, which Kafka's application thread takes up at the top
+   * of a pass of poll()'s loop), a poll() waiting for records begins a new
+   * pass; records end the wait of the pass they came in.
+   */
+  wake(ctx: Context, forTheApplication = false): void {
+    if (forTheApplication && this.waitingInPoll && !this.#paused) this.#passEndsAt = ctx.now();
     if (this.#next === null || !this.#wakeable || this.#paused || this.#dueAt <= ctx.now()) return;
     this.#dueAt = ctx.now();
     ctx.setTimer(APP_TIMER, 0);
@@ -288,14 +315,21 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
   #enterPoll(ctx: Context): void {
     this.#activity = "polling";
     this.#pollDeadline = ctx.now() + ms(this.#config.pollTimeoutMs);
+    this.#passEndsAt = null;
     this.#hooks.onPollEntered(ctx);
     this.#pollRound(ctx);
   }
 
-  /** One round inside poll(): pending callbacks, then records, else wait for them (or the poll timeout). */
+  /**
+   * One round inside poll(): pending callbacks, then records, else wait for
+   * them, until the pass's wait or poll()'s timeout runs out. A pass waits
+   * at most passWaitUs, counted from the end of its callbacks (Kafka's
+   * `pollForFetches` sets its wait after the pass's background events).
+   */
   #pollRound(ctx: Context): void {
     const next = this.#callbacks.shift();
     if (next !== undefined) {
+      this.#passEndsAt = null;
       this.#runCallback(next, ctx, this.#toNextPollRound);
       return;
     }
@@ -312,13 +346,19 @@ export class ApplicationThread implements RebalanceListenerInvoker, ApplicationS
       this.#returnFromPoll(polled, ctx);
       return;
     }
+    if (this.#passEndsAt === null) {
+      const wait = this.#hooks.passWaitUs(now);
+      // A pass that waits for nothing would begin again in the same instant, for ever.
+      if (!(wait > 0)) throw new Error(`a pass of poll()'s loop must wait some time for records, not ${wait} us`);
+      this.#passEndsAt = Math.min(this.#pollDeadline, now + wait);
+    }
     const readyAt = this.#source.nextReadyAt(now);
-    const wakeAt = readyAt !== null && readyAt > now ? Math.min(readyAt, this.#pollDeadline) : this.#pollDeadline;
+    const wakeAt = readyAt !== null && readyAt > now ? Math.min(readyAt, this.#passEndsAt) : this.#passEndsAt;
     this.#schedule(ctx, wakeAt - now, this.#toNextPollRound, true);
   }
 
   #returnFromPoll(polled: PolledRecords, ctx: Context): void {
-    this.#hooks.onPollReturning(ctx);
+    this.#passEndsAt = null;
     this.#polls++;
     this.#records += polled.count;
     // One observation per poll: that it returned nothing, or its records' ranges.

@@ -20,6 +20,12 @@ export class AutoCommitTimer {
     return now >= this.#dueAt;
   }
 
+  /** How long until the next auto-commit is due; one due now (or overdue) is taken as made now: an interval. */
+  timeToNext(now: Micros): Micros {
+    const left = this.#dueAt - now;
+    return left > 0 ? left : this.#intervalUs;
+  }
+
   /** The next auto-commit is an interval from now. */
   reset(now: Micros): void {
     this.#dueAt = now + this.#intervalUs;

@@ -163,6 +163,17 @@ export class CommitRequestManager {
     this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, auto: true, offsets, onDone: () => {}, state }, ctx);
   }
 
+  /**
+   * How long until the next interval auto-commit is due (a pass of poll()'s
+   * loop waits no longer: `CommitRequestManager.maximumTimeToWait`, the
+   * classic `ConsumerCoordinator.timeToNextPoll`); Infinity without
+   * auto-commit. One due now is made in this instant: the next is an
+   * interval away.
+   */
+  timeToNextAutoCommit(now: Micros): Micros {
+    return this.#autoCommitTimer?.timeToNext(now) ?? Number.POSITIVE_INFINITY;
+  }
+
   /** Restarts the auto-commit interval (a reconciliation completed). */
   resetAutoCommitTimer(now: Micros): void {
     this.#autoCommitTimer?.reset(now);

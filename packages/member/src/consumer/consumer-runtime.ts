@@ -238,17 +238,20 @@ export class ConsumerRuntime {
 
   #applicationHooks(): ApplicationHooks {
     return {
+      // Each pass of poll()'s loop sends a PollEvent: the auto-commit timer, onConsumerPoll, then the poll timer
+      // (ApplicationEventProcessor.process(PollEvent)).
       onPollEntered: (ctx) => {
         this.#commits.maybeAutoCommitOnPoll(ctx);
         this.#membership.maybeReconcile(true, ctx);
         this.#membership.onConsumerPoll(ctx);
-        this.#heartbeat.resetPollTimerIfExpired(ctx);
+        this.#heartbeat.resetPollTimer(ctx);
       },
-      onPollIteration: (ctx) => {
+      onPollIteration: (ctx, passBegins) => {
         this.#membership.maybeReconcile(true, ctx);
         this.#membership.onConsumerPoll(ctx);
+        if (passBegins) this.#heartbeat.resetPollTimer(ctx);
       },
-      onPollReturning: (ctx) => this.#heartbeat.resetPollTimer(ctx),
+      passWaitUs: (now) => Math.min(this.#heartbeat.maximumTimeToWait(now), this.#commits.timeToNextAutoCommit(now)),
       isFatal: () => this.#membership.state === "FATAL",
       isSubscribed: () => this.#membership.hasSubscription(),
       subscribe: (topics) => this.#membership.subscribe(topics),

@@ -17,6 +17,9 @@ import type { MembershipManager } from "./membership-manager.js";
 import type { RequestChannel } from "./request-channel.js";
 import { TimerClock } from "./timer-clock.js";
 
+/** `ConsumerNetworkThread.MAX_POLL_TIMEOUT_MS`: the longest the network thread tells the application thread to wait. */
+const MAX_POLL_TIMEOUT_US: Micros = 5_000_000;
+
 /**
  * Sends ConsumerGroupHeartbeat (spec 2.3, 1.7; `AbstractHeartbeatRequestManager`):
  * - none without a coordinator or in UNSUBSCRIBED, FENCED, FATAL, STALE;
@@ -87,13 +90,14 @@ export class HeartbeatManager {
   }
 
   /**
-   * poll() is returning records (or nothing) to the application: the poll
-   * timer restarts, so an expiry is exactly max.poll.interval.ms after the
-   * last poll (its `member.poll` or `member.records`). A STALE member
-   * rejoins (once its lost callback ran).
+   * A pass of poll()'s loop began (its PollEvent): the poll timer restarts
+   * (`resetPollTimer`), so an expiry is max.poll.interval.ms after the last
+   * pass began (`member.poll-timer-reset`). A STALE member rejoins (once its
+   * lost callback ran).
    */
   resetPollTimer(ctx: Context): void {
     const now = this.#pollClock.update(ctx.now());
+    this.#observer.pollTimerReset(ctx);
     if (now >= this.#pollTimerEndsAt) {
       ctx.log.warn("poll() came after max.poll.interval.ms; the member rejoins", { lateByUs: now - this.#pollTimerEndsAt });
       this.#membership.maybeRejoinStaleMember(ctx);
@@ -103,14 +107,22 @@ export class HeartbeatManager {
   }
 
   /**
-   * poll() was entered. Kafka restarts the timer here (PollEvent); this
-   * member does so only when it already expired, which is what lets a STALE
-   * member rejoin (and not expire again inside the very poll that rejoins).
+   * How long a pass of poll()'s loop may wait for records, from the
+   * heartbeat's side (`AbstractHeartbeatRequestManager.maximumTimeToWait`):
+   * until the next heartbeat, at most half of what is left of the poll
+   * timer, and at most the network thread's MAX_POLL_TIMEOUT_MS (5 s).
+   * Where Kafka answers 0 (a heartbeat due, or no interval known yet) its
+   * application thread spins through passes until the network thread has
+   * sent it; here the background thread sends it in the same instant, and
+   * the pass waits the heartbeat interval (5 s while none is known).
    */
-  resetPollTimerIfExpired(ctx: Context): void {
-    if (this.#pollClock.update(ctx.now()) < this.#pollTimerEndsAt) return;
-    this.#observer.pollTimerReset(ctx);
-    this.resetPollTimer(ctx);
+  maximumTimeToWait(now: Micros): Micros {
+    const pollLeft = this.#pollTimerEndsAt - this.#pollClock.update(now);
+    const interval = ms(this.#state.intervalMs);
+    const toHeartbeat = this.#state.timeToNextHeartbeat(now);
+    const nextHeartbeat = toHeartbeat > 0 ? toHeartbeat : interval > 0 ? interval : MAX_POLL_TIMEOUT_US;
+    const wait = Math.min(nextHeartbeat, MAX_POLL_TIMEOUT_US);
+    return pollLeft > 1 ? Math.min(wait, Math.floor(pollLeft / 2)) : wait;
   }
 
   /** Sends a heartbeat if one is due. */

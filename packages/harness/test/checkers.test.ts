@@ -473,9 +473,11 @@ describe("group checkers catch what they exist to catch", () => {
     );
   });
 
-  // Swarm hunt seed 1272: a classic member restarted after a crash, joined inside its first poll() and was frozen
-  // there (pause-app) before that poll returned. Its poll timer started when the new consumer was made (Kafka's
-  // Heartbeat constructor), so it expires max.poll.interval.ms after the restart, with that lastPollUs.
+  // Swarm hunt seed 1272: a member restarted after a crash, began joining inside its first poll() and was frozen
+  // there (pause-app). Its poll timer started when the new consumer was made (Kafka's Heartbeat constructor and the
+  // KIP-848 HeartbeatRequestManager's), so it expires max.poll.interval.ms after the restart, with that lastPollUs.
+  // (A KIP-848 member here: it checks its poll timer while JOINING; a classic one does not until its JoinGroup is
+  // answered, which restarts the timer.)
   it("poll-expiry: a consumer's poll timer starts when it is made, at the start and at a restart", () => {
     const expire = (t: number, last: number) =>
       obs(t, "a", { type: "member.poll-timeout", groupId: "g", memberId: "a-id", lastPollUs: last, maxPollIntervalMs: 1000 });
@@ -491,9 +493,9 @@ describe("group checkers catch what they exist to catch", () => {
       life(600_000, "a", "crash"),
       life(1_000_000, "a", "restart"),
       coordinator(1_010_000),
-      state(1_010_000, "a", "PREPARING_REBALANCE", -1),
+      state(1_010_000, "a", "JOINING", 0),
     ];
-    const later = [state(2_000_000, "a", "UNJOINED", -1), restart(3_000_000, "a"), restart(3_500_000, "a"), restart(4_000_000, "a")];
+    const later = [state(2_000_000, "a", "STALE", -1), restart(3_000_000, "a"), restart(3_500_000, "a"), restart(4_000_000, "a")];
     expect(check("poll-expiry", [...restarted, expire(2_000_000, 1_000_000), ...later], s).ok).toBe(true);
     // Its timer did not start at the last poll before the crash...
     expect(check("poll-expiry", [...restarted, expire(2_000_000, 500_000), ...later], s).violations[0]?.message).toMatch(

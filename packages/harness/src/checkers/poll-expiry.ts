@@ -13,10 +13,11 @@ const TOLERANCE_US = 10_000;
 /**
  * Client states in which the member's poll timer is checked. Kafka checks it
  * in the heartbeat path, after skipping members that are not heartbeating
- * (FENCED, UNSUBSCRIBED, STALE, FATAL) or leaving; the classic client checks
- * it in PREPARING_REBALANCE, COMPLETING_REBALANCE and STABLE.
+ * (FENCED, UNSUBSCRIBED, STALE, FATAL) or leaving; the classic client's
+ * heartbeat thread checks it in COMPLETING_REBALANCE and STABLE (it
+ * disables itself in UNJOINED and PREPARING_REBALANCE).
  */
-const CHECKED_STATES = new Set(["JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "PREPARING_REBALANCE", "COMPLETING_REBALANCE"]);
+const CHECKED_STATES = new Set(["JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "COMPLETING_REBALANCE"]);
 
 interface Interval {
   readonly from: Micros;

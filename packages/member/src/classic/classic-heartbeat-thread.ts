@@ -31,12 +31,12 @@ export interface HeartbeatThreadDependencies {
  * - no successful response within session.timeout.ms: the coordinator is
  *   presumed gone and rediscovered (the coordinator, not the client, ends
  *   the membership; the client learns it from UNKNOWN_MEMBER_ID);
- * - no poll() within max.poll.interval.ms: `member.poll-timeout`, then a
- *   dynamic member sends LeaveGroup (a static one does not) and either
- *   resets its generation; the next poll() rejoins. Kafka checks this only
- *   while it heartbeats; this member also checks it while its JoinGroup is
- *   out (PREPARING_REBALANCE), so every poll gap over the interval, in the
- *   group, is one expiry;
+ * - no pass of poll()'s loop within max.poll.interval.ms: `member.poll-timeout`,
+ *   then a dynamic member sends LeaveGroup (a static one does not) and either
+ *   resets its generation; the next poll() rejoins. Checked only while it
+ *   heartbeats (COMPLETING_REBALANCE and STABLE), as Kafka's heartbeat
+ *   thread does: it disables itself while the member has not joined, and
+ *   the JoinGroup's answer enables it and restarts the poll timer;
  * - the error reactions of spec 4.3.
  * Nothing happens without a known coordinator.
  */
@@ -96,7 +96,9 @@ export class ClassicHeartbeatThread {
       this.#knownCoordinator = null;
       return;
     }
-    if (state !== "UNJOINED" && timers.pollTimeoutExpired(now) && this.#expiredDeadline !== timers.pollTimerEndsAt) {
+    // Only while joined: Kafka's heartbeat thread disables itself while the member has not joined (UNJOINED, or
+    // PREPARING_REBALANCE with its JoinGroup out), and the JoinGroup's answer restarts the poll timer (enable).
+    if (heartbeating && timers.pollTimeoutExpired(now) && this.#expiredDeadline !== timers.pollTimerEndsAt) {
       this.#expiredDeadline = timers.pollTimerEndsAt;
       this.#handlePollTimeoutExpiry(ctx);
       return;
@@ -108,10 +110,9 @@ export class ClassicHeartbeatThread {
   nextWakeAt(_now: Micros): Micros | null {
     const { membership, coordinator, timers } = this.#deps;
     const state = membership.state;
-    if (membership.isFatal || coordinator.coordinator === null || state === "UNJOINED") return null;
-    let next = this.#expiredDeadline === timers.pollTimerEndsAt ? Number.POSITIVE_INFINITY : timers.pollTimerEndsAt;
-    if (!hasNotJoinedGroup(state)) next = Math.min(next, timers.heartbeatDueAt, timers.sessionEndsAt);
-    return Number.isFinite(next) ? next : null;
+    if (membership.isFatal || coordinator.coordinator === null || hasNotJoinedGroup(state)) return null;
+    const poll = this.#expiredDeadline === timers.pollTimerEndsAt ? Number.POSITIVE_INFINITY : timers.pollTimerEndsAt;
+    return Math.min(poll, timers.heartbeatDueAt, timers.sessionEndsAt);
   }
 
   #handlePollTimeoutExpiry(ctx: Context): void {

@@ -346,8 +346,9 @@ export class ClassicRuntime {
       if (this.#membership.version === before) break;
     }
     this.#joinLoop.failRoundIfCoordinatorLost();
-    // The join loop runs inside poll(): a poll() waiting for records wakes when it can move on (or must throw).
-    if (this.#app.waitingInPoll && (this.#membership.isFatal || this.#joinLoop.needsPoll(ctx))) this.#app.wake(ctx);
+    // The join loop runs inside poll(): a poll() waiting for records wakes when it can move on (or must throw), in a
+    // new pass of its loop (ConsumerCoordinator.poll runs at the top of each).
+    if (this.#app.waitingInPoll && (this.#membership.isFatal || this.#joinLoop.needsPoll(ctx))) this.#app.wake(ctx, true);
     this.#app.refreshPollWait(ctx);
 
     const now = ctx.now();

@@ -275,8 +275,9 @@ export class ConsumerRuntime {
       this.#positions.poll(ctx);
       if (this.#membership.version === before) break;
     }
-    // A reconciliation that needs poll() (auto-commit) wakes a poll() that waits for records.
-    if (this.#app.waitingInPoll && this.#membership.needsPollToReconcile()) this.#app.wake(ctx);
+    // A reconciliation that needs poll() (auto-commit) wakes a poll() that waits for records: a new pass of its loop,
+    // whose PollEvent is where Kafka starts it (onConsumerPoll).
+    if (this.#app.waitingInPoll && this.#membership.needsPollToReconcile()) this.#app.wake(ctx, true);
     this.#app.refreshPollWait(ctx);
 
     const now = ctx.now();

@@ -253,7 +253,7 @@ export interface TimerExpiry {
   /** A timer expired (session, rebalance, join, sync or poll timeout), as opposed to a leave or a replacement. */
   readonly timeout: boolean;
   readonly memberEpoch: number | null;
-  /** poll-timeout: the last poll() before the expiry. */
+  /** poll-timeout: when its poll timer last restarted before the expiry (the top of a pass of poll()'s loop). */
   readonly sinceUs: Micros | null;
 }
 

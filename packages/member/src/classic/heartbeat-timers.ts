@@ -79,8 +79,7 @@ export class HeartbeatTimers {
     const at = this.#clock.update(now);
     this.sessionEndsAt = at + this.#sessionUs;
     this.heartbeatDueAt = at + this.#intervalUs;
-    this.lastPollAt = at;
-    this.pollTimerEndsAt = at + this.#maxPollUs;
+    this.poll(at);
   }
 
   get intervalUs(): Micros {

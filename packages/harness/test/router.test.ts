@@ -276,6 +276,88 @@ describe("connection mode: one retransmission timer per socket, on its oldest un
   });
 });
 
+describe("connection mode: a segment whose acknowledgement a partition holds stalls its socket as a lost one does", () => {
+  // The server's bytes to the client (its answers, and its acknowledgements of the client's bytes) cut from 1 s to
+  // 100 s: what the client sends arrives, but its socket never hears that it did.
+  const router = () => cutUntil(100_000, "b-to-a");
+  const firstThrough = retransmittedAt(2_000_000, 100_000_000); // the 2 s request's first retransmission after the heal
+
+  it("delivers the first request, lets what follows inside its first timeout out, and holds what is written after it", () => {
+    const r = router();
+    expect(r.routeOnConnection(2_000_000, "client", "server", "HeartbeatRequest", 50, "client", 1)).toMatchObject({
+      fate: "deliver",
+      held: false,
+      at: [2_001_000],
+    });
+    // 150 ms later the congestion window still lets a segment out: it arrives, and is acknowledged with the head.
+    expect(r.routeOnConnection(2_150_000, "client", "server", "OffsetCommitRequest", 50, "client", 1)).toMatchObject({
+      held: false,
+      at: [2_151_000],
+    });
+    // From the first timeout (2.2 s) the socket sends only the head again: a commit written at 7 s waits until the
+    // head's retransmission after the heal is acknowledged, and goes out with it.
+    expect(firstThrough).toBe(2_000_000 + 102_200_000); // the ninth retransmission, 104.2 s
+    expect(r.routeOnConnection(7_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1)).toMatchObject({
+      fate: "deliver",
+      held: true,
+      at: [firstThrough + 1_000],
+      fault: "cut",
+    });
+    // Once acknowledged, the stream flows again; a new connection was never stalled by the old one's head.
+    expect(r.routeOnConnection(firstThrough + 1, "client", "server", "HeartbeatRequest", 50, "client", 1)).toMatchObject({
+      held: false,
+      at: [firstThrough + 1_001],
+    });
+    expect(r.routeOnConnection(50_000_000, "client", "server", "HeartbeatRequest", 50, "client", 2)).toMatchObject({
+      held: false,
+      at: [50_001_000],
+    });
+  });
+
+  it("a closed socket gives up on an unacknowledged head as on a lost one: nothing written behind it arrives", () => {
+    const r = router();
+    r.routeOnConnection(2_000_000, "client", "server", "HeartbeatRequest", 50, "client", 1);
+    const behind = r.routeOnConnection(7_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1);
+    expect(behind.at).toEqual([firstThrough + 1_000]);
+    expect(firstThrough - 2_000_000).toBeGreaterThanOrEqual(ORPHAN_GIVE_UP_US); // the ninth retransmission
+    r.routeOnConnection(32_000_000, "client", "server", "SimDisconnect", 10, "client", 1);
+    expect(r.lostAsOrphan("client", 1, firstThrough + 1_000)).toBe(true);
+  });
+
+  it("the segment in flight when a two-way cut begins is the head: what follows backs off on its timer", () => {
+    const r = cutUntil(60_000, "two-way");
+    // Sent 0.5 ms before the cut: it arrives at 1.0005 s, inside the cut, so its acknowledgement does not come back.
+    expect(r.routeOnConnection(999_500, "client", "server", "HeartbeatRequest", 50, "client", 1).at).toEqual([1_000_500]);
+    // A request written at 1.5 s goes with the head's retransmission after the heal, not with its own.
+    const head = retransmittedAt(999_500, 60_000_000);
+    expect(head).not.toBe(retransmittedAt(1_500_000, 60_000_000));
+    expect(r.routeOnConnection(1_500_000, "client", "server", "OffsetCommitRequest", 50, "client", 1)).toMatchObject({
+      held: true,
+      at: [head + 1_000],
+    });
+  });
+
+  it("a segment held by a cut one way and then acknowledged only once the other way heals keeps its stream waiting", () => {
+    // Client to server cut from 1 s to 10 s, server to client from 1 s to 30 s.
+    const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+    const partitions: PartitionFault[] = [
+      { name: "out", a: ["client"], b: ["server"], direction: "a-to-b", startMs: 1_000, endMs: 10_000 },
+      { name: "back", a: ["client"], b: ["server"], direction: "b-to-a", startMs: 1_000, endMs: 30_000 },
+    ];
+    const r = new Router({ network: connections, messageFaults: [], partitions }, 7);
+    // The request sent at 2 s arrives with its first retransmission after 10 s (14.6 s), unacknowledged until the
+    // retransmission after 30 s (53.0 s); a request written at 15 s waits for that one.
+    expect(retransmittedAt(2_000_000, 10_000_000)).toBe(14_600_000);
+    expect(retransmittedAt(2_000_000, 30_000_000)).toBe(53_000_000);
+    expect(r.routeOnConnection(2_000_000, "client", "server", "HeartbeatRequest", 50, "client", 1).at).toEqual([14_601_000]);
+    expect(r.routeOnConnection(15_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 1)).toMatchObject({
+      held: true,
+      at: [53_001_000],
+      fault: "back",
+    });
+  });
+});
+
 /** A fixed 1 ms network whose traffic between client and server (in `direction`) is cut from 1 s until `healMs`. */
 function cutUntil(healMs: number, direction: PartitionFault["direction"]): Router {
   const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;

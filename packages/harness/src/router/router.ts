@@ -6,7 +6,7 @@ import { OrphanedSockets } from "./orphaned-sockets.js";
 import { RetransmissionStalls, type StalledHead } from "./retransmission-stalls.js";
 import { safeLookahead } from "./safe-lookahead.js";
 import { NameMatcher } from "./selector.js";
-import { LAST_SYN_US, LAST_SYNACK_US, RTO_MIN_US, retransmittedAt, TIMEOUT_INIT_US } from "./tcp-retransmission.js";
+import { LAST_SYN_US, LAST_SYNACK_US, RTO_MIN_US, retransmissionThrough, retransmittedAt, TIMEOUT_INIT_US } from "./tcp-retransmission.js";
 
 /**
  * deliver: it arrives (at `at`); drop: lost on its own (datagram mode);
@@ -113,6 +113,8 @@ export class Router {
   readonly #plan: FaultPlan;
   readonly #faults: CompiledFault[];
   readonly #partitions: CompiledPartition[];
+  /** When the plan's last partition heals: after it no partition blocks anything. */
+  readonly #lastHealUs: Micros;
   readonly #links: LinkTable;
   /** Connection mode: when each connection that broke did, by client and generation (looked up for every message). */
   readonly #brokenConnections = new Map<ActorId, Map<number, Micros>>();
@@ -146,6 +148,7 @@ export class Router {
       startUs: msToUs(spec.startMs),
       endUs: msToUs(spec.endMs),
     }));
+    this.#lastHealUs = this.#partitions.reduce((last, p) => Math.max(last, p.endUs), 0);
   }
 
   get mode(): FaultPlan["network"]["mode"] {
@@ -304,12 +307,13 @@ export class Router {
       let retry: Micros;
       if (head === undefined) {
         retry = Number.isFinite(heal) ? retransmittedAt(now, heal, lastTry === null ? RTO_MIN_US : TIMEOUT_INIT_US) : heal;
-        if (lastTry === null) this.#stalls.stalled(client, wireId, { sentAt: now, resumeAt: retry, fault: faultName });
+        if (lastTry === null) this.#stalls.stalled(client, wireId, { sentAt: now, holdsFrom: now, resumeAt: retry, fault: faultName });
       } else {
         // It goes out when the head's acknowledgement comes, unless a partition still blocks it then: from there it
         // is the head, backing off on the socket's timer.
         retry = heal <= head.resumeAt ? head.resumeAt : Number.isFinite(heal) ? retransmittedAt(head.resumeAt, heal, RTO_MIN_US) : heal;
-        if (retry > head.resumeAt) this.#stalls.stalled(client, wireId, { sentAt: head.sentAt, resumeAt: retry, fault: faultName });
+        if (retry > head.resumeAt)
+          this.#stalls.stalled(client, wireId, { sentAt: head.sentAt, holdsFrom: head.holdsFrom, resumeAt: retry, fault: faultName });
       }
       // Never healed, or healed only after a handshake segment's last try: it never arrives (nor does anything behind it).
       if (!Number.isFinite(retry) || (lastTry !== null && retry - now > lastTry)) {
@@ -358,6 +362,7 @@ export class Router {
     }
     // FIFO on this connection in this direction, whatever other connections between the two actors carry.
     const due = link.dueOnConnection(wireId, sendAt + latency);
+    if (lastTry === null) this.#awaitAcknowledgement(client, wireId, from, to, now, retransmitAt, due, held);
     if (held) {
       if (msgType === "SimConnect") this.#orphans.heldSyn(client, gen, retransmitAt, due);
       else this.#orphans.held(client, wireId, firstSentAt, retransmitAt, due);
@@ -366,6 +371,43 @@ export class Router {
     if (fault !== null) this.#countFault(fault);
     stats.delivered++;
     return { fate: "deliver", at: [due], fault, corrupt, reordered: false, held, breakAt: null };
+  }
+
+  /**
+   * Connection mode: the receiver acknowledges a segment when it arrives (at `due`). A partition that holds that
+   * acknowledgement back leaves the segment unacknowledged at its sender, which cannot tell it from a lost one: TCP
+   * retransmits it from its first timeout on, one segment at a time, and what the application writes from that
+   * timeout waits in the socket until a retransmission gets through and is acknowledged (RetransmissionStalls). A
+   * request whose answer a one-way cut holds thus holds back the requests written after it, as on a real socket.
+   * Inside the first timeout of a head that is still unacknowledged the window lets the segment out, and the head's
+   * acknowledgement covers it. A segment held itself extends its head's stall when its acknowledgement is held in
+   * turn. (The acknowledgement a data segment of the receiver's would carry is not looked for: the receiver's own
+   * held bytes back off on their own timer, from about the same moment.)
+   */
+  #awaitAcknowledgement(
+    client: ActorId,
+    wireId: number,
+    from: ActorId,
+    to: ActorId,
+    now: Micros,
+    transmittedAt: Micros,
+    due: Micros,
+    held: boolean,
+  ): void {
+    const ackBlockedBy = this.#blocking(due, to, from);
+    if (ackBlockedBy === null) return;
+    const head = this.#stalls.unacknowledgedAt(client, wireId, now);
+    if (head !== undefined && !held && due < head.resumeAt) return;
+    const backoffFrom = held && head !== undefined ? head.sentAt : now;
+    const resumeAt = retransmissionThrough(
+      backoffFrom,
+      transmittedAt,
+      (t) => this.#blocking(t, from, to) === null && this.#blocking(t, to, from) === null,
+      this.#lastHealUs,
+    );
+    const holdsFrom = held && head !== undefined ? head.holdsFrom : now + RTO_MIN_US;
+    if (resumeAt <= holdsFrom) return; // acknowledged at the first retransmission, before the window closed
+    this.#stalls.stalled(client, wireId, { sentAt: backoffFrom, holdsFrom, resumeAt, fault: ackBlockedBy.spec.name });
   }
 
   /**

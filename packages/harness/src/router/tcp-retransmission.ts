@@ -29,6 +29,24 @@ export function retransmittedAt(sentAt: Micros, healAt: Micros, firstRtoUs: Micr
   return t;
 }
 
+/**
+ * The first retransmission later than `after` of a segment first sent at `sentAt` (backing off from TCP_RTO_MIN)
+ * for which `getsThrough` holds: the one that reaches the receiver and whose acknowledgement reaches the sender.
+ * Nothing changes after `lastChangeAt` (the last heal): if that retransmission does not get through, none ever
+ * does, and the answer is Infinity.
+ */
+export function retransmissionThrough(sentAt: Micros, after: Micros, getsThrough: (at: Micros) => boolean, lastChangeAt: Micros): Micros {
+  let t = sentAt;
+  let rto = RTO_MIN_US;
+  for (;;) {
+    t += rto;
+    rto = Math.min(rto * 2, RTO_MAX_US);
+    if (t <= after) continue;
+    if (getsThrough(t)) return t;
+    if (t >= lastChangeAt) return Number.POSITIVE_INFINITY;
+  }
+}
+
 /** Linux's defaults of net.ipv4.tcp_syn_retries and tcp_synack_retries. */
 const SYN_RETRIES = 6;
 const SYNACK_RETRIES = 5;

@@ -32,12 +32,13 @@ describe("chaos-eos, drawn faults: a Produce retransmitted on a connection its c
           : [],
       );
 
-    // The one transaction that ends this way, and the batch that ended it: out-1, sequence 144, the transaction's first there.
+    // The one transaction that ends this way, and the batch that ended it: out-1, sequence 138, the transaction's first
+    // there. (At sequence 144, 0.3 s later, before 879864a: the acknowledgements the cut holds moved this run's timing.)
     const aborts = observed("producer.txn").filter(({ o }) => o.error === "OUT_OF_ORDER_SEQUENCE_NUMBER");
-    expect(aborts.map(({ t, actor, o }) => `${t} ${actor} ${o.outcome}`)).toEqual(["34265875 member-2 aborted"]);
+    expect(aborts.map(({ t, actor, o }) => `${t} ${actor} ${o.outcome}`)).toEqual(["33966832 member-2 aborted"]);
     const refused = observed("producer.ack").filter(({ o }) => o.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
     expect(refused.map(({ t, actor, o }) => `${t} ${actor} ${o.topic}-${o.partition}@${o.baseSequence}`)).toEqual([
-      "34252428 member-2 out-1@144",
+      "33954225 member-2 out-1@138",
     ]);
 
     // The old request: sent at 21.3 s, its connection closed by member-2 at 26.3 s (request.timeout.ms), delivered at 33.9 s.
@@ -56,12 +57,12 @@ describe("chaos-eos, drawn faults: a Produce retransmitted on a connection its c
     // Between its delivery and the refused batch, nothing of the producer's was appended to out-1: the verification it
     // started was still there, with the old request's sequence as its lowest.
     const appended = observed("producer.ack").filter(
-      ({ t, actor, o }) => actor === "member-2" && o.partition === 1 && o.errorCode === ErrorCode.NONE && t > 33_870_805 && t < 34_252_428,
+      ({ t, actor, o }) => actor === "member-2" && o.partition === 1 && o.errorCode === ErrorCode.NONE && t > 33_870_805 && t < 33_954_225,
     );
     expect(appended).toEqual([]);
 
     // The client aborts, bumps its epoch (InitProducerId) and commits its next transaction.
-    const after = observed("producer.txn").filter(({ t, actor }) => actor === "member-2" && t > 34_265_875);
+    const after = observed("producer.txn").filter(({ t, actor }) => actor === "member-2" && t > 33_966_832);
     expect(after[0]?.o).toMatchObject({ outcome: "committed", producerEpoch: 1 });
   }, 60_000);
 });

@@ -130,8 +130,9 @@ describe("chaos-eos, drawn faults: a TxnOffsetCommit retransmitted on a connecti
     expect(Object.entries(summary.checks).filter(([, check]) => !check.ok)).toEqual([]);
     const events = result.log.toArray();
     const refused = txnOffsetsOf(events).filter(({ o }) => o.errorCode === ErrorCode.INVALID_TXN_STATE);
+    // (At 39088477 before 879864a: the acknowledgements the one-way cut holds moved the verification's answer.)
     expect(refused.map(({ t, o }) => `${t} ${o.transactionalId} ${o.topic}-${o.partition}@${o.offset} ${o.outcome}`)).toEqual([
-      "39088477 pipeline-member-1 in-0@107 rejected",
+      "39088220 pipeline-member-1 in-0@107 rejected",
     ]);
     const refusal = refused[0];
     if (refusal === undefined) throw new Error("no refusal");

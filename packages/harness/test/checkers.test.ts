@@ -610,6 +610,29 @@ describe("group checkers catch what they exist to catch", () => {
       );
     });
 
+    it("a forward step whose timer rings in the instant the member loses its coordinator: no chance to notice there (swarm seed 103052, was a false alarm)", () => {
+      // Polled at 0.5 s; the clock jumps 0.3 s ahead at 0.8 s, so the deadline is 1.2 s of virtual time, and the timer
+      // armed at 0.5 s rings at 1.5 s. In that instant a request that timed out takes the member's coordinator away
+      // before it looks at its poll timer (Kafka's network thread fails timed-out requests as its wait ends, before its
+      // request managers run again), and it finds one again only after its next poll, at 2.0 s, restarted the timer.
+      const lost = obs(1_500_000, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: null });
+      const steady = [restart(2_000_000, "a"), restart(2_500_000, "a")];
+      const stepped = [...base, clockStep(800_000, 300_000)];
+      expect(judge(...stepped, lost, restart(2_000_000, "a"), coordinator(2_200_000), restart(2_500_000, "a"))).toEqual({
+        ok: true,
+        violations: [],
+      });
+      // Found again before that poll: its run there checks the timer, and the expiry is due there.
+      expect(judge(...stepped, lost, coordinator(1_800_000), restart(2_000_000, "a"), ...steady.slice(1)).violations[0]?.message).toMatch(
+        /expired 0 times/,
+      );
+      expect(
+        judge(...stepped, lost, coordinator(1_800_000), expire(1_800_000, 500_000), restart(2_000_000, "a"), ...steady.slice(1)).ok,
+      ).toBe(true);
+      // With its coordinator kept, the ring is its chance: it must expire by 1.5 s.
+      expect(judge(...stepped, ...steady).violations[0]?.message).toMatch(/expired 0 times/);
+    });
+
     it("an expiry earlier than the member's own clock allows fails", () => {
       const stepped = [...base, clockStep(800_000, 300_000), heartbeat(1_000_000)];
       // At 1.1 s the member's clock reads 1.4 s: 0.9 s after its poll.

@@ -152,19 +152,27 @@ function checkedAt(track: MemberTrack, t: Micros): boolean {
  * - its first visible run from `earliest` on while it checks the timer.
  * Runs that leave no trace in the history can only make it earlier, never
  * earlier than `earliest`. Without a clock step this is `earliest` itself.
+ * The timer's ring is a run like the others: if what the member takes in
+ * that instant stops it checking (a request that timed out in the same
+ * wait loses its coordinator; Kafka's network thread fails timed-out
+ * requests when its wait ends, before its next round of request managers
+ * looks at the poll timer), its first chance is its next run while it
+ * checks, and Infinity if none comes.
  */
 function latestExpiry(track: MemberTrack, earliest: Micros, deadline: Micros): Micros {
   const activations = track.activations;
-  const lastRun = lastIndexBefore(activations, earliest);
-  let latest = timerRing(track, earliest, deadline);
-  for (let k = lastRun + 1; k < activations.length && (activations[k] as Micros) < latest; k++) {
+  const ring = timerRing(track, earliest, deadline);
+  let k = lastIndexBefore(activations, earliest) + 1;
+  for (; k < activations.length && (activations[k] as Micros) < ring; k++) {
     const run = activations[k] as Micros;
-    if (checkedAt(track, run)) {
-      latest = run;
-      break;
-    }
+    if (checkedAt(track, run)) return Math.max(earliest, run);
   }
-  return Math.max(earliest, latest);
+  if (ring <= earliest || checkedAt(track, ring)) return Math.max(earliest, ring);
+  for (; k < activations.length; k++) {
+    const run = activations[k] as Micros;
+    if (run > ring && checkedAt(track, run)) return run;
+  }
+  return Number.POSITIVE_INFINITY;
 }
 
 /** When the timer the member armed at its last run before `earliest` rings (see latestExpiry). */
@@ -358,6 +366,8 @@ export const pollExpiry = streamingChecker({
             return;
           }
           const latest = stepped ? latestExpiry(t, due, deadline) : due;
+          // The member's first chance to notice came only after the gap had ended (see latestExpiry): nothing is due here.
+          if (inGap.length === 0 && latest > until) return;
           if (latest + TOLERANCE_US > spec.durationUs) return; // the run ended before the expiry could be observed
           // The member's first chance to notice may be the very poll that ends the gap: that poll restarts the timer
           // before the run's poll-timer check, so no expiry is due in this gap.

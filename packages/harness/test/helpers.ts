@@ -145,3 +145,16 @@ export function committedPartitionsIn(events: Iterable<HistoryEvent>): (Committe
   }
   return partitions;
 }
+
+/** The observations of type `type` in `events` (of `actor` only, if given), in history order, with their times. */
+export function observationsIn(
+  events: Iterable<HistoryEvent>,
+  type: string,
+  actor?: string,
+): { readonly t: number; readonly actor: string; readonly o: Record<string, unknown> }[] {
+  const found: { readonly t: number; readonly actor: string; readonly o: Record<string, unknown> }[] = [];
+  for (const event of events)
+    if (event.ev === "obs" && event.o.type === type && (actor === undefined || event.actor === actor))
+      found.push({ t: event.t, actor: event.actor, o: event.o as unknown as Record<string, unknown> });
+  return found;
+}

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { HistoryEvent } from "../src/history/history-event.js";
 import { runScenario } from "../src/run/run-scenario.js";
 import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import { observationsIn } from "./helpers.js";
 
 /**
  * chaos-eos with the faults `kcsim hunt` drew from seed 62 (its plan, kept as a fixture). A Produce of member-2's
@@ -25,12 +26,7 @@ describe("chaos-eos, drawn faults: a Produce retransmitted on a connection its c
     const { summary, result } = await runScenario(fixture, { host: "inline", seed: 62 });
     expect(Object.entries(summary.checks).filter(([, check]) => !check.ok)).toEqual([]);
     const events = result.log.toArray();
-    const observed = (type: string) =>
-      events.flatMap((event) =>
-        event.ev === "obs" && event.o.type === type
-          ? [{ t: event.t, actor: event.actor, o: event.o as unknown as Record<string, unknown> }]
-          : [],
-      );
+    const observed = (type: string) => observationsIn(events, type);
 
     // The one transaction that ends this way, and the batch that ended it: out-1, sequence 138, the transaction's first
     // there. (At sequence 144, 0.3 s later, before 879864a: the acknowledgements the cut holds moved this run's timing.)

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { HistoryEvent } from "../src/history/history-event.js";
 import { runScenario } from "../src/run/run-scenario.js";
 import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import { observationsIn } from "./helpers.js";
 
 /**
  * Swarm seed 101973 (at 5455fb3), shrunk: three static KIP-848 members on three partitions. member-5's requests to
@@ -29,12 +30,7 @@ describe("swarm seed 101973: a static member's leave and rejoin retransmitted on
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["converges"]);
     const events = result.log.toArray();
-    const observed = (type: string, actor: string) =>
-      events.flatMap((event) =>
-        event.ev === "obs" && event.actor === actor && event.o.type === type
-          ? [{ t: event.t, o: event.o as unknown as Record<string, unknown> }]
-          : [],
-      );
+    const observed = (type: string, actor: string) => observationsIn(events, type, actor);
 
     // A heartbeat, the leave and the rejoin: sent on connection 8 during the cut, delivered after member-5 closed it.
     const stale = events.filter(

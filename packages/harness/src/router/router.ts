@@ -398,14 +398,16 @@ export class Router {
     if (ackBlockedBy === null) return;
     const head = this.#stalls.unacknowledgedAt(client, wireId, now);
     if (head !== undefined && !held && due < head.resumeAt) return;
-    const backoffFrom = held && head !== undefined ? head.sentAt : now;
+    // A segment held itself extends the stall of the head it went with; any other starts a stall of its own.
+    const extended = held ? head : undefined;
+    const backoffFrom = extended?.sentAt ?? now;
     const resumeAt = retransmissionThrough(
       backoffFrom,
       transmittedAt,
       (t) => this.#blocking(t, from, to) === null && this.#blocking(t, to, from) === null,
       this.#lastHealUs,
     );
-    const holdsFrom = held && head !== undefined ? head.holdsFrom : now + RTO_MIN_US;
+    const holdsFrom = extended?.holdsFrom ?? now + RTO_MIN_US;
     if (resumeAt <= holdsFrom) return; // acknowledged at the first retransmission, before the window closed
     this.#stalls.stalled(client, wireId, { sentAt: backoffFrom, holdsFrom, resumeAt, fault: ackBlockedBy.spec.name });
   }

@@ -473,6 +473,38 @@ describe("group checkers catch what they exist to catch", () => {
     );
   });
 
+  // Swarm seed 134478: member-1 was paused (the whole process) from 59.05 s, its poll timer due inside the pause at
+  // 74.045 s; it was killed at 83.835 s while still paused, and a later pause (113.8 to 116.1 s) was recorded as the
+  // only one. A process that dies paused never notices the expiry: the crash ends the pause and the gap.
+  it("poll-expiry: a pause that ends in a crash excuses the expiry due inside it", () => {
+    const coordinator = (t: number) =>
+      obs(t, "a", { type: "member.coordinator", groupId: "g", memberId: "a-id", coordinator: "coordinator-0" });
+    const s = { ...spec, durationUs: 10_000_000 };
+    const before = [life(0, "a", "start"), state(0, "a", "STABLE"), coordinator(0), restart(0, "a"), restart(500_000, "a")];
+    const pausedThenKilled = [life(600_000, "a", "pause"), life(2_500_000, "a", "crash"), life(3_000_000, "a", "restart")];
+    const after = [coordinator(3_010_000), state(3_010_000, "a", "STABLE"), restart(3_100_000, "a"), restart(3_600_000, "a")];
+    const laterPause = [life(4_000_000, "a", "pause"), life(4_200_000, "a", "resume"), restart(4_200_000, "a")];
+    const tail = [
+      restart(4_700_000, "a"),
+      restart(5_200_000, "a"),
+      restart(5_700_000, "a"),
+      restart(6_200_000, "a"),
+      restart(6_700_000, "a"),
+    ];
+    const tail2 = [
+      restart(7_200_000, "a"),
+      restart(7_700_000, "a"),
+      restart(8_200_000, "a"),
+      restart(8_700_000, "a"),
+      restart(9_200_000, "a"),
+    ];
+    const run = [...before, ...pausedThenKilled, ...after, ...laterPause, ...tail, ...tail2];
+    expect(check("poll-expiry", run, s).ok).toBe(true);
+    // Without the pause the same gap (0.5 to 2.5 s, due at 1.5 s) must hold its expiry.
+    const unpaused = run.filter((event) => !(event.ev === "life" && event.what === "pause" && event.t === 600_000));
+    expect(check("poll-expiry", unpaused, s).violations[0]?.message).toMatch(/expired 0 times/);
+  });
+
   // Swarm hunt seed 1272: a member restarted after a crash, began joining inside its first poll() and was frozen
   // there (pause-app). Its poll timer started when the new consumer was made (Kafka's Heartbeat constructor and the
   // KIP-848 HeartbeatRequestManager's), so it expires max.poll.interval.ms after the restart, with that lastPollUs.

@@ -274,6 +274,8 @@ export const pollExpiry = streamingChecker({
       if (event.ev === "life" && maxPoll.has(event.actor)) {
         const member = track(event.actor);
         if (event.what === "crash" || event.what === "stop") {
+          // A process that dies while paused is paused no more: its restart runs, and no resume is recorded.
+          close(event.actor, "frozen", event.t);
           openSince.set(`${event.actor}/down`, event.t);
           // A new process starts with no coordinator and no state (but its host's clock keeps its offset).
           member.changes.push({ t: event.t, index, known: false }, { t: event.t, index, state: "UNSUBSCRIBED" });

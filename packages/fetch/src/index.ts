@@ -21,6 +21,7 @@ export * from "./controller/controller-actor.js";
 export * from "./controller/controller-config.js";
 // Observations of the data path (the contract checkers read).
 export type * from "./observations.js";
+export * from "./producer/built-in-partitioner.js";
 export * from "./producer/idempotence-config.js";
 export * from "./producer/murmur2.js";
 export * from "./producer/producer-actor.js";
@@ -29,7 +30,6 @@ export * from "./producer/producer-client.js";
 export * from "./producer/producer-error.js";
 export * from "./producer/producer-id-and-epoch.js";
 export * from "./producer/send-handle.js";
-export * from "./producer/sticky-partition-cache.js";
 export * from "./producer/transaction-state.js";
 export * from "./producer/transactional-producer.js";
 export * from "./producer/transactional-result.js";

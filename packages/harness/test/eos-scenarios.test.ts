@@ -90,8 +90,10 @@ describe("eos-off: the same pipeline without transactions", () => {
     return observations(r.events, "gc.member-removed").filter((m) => m.o.groupId === "pipeline" && ids.has(m.o.memberId));
   };
 
-  it("seed 37: fails exactly-once-output only, with duplicates of each cause (crash before commit, fenced member, zombie), all attributed", async () => {
-    const r = await run("eos-off", 37);
+  // (Seeds 37 and 35 before the producer stopped drawing randoms for keyed records, KIP-794's partitioner. Of seeds
+  // 1..100 since, 10, 16 and 50 have all three causes, and only 10 of them duplicates the zombie processed first.)
+  it("seed 10: fails exactly-once-output only, with duplicates of each cause (crash before commit, fenced member, zombie), all attributed", async () => {
+    const r = await run("eos-off", 10);
     expect(failing(r).map((f) => f.slice(0, f.indexOf(":")))).toEqual(["exactly-once-output"]);
     expect(r.checks["exactly-once-output"]?.violations[0]?.message).toMatch(
       /^pipeline: \d+ of \d+ committed input records have more than one result in out \(.*crash before commit x\d+/,
@@ -121,8 +123,8 @@ describe("eos-off: the same pipeline without transactions", () => {
     expect(fenced.length).toBe(1);
   });
 
-  it("seed 35: the resumed zombie processes records ahead of their new owner, and 'zombie' explains those duplicates too", async () => {
-    const r = await run("eos-off", 35);
+  it("seed 10: the resumed zombie processes records ahead of their new owner, and 'zombie' explains those duplicates too", async () => {
+    const r = await run("eos-off", 10);
     expect(r.checks["output-duplicates-attributed"]?.ok).toBe(true);
     const [account] = accountResults(r.events, r.spec);
     expect(causesOf(account)).toEqual(["crash before commit", "fenced member (session-timeout)", "zombie"]);

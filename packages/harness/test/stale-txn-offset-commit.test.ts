@@ -74,7 +74,7 @@ function staleOffset(events: readonly HistoryEvent[], violationAt: number, messa
 }
 
 /** Seed 316's stale request: sent during the cut, its connection closed by member-3 on request.timeout.ms, delivered after. */
-const CARRIER_316 = { sent: 29_780_079, closed: 34_780_079, delivered: 35_981_551 };
+const CARRIER_316 = { sent: 29_775_663, closed: 34_775_663, delivered: 35_976_457 };
 
 /** The gc.txn-offset observations of the run. */
 function txnOffsetsOf(events: readonly HistoryEvent[]) {
@@ -101,7 +101,7 @@ describe("chaos-eos, drawn faults: a TxnOffsetCommit retransmitted on a connecti
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["committed-offsets-monotonic"]);
     const violation = failing[0]?.[1].violations[0];
-    expect(violation?.message).toBe("group pipeline: in-7 committed 63 after 64 (by xB2QQGxDRD2JYUrmyMZw2A)");
+    expect(violation?.message).toBe("group pipeline: in-7 committed 62 after 64 (by xB2QQGxDRD2JYUrmyMZw2A)");
 
     const events = result.log.toArray();
     const { stale, carrier, closed, ongoing } = staleOffset(events, violation?.t as number, violation?.message as string);
@@ -130,9 +130,10 @@ describe("chaos-eos, drawn faults: a TxnOffsetCommit retransmitted on a connecti
     expect(Object.entries(summary.checks).filter(([, check]) => !check.ok)).toEqual([]);
     const events = result.log.toArray();
     const refused = txnOffsetsOf(events).filter(({ o }) => o.errorCode === ErrorCode.INVALID_TXN_STATE);
-    // (At 39088477 before 879864a: the acknowledgements the one-way cut holds moved the verification's answer.)
+    // (in-0@107 at 39088220 before the producer stopped drawing randoms for keyed records, at 39088477 before 879864a: the
+    // acknowledgements the one-way cut holds moved the verification's answer.)
     expect(refused.map(({ t, o }) => `${t} ${o.transactionalId} ${o.topic}-${o.partition}@${o.offset} ${o.outcome}`)).toEqual([
-      "39088220 pipeline-member-1 in-0@107 rejected",
+      "39097447 pipeline-member-1 in-0@101 rejected",
     ]);
     const refusal = refused[0];
     if (refusal === undefined) throw new Error("no refusal");
@@ -153,18 +154,18 @@ describe("chaos-eos, drawn faults: a TxnOffsetCommit retransmitted on a connecti
           event.at.some((at) => at <= refusal.t),
       )
       .at(-1);
-    expect([carrier?.t, carrier?.at]).toEqual([32_885_356, [39_086_554]]);
+    expect([carrier?.t, carrier?.at]).toEqual([32_895_104, [39_095_690]]);
     const closed = events.find(
       (event) => event.ev === "conn" && event.actor === "member-1" && event.gen === carrier?.conn && event.what === "close",
     );
-    expect(closed?.t).toBe(37_885_356);
+    expect(closed?.t).toBe(37_895_104);
     // Between its arrival and the refusal, the group coordinator asked the producer's transaction coordinator (AddPartitionsToTxn v4, verifyOnly).
     const asked = events.filter(
       (event) =>
         event.ev === "send" &&
         event.type === "AddPartitionsToTxnBrokerRequest" &&
         event.from === refusal.actor &&
-        event.t >= 39_086_554 &&
+        event.t >= 39_095_690 &&
         event.t < refusal.t,
     );
     expect(asked.map((event) => (event.ev === "send" ? `${event.from}->${event.to}` : ""))).toEqual(["coordinator-0->txn-coordinator-1"]);
@@ -183,15 +184,17 @@ describe("chaos-eos, drawn faults: a TxnOffsetCommit retransmitted on a connecti
     ).toEqual([]);
   }, 60_000);
 
-  it("seed 59, verification off (Kafka before 3.6): a request between two transactions is taken and moves the offset back", async () => {
+  // The faults drawn for seed 59, run with seed 2: since the producer stopped drawing from its random stream for
+  // keyed records (KIP-794's partitioner), seed 59's own run no longer fails.
+  it("seed 59's faults, verification off (Kafka before 3.6): a request between two transactions is taken and moves the offset back", async () => {
     const { summary, result } = await runScenario(withoutVerification(fixture("chaos-eos-59-stale-txn-offset-commit.json")), {
       host: "inline",
-      seed: 59,
+      seed: 2,
     });
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["committed-offsets-monotonic"]);
     const violation = failing[0]?.[1].violations[0];
-    expect(violation?.message).toBe("group pipeline: in-7 committed 67 after 95 (by LOBNwueGRqaeAROeK8FdRw)");
+    expect(violation?.message).toBe("group pipeline: in-3 committed 146 after 187 (by fsYrShdDS7CJPDzexOZ_qw)");
     const events = result.log.toArray();
     const { carrier, closed, ongoing } = staleOffset(events, violation?.t as number, violation?.message as string);
     expect(closed?.t).toBeLessThan(carrier.at[0] as number);

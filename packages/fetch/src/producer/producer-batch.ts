@@ -129,11 +129,18 @@ export class ProducerBatch {
     return this.#closed || this.#writeLimit <= this.#sizeInBytes;
   }
 
-  /** Appends if there is room (Kafka's `hasRoomFor`); false otherwise. */
+  /**
+   * Appends if there is room (Kafka's `hasRoomFor`); otherwise closes the
+   * batch to appends, so that it counts as full from then on (Kafka's
+   * `closeForRecordAppends` after a failed `tryAppend`), and returns false.
+   */
   tryAppend(record: ProducerRecord, handle: SendHandle | null = null): boolean {
     if (this.isFull) return false;
     const size = ProducerBatch.recordBytes(record, this.#records.length, record.timestampMs - this.baseTimestampMs);
-    if (this.#sizeInBytes + size > this.#writeLimit) return false;
+    if (this.#sizeInBytes + size > this.#writeLimit) {
+      this.#closed = true;
+      return false;
+    }
     this.#add(record, handle, size);
     return true;
   }
@@ -204,6 +211,8 @@ export class ProducerBatch {
     }
     let sequence = this.#baseSequence;
     for (const part of parts) {
+      // Every part is closed to appends (Kafka's split closes each), so no new record joins a batch going back.
+      part.close();
       part.attempts = this.attempts;
       part.lastAttemptAt = this.lastAttemptAt;
       if (this.hasSequence) {

@@ -20,10 +20,9 @@ import { clientError, type ProducerError, producerErrorOf } from "./producer-err
 import type { ProducerIdAndEpoch } from "./producer-id-and-epoch.js";
 import { ProducerMetadata } from "./producer-metadata.js";
 import { DEFAULT_RECONNECT_BACKOFF_MAX_MS, DEFAULT_RECONNECT_BACKOFF_MS, ReconnectBackoff } from "./reconnect-backoff.js";
-import { type DrainGate, RecordAccumulator } from "./record-accumulator.js";
+import { type DrainGate, RecordAccumulator, UNKNOWN_PARTITION } from "./record-accumulator.js";
 import { RECORD_BATCH_OVERHEAD } from "./record-size.js";
 import { SendHandle } from "./send-handle.js";
-import { StickyPartitionCache } from "./sticky-partition-cache.js";
 import { RETRIABLE_PRODUCE_ERRORS, TransactionManager, type TransactionOutcome } from "./transaction-manager.js";
 import type { TxnRequestHandler } from "./txn-request-handler.js";
 
@@ -132,8 +131,8 @@ function withHost(hosts: Set<ActorId> | null, host: ActorId): Set<ActorId> {
  * does not handle itself (`receive`/`fire` say whether they were the
  * client's) and it speaks through the host's Context.
  *
- * - send: records are partitioned (murmur2 of the key, KIP-480 sticky for
- *   null keys), batched per partition (linger.ms, batch.size) and sent to
+ * - send: records are partitioned (murmur2 of the key; keyless records
+ *   stick to a partition for batch.size bytes, KIP-794), batched per partition (linger.ms, batch.size) and sent to
  *   the leaders, at most max.in.flight.requests.per.connection requests per
  *   broker, with request.timeout.ms, retries with exponential backoff until
  *   delivery.timeout.ms, and metadata refreshes on leader errors; each
@@ -169,7 +168,8 @@ export class ProducerClient {
   /** The name of this producer's connections ("" unless it shares its process with another client). */
   readonly #connection: string;
   #metadataInFlight: InFlightMetadata | null = null;
-  #sticky: StickyPartitionCache | null = null;
+  /** The actor's random stream, from its first start or send (the built-in partitioner draws from it). */
+  #random: (() => number) | null = null;
   #correlationId = 0;
   #hostRotation = 0;
   #coordinatorRotation = 0;
@@ -193,7 +193,12 @@ export class ProducerClient {
       ms(s["retry.backoff.max.ms"]),
       ms(s["metadata.max.age.ms"]),
     );
-    this.#accumulator = new RecordAccumulator(s["batch.size"], ms(s["linger.ms"]));
+    this.#accumulator = new RecordAccumulator(s["batch.size"], ms(s["linger.ms"]), {
+      adaptive: s["partitioner.adaptive.partitioning.enable"],
+      availabilityTimeout: ms(s["partitioner.availability.timeout.ms"]),
+      random: () => (this.#random as () => number)(),
+      cluster: this.#metadata,
+    });
     const schedule = (notify: () => void) => this.#notifications.push(notify);
     this.transactionManager =
       config.idempotent || config.transactionalId !== null
@@ -210,9 +215,9 @@ export class ProducerClient {
         : null;
   }
 
-  /** Sets up the client's random parts (sticky partitioner, correlation ids) and starts its sender. */
+  /** Sets up the client's random parts (the partitioner's draws, correlation ids) and starts its sender. */
   start(ctx: Context): void {
-    this.#sticky = new StickyPartitionCache(() => ctx.random());
+    this.#random = () => ctx.random();
     this.#correlationId = Math.floor(ctx.random() * 2 ** 30);
     if (this.transactionManager?.isTransactional) this.#coordinatorRotation = Math.floor(ctx.random() * 1024);
     this.wakeup(ctx);
@@ -247,21 +252,22 @@ export class ProducerClient {
   // --- KafkaProducer.send ---
 
   /**
-   * KafkaProducer.send: picks the partition and appends; a keyless record
-   * that would open a new batch makes the sticky partitioner move on first
-   * (KIP-480). A record larger than max.request.size, or one the
-   * transaction manager refuses (no transaction begun, an error state),
-   * fails at once.
+   * KafkaProducer.send: a keyed record goes to murmur2(key) % partitions; a
+   * keyless one (or any, with partitioner.ignore.keys) to the topic's
+   * sticky partition, which the accumulator's built-in partitioner picks as
+   * it appends (KIP-794). A record larger than max.request.size fails at
+   * once, before it has a partition (Kafka's callback reports -1, keyed or
+   * not); so does one the transaction manager refuses (no transaction
+   * begun, an error state), reported at the partition it would have gone
+   * to (a keyless one at the sticky partition).
    */
   send(record: OutgoingRecord, ctx: Context): SendHandle {
     this.#ctx = ctx;
+    this.#random ??= () => ctx.random();
     const now = ctx.now();
     const { topic } = record;
     const partitions = this.#metadata.partitionCount(topic);
-    const sticky = this.#sticky ?? new StickyPartitionCache(() => ctx.random());
-    this.#sticky = sticky;
-    const available = () => this.#metadata.availablePartitions(topic);
-    const choose = () => (record.key !== null ? partitionForKey(record.key, partitions) : sticky.partition(topic, partitions, available()));
+    const keyed = record.key !== null && !this.config.settings["partitioner.ignore.keys"];
     const schedule = (notify: () => void) => this.#notifications.push(notify);
     const createdAt = record.createdAt ?? now;
     const entry: ProducerRecord = {
@@ -274,24 +280,22 @@ export class ProducerClient {
     };
     const tm = this.transactionManager;
     const refusal = partitions === 0 ? producerErrorOf(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) : (tm?.sendRefusal() ?? null);
-    if (refusal !== null) return this.#failedSend(topic, partitions === 0 ? -1 : choose(), refusal, createdAt, ctx);
+    const keyPartition = () => (keyed ? partitionForKey(record.key as string, partitions) : UNKNOWN_PARTITION);
+    if (refusal !== null) {
+      const partition = partitions === 0 ? -1 : keyed ? keyPartition() : this.#accumulator.stickyPartition(topic);
+      return this.#failedSend(topic, partition, refusal, createdAt, ctx);
+    }
     const recordBytes = RECORD_BATCH_OVERHEAD + ProducerBatch.recordBytes(entry, 0, 0);
     if (recordBytes > this.config.settings["max.request.size"]) {
       const error = producerErrorOf(ErrorCode.MESSAGE_TOO_LARGE);
       tm?.sendFailed(error);
-      return this.#failedSend(topic, choose(), error, createdAt, ctx);
+      return this.#failedSend(topic, UNKNOWN_PARTITION, error, createdAt, ctx);
     }
-    let partition = choose();
-    const handle = new SendHandle(topic, partition, schedule);
-    let appended = this.#accumulator.append(topic, partition, entry, true, handle);
-    if (appended.outcome === "abort-for-new-batch") {
-      sticky.nextPartition(topic, partitions, available(), partition);
-      partition = choose();
-      handle.movedTo(partition);
-      appended = this.#accumulator.append(topic, partition, entry, false, handle);
-    }
-    if ("batch" in appended) this.#incomplete.add(appended.batch);
-    if (tm?.isTransactional) tm.maybeAddPartition({ topic, partition });
+    const handle = new SendHandle(topic, keyPartition(), schedule);
+    const appended = this.#accumulator.append(topic, keyPartition(), entry, handle);
+    handle.setPartition(appended.partition);
+    this.#incomplete.add(appended.batch);
+    if (tm?.isTransactional) tm.maybeAddPartition({ topic, partition: appended.partition });
     this.wakeup(ctx);
     return handle;
   }
@@ -341,7 +345,8 @@ export class ProducerClient {
     this.#expireBatches(now, deliveryTimeout, ctx);
     const leaderOf = this.#leaderOf;
     const gate: DrainGate | undefined = tm ?? undefined;
-    const ready = this.#accumulator.ready(leaderOf, now, gate, tm?.isCompleting ?? false);
+    // Kafka's sender skips its ready pass while a transactional request goes first: such a pass leaves the load stats alone.
+    const ready = this.#accumulator.ready(leaderOf, now, gate, tm?.isCompleting ?? false, !holdData);
     if (ready.unknownLeader) this.#metadata.requestUpdate();
     this.#maybeSendMetadata(ctx);
     if (!holdData) {
@@ -350,7 +355,12 @@ export class ProducerClient {
         const host = this.#metadata.hostOf(node);
         return host === undefined || !this.#reconnect.isUnavailable(host, now);
       };
-      const nodes = ready.readyNodes.filter((node) => this.#inFlightTo(node) < maxInFlight && reachable(node));
+      const nodes: number[] = [];
+      for (const node of ready.readyNodes) {
+        const canDrain = this.#inFlightTo(node) < maxInFlight && reachable(node);
+        this.#accumulator.updateNodeLatencyStats(node, now, canDrain);
+        if (canDrain) nodes.push(node);
+      }
       for (const [node, batches] of this.#accumulator.drain(leaderOf, nodes, settings["max.request.size"], now, gate))
         this.#sendProduce(node, batches, ctx);
     }

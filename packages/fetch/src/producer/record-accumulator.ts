@@ -1,4 +1,5 @@
 import type { Micros } from "@kcsim/protocol";
+import { BuiltInPartitioner, type PartitionLoadStats, partitionLoadStats, type TopicPartitionsView } from "./built-in-partitioner.js";
 import { IndexOrderedList } from "./index-ordered-list.js";
 import { ProducerBatch, type ProducerRecord } from "./producer-batch.js";
 import type { SendHandle } from "./send-handle.js";
@@ -40,6 +41,60 @@ interface PartitionQueue {
   readonly partition: number;
   readonly batches: ProducerBatch[];
   muted: boolean;
+  /** How many batches it held after its last change (its size before the change being made). */
+  lastSize: number;
+  /** Its size at the `ready` pass numbered `sizeEpoch`, kept when it first changed after that pass. */
+  sizeAtReady: number;
+  sizeEpoch: number;
+}
+
+/** Kafka's `RecordMetadata.UNKNOWN_PARTITION`: a record whose partition the built-in partitioner picks. */
+export const UNKNOWN_PARTITION = -1;
+
+/** How keyless records are placed (Kafka's `RecordAccumulator.PartitionerConfig` and the producer's random source). */
+export interface PartitionerSettings {
+  /** partitioner.adaptive.partitioning.enable: weigh the next sticky partition by queue sizes. */
+  readonly adaptive: boolean;
+  /** partitioner.availability.timeout.ms: leave out partitions whose leader has had data ready and undrained this long (0: never). */
+  readonly availabilityTimeout: Micros;
+  /** A uniform draw in [0, 1) from the producer's random stream. */
+  readonly random: () => number;
+  /** The producer's metadata. */
+  readonly cluster: TopicPartitionsView;
+}
+
+/** The last time a node had batches ready, and the last time it could take them (Kafka's `NodeLatencyStats`). */
+interface NodeLatencyStats {
+  readyAt: Micros;
+  drainedAt: Micros;
+}
+
+/**
+ * One topic's queues (by partition) and its built-in partitioner (Kafka's
+ * `TopicInfo`), with what the last `ready` pass saw of it: the load stats
+ * of adaptive partitioning are those of that pass.
+ */
+interface TopicState {
+  readonly name: string;
+  readonly queues: PartitionQueue[];
+  /** How many partitions have a queue (Kafka's batches map: an entry stays once made). */
+  entries: number;
+  partitioner: BuiltInPartitioner | null;
+  /** At the last ready pass: whether every partition had a queue (adaptive partitioning only then), and which had a leader. */
+  readyEligible: boolean;
+  readyEntries: number;
+  readyAvailable: readonly number[];
+  /** With partitioner.availability.timeout.ms set: the stats computed at the last ready pass. */
+  readyStats: PartitionLoadStats | null;
+  /** The stats rebuilt for the ready pass numbered `statsEpoch` (one rebuild per pass at most). */
+  stats: PartitionLoadStats | null;
+  statsEpoch: number;
+}
+
+/** Whether a partition's batches are all full (Kafka's `allBatchesFull`: only the last may be open); true with none. */
+function allBatchesFull(queue: PartitionQueue | undefined): boolean {
+  const last = queue?.batches[queue.batches.length - 1];
+  return last === undefined || last.isFull;
 }
 
 /**
@@ -59,16 +114,21 @@ interface PartitionQueue {
 export class RecordAccumulator {
   readonly #batchSize: number;
   readonly #linger: Micros;
+  readonly #partitioning: PartitionerSettings;
   /** Every partition's queue, in creation order; by topic, then partition, for lookups. */
   readonly #queues: PartitionQueue[] = [];
-  readonly #byTopic = new Map<string, PartitionQueue[]>();
+  readonly #byTopic = new Map<string, TopicState>();
   /** The queues with at least one batch, by index. */
   readonly #nonEmpty = new IndexOrderedList<PartitionQueue>();
+  readonly #nodeStats = new Map<number, NodeLatencyStats>();
   #drainIndex = 0;
+  /** Counts the ready passes: the queue sizes a pass saw are kept by the queues that change after it. */
+  #readyEpoch = 0;
 
-  constructor(batchSize: number, linger: Micros) {
+  constructor(batchSize: number, linger: Micros, partitioning: PartitionerSettings) {
     this.#batchSize = batchSize;
     this.#linger = linger;
+    this.#partitioning = partitioning;
   }
 
   get batchSize(): number {
@@ -76,52 +136,144 @@ export class RecordAccumulator {
   }
 
   #queue(topic: string, partition: number): PartitionQueue | undefined {
-    return this.#byTopic.get(topic)?.[partition];
+    return this.#byTopic.get(topic)?.queues[partition];
+  }
+
+  #topicOrCreate(topic: string): TopicState {
+    let state = this.#byTopic.get(topic);
+    if (state === undefined) {
+      state = {
+        name: topic,
+        queues: [],
+        entries: 0,
+        partitioner: null,
+        readyEligible: false,
+        readyEntries: 0,
+        readyAvailable: [],
+        readyStats: null,
+        stats: null,
+        statsEpoch: -1,
+      };
+      this.#byTopic.set(topic, state);
+    }
+    return state;
   }
 
   #queueOrCreate(topic: string, partition: number): PartitionQueue {
-    let queues = this.#byTopic.get(topic);
-    if (queues === undefined) {
-      queues = [];
-      this.#byTopic.set(topic, queues);
-    }
-    let queue = queues[partition];
+    const state = this.#topicOrCreate(topic);
+    let queue = state.queues[partition];
     if (queue === undefined) {
-      queue = { index: this.#queues.length, topic, partition, batches: [], muted: false };
-      queues[partition] = queue;
+      queue = { index: this.#queues.length, topic, partition, batches: [], muted: false, lastSize: 0, sizeAtReady: 0, sizeEpoch: -1 };
+      state.queues[partition] = queue;
+      state.entries++;
       this.#queues.push(queue);
     }
     return queue;
   }
 
-  /** Keeps the ready queue in step after `queue`'s batches changed. */
+  /** Keeps the ready queue in step after `queue`'s batches changed, and its size as the last ready pass saw it. */
   #changed(queue: PartitionQueue): void {
+    if (queue.sizeEpoch !== this.#readyEpoch) {
+      queue.sizeAtReady = queue.lastSize;
+      queue.sizeEpoch = this.#readyEpoch;
+    }
+    queue.lastSize = queue.batches.length;
     if (queue.batches.length > 0) this.#nonEmpty.add(queue);
     else this.#nonEmpty.delete(queue);
   }
 
   /**
-   * Appends to the partition's last batch if it has room. Otherwise, with
-   * `abortOnNewBatch`, reports that a new batch would be needed (the sticky
-   * partitioner then picks again) instead of starting it. Returns the batch
-   * the record went into.
+   * Appends a record to its partition's last batch, or to a new batch when
+   * it does not fit (Kafka's `RecordAccumulator.append`). A record for
+   * UNKNOWN_PARTITION (keyless, or partitioner.ignore.keys) goes to the
+   * topic's sticky partition; the bytes appended count towards the switch,
+   * which waits while that partition's last batch is still open. Returns
+   * the batch and the partition the record went to.
    */
   append(
     topic: string,
     partition: number,
     record: ProducerRecord,
-    abortOnNewBatch: boolean,
     handle: SendHandle | null = null,
-  ): { readonly outcome: "appended" | "new-batch"; readonly batch: ProducerBatch } | { readonly outcome: "abort-for-new-batch" } {
-    const existing = this.#queue(topic, partition);
-    const last = existing?.batches[existing.batches.length - 1];
-    if (last?.tryAppend(record, handle)) return { outcome: "appended", batch: last };
-    if (abortOnNewBatch) return { outcome: "abort-for-new-batch" };
-    const queue = existing ?? this.#queueOrCreate(topic, partition);
-    const batch = new ProducerBatch(topic, partition, this.#batchSize, record, handle);
-    queue.batches.push(batch);
-    this.#changed(queue);
-    return { outcome: "new-batch", batch };
+  ): { readonly outcome: "appended" | "new-batch"; readonly batch: ProducerBatch; readonly partition: number } {
+    const cluster = this.#partitioning.cluster;
+    const partitioner = partition === UNKNOWN_PARTITION ? this.#partitionerOf(topic) : null;
+    for (;;) {
+      const info = partitioner?.peek(cluster) ?? null;
+      const effective = info?.partition ?? partition;
+      const existing = this.#queue(topic, effective);
+      // A switch put off while the partition's last batch was open happens once it is full (Kafka's `partitionChanged`).
+      if (partitioner !== null && info !== null && this.#switchedAfterFill(partitioner, info, existing)) continue;
+      const last = existing?.batches[existing.batches.length - 1];
+      if (last !== undefined) {
+        const before = last.sizeInBytes;
+        // A batch the record does not fit closes to appends (Kafka's `closeForRecordAppends`).
+        if (last.tryAppend(record, handle)) {
+          if (partitioner !== null && info !== null)
+            partitioner.update(info, last.sizeInBytes - before, cluster, allBatchesFull(existing as PartitionQueue));
+          return { outcome: "appended", batch: last, partition: effective };
+        }
+        if (partitioner !== null && info !== null && this.#switchedAfterFill(partitioner, info, existing)) continue;
+      }
+      const queue = existing ?? this.#queueOrCreate(topic, effective);
+      const batch = new ProducerBatch(topic, effective, this.#batchSize, record, handle);
+      queue.batches.push(batch);
+      this.#changed(queue);
+      if (partitioner !== null && info !== null) partitioner.update(info, batch.sizeInBytes, cluster, allBatchesFull(queue));
+      return { outcome: "new-batch", batch, partition: effective };
+    }
+  }
+
+  /** The topic's sticky partition for keyless records (chosen now if there is none yet). */
+  stickyPartition(topic: string): number {
+    return this.#partitionerOf(topic).peek(this.#partitioning.cluster).partition;
+  }
+
+  /** Completes a put-off switch if `queue`'s batches are all full now; whether the sticky partition moved. */
+  #switchedAfterFill(
+    partitioner: BuiltInPartitioner,
+    info: ReturnType<BuiltInPartitioner["peek"]>,
+    queue: PartitionQueue | undefined,
+  ): boolean {
+    if (!allBatchesFull(queue)) return false;
+    partitioner.update(info, 0, this.#partitioning.cluster, true);
+    return partitioner.isChanged(info);
+  }
+
+  #partitionerOf(topic: string): BuiltInPartitioner {
+    const state = this.#topicOrCreate(topic);
+    if (state.partitioner === null) {
+      // batch.size 0 means batches of one record; the partitioner still moves on after a byte (Kafka's max(1, batch.size)).
+      state.partitioner = new BuiltInPartitioner(topic, Math.max(1, this.#batchSize), this.#partitioning.random, () =>
+        this.#loadStatsOf(state),
+      );
+    }
+    return state.partitioner;
+  }
+
+  /**
+   * The topic's load stats as the last ready pass computed them (Kafka's
+   * `partitionReady` builds them on every pass, for every topic). Without
+   * an availability timeout they depend only on the queue sizes and leaders
+   * that pass saw, so they are rebuilt from those when a keyless record
+   * needs them, instead of on every pass of the sender.
+   */
+  #loadStatsOf(state: TopicState): PartitionLoadStats | null {
+    if (!this.#partitioning.adaptive) return null;
+    if (this.#partitioning.availabilityTimeout > 0) return state.readyStats;
+    if (!state.readyEligible) return null;
+    if (state.statsEpoch !== this.#readyEpoch) {
+      const ids = state.readyAvailable;
+      // Kafka's array is as long as the batches map; the partitions with a leader fill its start, in partition order.
+      const sizes: number[] = new Array(state.readyEntries).fill(0);
+      for (let i = 0; i < ids.length; i++) {
+        const queue = state.queues[ids[i] as number] as PartitionQueue;
+        sizes[i] = queue.sizeEpoch === this.#readyEpoch ? queue.sizeAtReady : queue.batches.length;
+      }
+      state.stats = partitionLoadStats(sizes, ids, ids.length);
+      state.statsEpoch = this.#readyEpoch;
+    }
+    return state.stats;
   }
 
   #backingOff(batch: ProducerBatch, now: Micros): boolean {
@@ -133,7 +285,14 @@ export class RecordAccumulator {
     return this.#nonEmpty.size > 0;
   }
 
-  ready(leaderOf: LeaderOf, now: Micros, gate: DrainGate = OPEN_GATE, flushing = false): ReadyCheck {
+  /**
+   * Which nodes have batches ready to send (Kafka's `ready`). A pass that
+   * Kafka's sender would not make (`loadPass` false: it holds data back
+   * for a transactional request) leaves adaptive partitioning's stats as
+   * the last real pass saw them.
+   */
+  ready(leaderOf: LeaderOf, now: Micros, gate: DrainGate = OPEN_GATE, flushing = false, loadPass = true): ReadyCheck {
+    if (loadPass && this.#partitioning.adaptive) this.#takeLoadSnapshot(leaderOf);
     const readyNodes: number[] = [];
     let nextReadyCheckDelay = Number.POSITIVE_INFINITY;
     let unknownLeader = false;
@@ -157,6 +316,69 @@ export class RecordAccumulator {
       else nextReadyCheckDelay = Math.min(nextReadyCheckDelay, Math.max(timeToWait - waited, 0));
     }
     return { readyNodes, nextReadyCheckDelay, unknownLeader };
+  }
+
+  /**
+   * What adaptive partitioning needs of this ready pass (Kafka's
+   * `partitionReady` computes the load stats of each topic here): which
+   * partitions have a leader, and whether every partition has a queue yet
+   * (before that Kafka switches uniformly). The queue sizes are kept as
+   * they change (`#changed`); with an availability timeout the stats are
+   * computed now, as they also depend on the leaders' latency.
+   */
+  #takeLoadSnapshot(leaderOf: LeaderOf): void {
+    this.#readyEpoch++;
+    const cluster = this.#partitioning.cluster;
+    for (const state of this.#byTopic.values()) {
+      state.readyEntries = state.entries;
+      state.readyEligible = state.entries >= cluster.partitionCount(state.name);
+      state.readyAvailable = cluster.availablePartitions(state.name);
+      if (this.#partitioning.availabilityTimeout > 0) state.readyStats = this.#statsWithLatency(state, leaderOf);
+    }
+  }
+
+  /**
+   * Kafka's `partitionReady` walk, for partitioner.availability.timeout.ms:
+   * a partition whose queue has batches and whose leader has had data ready
+   * but not drained for longer than the timeout is left out (its slot is
+   * taken by the next partition; an empty queue's size is not written, so
+   * it keeps what was in the slot, as in Kafka).
+   */
+  #statsWithLatency(state: TopicState, leaderOf: LeaderOf): PartitionLoadStats | null {
+    if (!state.readyEligible) return null;
+    const sizes: number[] = new Array(state.entries).fill(0);
+    const ids: number[] = new Array(state.entries).fill(0);
+    let index = -1;
+    for (let partition = 0; partition < state.queues.length; partition++) {
+      const queue = state.queues[partition];
+      if (queue === undefined) continue;
+      const leader = leaderOf(state.name, partition);
+      if (leader === undefined) continue;
+      index++;
+      ids[index] = partition;
+      if (queue.batches.length === 0) continue;
+      sizes[index] = queue.batches.length;
+      const latency = this.#nodeStats.get(leader);
+      if (latency !== undefined && latency.readyAt - latency.drainedAt > this.#partitioning.availabilityTimeout) index--;
+    }
+    return partitionLoadStats(sizes, ids, index + 1);
+  }
+
+  /**
+   * The sender found `node` with data ready (Kafka's
+   * `updateNodeLatencyStats`): able to take it (`canDrain`), or not (too
+   * many requests in flight, or a connection not ready). Only kept with
+   * an availability timeout, the one thing that reads it.
+   */
+  updateNodeLatencyStats(node: number, now: Micros, canDrain: boolean): void {
+    if (this.#partitioning.availabilityTimeout <= 0) return;
+    let stats = this.#nodeStats.get(node);
+    if (stats === undefined) {
+      stats = { readyAt: now, drainedAt: now };
+      this.#nodeStats.set(node, stats);
+    }
+    if (canDrain) stats.drainedAt = now;
+    stats.readyAt = now;
   }
 
   /** The batches to send to each ready node now. */

@@ -49,8 +49,8 @@ export class SendHandle {
     return this;
   }
 
-  /** The record went to another partition (a keyless record re-placed by the sticky partitioner). */
-  movedTo(partition: number): void {
+  /** The partition the accumulator put the record in (a keyless record's is known only then). */
+  setPartition(partition: number): void {
     this.#partition = partition;
   }
 

@@ -6,6 +6,9 @@ export interface ProducerConfig {
   acks: string;
   "linger.ms": number;
   "batch.size": number;
+  "partitioner.adaptive.partitioning.enable": boolean;
+  "partitioner.availability.timeout.ms": number;
+  "partitioner.ignore.keys": boolean;
   "enable.idempotence": boolean;
   "transactional.id": string | null;
   "transaction.timeout.ms": number;
@@ -24,6 +27,22 @@ export const PRODUCER_CONFIG_DEF: ConfigDef<ProducerConfig> = {
   acks: { type: "string", default: "all", validValues: ["0", "1", "all", "-1"], doc: "Acknowledgements the leader waits for." },
   "linger.ms": { type: "int", default: 5, min: 0, doc: "Time to wait for more records before sending a batch." },
   "batch.size": { type: "int", default: 16384, min: 0, doc: "Batch size in bytes per partition." },
+  "partitioner.adaptive.partitioning.enable": {
+    type: "boolean",
+    default: true,
+    doc: "Keyless records: weigh the next sticky partition towards partitions with fewer batches waiting (KIP-794).",
+  },
+  "partitioner.availability.timeout.ms": {
+    type: "long",
+    default: 0,
+    min: 0,
+    doc: "Keyless records: leave out partitions whose leader has had data ready but not taken for this long (0: never).",
+  },
+  "partitioner.ignore.keys": {
+    type: "boolean",
+    default: false,
+    doc: "Place keyed records as keyless ones (the sticky partition), not by key hash.",
+  },
   "enable.idempotence": { type: "boolean", default: true, doc: "Idempotent producing (producer id, epoch, sequence numbers)." },
   "transactional.id": { type: "string", default: null, nullable: true, doc: "Transactional id; enables transactions." },
   "transaction.timeout.ms": { type: "int", default: 60000, min: 1, doc: "Time the coordinator waits before aborting an open transaction." },

@@ -132,8 +132,8 @@ function withHost(hosts: Set<ActorId> | null, host: ActorId): Set<ActorId> {
  * client's) and it speaks through the host's Context.
  *
  * - send: records are partitioned (murmur2 of the key; keyless records
- *   stick to a partition for batch.size bytes, KIP-794), batched per partition (linger.ms, batch.size) and sent to
- *   the leaders, at most max.in.flight.requests.per.connection requests per
+ *   stick to a partition for batch.size bytes, KIP-794), batched per
+ *   partition (linger.ms, batch.size) and sent to the leaders, at most max.in.flight.requests.per.connection requests per
  *   broker, with request.timeout.ms, retries with exponential backoff until
  *   delivery.timeout.ms, and metadata refreshes on leader errors; each
  *   record's SendHandle completes with its offset or error, and each batch's
@@ -280,9 +280,10 @@ export class ProducerClient {
     };
     const tm = this.transactionManager;
     const refusal = partitions === 0 ? producerErrorOf(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) : (tm?.sendRefusal() ?? null);
-    const keyPartition = () => (keyed ? partitionForKey(record.key as string, partitions) : UNKNOWN_PARTITION);
+    // The key's partition, or UNKNOWN_PARTITION: the accumulator's built-in partitioner places the record.
+    const target = keyed && partitions > 0 ? partitionForKey(record.key as string, partitions) : UNKNOWN_PARTITION;
     if (refusal !== null) {
-      const partition = partitions === 0 ? -1 : keyed ? keyPartition() : this.#accumulator.stickyPartition(topic);
+      const partition = partitions === 0 ? -1 : keyed ? target : this.#accumulator.stickyPartition(topic);
       return this.#failedSend(topic, partition, refusal, createdAt, ctx);
     }
     const recordBytes = RECORD_BATCH_OVERHEAD + ProducerBatch.recordBytes(entry, 0, 0);
@@ -291,8 +292,8 @@ export class ProducerClient {
       tm?.sendFailed(error);
       return this.#failedSend(topic, UNKNOWN_PARTITION, error, createdAt, ctx);
     }
-    const handle = new SendHandle(topic, keyPartition(), schedule);
-    const appended = this.#accumulator.append(topic, keyPartition(), entry, handle);
+    const handle = new SendHandle(topic, target, schedule);
+    const appended = this.#accumulator.append(topic, target, entry, handle);
     handle.setPartition(appended.partition);
     this.#incomplete.add(appended.batch);
     if (tm?.isTransactional) tm.maybeAddPartition({ topic, partition: appended.partition });

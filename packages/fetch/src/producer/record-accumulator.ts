@@ -105,7 +105,9 @@ function allBatchesFull(queue: PartitionQueue | undefined): boolean {
  * request, rotating the starting partition, within max.request.size.
  * While a flush is on (a transaction being completed), every batch is
  * ready at once. With idempotence a gate may hold a partition back, and a
- * retried batch goes back in sequence order.
+ * retried batch goes back in sequence order. A record for
+ * UNKNOWN_PARTITION (keyless) goes where its topic's built-in partitioner
+ * sticks (KIP-794), weighted by the queue sizes of the last ready pass.
  *
  * Only the partitions with queued batches are looked at (the ready queue):
  * every scan visits them in the order of all partitions, as Kafka's scans

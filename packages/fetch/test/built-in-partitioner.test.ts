@@ -15,6 +15,7 @@ function sequential(): () => number {
 
 function clusterOf(topics: Record<string, { partitions: number; leaderless?: readonly number[] }>): TopicPartitionsView {
   return {
+    version: 0,
     partitionCount: (topic) => topics[topic]?.partitions ?? 0,
     availablePartitions: (topic) => {
       const spec = topics[topic];

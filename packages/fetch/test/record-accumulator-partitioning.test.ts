@@ -10,7 +10,7 @@ function sequential(): () => number {
   return () => next++ / 2 ** 32;
 }
 
-const THREE_PARTITIONS: TopicPartitionsView = { partitionCount: () => 3, availablePartitions: () => [0, 1, 2] };
+const THREE_PARTITIONS: TopicPartitionsView = { version: 0, partitionCount: () => 3, availablePartitions: () => [0, 1, 2] };
 /** Partition p's leader is node p. */
 const leaderOf = (_topic: string, partition: number) => partition;
 
@@ -61,6 +61,21 @@ describe("record accumulator: keyless records (KIP-794)", () => {
     for (const partition of [0, 0, 0, 1, 2]) off.append("t", partition, record(100, "k"));
     off.ready(leaderOf, 0);
     expect(Array.from({ length: 4 }, () => off.append("t", UNKNOWN_PARTITION, record(300)).partition)).toEqual([0, 1, 2, 0]);
+  });
+
+  it("weighs only the partitions that had a leader at the last ready pass, read again after a metadata update", () => {
+    const cluster = { version: 0, partitionCount: () => 3, availablePartitions: (): readonly number[] => [0, 1, 2] };
+    const acc = new RecordAccumulator(200, ms(5), { adaptive: true, availabilityTimeout: 0, random: sequential(), cluster });
+    for (const partition of [0, 0, 1, 2, 2]) acc.append("t", partition, record(100, "k"));
+    acc.drain(leaderOf, [1], 1_000_000, 0); // partition 1's only batch goes: queues of 2, 0 and 2
+    acc.ready(leaderOf, 0); // all three with a leader
+    // An update: partition 1 has no leader now.
+    cluster.availablePartitions = () => [0, 2];
+    cluster.version = 1;
+    acc.ready(leaderOf, 0);
+    // Partitions 0 and 2, two batches each, one left out: weights 1, 1. Had the pass kept partition 1 (queues 2, 0, 2:
+    // weights 1, 3, 1), the second draw would have gone to it.
+    expect([0, 1, 2].map(() => acc.append("t", UNKNOWN_PARTITION, record(300)).partition)).toEqual([0, 2, 0]);
   });
 
   it("leaves out a partition whose leader has had data ready and not drained longer than partitioner.availability.timeout.ms", () => {

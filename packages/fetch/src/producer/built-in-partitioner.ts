@@ -64,6 +64,8 @@ export function partitionLoadStats(
 
 /** The partitions of a topic as the producer's metadata knows them. */
 export interface TopicPartitionsView {
+  /** Changes whenever partition counts or leaders may have changed (a metadata update), and only then. */
+  readonly version: number;
   partitionCount(topic: string): number;
   /** Partitions with a known leader, in partition order (Kafka's `availablePartitionsForTopic`). */
   availablePartitions(topic: string): readonly number[];

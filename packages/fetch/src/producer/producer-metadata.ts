@@ -30,6 +30,8 @@ export class ProducerMetadata {
   /** Each topic's partitions with a known leader, as of the last update (computed when first asked). */
   readonly #available = new Map<string, readonly number[]>();
   #needUpdate = true;
+  /** Counts the updates: partition counts and leaders change only with one. */
+  #version = 0;
   #lastAttemptAt: Micros | null = null;
   #lastSuccessAt: Micros | null = null;
   #failures = 0;
@@ -43,6 +45,11 @@ export class ProducerMetadata {
 
   topicNames(): string[] {
     return [...this.#topics.keys()];
+  }
+
+  /** Changes with every update (partition counts and leaders may have changed with it), and only then. */
+  get version(): number {
+    return this.#version;
   }
 
   partitionCount(topic: string): number {
@@ -97,6 +104,7 @@ export class ProducerMetadata {
   }
 
   update(response: MetadataResponse, now: Micros): void {
+    this.#version++;
     this.#available.clear();
     this.#brokers.clear();
     this.#brokerHosts = null;

@@ -80,10 +80,12 @@ interface TopicState {
   /** How many partitions have a queue (Kafka's batches map: an entry stays once made). */
   entries: number;
   partitioner: BuiltInPartitioner | null;
-  /** At the last ready pass: whether every partition had a queue (adaptive partitioning only then), and which had a leader. */
-  readyEligible: boolean;
+  /** At the last ready pass: how many partitions had a queue, and the topic's partitions and those with a leader. */
   readyEntries: number;
+  readyPartitionCount: number;
   readyAvailable: readonly number[];
+  /** The metadata version those two were read at (read again only when it changes). */
+  readyVersion: number;
   /** With partitioner.availability.timeout.ms set: the stats computed at the last ready pass. */
   readyStats: PartitionLoadStats | null;
   /** The stats rebuilt for the ready pass numbered `statsEpoch` (one rebuild per pass at most). */
@@ -120,6 +122,8 @@ export class RecordAccumulator {
   /** Every partition's queue, in creation order; by topic, then partition, for lookups. */
   readonly #queues: PartitionQueue[] = [];
   readonly #byTopic = new Map<string, TopicState>();
+  /** The same topics in a list, for the ready pass's walk. */
+  readonly #topics: TopicState[] = [];
   /** The queues with at least one batch, by index. */
   readonly #nonEmpty = new IndexOrderedList<PartitionQueue>();
   readonly #nodeStats = new Map<number, NodeLatencyStats>();
@@ -149,14 +153,16 @@ export class RecordAccumulator {
         queues: [],
         entries: 0,
         partitioner: null,
-        readyEligible: false,
         readyEntries: 0,
+        readyPartitionCount: 0,
         readyAvailable: [],
+        readyVersion: -1,
         readyStats: null,
         stats: null,
         statsEpoch: -1,
       };
       this.#byTopic.set(topic, state);
+      this.#topics.push(state);
     }
     return state;
   }
@@ -263,7 +269,7 @@ export class RecordAccumulator {
   #loadStatsOf(state: TopicState): PartitionLoadStats | null {
     if (!this.#partitioning.adaptive) return null;
     if (this.#partitioning.availabilityTimeout > 0) return state.readyStats;
-    if (!state.readyEligible) return null;
+    if (state.readyEntries < state.readyPartitionCount) return null;
     if (state.statsEpoch !== this.#readyEpoch) {
       const ids = state.readyAvailable;
       // Kafka's array is as long as the batches map; the partitions with a leader fill its start, in partition order.
@@ -331,10 +337,16 @@ export class RecordAccumulator {
   #takeLoadSnapshot(leaderOf: LeaderOf): void {
     this.#readyEpoch++;
     const cluster = this.#partitioning.cluster;
-    for (const state of this.#byTopic.values()) {
+    const version = cluster.version;
+    // On every pass of the sender: a few field writes per topic unless the metadata changed since the last pass.
+    for (let i = 0; i < this.#topics.length; i++) {
+      const state = this.#topics[i] as TopicState;
       state.readyEntries = state.entries;
-      state.readyEligible = state.entries >= cluster.partitionCount(state.name);
-      state.readyAvailable = cluster.availablePartitions(state.name);
+      if (state.readyVersion !== version) {
+        state.readyVersion = version;
+        state.readyPartitionCount = cluster.partitionCount(state.name);
+        state.readyAvailable = cluster.availablePartitions(state.name);
+      }
       if (this.#partitioning.availabilityTimeout > 0) state.readyStats = this.#statsWithLatency(state, leaderOf);
     }
   }
@@ -347,7 +359,7 @@ export class RecordAccumulator {
    * it keeps what was in the slot, as in Kafka).
    */
   #statsWithLatency(state: TopicState, leaderOf: LeaderOf): PartitionLoadStats | null {
-    if (!state.readyEligible) return null;
+    if (state.readyEntries < state.readyPartitionCount) return null;
     const sizes: number[] = new Array(state.entries).fill(0);
     const ids: number[] = new Array(state.entries).fill(0);
     let index = -1;

@@ -5,13 +5,7 @@ import {
   partitionLoadStats,
   type TopicPartitionsView,
 } from "../src/producer/built-in-partitioner.js";
-import { randomFor } from "./fetch-fixtures.js";
-
-/** Draws 0, 1, 2, ... as Java ints (Kafka's test `SequentialPartitioner` overrides `randomPartition` the same way). */
-function sequential(): () => number {
-  let next = 0;
-  return () => next++ / 2 ** 32;
-}
+import { randomFor, sequentialInts } from "./fetch-fixtures.js";
 
 function clusterOf(topics: Record<string, { partitions: number; leaderless?: readonly number[] }>): TopicPartitionsView {
   return {
@@ -37,13 +31,13 @@ function produce(partitioner: BuiltInPartitioner, cluster: TopicPartitionsView, 
 describe("built-in partitioner (KIP-794, Kafka's BuiltInPartitionerTest)", () => {
   it("sticks to a partition until the sticky batch size has been produced to it, even with one partition", () => {
     const cluster = clusterOf({ topicA: { partitions: 3 }, topicB: { partitions: 1 } });
-    const a = new BuiltInPartitioner("topicA", 3, sequential(), noStats);
+    const a = new BuiltInPartitioner("topicA", 3, sequentialInts(), noStats);
     const first = produce(a, cluster);
     expect(produce(a, cluster)).toBe(first);
     expect(produce(a, cluster)).toBe(first);
     // After 3 bytes (3 records of 1 byte) it has switched.
     expect(a.peek(cluster).partition).not.toBe(first);
-    const b = new BuiltInPartitioner("topicB", 1, sequential(), noStats);
+    const b = new BuiltInPartitioner("topicB", 1, sequentialInts(), noStats);
     for (let i = 0; i < 10; i++) expect(produce(b, cluster)).toBe(0);
   });
 
@@ -70,7 +64,7 @@ describe("built-in partitioner (KIP-794, Kafka's BuiltInPartitionerTest)", () =>
     const stats = partitionLoadStats(queueSizes, ids, queueSizes.length);
     // Inverted against max + 1 = 6: 1, 6, 3, 6, 5; summed: 1, 7, 10, 16, 21.
     expect(stats?.cumulative).toEqual([1, 7, 10, 16, 21]);
-    const partitioner = new BuiltInPartitioner("topicA", 1, sequential(), () => stats);
+    const partitioner = new BuiltInPartitioner("topicA", 1, sequentialInts(), () => stats);
     const cluster = clusterOf({ topicA: { partitions: 5 } });
     const frequencies = [0, 0, 0, 0, 0];
     // Two cycles of the table's range (draws 0..41): each partition drawn exactly twice its weight.
@@ -91,7 +85,7 @@ describe("built-in partitioner (KIP-794, Kafka's BuiltInPartitionerTest)", () =>
 
   it("puts a switch off while the partition's last batch is open, but not past twice the sticky batch size", () => {
     const cluster = clusterOf({ topicA: { partitions: 3 } });
-    const partitioner = new BuiltInPartitioner("topicA", 10, sequential(), noStats);
+    const partitioner = new BuiltInPartitioner("topicA", 10, sequentialInts(), noStats);
     const info = partitioner.peek(cluster);
     partitioner.update(info, 5, cluster, false);
     partitioner.update(info, 5, cluster, false);
@@ -106,7 +100,7 @@ describe("built-in partitioner (KIP-794, Kafka's BuiltInPartitionerTest)", () =>
   });
 
   it("refuses a sticky batch size below 1", () => {
-    expect(() => new BuiltInPartitioner("topicA", 0, sequential(), noStats)).toThrow(/stickyBatchSize must be >= 1/);
-    expect(() => new BuiltInPartitioner("topicA", 1, sequential(), noStats)).not.toThrow();
+    expect(() => new BuiltInPartitioner("topicA", 0, sequentialInts(), noStats)).toThrow(/stickyBatchSize must be >= 1/);
+    expect(() => new BuiltInPartitioner("topicA", 1, sequentialInts(), noStats)).not.toThrow();
   });
 });

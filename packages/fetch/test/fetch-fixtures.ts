@@ -27,6 +27,15 @@ export function randomFor(name: string, seed = 1): () => number {
   return streamFor(seed, name).next;
 }
 
+/**
+ * A uniform source whose draws read as the Java ints 0, 1, 2, ... (Kafka's partitioner tests override
+ * `randomPartition` the same way, to make weighted draws countable).
+ */
+export function sequentialInts(): () => number {
+  let next = 0;
+  return () => next++ / 2 ** 32;
+}
+
 export function target(topicId: string, partition: number, fields: Partial<Omit<FetchTarget, "topicId" | "partition">> = {}): FetchTarget {
   return {
     topicId,

@@ -3,12 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { TopicPartitionsView } from "../src/producer/built-in-partitioner.js";
 import type { ProducerRecord } from "../src/producer/producer-batch.js";
 import { RecordAccumulator, UNKNOWN_PARTITION } from "../src/producer/record-accumulator.js";
-
-/** Draws 0, 1, 2, ... as Java ints. */
-function sequential(): () => number {
-  let next = 0;
-  return () => next++ / 2 ** 32;
-}
+import { sequentialInts } from "./fetch-fixtures.js";
 
 const THREE_PARTITIONS: TopicPartitionsView = { version: 0, partitionCount: () => 3, availablePartitions: () => [0, 1, 2] };
 /** Partition p's leader is node p. */
@@ -19,12 +14,15 @@ function record(valueBytes = 100, key: string | null = null): ProducerRecord {
   return { key, keyBytes: key === null ? null : key.length, value: "v", valueBytes, timestampMs: 0, createdAt: 0 };
 }
 
-function accumulator(batchSize: number, options: { availabilityTimeout?: number; adaptive?: boolean } = {}): RecordAccumulator {
+function accumulator(
+  batchSize: number,
+  options: { availabilityTimeout?: number; adaptive?: boolean; cluster?: TopicPartitionsView } = {},
+): RecordAccumulator {
   return new RecordAccumulator(batchSize, ms(5), {
     adaptive: options.adaptive ?? true,
     availabilityTimeout: ms(options.availabilityTimeout ?? 0),
-    random: sequential(),
-    cluster: THREE_PARTITIONS,
+    random: sequentialInts(),
+    cluster: options.cluster ?? THREE_PARTITIONS,
   });
 }
 
@@ -65,7 +63,7 @@ describe("record accumulator: keyless records (KIP-794)", () => {
 
   it("weighs only the partitions that had a leader at the last ready pass, read again after a metadata update", () => {
     const cluster = { version: 0, partitionCount: () => 3, availablePartitions: (): readonly number[] => [0, 1, 2] };
-    const acc = new RecordAccumulator(200, ms(5), { adaptive: true, availabilityTimeout: 0, random: sequential(), cluster });
+    const acc = accumulator(200, { cluster });
     for (const partition of [0, 0, 1, 2, 2]) acc.append("t", partition, record(100, "k"));
     acc.drain(leaderOf, [1], 1_000_000, 0); // partition 1's only batch goes: queues of 2, 0 and 2
     acc.ready(leaderOf, 0); // all three with a leader

@@ -138,7 +138,7 @@ export class ProducerBatch {
     if (this.isFull) return false;
     const size = ProducerBatch.recordBytes(record, this.#records.length, record.timestampMs - this.baseTimestampMs);
     if (this.#sizeInBytes + size > this.#writeLimit) {
-      this.#closed = true;
+      this.close();
       return false;
     }
     this.#add(record, handle, size);

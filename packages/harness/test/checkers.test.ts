@@ -334,6 +334,171 @@ describe("group checkers catch what they exist to catch", () => {
     ]);
   });
 
+  it("committed-offsets-monotonic: tells the OffsetCommit that carried a backward commit, and a close of its connection before it arrived", () => {
+    const s = 1_000_000;
+    const send = (t: number, from: string, to: string, type: string, at: number[], conn: number): HistoryEvent => ({
+      t,
+      ev: "send",
+      from,
+      to,
+      type,
+      bytes: 40,
+      fate: at.length === 0 ? "drop" : "deliver",
+      at,
+      conn,
+    });
+    const close = (t: number, who: string, gen: number): HistoryEvent => ({
+      t,
+      ev: "conn",
+      actor: who,
+      peer: "coordinator-0",
+      gen,
+      what: "close",
+      connection: "coordinator",
+      reason: "closed by its client: a request timed out",
+    });
+    // member a's commit of 5 is held on connection 3 from 10 s to 70 s; a closes that connection at 40 s, reconnects
+    // (connection 4) and commits 9, answered; the held request arrives at 70 s and its write lands at 70.01 s.
+    const retransmitted = [
+      state(1 * s, "a", "STABLE"),
+      send(10 * s, "a", "coordinator-0", "OffsetCommitRequest", [70 * s], 3),
+      close(40 * s, "a", 3),
+      send(45 * s, "a", "coordinator-0", "OffsetCommitRequest", [45.001 * s], 4),
+      commit(45.011 * s, "a-id", 1, 9),
+      send(45.011 * s, "coordinator-0", "a", "OffsetCommitResponse", [45.012 * s], -4),
+      commit(70.01 * s, "a-id", 1, 5),
+      send(70.01 * s, "coordinator-0", "a", "OffsetCommitResponse", [70.011 * s], -3),
+    ];
+    expect(check("committed-offsets-monotonic", retransmitted).violations.map((v) => [v.message, v.events])).toEqual([
+      [
+        "group g: T-0 committed 5 after 9 (by a-id); its OffsetCommit from a was sent at 10.000 s and arrived at 70.000 s, on a connection a had closed at 40.000 s (closed by its client: a request timed out)",
+        [1, 2, 4, 6],
+      ],
+    ]);
+    // The same commits on an open connection: the trip is told, with no close.
+    const inOrder = retransmitted.filter((event) => event.ev !== "conn");
+    expect(check("committed-offsets-monotonic", inOrder).violations.map((v) => [v.message, v.events])).toEqual([
+      ["group g: T-0 committed 5 after 9 (by a-id); its OffsetCommit from a was sent at 10.000 s and arrived at 70.000 s", [1, 3, 5]],
+    ]);
+    // A close after the request arrived is not part of its trip.
+    const closedLate = [...inOrder.slice(0, 5), close(70.005 * s, "a", 3), ...inOrder.slice(5)];
+    expect(check("committed-offsets-monotonic", closedLate).violations[0]?.message).toMatch(/arrived at 70.000 s$/);
+    // An answer answers the oldest unanswered request of its connection: another request of a's, on connection 4,
+    // unanswered at 70.01 s, is not the carrier; nor is one that never arrives.
+    const another = send(60 * s, "a", "coordinator-0", "OffsetCommitRequest", [60.001 * s], 4);
+    const lost = send(50 * s, "a", "coordinator-0", "OffsetCommitRequest", [], 3);
+    expect(
+      check("committed-offsets-monotonic", [...inOrder.slice(0, 5), lost, another, ...inOrder.slice(5)]).violations.map((v) => [
+        v.message,
+        v.events,
+      ]),
+    ).toEqual([
+      ["group g: T-0 committed 5 after 9 (by a-id); its OffsetCommit from a was sent at 10.000 s and arrived at 70.000 s", [1, 3, 7]],
+    ]);
+    // Two commits written in one flush: observations first, then answers, both in the order of the writes, so the
+    // k-th commit of the instant goes with the k-th answer.
+    const oneFlush = [
+      ...inOrder.slice(0, 5),
+      another,
+      commit(70.01 * s, "a-id", 1, 5),
+      commit(70.01 * s, "a-id", 1, 12),
+      send(70.01 * s, "coordinator-0", "a", "OffsetCommitResponse", [70.011 * s], -3),
+      send(70.01 * s, "coordinator-0", "a", "OffsetCommitResponse", [70.011 * s], -4),
+    ];
+    expect(check("committed-offsets-monotonic", oneFlush).violations.map((v) => v.message)).toEqual([
+      "group g: T-0 committed 5 after 9 (by a-id); its OffsetCommit from a was sent at 10.000 s and arrived at 70.000 s",
+    ]);
+    const swapped = [...oneFlush.slice(0, 6), oneFlush[7], oneFlush[6], ...oneFlush.slice(8)] as HistoryEvent[];
+    expect(check("committed-offsets-monotonic", swapped).violations.map((v) => v.message)).toEqual([
+      "group g: T-0 committed 5 after 12 (by a-id); its OffsetCommit from a was sent at 60.000 s and arrived at 60.001 s",
+    ]);
+    // An answer that reports no commit (here a third answer in the instant) leaves the pairing unknown: no story.
+    const unpaired = [...oneFlush, send(70.01 * s, "coordinator-0", "b", "OffsetCommitResponse", [70.011 * s], -5)];
+    expect(check("committed-offsets-monotonic", unpaired).violations.map((v) => v.message)).toEqual([
+      "group g: T-0 committed 5 after 9 (by a-id)",
+    ]);
+    // A commit in the run's last instant is told too.
+    expect(check("committed-offsets-monotonic", retransmitted.slice(0, 7)).violations.map((v) => v.message)).toEqual([
+      "group g: T-0 committed 5 after 9 (by a-id)",
+    ]);
+    expect(check("committed-offsets-monotonic", retransmitted).violations[0]?.message).toMatch(/closed by its client/);
+    // Told at the next commit, after an instant with an answer and no commit, and another with both.
+    const later = [
+      ...retransmitted,
+      send(74 * s, "a", "coordinator-0", "OffsetCommitRequest", [74.001 * s], 4),
+      send(75 * s, "coordinator-0", "a", "OffsetCommitResponse", [75.001 * s], -4),
+      send(79 * s, "a", "coordinator-0", "OffsetCommitRequest", [79.001 * s], 4),
+      commit(80 * s, "a-id", 1, 20),
+      send(80 * s, "coordinator-0", "a", "OffsetCommitResponse", [80.001 * s], -4),
+      commit(90 * s, "a-id", 1, 19),
+    ];
+    expect(check("committed-offsets-monotonic", later).violations.map((v) => v.message)).toEqual([
+      "group g: T-0 committed 5 after 9 (by a-id); its OffsetCommit from a was sent at 10.000 s and arrived at 70.000 s, on a connection a had closed at 40.000 s (closed by its client: a request timed out)",
+      "group g: T-0 committed 19 after 20 (by a-id)",
+    ]);
+
+    // A transactional commit: the TxnOffsetCommit accepted (pending) at 20.01 s, on a connection closed before it
+    // arrived, becomes the group's at the COMMIT marker (30 s), after a plain commit of 9.
+    const pending = (t: number, producerId: number, outcome = "pending") =>
+      obs(t, "coordinator-0", {
+        type: "gc.txn-offset",
+        groupId: "g",
+        memberId: "a-id",
+        epoch: 1,
+        transactionalId: `tx-${producerId}`,
+        producerId,
+        producerEpoch: 0,
+        topic: "T",
+        partition: 0,
+        offset: 5,
+        outcome,
+        errorCode: 0,
+      });
+    const transactional = [
+      state(1 * s, "a", "STABLE"),
+      send(10 * s, "a", "coordinator-0", "TxnOffsetCommitRequest", [20 * s], 3),
+      close(15 * s, "a", 3),
+      commit(18 * s, "a-id", 1, 9),
+      pending(20.01 * s, 7),
+      send(20.01 * s, "coordinator-0", "a", "TxnOffsetCommitResponse", [20.011 * s], -3),
+      commit(30 * s, "a-id", 1, 5, 0, true),
+    ];
+    expect(check("committed-offsets-monotonic", transactional).violations.map((v) => [v.message, v.events])).toEqual([
+      [
+        "group g: T-0 committed 5 after 9 (by a-id); its TxnOffsetCommit from a was sent at 10.000 s and arrived at 20.000 s, on a connection a had closed at 15.000 s (closed by its client: a request timed out)",
+        [1, 2, 3, 6],
+      ],
+    ]);
+    // Dropped by an ABORT marker, the accepted offset is no carrier; two producers' matching offsets are two candidates.
+    const aborted = [...transactional.slice(0, 6), pending(25 * s, 7, "aborted"), transactional[6] as HistoryEvent];
+    expect(check("committed-offsets-monotonic", aborted).violations[0]?.message).toBe("group g: T-0 committed 5 after 9 (by a-id)");
+    const twoProducers = [...transactional.slice(0, 6), pending(25 * s, 8), transactional[6] as HistoryEvent];
+    expect(check("committed-offsets-monotonic", twoProducers).violations[0]?.message).toBe("group g: T-0 committed 5 after 9 (by a-id)");
+    // A TxnOffsetCommit is reported per partition, so its carrier is the one request of a's process that has
+    // arrived unanswered when it is accepted: with two, none is named.
+    const txnRequest = (t: number, from: string, conn: number) =>
+      send(t, from, "coordinator-0", "TxnOffsetCommitRequest", [t + 1000], conn);
+    const withTxn = (extra: HistoryEvent[], events = transactional) =>
+      [...events.slice(0, 4), ...extra, ...events.slice(4)].sort((x, y) => x.t - y.t);
+    const told = /its TxnOffsetCommit from a was sent at 10.000 s/;
+    expect(check("committed-offsets-monotonic", withTxn([txnRequest(19 * s, "a", 4)])).violations[0]?.message).toBe(
+      "group g: T-0 committed 5 after 9 (by a-id)",
+    );
+    // Another process's request counts only when the member id was never seen in a member.state.
+    expect(check("committed-offsets-monotonic", withTxn([txnRequest(19 * s, "b", 5)])).violations[0]?.message).toMatch(told);
+    const unseen = transactional.slice(1);
+    expect(check("committed-offsets-monotonic", withTxn([], unseen)).violations[0]?.message).toMatch(told);
+    expect(check("committed-offsets-monotonic", withTxn([txnRequest(19 * s, "b", 5)], unseen)).violations[0]?.message).toBe(
+      "group g: T-0 committed 5 after 9 (by a-id)",
+    );
+    // A coordinator that crashes answers none of the requests it held: they stop being candidates.
+    const heldAtCrash = [txnRequest(5 * s, "a", 2), life(8 * s, "coordinator-0", "crash"), life(9 * s, "coordinator-0", "restart")];
+    expect(check("committed-offsets-monotonic", withTxn(heldAtCrash)).violations[0]?.message).toMatch(told);
+    expect(check("committed-offsets-monotonic", withTxn(heldAtCrash.filter((event) => event.ev !== "life"))).violations[0]?.message).toBe(
+      "group g: T-0 committed 5 after 9 (by a-id)",
+    );
+  });
+
   it("epochs-monotonic: flags a group epoch going down and a member epoch dropping to anything but 0/-1/-2", () => {
     expect(check("epochs-monotonic", [group(1, 3, 3), group(2, 4, 3), group(3, 4, 4)]).ok).toBe(true);
     expect(check("epochs-monotonic", [group(1, 3, 3), group(2, 2, 3)]).ok).toBe(false);

@@ -61,6 +61,17 @@ describe("a history pass", () => {
     expect(handed(false)).toEqual(events.flatMap((_, index) => everyone.map((name) => `${name}:${index}`)));
   });
 
+  it("hands the sends of one message type to a follower that reads `send <type>`, and no other send", () => {
+    const seen: string[] = [];
+    const pass = new HistoryPass(testSpec({ actors: [] }));
+    const typed = (t: number, type: string): HistoryEvent => ({ ...send(t), type }) as HistoryEvent;
+    pass.follow(recorder("U", seen, ["send U"]));
+    pass.follow(recorder("sends", seen, ["send"]));
+    pass.follow(recorder("T+x", seen, ["send T", "x"]));
+    pass.acceptAll([typed(0, "U"), send(1), obs(2, "x"), typed(3, "V"), send(4), typed(5, "U")]);
+    expect(seen).toEqual(["U:0", "sends:0", "sends:1", "T+x:1", "T+x:2", "sends:3", "sends:4", "T+x:4", "U:5", "sends:5"]);
+  });
+
   it("wakes a caller once, at the first event at or after its time, after the followers have seen it", () => {
     const seen: string[] = [];
     const pass = new HistoryPass(testSpec({ actors: [] }));

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { signatureOf } from "../src/hunt/failure-signature.js";
 import { runScenario } from "../src/run/run-scenario.js";
+import { toSimulationSpec } from "../src/scenario/load-scenario.js";
 import { committedPartitionsIn, SEED_184_GROUP, swarmConsumerScenario } from "./helpers.js";
 
 /**
@@ -25,6 +27,15 @@ describe("swarm seed 184: an OffsetCommit retransmitted on a connection its clie
     const { summary, result } = await runScenario(scenario, { host: "inline", seed: 184 });
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["committed-offsets-monotonic"]);
+    // The checker tells the trip itself, and the close puts it in a finding of its own.
+    const violation = failing[0]?.[1].violations[0];
+    expect(violation?.message).toMatch(
+      /^group swarm: swarm-\d+ committed \d+ after \d+ \(by [^)]+\); its OffsetCommit from member-1 was sent at 19\.580 s and arrived at 70\.581 s, on a connection member-1 had closed at 49\.580 s \(closed by its client: a request timed out\)$/,
+    );
+    expect(signatureOf(violation, result.log, toSimulationSpec(scenario, { seed: 184 }))).toEqual({
+      events: ["conn close", "gc.offset-commit", "send OffsetCommitRequest"],
+      roles: ["consumer", "group-coordinator"],
+    });
 
     const events = result.log.toArray();
     const commits = events.flatMap((event) =>

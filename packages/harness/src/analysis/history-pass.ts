@@ -6,8 +6,9 @@ import type { SimulationSpec } from "../kernel/simulation-spec.js";
 export interface EventFollower {
   /**
    * The events it needs: event kinds ("send", "life", "conn", ...), "obs" for
-   * every observation, or observation types ("gc.member", ...). Omitted: every
-   * event. It is handed those events and no others.
+   * every observation, observation types ("gc.member", ...), or the sends of
+   * one message type ("send OffsetCommitRequest"). Omitted: every event. It
+   * is handed those events and no others.
    */
   readonly reads?: readonly string[];
   accept(event: HistoryEvent, index: number): void;
@@ -49,6 +50,8 @@ export class HistoryPass {
   /** Followers of each observation type, and of each other kind of event. */
   readonly #byType = new Map<string, readonly EventFollower[]>();
   readonly #byKind = new Map<string, readonly EventFollower[]>();
+  /** Followers of each message type's sends. */
+  readonly #bySend = new Map<string, readonly EventFollower[]>();
   readonly #routed: boolean;
   /** Calls due at an event to come, earliest first; #nextWake is the first one's time. */
   readonly #wakes: Wake[] = [];
@@ -104,7 +107,9 @@ export class HistoryPass {
     const route =
       event.ev === "obs"
         ? (this.#byType.get(event.o.type) ?? this.#route(this.#byType, event.o.type, event))
-        : (this.#byKind.get(event.ev) ?? this.#route(this.#byKind, event.ev, event));
+        : event.ev === "send"
+          ? (this.#bySend.get(event.type) ?? this.#route(this.#bySend, event.type, event))
+          : (this.#byKind.get(event.ev) ?? this.#route(this.#byKind, event.ev, event));
     for (let i = 0; i < route.length; i++) (route[i] as EventFollower).accept(event, index);
     if (event.t >= this.#nextWake) this.#wake(event, index);
   }
@@ -126,7 +131,9 @@ export class HistoryPass {
     const reads = (follower: EventFollower) => {
       const wanted = follower.reads;
       if (wanted === undefined || !this.#routed) return true;
-      return event.ev === "obs" ? wanted.includes("obs") || wanted.includes(event.o.type) : wanted.includes(event.ev);
+      if (event.ev === "obs") return wanted.includes("obs") || wanted.includes(event.o.type);
+      if (event.ev === "send") return wanted.includes("send") || wanted.includes(`send ${event.type}`);
+      return wanted.includes(event.ev);
     };
     const route = this.#followers.filter(reads);
     routes.set(key, route);

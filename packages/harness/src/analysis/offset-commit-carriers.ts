@@ -53,6 +53,7 @@ function setConnectionEntry<T>(map: ByConnection<T>, client: ActorId, gen: numbe
   }
   byGen.set(gen, value);
 }
+
 const offsetKey = (groupId: string, topic: string, partition: number, memberId: string, offset: number) =>
   `${groupId}\u0000${topic}\u0000${partition}\u0000${memberId}\u0000${offset}`;
 
@@ -64,9 +65,10 @@ const offsetKey = (groupId: string, topic: string, partition: number, memberId: 
  * request of its connection. A coordinator releases the observation of a
  * write and then its answer in the same instant, and the writes of one
  * flush in the same order both times (observations first, then answers).
- * So at the end of an instant, when a coordinator's plain gc.offset-commits
- * of that instant are as many as its OffsetCommit answers, the k-th commit
- * was carried by the request the k-th answer answered. With another count
+ * So once an instant is over (settled at the first commit or answer of a
+ * later one), when a coordinator's plain gc.offset-commits of that instant
+ * are as many as its OffsetCommit answers, the k-th commit was carried by
+ * the request the k-th answer answered. With another count
  * (an answer that reports no commit: a request without partitions, a
  * NOT_COORDINATOR) the analysis names none rather than guess.
  *

@@ -55,7 +55,7 @@ export const committedOffsetsMonotonic = streamingChecker({
         const commit = observationOf(event, "gc.offset-commit");
         if (commit === undefined) return;
         // The carriers have seen this commit first, and settled the instants before it.
-        if (untold.length > 0 && (untold[0] as { t: number }).t !== event.t) tell();
+        if (untold.length > 0 && untold[0]?.t !== event.t) tell();
         let partitions = last.get(commit.groupId);
         if (partitions === undefined) {
           partitions = new PartitionTable(() => ({ offset: 0, index: -1 }));

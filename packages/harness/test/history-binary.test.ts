@@ -10,7 +10,7 @@ import { HistoryDecoder, HistoryEncoder } from "../src/history/history-codec.js"
 import type { HistoryEvent, HistoryHeader } from "../src/history/history-event.js";
 import { DEFAULT_REGISTRY, InlineHost, LockstepHost, loadScenarioFile, toSimulationSpec } from "../src/index.js";
 
-const header: HistoryHeader = { kcsim: "history", format: 7, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
+const header: HistoryHeader = { kcsim: "history", format: 8, seed: 1, scenario: "t", versions: { kcsim: "0", protocol: "2" } };
 
 /** One event of every kind, optional fields present and absent, and observations with awkward values. */
 function sampleEvents(): HistoryEvent[] {
@@ -237,6 +237,120 @@ describe("the binary history", () => {
     expect(decoder.decode(reader, a.t)).toEqual(poll(2_000));
   });
 
+  it("writes a member.records or a member's mark of the usual shape as a record of its own, and any other as an observation, reading each back as recorded", () => {
+    const range = (partition: number, firstOffset: number, lastOffset: number, count: number) => ({
+      topic: "orders",
+      partition,
+      firstOffset,
+      lastOffset,
+      count,
+    });
+    const usual = {
+      type: "member.records",
+      memberId: "m-1",
+      ranges: [range(0, 5, 9, 5), range(1, 2 ** 40, 2 ** 40 + 3, 2), range(7, 0, 0, 1)],
+    };
+    const variants: Record<string, unknown>[] = [
+      { ...usual, extra: 1 },
+      { memberId: "m-1", type: "member.records", ranges: usual.ranges },
+      { type: "member.records", memberId: 7, ranges: usual.ranges },
+      { type: "member.records", memberId: "m-1", ranges: [{ partition: 0, topic: "orders", firstOffset: 5, lastOffset: 9, count: 5 }] },
+      { type: "member.records", memberId: "m-1", ranges: [{ ...range(0, 5, 9, 5), extra: true }] },
+      { type: "member.records", memberId: "m-1", ranges: [{ topic: "orders", partition: 0, firstOffset: 5, lastOffset: 9 }] },
+      { type: "member.records", memberId: "m-1", ranges: [{ ...range(0, 5, 9, 5), count: undefined }] },
+      { type: "member.records", memberId: "m-1", ranges: [range(0, 9, 5, 5)] },
+      { type: "member.records", memberId: "m-1", ranges: [range(-1, 5, 9, 5)] },
+      { type: "member.records", memberId: "m-1", ranges: [range(0, 5, 9.5, 5)] },
+      { type: "member.records", memberId: "m-1", ranges: [range(0, 5, 2 ** 53, 5)] },
+      { type: "member.records", memberId: "m-1", ranges: [range(0, 5, 9, 5), null] },
+      { type: "member.records", memberId: "m-1", ranges: { 0: range(0, 5, 9, 5) } },
+      { type: "member.records", memberId: "m-1", ranges: [Object.assign(Object.create(null) as object, range(0, 5, 9, 5))] },
+    ];
+    const kindOf = (o: Record<string, unknown>) => {
+      const writer = new ByteWriter();
+      const encoder = new HistoryEncoder();
+      const event = { t: 1, ev: "obs", actor: "member-1", o } as HistoryEvent;
+      encoder.encode(event, writer);
+      const bytes = writer.take();
+      const decoded = new HistoryDecoder(encoder.tables).decode(new ByteReader(bytes), 0);
+      expect(JSON.stringify(decoded)).toBe(JSON.stringify(event));
+      return bytes[0];
+    };
+    expect(kindOf(usual)).toBe(8);
+    expect(kindOf({ ...usual, ranges: [] })).toBe(8);
+    for (const variant of variants) expect(kindOf(variant)).toBe(2);
+    // A type and a member id alone (member.poll-timer-reset, member.poll): a record of its own too.
+    expect(kindOf({ type: "member.poll-timer-reset", memberId: "m-1" })).toBe(9);
+    expect(kindOf({ type: "member.poll", memberId: "" })).toBe(9);
+    expect(kindOf({ type: "member.records", memberId: "m-1" })).toBe(9);
+    for (const variant of [
+      { memberId: "m-1", type: "member.poll" },
+      { type: "member.poll", memberId: "m-1", records: 3 },
+      { type: "member.poll", memberId: 3 },
+      { type: 3, memberId: "m-1" },
+      { type: "member.poll", memberId: "m-1", gone: undefined },
+      Object.assign(Object.create(null) as object, { type: "member.poll", memberId: "m-1" }),
+    ])
+      expect(kindOf(variant as Record<string, unknown>)).toBe(2);
+
+    // A range's key inherited from Object.prototype is not its own: the usual record is not written while one is there.
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.inherited = 1;
+    try {
+      expect(kindOf(usual)).toBe(2);
+    } finally {
+      delete proto.inherited;
+    }
+
+    // Once its strings are known, a range takes five bytes for small numbers: no shape and no tag per value.
+    const writer = new ByteWriter();
+    const encoder = new HistoryEncoder();
+    const poll = (t: number): HistoryEvent => ({
+      t,
+      ev: "obs",
+      actor: "member-1",
+      o: { ...usual, ranges: [range(0, 5, 9, 5), range(1, 3, 3, 1)] },
+    });
+    encoder.encode(poll(1), writer);
+    const first = writer.pos;
+    encoder.encode(poll(2), writer);
+    expect(writer.pos - first).toBe(1 + 1 + 1 + 1 + 1 + 2 * 5);
+  });
+
+  it("round-trips member.records observations of any shape (property)", () => {
+    const whole = fc.oneof(
+      fc.nat(300),
+      fc.constantFrom(0, 2 ** 31, 2 ** 40, Number.MAX_SAFE_INTEGER),
+      fc.integer({ min: -5, max: -1 }),
+      fc.double(),
+    );
+    const rangeArb = fc.oneof(
+      fc.record({
+        topic: fc.string(),
+        partition: fc.nat(100),
+        firstOffset: fc.nat(1_000),
+        lastOffset: fc.nat(1_000),
+        count: fc.nat(1_000),
+      }),
+      fc.record({ topic: fc.oneof(fc.string(), fc.nat()), partition: whole, firstOffset: whole, lastOffset: whole, count: whole }),
+      fc.dictionary(fc.constantFrom("topic", "partition", "firstOffset", "lastOffset", "count", "x"), whole),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string(), fc.array(rangeArb, { maxLength: 6 })), { maxLength: 10 }), (polls) => {
+        const events: HistoryEvent[] = polls.map(([memberId, ranges], i) => ({
+          t: i,
+          ev: "obs",
+          actor: "member-1",
+          o: { type: "member.records", memberId, ranges } as never,
+        }));
+        const history = new History(header);
+        for (const event of events) history.record(event);
+        expect(json(history.log)).toEqual(json(events));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("varints and strings survive their edges", () => {
     const writer = new ByteWriter(4);
     const numbers = [0, 1, 127, 128, 2 ** 31 - 1, 2 ** 31, 2 ** 32, Number.MAX_SAFE_INTEGER];
@@ -270,7 +384,7 @@ describe("a run's binary history", () => {
     expect(lines.slice(1)).toEqual(json(decoded));
     // Decoding then encoding again gives back the very record stream: the same hash.
     const header = JSON.parse(lines[0] as string) as HistoryHeader;
-    expect(header.format).toBe(7);
+    expect(header.format).toBe(8);
     const again = new History(header);
     for (const event of decoded) again.record(event);
     expect(again.finish()).toBe(inline.historyHash);

@@ -13,7 +13,7 @@ import { historyHashOfLines } from "./failure-dir-checks.js";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const scenario = (name: string): ScenarioFile => loadScenarioFile(join(root, "scenarios", `${name}.json`));
 
-const header: HistoryHeader = { kcsim: "history", format: 7, seed: 1, scenario: "s", versions: { kcsim: "0", protocol: "0" } };
+const header: HistoryHeader = { kcsim: "history", format: 8, seed: 1, scenario: "s", versions: { kcsim: "0", protocol: "0" } };
 const events: HistoryEvent[] = [
   { ev: "obs", t: 0, actor: "a", o: { type: "x", n: 1 } },
   { ev: "life", t: 5, actor: "a", what: "start", detail: null },

@@ -15,12 +15,26 @@ import type { ConnectionRecord, HistoryEvent, ObservationRecord, SendRecord } fr
  * only when a member.poll-timer-reset is written: at the top of every pass
  * of poll()'s loop and when a classic member's JoinGroup is answered, the
  * poll timer's every restart, where before a poll()'s return restarted it
- * and the observation marked only a poll() entered after it ran out). Each event is one record: a kind byte,
- * the time as a signed varint delta from the previous event's, then the
- * kind's fields in a fixed order. Observations (free-form
+ * and the observation marked only a poll() entered after it ran out; format
+ * 8 only how a member.records and an observation of a type and a member id
+ * alone are written: record kinds of their own, below). Each event is one
+ * record: a kind byte, the time as a signed varint delta from the previous
+ * event's, then the kind's fields in a fixed order. Observations (free-form
  * JSON values) are written as tagged values; an object is its shape (the
  * list of its keys, defined inline the first time it appears, then named
- * by number) followed by its values. Short strings are interned: written
+ * by number) followed by its values. Two kinds of observation, most of a
+ * consumer's history, have record kinds of their own when they have
+ * exactly their usual fields, in their usual order:
+ * - a member.records (one per poll that returned records, a range per
+ *   partition: RecordsObservation's type, memberId and ranges of topic,
+ *   partition, firstOffset, lastOffset and count, the numbers whole and
+ *   lastOffset >= firstOffset >= 0) is its member id, then per range the
+ *   topic, partition, firstOffset, lastOffset - firstOffset and count: no
+ *   shape to find and no tag per range;
+ * - an observation of a type and a member id alone (member.poll-timer-reset
+ *   at every pass of a poll's loop, member.poll) is the two strings.
+ * Any other is written as an observation like every other, so what is read
+ * back is always what was recorded. Short strings are interned: written
  * inline the first time, then named by number. Everything depends only on
  * the sequence of events recorded, so the same events give the same bytes,
  * in every host: the history hash is the SHA-256 of this stream.
@@ -34,6 +48,8 @@ enum Kind {
   Reject = 5,
   Lost = 6,
   Conn = 7,
+  Records = 8,
+  Mark = 9,
 }
 
 /** How a string is written: null, inline (not interned), defined (interned from here on), or a reference (id + REF). */
@@ -157,6 +173,65 @@ const indexLike = (key: string): boolean => {
   return first >= 48 && first <= 57;
 };
 
+/** A field whose string often repeats from one record to the next: its last string and that string's reference (-1: none). */
+interface RepeatedString {
+  last: string;
+  ref: number;
+}
+
+/** A member.records observation as usualRecords finds it (types, not interfaces, so they are JSON values). */
+type UsualRecords = {
+  readonly type: "member.records";
+  readonly memberId: string;
+  readonly ranges: readonly UsualRange[];
+};
+
+type UsualRange = {
+  readonly topic: string;
+  readonly partition: number;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly count: number;
+};
+
+const RECORDS_KEYS: readonly string[] = ["type", "memberId", "ranges"];
+/** A member's mark: an observation of a type and a member id alone (member.poll-timer-reset, member.poll). */
+const MARK_KEYS: readonly string[] = ["type", "memberId"];
+const RANGE_KEYS: readonly string[] = ["topic", "partition", "firstOffset", "lastOffset", "count"];
+
+/** Whether a plain object's enumerable keys are exactly `keys`, in that order (Object.prototype must have none). */
+function keysAre(value: object, keys: readonly string[]): boolean {
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let i = 0;
+  for (const key in value) {
+    if (key !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+const whole = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/**
+ * Whether a member.records observation is exactly what the Records kind writes and reads back: its keys and
+ * each range's keys in their usual order, the member id and topics strings, the numbers whole and at least 0,
+ * no range ending before it starts. Anything else (an extra key, a key left out, another order) is written as
+ * an observation like any other.
+ */
+function usualRecords(o: object): o is UsualRecords {
+  if (!keysAre(o, RECORDS_KEYS)) return false;
+  const { memberId, ranges } = o as { memberId: unknown; ranges: unknown };
+  if (typeof memberId !== "string" || !Array.isArray(ranges)) return false;
+  for (let i = 0; i < ranges.length; i++) {
+    const range: unknown = ranges[i];
+    if (typeof range !== "object" || range === null || !keysAre(range, RANGE_KEYS)) return false;
+    const { topic, partition, firstOffset, lastOffset, count } = range as Record<string, unknown>;
+    if (typeof topic !== "string" || !whole(partition) || !whole(firstOffset) || !whole(lastOffset) || !whole(count)) return false;
+    if (lastOffset < firstOffset) return false;
+  }
+  return true;
+}
+
 /**
  * The strings and object shapes a stream has defined so far, by id: the
  * encoder appends to them, and a decoder of the same stream (in this
@@ -181,11 +256,10 @@ export class HistoryEncoder {
   #top = 0;
   /** How to list the keys of the observations themselves (see KeyWalk). */
   readonly #observationWalk: KeyWalk[] = [KeyWalk.Unknown];
-  /** The last send's type and fate and their references (send records repeat them): no table lookup when they repeat. */
-  #lastType = "";
-  #lastTypeRef = -1;
-  #lastFate = "";
-  #lastFateRef = -1;
+  /** The last send's type and fate, and a poll's last topic (records repeat them): no table lookup when they repeat. */
+  readonly #sendType: RepeatedString = { last: "", ref: -1 };
+  readonly #sendFate: RepeatedString = { last: "", ref: -1 };
+  readonly #rangeTopic: RepeatedString = { last: "", ref: -1 };
   /** Whether Object.prototype has no enumerable keys (checked per observation): then for-in of a plain object yields own keys only. */
   #plainPrototype = false;
 
@@ -206,40 +280,45 @@ export class HistoryEncoder {
         this.#time(t, out);
         this.#send(event, out);
         return;
-      case "obs":
-        out.u8(Kind.Obs);
-        this.#time(t, out);
-        this.#string(event.actor, out);
+      case "obs": {
+        const o = event.o;
         this.#plainPrototype = objectPrototypeIsClean();
-        this.#value(event.o, out, this.#observationWalk, 0);
+        if (this.#plainPrototype) {
+          if (o.type === "member.records" && usualRecords(o)) {
+            this.#head(Kind.Records, t, event.actor, out);
+            this.#records(o, out);
+            return;
+          }
+          if (typeof o.type === "string" && typeof o.memberId === "string" && keysAre(o, MARK_KEYS)) {
+            this.#head(Kind.Mark, t, event.actor, out);
+            this.#string(o.type, out);
+            this.#string(o.memberId, out);
+            return;
+          }
+        }
+        this.#head(Kind.Obs, t, event.actor, out);
+        this.#value(o, out, this.#observationWalk, 0);
         return;
+      }
       case "life":
-        out.u8(Kind.Life);
-        this.#time(t, out);
-        this.#string(event.actor, out);
+        this.#head(Kind.Life, t, event.actor, out);
         this.#string(event.what, out);
         this.#string(event.detail, out);
         return;
       case "error":
-        out.u8(Kind.Error);
-        this.#time(t, out);
-        this.#string(event.actor, out);
+        this.#head(Kind.Error, t, event.actor, out);
         this.#string(event.during, out);
         this.#string(event.message, out);
         this.#string(event.stack, out);
         return;
       case "reject":
-        out.u8(Kind.Reject);
-        this.#time(t, out);
-        this.#string(event.actor, out);
+        this.#head(Kind.Reject, t, event.actor, out);
         this.#string(event.from, out);
         this.#string(event.reason, out);
         this.#string(event.detail, out);
         return;
       case "lost":
-        out.u8(Kind.Lost);
-        this.#time(t, out);
-        this.#string(event.actor, out);
+        this.#head(Kind.Lost, t, event.actor, out);
         this.#string(event.from, out);
         this.#string(event.type, out);
         this.#string(event.why, out);
@@ -252,6 +331,13 @@ export class HistoryEncoder {
     }
   }
 
+  /** What every record of an actor's event starts with: its kind, its time and the actor. */
+  #head(kind: Kind, t: number, actor: string, out: ByteWriter): void {
+    out.u8(kind);
+    this.#time(t, out);
+    this.#string(actor, out);
+  }
+
   #time(t: number, out: ByteWriter): void {
     out.int(t - this.#lastT);
     this.#lastT = t;
@@ -260,19 +346,9 @@ export class HistoryEncoder {
   #send(event: SendRecord, out: ByteWriter): void {
     this.#string(event.from, out);
     this.#string(event.to, out);
-    const type = event.type;
-    if (type === this.#lastType && this.#lastTypeRef >= 0) out.uint(this.#lastTypeRef);
-    else {
-      this.#lastType = type;
-      this.#lastTypeRef = this.#string(type, out);
-    }
+    this.#repeated(this.#sendType, event.type, out);
     out.uint(event.bytes);
-    const fate = event.fate;
-    if (fate === this.#lastFate && this.#lastFateRef >= 0) out.uint(this.#lastFateRef);
-    else {
-      this.#lastFate = fate;
-      this.#lastFateRef = this.#string(fate, out);
-    }
+    this.#repeated(this.#sendFate, event.fate, out);
     out.uint(event.at.length);
     for (const at of event.at) out.int(at - event.t);
     const flags =
@@ -287,6 +363,21 @@ export class HistoryEncoder {
     if (event.conn !== undefined) out.int(event.conn);
   }
 
+  /** A member.records of the usual shape (see usualRecords): no tag or shape per value, the topic's reference reused. */
+  #records(o: UsualRecords, out: ByteWriter): void {
+    this.#string(o.memberId, out);
+    const ranges = o.ranges;
+    out.uint(ranges.length);
+    for (let i = 0; i < ranges.length; i++) {
+      const range = ranges[i] as UsualRange;
+      this.#repeated(this.#rangeTopic, range.topic, out);
+      out.uint(range.partition);
+      out.uint(range.firstOffset);
+      out.uint(range.lastOffset - range.firstOffset);
+      out.uint(range.count);
+    }
+  }
+
   #connection(event: ConnectionRecord, out: ByteWriter): void {
     this.#string(event.actor, out);
     this.#string(event.peer, out);
@@ -299,6 +390,15 @@ export class HistoryEncoder {
       out.u8(1);
       out.int(event.at[0] - event.t);
       out.int(event.at[1] - event.t);
+    }
+  }
+
+  /** Writes a string as #string does, reusing the slot's reference when it is the slot's last string. */
+  #repeated(slot: RepeatedString, value: string, out: ByteWriter): void {
+    if (value === slot.last && slot.ref >= 0) out.uint(slot.ref);
+    else {
+      slot.last = value;
+      slot.ref = this.#string(value, out);
     }
   }
 
@@ -462,6 +562,13 @@ export class HistoryDecoder {
         return { t, ev: "lost", actor: this.#str(input), from: this.#str(input), type: this.#str(input), why: this.#str(input) };
       case Kind.Conn:
         return this.#connection(t, input);
+      case Kind.Records:
+        return this.#records(t, input);
+      case Kind.Mark: {
+        const actor = this.#str(input) as ActorId;
+        const o = { type: this.#str(input), memberId: this.#str(input) };
+        return { t, ev: "obs", actor, o };
+      }
       default:
         throw new RangeError(`unknown history record kind ${kind}`);
     }
@@ -484,6 +591,22 @@ export class HistoryDecoder {
     if (flags & SendFlag.Conn) record.conn = input.int();
     if (flags & SendFlag.Held) record.held = true;
     return record;
+  }
+
+  #records(t: number, input: ByteReader): ObservationRecord {
+    const actor = this.#str(input) as ActorId;
+    const memberId = this.#str(input);
+    const count = input.uint();
+    const ranges: UsualRange[] = [];
+    for (let i = 0; i < count; i++) {
+      const topic = this.#str(input);
+      const partition = input.uint();
+      const firstOffset = input.uint();
+      const lastOffset = firstOffset + input.uint();
+      ranges.push({ topic, partition, firstOffset, lastOffset, count: input.uint() });
+    }
+    const o: UsualRecords = { type: "member.records", memberId, ranges };
+    return { t, ev: "obs", actor, o };
   }
 
   #connection(t: number, input: ByteReader): ConnectionRecord {

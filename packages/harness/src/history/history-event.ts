@@ -91,7 +91,7 @@ export interface LostRecord {
 /** The first line of a history file. */
 export interface HistoryHeader {
   readonly kcsim: "history";
-  readonly format: 7;
+  readonly format: 8;
   readonly seed: number;
   readonly scenario: string;
   readonly versions: { readonly kcsim: string; readonly protocol: string };

@@ -102,7 +102,7 @@ export class SimulationCore implements CellSink {
     this.router = new Router(spec.plan, spec.seed);
     const header: HistoryHeader = {
       kcsim: "history",
-      format: 7,
+      format: 8,
       seed: spec.seed,
       scenario: spec.scenario,
       versions: { kcsim: KCSIM_VERSION, protocol: PROTOCOL_VERSION },

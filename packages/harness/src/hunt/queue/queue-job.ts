@@ -7,7 +7,7 @@ import type { HuntRunResult, HuntTask } from "../hunt-task.js";
 export const QUEUE_NAME = "kcsim-hunt";
 
 /** The history header format this kcsim writes; typed by the header, so a format change cannot leave it behind. */
-const HISTORY_FORMAT: HistoryHeader["format"] = 7;
+const HISTORY_FORMAT: HistoryHeader["format"] = 8;
 
 /** What must match between the kcsim that submits a job and the one that runs it, for the run to mean the same. */
 export interface KcsimVersions {

@@ -146,6 +146,16 @@ describe("joining and heartbeating", () => {
   });
 });
 
+/** m1 holds all 90 partitions at epoch 1; m2 joins, and m1 revokes half and reaches epoch 2 (previous 1). */
+function m2JoinsAndM1Revokes(gc: CoordinatorUnderTest): void {
+  gc.heartbeat(joinRequest("m2"));
+  const m1 = new SimulatedMember("m1");
+  m1.epoch = 1;
+  m1.owned = [{ topicId: T1.id, partitions: [...Array(90).keys()] }];
+  m1.heartbeat(gc); // UNREVOKED at 1
+  m1.heartbeat(gc); // revoked: epoch 2, previous 1
+}
+
 describe("epoch validation (GroupMetadataManagerTest.testConsumerGroupMemberEpochValidation)", () => {
   it("fences greater and smaller epochs and tolerates a lost response (previous epoch + owned subset)", () => {
     const gc = new CoordinatorUnderTest();
@@ -189,14 +199,23 @@ describe("epoch validation (GroupMetadataManagerTest.testConsumerGroupMemberEpoc
     const retry = gc.heartbeat(joinRequest("m1"));
     expect(retry).toMatchObject({ errorCode: 0, memberEpoch: 1 });
     expect(countOf(retry.assignment?.topicPartitions)).toBe(90);
-    gc.heartbeat(joinRequest("m2"));
-    const m1 = new SimulatedMember("m1");
-    m1.epoch = 1;
-    m1.owned = [{ topicId: T1.id, partitions: [...Array(90).keys()] }];
-    m1.heartbeat(gc); // UNREVOKED at 1
-    m1.heartbeat(gc); // revoked: epoch 2, previous 1
+    m2JoinsAndM1Revokes(gc);
     expect(gc.member("m1")).toMatchObject({ memberEpoch: 2, previousMemberEpoch: 1 });
     expect(gc.heartbeat(joinRequest("m1")).errorCode).toBe(ErrorCode.FENCED_MEMBER_EPOCH);
+  });
+
+  it("lets an existing member rejoin at epoch 0 with kcsim.group.consumer.rejoin.at.epoch.zero (KAFKA-19233's fix)", () => {
+    const gc = new CoordinatorUnderTest(coordinatorConfig({ broker: { "kcsim.group.consumer.rejoin.at.epoch.zero": true } }));
+    gc.heartbeat(joinRequest("m1"));
+    m2JoinsAndM1Revokes(gc);
+    expect(gc.member("m1")).toMatchObject({ memberEpoch: 2, previousMemberEpoch: 1, state: "STABLE" });
+    // Kafka 4.0 fences this (above); with the switch the member is back at its epoch, with its assignment.
+    const rejoin = gc.heartbeat(joinRequest("m1"));
+    expect(rejoin).toMatchObject({ errorCode: 0, memberId: "m1", memberEpoch: 2 });
+    expect(countOf(rejoin.assignment?.topicPartitions)).toBe(45);
+    expect(gc.member("m1")).toMatchObject({ memberEpoch: 2, previousMemberEpoch: 1, state: "STABLE" });
+    // Other epochs are checked as before.
+    expect(gc.heartbeat(heartbeatRequest({ memberId: "m1", memberEpoch: 3 })).errorCode).toBe(ErrorCode.FENCED_MEMBER_EPOCH);
   });
 });
 

@@ -13,7 +13,8 @@ import { observationsIn } from "./helpers.js";
  * and the client rejoins at once after a fencing (`HeartbeatRequestManager` resets its backoff on
  * FENCED_MEMBER_EPOCH). So member-2 is fenced at every round trip until its session timeout removes its old self
  * (45 s after its last heartbeat that arrived), and only then joins: KAFKA-19233, fixed in Kafka in January 2026
- * by letting epoch 0 through that check. kcsim models the coordinator before the fix.
+ * by letting epoch 0 through that check. kcsim models the coordinator before the fix, and the fix behind the
+ * broker switch kcsim.group.consumer.rejoin.at.epoch.zero.
  */
 const scenario = loadScenarioFile(fileURLToPath(new URL("./fixtures/swarm-201831-fenced-rejoin.json", import.meta.url)));
 
@@ -66,5 +67,28 @@ describe("swarm seed 201831: a KIP-848 member whose leave is held rejoins under 
       epoch: 4,
       previous: 0,
     });
+  }, 60_000);
+
+  it("lets member-2 rejoin at once, at its old epoch and assignment, with kcsim.group.consumer.rejoin.at.epoch.zero (KAFKA-19233's fix)", async () => {
+    const cluster = scenario.cluster;
+    if (cluster === undefined) throw new Error("the fixture has a cluster");
+    const fixed = {
+      ...scenario,
+      cluster: { ...cluster, broker: { ...cluster.broker, "kcsim.group.consumer.rejoin.at.epoch.zero": true } },
+    };
+    const { result } = await runScenario(fixed, { host: "inline", seed: 201831 });
+    const events = result.log.toArray();
+    const states2 = observationsIn(events, "member.state", "member-2").map(({ t, o }) => `${t} ${o.from}->${o.to} ${o.memberEpoch}`);
+    expect(states2.filter((line) => Number(line.split(" ")[0]) >= 93_000_000)).toEqual([
+      "93317985 STALE->JOINING 0",
+      "93319891 JOINING->RECONCILING 2",
+      "93319891 RECONCILING->ACKNOWLEDGING 2",
+      "93319891 ACKNOWLEDGING->STABLE 2",
+    ]);
+    const owned2 = observationsIn(events, "member.owned", "member-2").filter(({ t }) => t >= 93_000_000);
+    expect(owned2.map(({ t, o }) => [t, o.owned])).toEqual([[93_319_891, { swarm: [13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24] }]]);
+    // Its old self is its new self: no session timeout removes member-2 (member-1, cut off until 105.7 s, expires).
+    const removed = observationsIn(events, "gc.member-removed").map(({ t, o }) => `${t} ${o.memberId} ${o.reason}`);
+    expect(removed).toEqual(["99143898 sBBjqHncS9WNZix1Jwtcgg session-timeout"]);
   }, 60_000);
 });

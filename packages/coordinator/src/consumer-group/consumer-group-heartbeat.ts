@@ -74,9 +74,10 @@ function consumerGroupJoinOrHeartbeat(
 
   // 3. The member (every check that can fail comes before the first record).
   const memberId = request.memberId === "" ? generateMemberId(() => op.ctx.random()) : request.memberId;
+  const rejoinAtEpochZero = env.broker["kcsim.group.consumer.rejoin.at.epoch.zero"];
   const { member, replaced } =
     instanceId === null
-      ? resolveDynamicMember(group, memberId, memberEpoch, owned, joining)
+      ? resolveDynamicMember(group, memberId, memberEpoch, owned, joining, rejoinAtEpochZero)
       : resolveStaticMember(group, memberId, memberEpoch, instanceId, owned, joining);
 
   if (replaced !== null) replaceStaticMember(op, group, replaced, member);
@@ -178,13 +179,14 @@ function resolveDynamicMember(
   memberEpoch: number,
   owned: readonly TopicIdPartitions[] | null,
   joining: boolean,
+  rejoinAtEpochZero: boolean,
 ): ResolvedMember {
   const existing = group.member(memberId);
   if (existing === undefined && !joining) {
     throw new CoordinatorError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
   }
   const member = existing ?? newConsumerGroupMember(memberId);
-  throwIfMemberEpochIsInvalid(member, memberEpoch, owned);
+  throwIfMemberEpochIsInvalid(member, memberEpoch, owned, rejoinAtEpochZero);
   return { member, replaced: null };
 }
 
@@ -217,11 +219,22 @@ function resolveStaticMember(
       `Static member ${memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`,
     );
   }
-  throwIfMemberEpochIsInvalid(existing, memberEpoch, owned);
+  // Not joining, so never epoch 0: a static member's join is the replacement above.
+  throwIfMemberEpochIsInvalid(existing, memberEpoch, owned, false);
   return { member: existing, replaced: null };
 }
 
-function throwIfMemberEpochIsInvalid(member: ConsumerGroupMember, memberEpoch: number, owned: readonly TopicIdPartitions[] | null): void {
+/**
+ * GMM `throwIfConsumerGroupMemberEpochIsInvalid`. With `rejoinAtEpochZero` (kcsim.group.consumer.rejoin.at.epoch.zero),
+ * the early return KAFKA-19233 added for epoch 0: a member the group still holds rejoins instead of being fenced.
+ */
+function throwIfMemberEpochIsInvalid(
+  member: ConsumerGroupMember,
+  memberEpoch: number,
+  owned: readonly TopicIdPartitions[] | null,
+  rejoinAtEpochZero: boolean,
+): void {
+  if (rejoinAtEpochZero && memberEpoch === 0) return;
   const validation = validateMemberEpoch(memberEpoch, member, owned);
   if (!validation.ok) throw new CoordinatorError(validation.errorCode, validation.message);
 }

@@ -19,6 +19,7 @@ export interface BrokerConfig {
   "group.consumer.migration.policy": string;
   "group.coordinator.rebalance.protocols": readonly string[];
   "group.coordinator.append.linger.ms": number;
+  "kcsim.group.consumer.rejoin.at.epoch.zero": boolean;
   "offsets.topic.num.partitions": number;
   "offsets.topic.replication.factor": number;
   "offsets.commit.timeout.ms": number;
@@ -117,6 +118,15 @@ export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
     doc: "Rebalance protocols the coordinator serves.",
   },
   "group.coordinator.append.linger.ms": { type: "int", default: 10, min: 0, doc: "Time the coordinator lingers to batch record appends." },
+  "kcsim.group.consumer.rejoin.at.epoch.zero": {
+    type: "boolean",
+    default: false,
+    doc:
+      "Simulator-only switch for a later Kafka: a consumer-protocol heartbeat at member epoch 0 whose member id the group " +
+      "still holds passes the member epoch check and rejoins (KAFKA-19233, merged January 2026). false is Kafka 4.0's " +
+      "behaviour: the coordinator fences it (epoch 0 is below the stored epoch and not its previous one) until the old " +
+      "member leaves or its session expires.",
+  },
   "offsets.topic.num.partitions": { type: "int", default: 50, min: 1, doc: "Partitions of __consumer_offsets." },
   "offsets.topic.replication.factor": { type: "int", default: 3, min: 1, doc: "Replication factor of __consumer_offsets." },
   "offsets.commit.timeout.ms": { type: "int", default: 5000, min: 1, doc: "Commit wait for the offsets append." },

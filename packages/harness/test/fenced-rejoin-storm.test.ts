@@ -10,7 +10,7 @@ import { observationsIn } from "./helpers.js";
  * 108.1 s, after this run) and the coordinator still holds member-2 at epoch 2. When member-2's application polls
  * again (93.3 s) it rejoins under the same member id at epoch 0. Kafka 4.0's coordinator fences that: epoch 0 is
  * below the stored epoch and is not its previous one (`GroupMetadataManager.throwIfConsumerGroupMemberEpochIsInvalid`),
- * and the client rejoins at once after a fencing (`HeartbeatRequestManager` resets its backoff on
+ * and the client rejoins at once after a fencing (`AbstractHeartbeatRequestManager` resets its backoff on
  * FENCED_MEMBER_EPOCH). So member-2 is fenced at every round trip until its session timeout removes its old self
  * (45 s after its last heartbeat that arrived), and only then joins: KAFKA-19233, fixed in Kafka in January 2026
  * by letting epoch 0 through that check. kcsim models the coordinator before the fix, and the fix behind the

@@ -1,4 +1,4 @@
-import type { ActorId, Micros } from "@kcsim/protocol";
+import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
 import type { ConnectionRecord, HistoryEvent, SendRecord } from "../history/history-event.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
@@ -12,6 +12,8 @@ interface CoordinatorInstant {
   /** The request each answer answered (null: none known). */
   readonly answers: (PendingCommit | null)[];
 }
+
+const newCoordinatorInstant = (): CoordinatorInstant => ({ commits: [], answers: [] });
 
 /** A commit request on its way to the coordinator, or being served there. */
 interface PendingCommit {
@@ -41,17 +43,20 @@ const API_OF_TYPE: ReadonlyMap<string, { readonly api: CommitApi; readonly reque
 /** Something of each connection: by its client, then its generation ((client, gen) names one connection for the whole run). */
 type ByConnection<T> = Map<ActorId, Map<number, T>>;
 
+const newMap = <K, V>(): Map<K, V> => new Map();
+const newList = <T>(): T[] => [];
+
 function connectionEntry<T>(map: ByConnection<T>, client: ActorId, gen: number): T | undefined {
   return map.get(client)?.get(gen);
 }
 
+/** The entry of connection (client, gen), made by `create` on first use. */
+function connectionEntryOrCreate<T>(map: ByConnection<T>, client: ActorId, gen: number, create: () => T): T {
+  return getOrCreate(getOrCreate(map, client, newMap<number, T>), gen, create);
+}
+
 function setConnectionEntry<T>(map: ByConnection<T>, client: ActorId, gen: number, value: T): void {
-  let byGen = map.get(client);
-  if (byGen === undefined) {
-    byGen = new Map();
-    map.set(client, byGen);
-  }
-  byGen.set(gen, value);
+  getOrCreate(map, client, newMap<number, T>).set(gen, value);
 }
 
 const offsetKey = (groupId: string, topic: string, partition: number, memberId: string, offset: number) =>
@@ -125,10 +130,7 @@ export class OffsetCommitCarriers implements EventFollower {
         const pending = this.#pending[kind.api];
         if (kind.request) {
           if (event.at.length === 0) return;
-          const request: PendingCommit = { api: kind.api, send: event, index };
-          const queue = connectionEntry(pending, event.from, event.conn);
-          if (queue === undefined) setConnectionEntry(pending, event.from, event.conn, [request]);
-          else queue.push(request);
+          connectionEntryOrCreate(pending, event.from, event.conn, newList<PendingCommit>).push({ api: kind.api, send: event, index });
         } else {
           // Answers ride the connection's negative generation, from the server back to the client.
           const answered = connectionEntry(pending, event.to, -event.conn)?.shift() ?? null;
@@ -168,11 +170,7 @@ export class OffsetCommitCarriers implements EventFollower {
     if (offset !== undefined) {
       const key = offsetKey(offset.groupId, offset.topic, offset.partition, offset.memberId, offset.offset);
       if (offset.outcome === "pending") {
-        let producers = this.#transactional.get(key);
-        if (producers === undefined) {
-          producers = new Map();
-          this.#transactional.set(key, producers);
-        }
+        const producers = getOrCreate(this.#transactional, key, newMap<number, OffsetCommitCarrier | null>);
         producers.set(offset.producerId, this.#onlyCandidate(event.actor, offset.memberId, event.t));
       } else if (offset.outcome === "aborted" || offset.outcome === "superseded") {
         const producers = this.#transactional.get(key);
@@ -250,11 +248,7 @@ export class OffsetCommitCarriers implements EventFollower {
   }
 
   #coordinatorInstant(coordinator: ActorId): CoordinatorInstant {
-    let instant = this.#instant.get(coordinator);
-    if (instant === undefined) {
-      instant = { commits: [], answers: [] };
-      this.#instant.set(coordinator, instant);
-    }
+    const instant = getOrCreate(this.#instant, coordinator, newCoordinatorInstant);
     if (instant.commits.length === 0 && instant.answers.length === 0) this.#touched.push(instant);
     return instant;
   }

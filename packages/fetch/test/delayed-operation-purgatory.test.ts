@@ -49,4 +49,47 @@ describe("DelayedOperationPurgatory", () => {
     purgatory.remove(2);
     expect(ids(purgatory.watching("a"))).toEqual([5]);
   });
+
+  it("completed operations leave a key's list when the key is next looked at, or in a sweep once they outnumber the live ones", () => {
+    const purgatory = new DelayedOperationPurgatory<DelayedOperation>();
+    purgatory.watch(op(1, "a", "b"));
+    purgatory.watch(op(2, "a", "c"));
+    purgatory.remove(1);
+    expect(purgatory.watcherEntries).toBe(4);
+    expect(ids(purgatory.watching("a"))).toEqual([2]);
+    expect(purgatory.watcherEntries).toBe(3);
+    // Keys never looked at: 5,000 fetches over two partitions that never change, each ended by its timeout.
+    for (let id = 3; id < 5003; id++) {
+      purgatory.watch(op(id, "p", "q"));
+      purgatory.remove(id);
+      expect(purgatory.watcherEntries).toBeLessThanOrEqual(1003);
+    }
+    expect(ids(purgatory.watching("c"))).toEqual([2]);
+    expect(purgatory.watching("p")).toEqual([]);
+    expect(purgatory.size).toBe(1);
+  });
+
+  it("keeps many live operations with their stale neighbours, each key listing exactly its parked watchers in id order", () => {
+    const purgatory = new DelayedOperationPurgatory<DelayedOperation>();
+    const parked = new Set<number>();
+    for (let id = 1; id <= 3000; id++) {
+      purgatory.watch(op(id, `k${id % 7}`, `k${id % 5}`));
+      parked.add(id);
+      if (id % 3 !== 0) {
+        purgatory.remove(id);
+        parked.delete(id);
+      }
+    }
+    for (let k = 0; k < 7; k++) {
+      const expected = [...parked].filter((id) => id % 7 === k || id % 5 === k).sort((a, b) => a - b);
+      expect(ids(purgatory.watching(`k${k}`))).toEqual(expected);
+    }
+    expect(purgatory.size).toBe(1000);
+  });
+
+  it("refuses to park an id that is already parked", () => {
+    const purgatory = new DelayedOperationPurgatory<DelayedOperation>();
+    purgatory.watch(op(1, "a"));
+    expect(() => purgatory.watch(op(1, "b"))).toThrow("delayed operation 1 is already parked");
+  });
 });

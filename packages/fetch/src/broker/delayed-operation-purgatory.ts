@@ -7,12 +7,24 @@ export interface DelayedOperation {
 /** What `watching` answers for a key nothing watches (most keys, most of the time): no array made. */
 const NO_OPS: readonly never[] = [];
 
-/** The operations watching one key, in the order they started watching, and whether that is still id order. */
+/**
+ * The operations that started watching one key, in that order, completed
+ * ones among them until the next look at the key or the next sweep drops
+ * them; and whether that order is still id order.
+ */
 interface Watchers<Op> {
-  readonly ops: Set<Op>;
-  lastId: number;
+  readonly ops: Op[];
   inIdOrder: boolean;
 }
+
+/** A parked operation, and how many watcher entries it holds (one per distinct key, as it started watching). */
+interface Parked<Op> {
+  readonly op: Op;
+  readonly entries: number;
+}
+
+/** Fewest stale watcher entries that make `remove` sweep every key (Kafka's purgatory purge interval, 1,000 by default). */
+const SWEEP_AFTER = 1000;
 
 /**
  * Requests parked until their partitions change or they time out (Kafka's
@@ -20,11 +32,22 @@ interface Watchers<Op> {
  * timer per operation and calls `checkAndComplete` whenever a watched
  * partition changes; everything runs on the broker's one event loop, so
  * there is no locking.
+ *
+ * As in Kafka, an operation that completes or expires leaves the keys it
+ * watched at once only in its count: its entries stay in the keys' lists
+ * until the key is next looked at (`watching` drops them) or until stale
+ * entries outnumber both SWEEP_AFTER and the live ones (`remove` then
+ * sweeps every key, as Kafka's expiration reaper purges its watchers). A
+ * fetch watches every partition of its session and most fetches end by
+ * their timeout or by one partition's change, so removal touches no key.
  */
 export class DelayedOperationPurgatory<Op extends DelayedOperation> {
-  /** Each parked operation with the watcher sets it joined (one per watch key), so removing it looks up no key. */
-  readonly #ops = new Map<number, { readonly op: Op; readonly joined: Watchers<Op>[] }>();
+  readonly #ops = new Map<number, Parked<Op>>();
   readonly #watchers = new Map<string, Watchers<Op>>();
+  /** Entries in the keys' lists of operations no longer parked. */
+  #stale = 0;
+  /** Entries of parked operations. */
+  #live = 0;
 
   get size(): number {
     return this.#ops.size;
@@ -34,26 +57,33 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
     return this.#ops.get(id)?.op;
   }
 
+  /** Entries in the keys' lists, stale ones included (what the lazy removal keeps in memory). */
+  get watcherEntries(): number {
+    return this.#live + this.#stale;
+  }
+
+  /** Parks a new operation (each operation is watched once: a parked id again is a bug in the caller). */
   watch(op: Op): void {
-    const joined: Watchers<Op>[] = [];
-    this.#ops.set(op.id, { op, joined });
+    if (this.#ops.has(op.id)) throw new Error(`delayed operation ${op.id} is already parked`);
     const keys = op.watchKeys;
+    let entries = 0;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
       let watchers = this.#watchers.get(key);
       if (watchers === undefined) {
-        watchers = { ops: new Set(), lastId: op.id, inIdOrder: true };
+        watchers = { ops: [], inIdOrder: true };
         this.#watchers.set(key, watchers);
-      } else if (watchers.ops.size === 0) {
-        watchers.lastId = op.id;
-        watchers.inIdOrder = true;
-      } else if (!watchers.ops.has(op)) {
-        if (op.id < watchers.lastId) watchers.inIdOrder = false;
-        watchers.lastId = op.id;
       }
-      watchers.ops.add(op);
-      joined.push(watchers);
+      const ops = watchers.ops;
+      const last = ops[ops.length - 1];
+      // A key listed twice by the operation: its entry is already last (nothing else is watched meanwhile).
+      if (last === op) continue;
+      if (last !== undefined && op.id < last.id) watchers.inIdOrder = false;
+      ops.push(op);
+      entries++;
     }
+    this.#ops.set(op.id, { op, entries });
+    this.#live += entries;
   }
 
   /** Takes the operation out (it completed or expired); returns it if it was still parked. */
@@ -61,19 +91,44 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
     const parked = this.#ops.get(id);
     if (parked === undefined) return undefined;
     this.#ops.delete(id);
-    const { op, joined } = parked;
-    // An emptied entry stays for the key's next watcher (keys are partitions: a bounded set), so the sets joined are still the keys' sets.
-    for (let i = 0; i < joined.length; i++) (joined[i] as Watchers<Op>).ops.delete(op);
-    return op;
+    this.#live -= parked.entries;
+    this.#stale += parked.entries;
+    if (this.#stale >= SWEEP_AFTER && this.#stale > this.#live) this.#sweep();
+    return parked.op;
   }
 
   /** The operations watching `key`, oldest (lowest id) first (a copy: completing them changes the watchers). */
   watching(key: string): readonly Op[] {
     const watchers = this.#watchers.get(key);
-    if (watchers === undefined || watchers.ops.size === 0) return NO_OPS;
-    const ops = [...watchers.ops];
+    if (watchers === undefined || watchers.ops.length === 0) return NO_OPS;
+    this.#dropStale(watchers);
+    const ops = watchers.ops;
+    if (ops.length === 0) return NO_OPS;
     // Operations are parked in id order, so this is already sorted unless one was watched again out of order.
-    if (!watchers.inIdOrder) ops.sort((a, b) => a.id - b.id);
-    return ops;
+    if (!watchers.inIdOrder) {
+      ops.sort((a, b) => a.id - b.id);
+      watchers.inIdOrder = true;
+    }
+    return ops.slice();
+  }
+
+  #isParked(op: Op): boolean {
+    return this.#ops.get(op.id)?.op === op;
+  }
+
+  /** Drops the entries of operations no longer parked from one key's list, keeping the rest in their order. */
+  #dropStale(watchers: Watchers<Op>): void {
+    const ops = watchers.ops;
+    let kept = 0;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i] as Op;
+      if (this.#isParked(op)) ops[kept++] = op;
+    }
+    this.#stale -= ops.length - kept;
+    ops.length = kept;
+  }
+
+  #sweep(): void {
+    for (const watchers of this.#watchers.values()) this.#dropStale(watchers);
   }
 }

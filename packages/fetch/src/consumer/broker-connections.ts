@@ -1,4 +1,5 @@
 import { type ActorId, ExponentialBackoff, type Micros, ms } from "@kcsim/protocol";
+import { earliestAfter } from "./earliest-after.js";
 
 interface ConnectionState {
   inFlight: number;
@@ -93,7 +94,8 @@ export class BrokerConnections {
   nextAvailableAt(now: Micros): Micros | null {
     let next: Micros | null = null;
     for (const state of this.#states.values()) {
-      for (const at of [state.unavailableUntil, state.throttledUntil]) if (at > now && (next === null || at < next)) next = at;
+      next = earliestAfter(now, next, state.unavailableUntil);
+      next = earliestAfter(now, next, state.throttledUntil);
     }
     return next;
   }

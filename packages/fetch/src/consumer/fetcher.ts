@@ -11,6 +11,7 @@ import {
 import { AssignedLeaders } from "./assigned-leaders.js";
 import { BrokerConnections } from "./broker-connections.js";
 import { ClusterMetadata, type FetcherTopic } from "./cluster-metadata.js";
+import { earliestAfter } from "./earliest-after.js";
 import { FetchBuffer } from "./fetch-buffer.js";
 import { FetchCollector } from "./fetch-collector.js";
 import { type FetchConfig, fetchConfigOf } from "./fetch-config.js";
@@ -293,9 +294,4 @@ export class Fetcher implements RecordSource {
     for (const state of this.#subscriptions.all()) if (state.isFetchable() && !buffered.has(state.key)) fetchable.push(state);
     return fetchable;
   }
-}
-
-/** `earliest`, or `at` if it is after `now` and earlier (null: none). */
-function earliestAfter(now: Micros, earliest: Micros | null, at: Micros | null): Micros | null {
-  return at !== null && at > now && (earliest === null || at < earliest) ? at : earliest;
 }

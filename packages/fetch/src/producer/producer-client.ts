@@ -14,6 +14,7 @@ import {
   toMs,
 } from "@kcsim/protocol";
 import type { ProducerAckObservation, ProducerIdObservation, ProducerTransactionObservation } from "../observations.js";
+import { type InFlightProduce, InFlightProduceRequests } from "./in-flight-produce-requests.js";
 import { partitionForKey } from "./murmur2.js";
 import { keyBytesOf, ProducerBatch, type ProducerRecord } from "./producer-batch.js";
 import { clientError, type ProducerError, producerErrorOf } from "./producer-error.js";
@@ -97,14 +98,6 @@ export interface OutgoingRecord {
   readonly createdAt?: Micros;
 }
 
-interface InFlightProduce {
-  readonly node: number;
-  /** The broker actor the request went to (its connection). */
-  readonly host: ActorId;
-  readonly sentAt: Micros;
-  readonly batches: readonly ProducerBatch[];
-}
-
 interface InFlightMetadata {
   readonly correlationId: number;
   readonly host: ActorId;
@@ -161,7 +154,7 @@ export class ProducerClient {
   readonly #metadata: ProducerMetadata;
   readonly #accumulator: RecordAccumulator;
   readonly #reconnect = new ReconnectBackoff(DEFAULT_RECONNECT_BACKOFF_MS, DEFAULT_RECONNECT_BACKOFF_MAX_MS);
-  readonly #produceInFlight = new Map<number, InFlightProduce>();
+  readonly #produceInFlight = new InFlightProduceRequests();
   /** Batches created and not completed yet, queued or in flight (Kafka's `IncompleteBatches`). */
   readonly #incomplete = new Set<ProducerBatch>();
   readonly #nextCorrelationIdOption: (() => number) | undefined;
@@ -358,7 +351,7 @@ export class ProducerClient {
       };
       const nodes: number[] = [];
       for (const node of ready.readyNodes) {
-        const canDrain = this.#inFlightTo(node) < maxInFlight && reachable(node);
+        const canDrain = this.#produceInFlight.countTo(node) < maxInFlight && reachable(node);
         this.#accumulator.updateNodeLatencyStats(node, now, canDrain);
         if (canDrain) nodes.push(node);
       }
@@ -373,9 +366,15 @@ export class ProducerClient {
     const requestTimeout = ms(settings["request.timeout.ms"]);
     const deliveryTimeout = ms(settings["delivery.timeout.ms"]);
     let wakeAt = holdData ? Number.POSITIVE_INFINITY : now + nextReadyCheckDelay;
-    for (const request of this.#produceInFlight.values()) {
+    const inFlight = this.#produceInFlight.inSendOrder();
+    for (let i = 0; i < inFlight.length; i++) {
+      const request = inFlight[i] as InFlightProduce;
       wakeAt = Math.min(wakeAt, request.sentAt + requestTimeout);
-      for (const batch of request.batches) if (!batch.done) wakeAt = Math.min(wakeAt, batch.createdAt + deliveryTimeout);
+      const batches = request.batches;
+      for (let b = 0; b < batches.length; b++) {
+        const batch = batches[b] as ProducerBatch;
+        if (!batch.done) wakeAt = Math.min(wakeAt, batch.createdAt + deliveryTimeout);
+      }
     }
     const oldest = this.#accumulator.oldestCreatedAt();
     if (oldest !== undefined) wakeAt = Math.min(wakeAt, oldest + deliveryTimeout);
@@ -386,16 +385,10 @@ export class ProducerClient {
     if (Number.isFinite(wakeAt)) ctx.setTimer(SENDER_TIMER, Math.max(1, wakeAt - now));
     else ctx.cancelTimer(SENDER_TIMER);
 
-    const inFlight = this.transactionManager?.inFlightRequest ?? null;
-    const txnAt = inFlight !== null ? inFlight.sentAt + requestTimeout : this.#txnWakeAt;
+    const txnInFlight = this.transactionManager?.inFlightRequest ?? null;
+    const txnAt = txnInFlight !== null ? txnInFlight.sentAt + requestTimeout : this.#txnWakeAt;
     if (txnAt !== null) ctx.setTimer(TXN_TIMER, Math.max(1, txnAt - now));
     else ctx.cancelTimer(TXN_TIMER);
-  }
-
-  #inFlightTo(node: number): number {
-    let n = 0;
-    for (const request of this.#produceInFlight.values()) if (request.node === node) n++;
-    return n;
   }
 
   /**
@@ -404,24 +397,39 @@ export class ProducerClient {
    * partition's sequences unresolved (it may or may not be in the log).
    */
   #expireBatches(now: Micros, deliveryTimeout: Micros, ctx: Context): void {
-    const expired = this.#accumulator.expiredBatches(deliveryTimeout, now);
-    for (const request of this.#produceInFlight.values()) {
-      for (const batch of request.batches) if (!batch.done && now - batch.createdAt >= deliveryTimeout) expired.push(batch);
+    // Queued batches first, then those in flight, as Kafka's sender fails them.
+    const queued = this.#accumulator.expiredBatches(deliveryTimeout, now);
+    let inFlightExpired: ProducerBatch[] | null = null;
+    const inFlight = this.#produceInFlight.inSendOrder();
+    for (let i = 0; i < inFlight.length; i++) {
+      const batches = (inFlight[i] as InFlightProduce).batches;
+      for (let b = 0; b < batches.length; b++) {
+        const batch = batches[b] as ProducerBatch;
+        if (batch.done || now - batch.createdAt < deliveryTimeout) continue;
+        inFlightExpired ??= [];
+        inFlightExpired.push(batch);
+      }
     }
-    for (const batch of expired) {
-      if (batch.done) continue;
-      this.#failBatch(batch, producerErrorOf(ErrorCode.REQUEST_TIMED_OUT), false, ctx);
-      this.#accumulator.unmute(batch.topic, batch.partition);
-      if (this.transactionManager !== null && batch.everSent && batch.hasSequence) this.transactionManager.markSequenceUnresolved(batch);
-    }
+    for (const batch of queued) this.#expireBatch(batch, ctx);
+    if (inFlightExpired !== null) for (const batch of inFlightExpired) this.#expireBatch(batch, ctx);
+  }
+
+  #expireBatch(batch: ProducerBatch, ctx: Context): void {
+    if (batch.done) return;
+    this.#failBatch(batch, producerErrorOf(ErrorCode.REQUEST_TIMED_OUT), false, ctx);
+    this.#accumulator.unmute(batch.topic, batch.partition);
+    if (this.transactionManager !== null && batch.everSent && batch.hasSequence) this.transactionManager.markSequenceUnresolved(batch);
   }
 
   /** A request unanswered for request.timeout.ms closes its connection: everything in flight on it fails (Kafka's NetworkClient). */
   #timeOutRequests(now: Micros, requestTimeout: Micros, ctx: Context): void {
     // Made on the first request timed out (checked on every pass of the sender, almost always none).
     let timedOut: Set<ActorId> | null = null;
-    for (const request of this.#produceInFlight.values())
+    const inFlight = this.#produceInFlight.inSendOrder();
+    for (let i = 0; i < inFlight.length; i++) {
+      const request = inFlight[i] as InFlightProduce;
       if (now - request.sentAt >= requestTimeout) timedOut = withHost(timedOut, request.host);
+    }
     const metadata = this.#metadataInFlight;
     if (metadata !== null && now - metadata.sentAt >= requestTimeout) timedOut = withHost(timedOut, metadata.host);
     const txn = this.transactionManager?.inFlightRequest ?? null;
@@ -439,9 +447,9 @@ export class ProducerClient {
     if (timedOut) ctx.closeConnection(host, this.#connection);
     const now = ctx.now();
     let failed = false;
-    for (const [correlationId, request] of [...this.#produceInFlight]) {
+    for (const request of [...this.#produceInFlight.inSendOrder()]) {
       if (request.host !== host) continue;
-      this.#produceInFlight.delete(correlationId);
+      this.#produceInFlight.delete(request.correlationId);
       for (const batch of request.batches) this.#completeBatch(batch, ErrorCode.NETWORK_EXCEPTION, -1, -1, ctx);
       failed = true;
     }
@@ -581,7 +589,7 @@ export class ProducerClient {
       for (const batch of batches) this.#completeBatch(batch, ErrorCode.NONE, -1, -1, ctx);
       return;
     }
-    this.#produceInFlight.set(correlationId, { node, host, sentAt: ctx.now(), batches });
+    this.#produceInFlight.add({ correlationId, node, host, sentAt: ctx.now(), batches });
     if (settings["max.in.flight.requests.per.connection"] === 1)
       for (const batch of batches) this.#accumulator.mute(batch.topic, batch.partition);
   }
@@ -706,7 +714,7 @@ export class ProducerClient {
   #leastLoadedBroker(now: Micros): ActorId | undefined {
     const candidates = this.#metadataHosts(now);
     if (candidates.length === 0) return undefined;
-    const load = (host: ActorId) => [...this.#produceInFlight.values()].filter((r) => r.host === host).length;
+    const load = (host: ActorId) => this.#produceInFlight.countOn(host);
     let host = candidates[this.#hostRotation % candidates.length] as ActorId;
     for (let i = 1; i < candidates.length; i++) {
       const candidate = candidates[(this.#hostRotation + i) % candidates.length] as ActorId;

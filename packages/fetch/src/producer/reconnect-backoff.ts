@@ -52,6 +52,8 @@ export class ReconnectBackoff {
 
   /** The earliest time after `now` a broker leaves its backoff, or null. */
   nextAvailableAt(now: Micros): Micros | null {
+    // Asked on every pass of the sender, and almost always with no broker in backoff.
+    if (this.#states.size === 0) return null;
     let next: Micros | null = null;
     for (const { unavailableUntil } of this.#states.values())
       if (unavailableUntil > now && (next === null || unavailableUntil < next)) next = unavailableUntil;

@@ -48,6 +48,9 @@ interface PartitionQueue {
   sizeEpoch: number;
 }
 
+/** What `expiredBatches` returns on nearly every pass of the sender. */
+const NONE_EXPIRED: readonly ProducerBatch[] = Object.freeze([]);
+
 /** Kafka's `RecordMetadata.UNKNOWN_PARTITION`: a record whose partition the built-in partitioner picks. */
 export const UNKNOWN_PARTITION = -1;
 
@@ -481,12 +484,14 @@ export class RecordAccumulator {
   }
 
   /** Takes out the queued batches older than the delivery timeout (Kafka's `expiredBatches`). */
-  expiredBatches(deliveryTimeout: Micros, now: Micros): ProducerBatch[] {
-    const expired: ProducerBatch[] = [];
-    // Asked on every pass of the sender: no ordered scan unless some queue's oldest batch has expired.
+  expiredBatches(deliveryTimeout: Micros, now: Micros): readonly ProducerBatch[] {
+    // Asked on every pass of the sender: no array and no ordered scan unless some queue's oldest batch has expired.
+    const queues = this.#nonEmpty.items();
     let any = false;
-    for (const queue of this.#nonEmpty.items()) if (now - (queue.batches[0] as ProducerBatch).createdAt >= deliveryTimeout) any = true;
-    if (!any) return expired;
+    for (let i = 0; i < queues.length && !any; i++)
+      any = now - ((queues[i] as PartitionQueue).batches[0] as ProducerBatch).createdAt >= deliveryTimeout;
+    if (!any) return NONE_EXPIRED;
+    const expired: ProducerBatch[] = [];
     for (const queue of this.#nonEmpty.items().slice()) {
       const batches = queue.batches;
       if (now - (batches[0] as ProducerBatch).createdAt < deliveryTimeout) continue;
@@ -499,10 +504,11 @@ export class RecordAccumulator {
 
   /** The earliest creation time of a queued batch (for the delivery timeout), or undefined. */
   oldestCreatedAt(): Micros | undefined {
+    const queues = this.#nonEmpty.items();
     let oldest: Micros | undefined;
-    for (const queue of this.#nonEmpty.items()) {
-      const first = queue.batches[0] as ProducerBatch;
-      oldest = Math.min(oldest ?? first.createdAt, first.createdAt);
+    for (let i = 0; i < queues.length; i++) {
+      const createdAt = ((queues[i] as PartitionQueue).batches[0] as ProducerBatch).createdAt;
+      if (oldest === undefined || createdAt < oldest) oldest = createdAt;
     }
     return oldest;
   }

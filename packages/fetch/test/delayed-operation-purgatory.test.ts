@@ -92,4 +92,16 @@ describe("DelayedOperationPurgatory", () => {
     purgatory.watch(op(1, "a"));
     expect(() => purgatory.watch(op(1, "b"))).toThrow("delayed operation 1 is already parked");
   });
+
+  it("an operation parked again after its removal is listed once, and its old entries count as stale", () => {
+    const purgatory = new DelayedOperationPurgatory<DelayedOperation>();
+    const same = op(1, "a", "b");
+    purgatory.watch(same);
+    purgatory.watch(op(2, "a"));
+    purgatory.remove(1);
+    purgatory.watch(same);
+    expect(ids(purgatory.watching("a"))).toEqual([1, 2]);
+    expect(ids(purgatory.watching("b"))).toEqual([1]);
+    expect(purgatory.watcherEntries).toBe(3);
+  });
 });

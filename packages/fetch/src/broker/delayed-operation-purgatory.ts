@@ -13,14 +13,20 @@ const NO_OPS: readonly never[] = [];
  * them; and whether that order is still id order.
  */
 interface Watchers<Op> {
-  readonly ops: Op[];
+  readonly entries: Parked<Op>[];
   inIdOrder: boolean;
 }
 
-/** A parked operation, and how many watcher entries it holds (one per distinct key, as it started watching). */
+/**
+ * A parked operation, and how many watcher entries it holds (one per
+ * distinct key, as it started watching). The keys' lists hold this record,
+ * not the operation: an entry is live while its record is the one parked
+ * under the operation's id, so an operation parked again after its removal
+ * leaves no old entry that looks live.
+ */
 interface Parked<Op> {
   readonly op: Op;
-  readonly entries: number;
+  entries: number;
 }
 
 /** Fewest stale watcher entries that make `remove` sweep every key (Kafka's purgatory purge interval, 1,000 by default). */
@@ -62,28 +68,28 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
     return this.#live + this.#stale;
   }
 
-  /** Parks a new operation (each operation is watched once: a parked id again is a bug in the caller). */
+  /** Parks an operation (a parked id again is a bug in the caller: its answer could go out twice). */
   watch(op: Op): void {
     if (this.#ops.has(op.id)) throw new Error(`delayed operation ${op.id} is already parked`);
+    const parked: Parked<Op> = { op, entries: 0 };
     const keys = op.watchKeys;
-    let entries = 0;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
       let watchers = this.#watchers.get(key);
       if (watchers === undefined) {
-        watchers = { ops: [], inIdOrder: true };
+        watchers = { entries: [], inIdOrder: true };
         this.#watchers.set(key, watchers);
       }
-      const ops = watchers.ops;
-      const last = ops[ops.length - 1];
+      const entries = watchers.entries;
+      const last = entries[entries.length - 1];
       // A key listed twice by the operation: its entry is already last (nothing else is watched meanwhile).
-      if (last === op) continue;
-      if (last !== undefined && op.id < last.id) watchers.inIdOrder = false;
-      ops.push(op);
-      entries++;
+      if (last === parked) continue;
+      if (last !== undefined && op.id < last.op.id) watchers.inIdOrder = false;
+      entries.push(parked);
+      parked.entries++;
     }
-    this.#ops.set(op.id, { op, entries });
-    this.#live += entries;
+    this.#ops.set(op.id, parked);
+    this.#live += parked.entries;
   }
 
   /** Takes the operation out (it completed or expired); returns it if it was still parked. */
@@ -100,32 +106,30 @@ export class DelayedOperationPurgatory<Op extends DelayedOperation> {
   /** The operations watching `key`, oldest (lowest id) first (a copy: completing them changes the watchers). */
   watching(key: string): readonly Op[] {
     const watchers = this.#watchers.get(key);
-    if (watchers === undefined || watchers.ops.length === 0) return NO_OPS;
+    if (watchers === undefined || watchers.entries.length === 0) return NO_OPS;
     this.#dropStale(watchers);
-    const ops = watchers.ops;
-    if (ops.length === 0) return NO_OPS;
-    // Operations are parked in id order, so this is already sorted unless one was watched again out of order.
+    const entries = watchers.entries;
+    if (entries.length === 0) return NO_OPS;
+    // Operations are parked in id order, so this is already sorted unless one was parked out of order.
     if (!watchers.inIdOrder) {
-      ops.sort((a, b) => a.id - b.id);
+      entries.sort((a, b) => a.op.id - b.op.id);
       watchers.inIdOrder = true;
     }
-    return ops.slice();
-  }
-
-  #isParked(op: Op): boolean {
-    return this.#ops.get(op.id)?.op === op;
+    const ops: Op[] = [];
+    for (let i = 0; i < entries.length; i++) ops.push((entries[i] as Parked<Op>).op);
+    return ops;
   }
 
   /** Drops the entries of operations no longer parked from one key's list, keeping the rest in their order. */
   #dropStale(watchers: Watchers<Op>): void {
-    const ops = watchers.ops;
+    const entries = watchers.entries;
     let kept = 0;
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i] as Op;
-      if (this.#isParked(op)) ops[kept++] = op;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as Parked<Op>;
+      if (this.#ops.get(entry.op.id) === entry) entries[kept++] = entry;
     }
-    this.#stale -= ops.length - kept;
-    ops.length = kept;
+    this.#stale -= entries.length - kept;
+    entries.length = kept;
   }
 
   #sweep(): void {

@@ -1,5 +1,5 @@
 import { type ActorId, ExponentialBackoff, type Micros, ms } from "@kcsim/protocol";
-import { earliestAfter } from "./earliest-after.js";
+import { earliestAfter } from "../earliest-after.js";
 
 interface ConnectionState {
   inFlight: number;

@@ -8,10 +8,10 @@ import {
   type TopicPartition,
   tpKey,
 } from "@kcsim/protocol";
+import { earliestAfter } from "../earliest-after.js";
 import { AssignedLeaders } from "./assigned-leaders.js";
 import { BrokerConnections } from "./broker-connections.js";
 import { ClusterMetadata, type FetcherTopic } from "./cluster-metadata.js";
-import { earliestAfter } from "./earliest-after.js";
 import { FetchBuffer } from "./fetch-buffer.js";
 import { FetchCollector } from "./fetch-collector.js";
 import { type FetchConfig, fetchConfigOf } from "./fetch-config.js";

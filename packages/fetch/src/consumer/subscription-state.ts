@@ -1,4 +1,5 @@
 import { type Micros, type TopicPartition, tpKey } from "@kcsim/protocol";
+import { earliestAfter } from "../earliest-after.js";
 import { ResetCount, TopicPartitionState } from "./partition-state.js";
 import type { PositionProblem } from "./record-source.js";
 
@@ -79,7 +80,7 @@ export class SubscriptionState {
     if (this.#resets.awaiting === 0) return next;
     for (const state of this.#states.values()) {
       const at = state.nextRetryAt;
-      if (state.awaitingReset() && at !== null && at > now && (next === null || at < next)) next = at;
+      if (state.awaitingReset()) next = earliestAfter(now, next, at);
     }
     return next;
   }

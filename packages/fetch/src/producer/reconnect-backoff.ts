@@ -1,4 +1,5 @@
 import { type ActorId, ExponentialBackoff, type Micros } from "@kcsim/protocol";
+import { earliestAfter } from "../earliest-after.js";
 
 /**
  * Kafka's defaults for reconnect.backoff.ms and reconnect.backoff.max.ms.
@@ -55,8 +56,7 @@ export class ReconnectBackoff {
     // Asked on every pass of the sender, and almost always with no broker in backoff.
     if (this.#states.size === 0) return null;
     let next: Micros | null = null;
-    for (const { unavailableUntil } of this.#states.values())
-      if (unavailableUntil > now && (next === null || unavailableUntil < next)) next = unavailableUntil;
+    for (const { unavailableUntil } of this.#states.values()) next = earliestAfter(now, next, unavailableUntil);
     return next;
   }
 }

@@ -172,7 +172,7 @@ describe("actor cells", () => {
     const unrecorded = (spec: SimulationSpec) => {
       const seen: HistoryEvent[] = [];
       const result = new InlineHost(spec, registry, {
-        history: { recorded: false, onEvent: (event) => seen.push(event) },
+        history: { recorded: false, follower: { accept: (event) => seen.push(event) } },
         unsizedMessages: true,
       }).run();
       return { result, seen };

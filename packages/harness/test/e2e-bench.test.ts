@@ -32,7 +32,7 @@ describe("the e2e bench's counts", () => {
       if (event.o.type === "member.records") for (const range of event.o.ranges ?? []) consumed += range.count;
     };
     const spec = toSimulationSpec(e2eScenario(SMALL));
-    new InlineHost(spec, DEFAULT_REGISTRY, { history: { keepEvents: false, onEvent: counter.accept, onLine } }).run();
+    new InlineHost(spec, DEFAULT_REGISTRY, { history: { keepEvents: false, follower: counter, onLine } }).run();
     expect(produced).toBeGreaterThan(0);
     expect(consumed).toBeGreaterThan(0);
     expect(counter.produced).toBe(produced);

@@ -21,9 +21,9 @@ const events: HistoryEvent[] = [
 ] as unknown as HistoryEvent[];
 
 describe("a history that is not recorded", () => {
-  it("hands every event to onEvent with its index, and encodes, hashes and keeps nothing", () => {
+  it("hands every event to its follower with its index, and encodes, hashes and keeps nothing", () => {
     const seen: [HistoryEvent, number][] = [];
-    const history = new History(header, { recorded: false, onEvent: (event, index) => seen.push([event, index]) });
+    const history = new History(header, { recorded: false, follower: { accept: (event, index) => seen.push([event, index]) } });
     for (const event of events) history.record(event);
     expect(seen).toEqual(events.map((event, index) => [event, index]));
     expect(history.length).toBe(3);
@@ -35,7 +35,7 @@ describe("a history that is not recorded", () => {
 
   it("keeps the order of events held back (hold/release) as a recorded one does", () => {
     const seen: number[] = [];
-    const history = new History(header, { recorded: false, onEvent: (event) => seen.push(event.t) });
+    const history = new History(header, { recorded: false, follower: { accept: (event) => seen.push(event.t) } });
     history.hold();
     for (const event of events) history.record(event);
     expect(seen).toEqual([]);

@@ -87,7 +87,7 @@ export interface E2eResult {
 export function runE2e(options: E2eOptions = E2E_DEFAULTS): E2eResult {
   const spec = toSimulationSpec(e2eScenario(options));
   const counter = new E2eRecordCounter();
-  const host = new InlineHost(spec, DEFAULT_REGISTRY, { history: { keepEvents: false, onEvent: counter.accept } });
+  const host = new InlineHost(spec, DEFAULT_REGISTRY, { history: { keepEvents: false, follower: counter } });
   const cpuBefore = process.cpuUsage();
   const result = host.run();
   const cpu = process.cpuUsage(cpuBefore);

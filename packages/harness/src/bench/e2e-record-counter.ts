@@ -3,7 +3,7 @@ import type { HistoryEvent } from "../history/history-event.js";
 
 /**
  * Counts the e2e bench's records from the history's events as they are
- * recorded (the History's onEvent): records acknowledged (`producer.ack`
+ * recorded (the History's follower): records acknowledged (`producer.ack`
  * with no error) and records handed to applications (`member.records`, one
  * observation per poll with a range per partition, history format 3). It
  * reads the events themselves, so no JSON line is made per event just to be
@@ -13,7 +13,7 @@ export class E2eRecordCounter {
   produced = 0;
   consumed = 0;
 
-  readonly accept = (event: HistoryEvent): void => {
+  accept(event: HistoryEvent): void {
     if (event.ev !== "obs") return;
     const ack = observationOf(event, "producer.ack");
     if (ack !== undefined) {
@@ -22,5 +22,5 @@ export class E2eRecordCounter {
     }
     const records = observationOf(event, "member.records");
     if (records !== undefined) for (const range of records.ranges) this.consumed += range.count;
-  };
+  }
 }

@@ -11,8 +11,8 @@ import { SettingsErrorFollower } from "./settings-error.js";
  * Judges one run in one pass over its history: a HistoryPass feeds every
  * streaming checker, the metrics and the settings check, sharing the
  * analyses they have in common (ownership, consumption). It is fed live,
- * as the History records each event (`accept` as its onEvent), or from a
- * finished history. Checkers that read an array (a library user's own,
+ * as the History records each event (its `pass` as the History's follower),
+ * or from a finished history. Checkers that read an array (a library user's own,
  * the exactly-once family) read the whole history afterwards, all from
  * one array.
  */
@@ -41,11 +41,6 @@ export class RunJudge {
     }
     this.#metrics = new RunMetricsFollower(this.pass);
   }
-
-  /** Feeds one event (the History's onEvent). */
-  readonly accept = (event: HistoryEvent, index: number): void => {
-    this.pass.accept(event, index);
-  };
 
   /** Whether every checker judges as the events come (none reads the whole history afterwards): then the run needs no log. */
   get streamsAll(): boolean {
@@ -86,7 +81,7 @@ export function judgeFinished(
 ): { readonly checks: Record<string, CheckResult>; readonly metrics: RunMetrics } {
   const judge = new RunJudge(spec, names, checkers);
   result.log.forEach((event, index) => {
-    judge.accept(event, index);
+    judge.pass.accept(event, index);
   });
   return { checks: judge.checks(() => result.log.toArray()), metrics: judge.metrics(result, spec) };
 }

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { DEFAULT_REGISTRY } from "../actors/registry.js";
 import type { Checker, CheckResult } from "../checkers/checker.js";
 import { CHECKERS, DATA_CHECKERS, DEFAULT_CHECKERS, GROUP_CHECKERS } from "../checkers/registry.js";
-import type { HistoryOptions } from "../history/history.js";
+import type { HistoryFollower, HistoryOptions } from "../history/history.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { type HostName, type HostOptions, runInHost } from "../hosts/run-host.js";
 import { loadRegistry, withDefaultActors } from "../hosts/worker/load-registry.js";
@@ -131,18 +131,20 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
   let kept: HistoryEvent[] | null = !recorded && !judgeRun.streamsAll ? [] : null;
   let overflowed = false;
   const keptLimit = options.keptEventsLimit ?? KEPT_EVENTS_LIMIT;
-  const onEvent =
+  const follower: HistoryFollower =
     kept === null
-      ? judgeRun.accept
-      : (event: HistoryEvent, index: number) => {
-          if (kept !== null) {
-            if (kept.length < keptLimit) kept.push(event);
-            else {
-              kept = null;
-              overflowed = true;
+      ? judgeRun.pass
+      : {
+          accept: (event: HistoryEvent, index: number) => {
+            if (kept !== null) {
+              if (kept.length < keptLimit) kept.push(event);
+              else {
+                kept = null;
+                overflowed = true;
+              }
             }
-          }
-          judgeRun.accept(event, index);
+            judgeRun.pass.accept(event, index);
+          },
         };
   // Nothing reads a judged-only run's message sizes when its events go to kcsim's streaming checkers alone.
   const unsized = !recorded && kept === null && (options.checkers ?? []).length === 0;
@@ -152,7 +154,7 @@ export async function runScenario(scenario: ScenarioFile, options: RunOptions): 
       spec,
       options.host,
       {
-        onEvent,
+        follower,
         ...(onLine !== undefined ? { onLine } : {}),
         ...(recorded ? {} : { recorded: false }),
       },

@@ -15,8 +15,8 @@ export interface HistoryOptions {
   readonly keepEvents?: boolean;
   /**
    * Handed each event as it is recorded, with its index. An object, not a callback: the History calls its
-   * accept method directly, which a hunt does for every event (a callback that forwards to a pass was one more
-   * call per event, about 1% of a hunt's instructions).
+   * accept method directly, which a hunt does for every event (a callback that forwarded to a pass was one more
+   * call per event: at most about 1% of a hunt's instructions, see docs/performance.md).
    */
   readonly follower?: HistoryFollower;
   /** Called with each event's JSON line, the header's first (history.jsonl, written as the run goes). */

@@ -118,25 +118,23 @@ profile.samples.forEach((id, i) => {
   byModule.set(module, (byModule.get(module) ?? 0) + micros);
 });
 const byGroup = new Map();
-for (const [module, micros] of byModule) byGroup.set(groupOf(module), (byGroup.get(groupOf(module)) ?? 0) + micros);
+for (const [module, micros] of byModule) {
+  const group = groupOf(module);
+  byGroup.set(group, (byGroup.get(group) ?? 0) + micros);
+}
 
 const ms = (micros) => Math.round(micros / 1000).toLocaleString("en-US");
 const share = (micros) => `${total === 0 ? "0.0" : ((100 * micros) / total).toFixed(1)}%`;
-const rows = (entries) => {
-  const sorted = [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const width = Math.max(...sorted.map(([, micros]) => ms(micros).length));
-  return sorted.map(([name, micros]) => `  ${ms(micros).padStart(width)} ms  ${share(micros).padStart(6)}  ${name}`);
-};
-/** The first `top` rows, and one line for the rest. */
+/** The `top` costliest entries, one row each (ties by name), and one line for the rest. */
 const topRows = (entries, what) => {
-  const all = rows(entries);
-  if (all.length <= top) return all;
-  const rest = [...entries]
-    .map(([, micros]) => micros)
-    .sort((a, b) => b - a)
-    .slice(top);
-  const restMicros = rest.reduce((sum, micros) => sum + micros, 0);
-  return [...all.slice(0, top), `  and ${rest.length} more ${what}: ${ms(restMicros)} ms, ${share(restMicros)}`];
+  const sorted = [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const shown = sorted.slice(0, top);
+  const width = Math.max(...shown.map(([, micros]) => ms(micros).length));
+  const lines = shown.map(([name, micros]) => `  ${ms(micros).padStart(width)} ms  ${share(micros).padStart(6)}  ${name}`);
+  const rest = sorted.slice(top);
+  if (rest.length === 0) return lines;
+  const restMicros = rest.reduce((sum, [, micros]) => sum + micros, 0);
+  return [...lines, `  and ${rest.length} more ${what}: ${ms(restMicros)} ms, ${share(restMicros)}`];
 };
 const lines = [`self time by group (${ms(total)} ms sampled)`, ...topRows(byGroup, "groups"), "by module", ...topRows(byModule, "modules")];
 process.stdout.write(`${lines.join("\n")}\n`);

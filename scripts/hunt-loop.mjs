@@ -5,14 +5,19 @@
 // thread and a main thread that polls it, and the same build counts up to
 // 4% apart between runs that way; this loop repeats to within 1%.
 //
-//   node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [SEEDS]
+//   node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm) [SEEDS]
 //
 // runs 10 warm-up seeds (1000..1009), then SEEDS (as `kcsim hunt --seeds`
 // reads them: A..B, a seed, or a list of both; default 1..100), each
-// with a drawn fault schedule as `kcsim hunt SCENARIO` draws it, and prints
-// how many failed. DIR is a bundle directory (default
+// with a drawn fault schedule as `kcsim hunt SCENARIO` draws it (with
+// --swarm, each a whole system drawn from the seed, as `kcsim hunt --swarm`
+// draws it), and prints how many failed. DIR is a bundle directory (default
 // packages/harness/bundle; compare two builds from copies of it side by
-// side, see scripts/instructions.mjs). Example:
+// side, see scripts/instructions.mjs). With --costs it first prints one JSON
+// line per seed: the seed, the CPU milliseconds its run took in this
+// thread (process.cpuUsage, so V8's helper threads count too), whether it
+// failed, and the parameters the hunt drew for it (what a swarm seed's cost
+// depends on). Example:
 //   node scripts/instructions.mjs --kcsim-v8 scripts/hunt-loop.mjs scenarios/session-timeout.json 1..100
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -25,15 +30,23 @@ const fail = (message) => {
   process.exit(2);
 };
 
+const USAGE = "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm) [SEEDS]";
 const args = process.argv.slice(2);
 let bundle = BUNDLE;
-if (args[0] === "--bundle") {
-  if (args[1] === undefined) fail("--bundle needs a directory");
-  bundle = resolve(args[1]);
-  args.splice(0, 2);
+let costs = false;
+for (;;) {
+  if (args[0] === "--bundle") {
+    if (args[1] === undefined) fail("--bundle needs a directory");
+    bundle = resolve(args[1]);
+    args.splice(0, 2);
+  } else if (args[0] === "--costs") {
+    costs = true;
+    args.shift();
+  } else break;
 }
 const [scenarioPath, range = "1..100"] = args;
-if (scenarioPath === undefined || args.length > 2) fail("usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [SEEDS]");
+if (scenarioPath === undefined || args.length > 2 || (scenarioPath.startsWith("--") && scenarioPath !== "--swarm")) fail(USAGE);
+const swarm = scenarioPath === "--swarm";
 const worker = join(bundle, "hunt-worker.cjs");
 if (!existsSync(worker)) fail(`no hunt worker at ${worker} (run \`pnpm build\` first)`);
 const loader = join(HARNESS, "dist", "index.js");
@@ -44,9 +57,9 @@ const { loadScenarioFile, ScenarioError } = await import(pathToFileURL(loader).h
 const { parseSeedRanges, seedCount, seedsOf } = await import(pathToFileURL(join(HARNESS, "dist", "hunt", "seed-ranges.js")).href);
 const seeds = parseSeedRanges(range);
 if (typeof seeds === "string") fail(`seeds ${seeds}`);
-let base;
+let base = null;
 try {
-  base = loadScenarioFile(scenarioPath);
+  if (!swarm) base = loadScenarioFile(scenarioPath);
 } catch (error) {
   if (error instanceof ScenarioError) fail(error.message);
   throw error;
@@ -56,5 +69,15 @@ const run = loaded.default ?? loaded;
 const task = (seed) => ({ base, asWritten: false, protocol: null, seed });
 for (let seed = 1000; seed < 1010; seed++) await run(task(seed));
 let failed = 0;
-for (const seed of seedsOf(seeds)) if ((await run(task(seed))).failures.length > 0) failed++;
-console.log(`${seedCount(seeds)} seeds of ${scenarioPath}, ${failed} failed`);
+for (const seed of seedsOf(seeds)) {
+  const before = process.cpuUsage();
+  const result = await run(task(seed));
+  const cpu = process.cpuUsage(before);
+  const failing = result.failures.length > 0;
+  if (failing) failed++;
+  if (costs) {
+    const cpuMs = Math.round((cpu.user + cpu.system) / 100) / 10;
+    console.log(JSON.stringify({ seed, cpuMs, failed: failing, parameters: result.parameters }));
+  }
+}
+console.log(`${seedCount(seeds)} seeds of ${swarm ? "the swarm" : scenarioPath}, ${failed} failed`);

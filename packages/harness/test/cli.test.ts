@@ -95,6 +95,30 @@ describe("kcsim CLI", () => {
     expect(summary.metrics.messages).toBeGreaterThan(1000);
   });
 
+  it("compare prints one aligned row per protocol, with the numbers of --json and no trailing spaces", () => {
+    const text = kcsim("compare", "scenarios/m10-join.json");
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("kcsim compare scenarios/m10-join.json  seed 1");
+    expect(lines[1]).toBe("protocol     rebalances  rounds  time to stable ms  peak unowned  unowned partition-s  paused members");
+    for (const line of lines) expect(line, JSON.stringify(line)).toBe(line.trimEnd());
+    const json = kcsim("compare", "scenarios/m10-join.json", "--json");
+    const rows = (JSON.parse(json.stdout) as { rows: Record<string, string | number>[] }).rows;
+    expect(rows.map((r) => r.protocol)).toEqual(["eager", "cooperative", "consumer"]);
+    // Each column starts where its header does.
+    const starts = [...(lines[1] as string).matchAll(/(?:^| {2})(\S)/g)].map((m) => (m.index ?? 0) + m[0].length - 1);
+    expect(starts).toHaveLength(7);
+    rows.forEach((row, r) => {
+      const line = lines[2 + r] as string;
+      const cells = starts.map((start, i) => line.slice(start, starts[i + 1]).trim());
+      expect(cells).toEqual(
+        [row.protocol, row.rebalances, row.rounds, row.timeToStableMs, row.peakUnowned, row.unownedPartitionSeconds, row.pausedMembers].map(
+          String,
+        ),
+      );
+    });
+  });
+
   it("writes the run directory with --out, and the history hash is its lines' (recorded again into a history)", () => {
     const dir = mkdtempSync(join(tmpdir(), "kcsim-out-"));
     const { code, stdout } = kcsim("run", "scenarios/ping-pong.json", "--out", dir, "--json");

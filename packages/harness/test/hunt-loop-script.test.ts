@@ -34,9 +34,31 @@ describe("scripts/hunt-loop.mjs (a hunt's seeds in one thread, for instruction c
     expect(out.stdout).toBe(`4 seeds of scenarios/session-timeout.json, ${failing.size} failed\n`);
   });
 
+  it("draws whole systems with --swarm, as kcsim hunt --swarm does, and prints each seed's cost with --costs", () => {
+    const out = loop("--costs", "--swarm", "113..114");
+    expect(out.stderr).toBe("");
+    expect(out.status).toBe(0);
+    const lines = out.stdout.trimEnd().split("\n");
+    expect(lines.at(-1)).toBe("2 seeds of the swarm, 0 failed");
+    const seeds = lines
+      .slice(0, -1)
+      .map((line) => JSON.parse(line) as { seed: number; cpuMs: number; failed: boolean; parameters: Record<string, unknown> });
+    expect(seeds.map((s) => s.seed)).toEqual([113, 114]);
+    for (const s of seeds) {
+      expect(s.cpuMs).toBeGreaterThan(0);
+      expect(s.failed).toBe(false);
+    }
+    // What the swarm drew from each seed (the same as `kcsim hunt --swarm` reports for a failing seed).
+    expect(seeds.map((s) => [s.parameters.protocol, s.parameters.members, s.parameters.partitions, s.parameters.autoCommit])).toEqual([
+      ["eager", 11, 43, false],
+      ["eager", 2, 10, false],
+    ]);
+  });
+
   it("refuses bad input in one line, exit code 2", () => {
     for (const [args, message] of [
-      [[], "usage: node scripts/hunt-loop.mjs [--bundle DIR] SCENARIO [SEEDS]"],
+      [[], "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm) [SEEDS]"],
+      [["--costs", "--sworm"], "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm) [SEEDS]"],
       [["scenarios/session-timeout.json", "9..3"], "seeds 9..3: the range ends before it starts"],
       [["scenarios/session-timeout.json", "1..x"], "seeds must be A..B, a single seed, or a comma-separated list of them, got '1..x'"],
       [

@@ -46,7 +46,9 @@ export async function compareProtocols(
   return { scenario: scenario.name, seed: usedSeed, rows };
 }
 
-const pad = (s: string, n: number) => s.padEnd(n);
+/** One line of the table: each cell padded to its column, the last one not (no trailing spaces). */
+const tableLine = (cells: readonly string[], widths: readonly number[]) =>
+  cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] as number))).join(" ");
 
 /** `kcsim compare <scenario> [--seed N] [--json]`: eager vs cooperative vs the consumer protocol. */
 export async function compareCommand(argv: readonly string[]): Promise<number> {
@@ -60,10 +62,7 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
   }
   const header = ["protocol", "rebalances", "rounds", "time to stable ms", "peak unowned", "unowned partition-s", "paused members"];
   const widths = [12, 11, 7, 18, 13, 20, 14];
-  const lines = [
-    `kcsim compare ${relative(userCwd(), path) || path}  seed ${result.seed}`,
-    header.map((h, i) => pad(h, widths[i] as number)).join(" "),
-  ];
+  const lines = [`kcsim compare ${relative(userCwd(), path) || path}  seed ${result.seed}`, tableLine(header, widths)];
   for (const row of result.rows) {
     const cells = [
       row.protocol,
@@ -74,7 +73,7 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
       row.unownedPartitionSeconds,
       row.pausedMembers,
     ];
-    lines.push(cells.map((c, i) => pad(String(c), widths[i] as number)).join(" "));
+    lines.push(tableLine(cells.map(String), widths));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;

@@ -33,6 +33,7 @@ describe("exit codes CI can trust: 0 passed, 1 violation, 2 bad input, 3 kcsim f
     writeFileSync(join(huntDir, "scenario.json"), JSON.stringify(shipped("sticky-leave")));
     const cases: string[][] = [
       ["run", "--seed", "-1"],
+      ["run", "--seed", "9007199254740992"],
       ["run", "--time-scale", "-1", "--host", "realtime"],
       ["run", "--time-scale", "2"],
       ["run", "--actors-per-worker", "2"],
@@ -77,6 +78,9 @@ describe("exit codes CI can trust: 0 passed, 1 violation, 2 bad input, 3 kcsim f
     expect(stderrOf.get(`run ${notJson}`)).toMatch(/not\.json:1:3: invalid JSON/);
     expect(stderrOf.get(`replay ${huntDir}`)).toMatch(/half-written hunt failure directory: it has scenario\.json but no hunt\.json/);
     expect(stderrOf.get("run --seed -1")).toBe("kcsim: run: --seed must be an integer >= 0, got '-1'\n");
+    expect(stderrOf.get("run --seed 9007199254740992")).toBe(
+      "kcsim: run: --seed must be at most 9007199254740991, got '9007199254740992'\n",
+    );
     expect(stderrOf.get(`shrink ${unknownCheck}`)).toMatch(/hunt\.json names no checker 'nope'/);
     expect(stderrOf.get(`shrink ${unknownCheck} --check converges`)).toBe(
       "kcsim: shrink: converges passes on the original run with seed 1: nothing to shrink\n",

@@ -58,6 +58,7 @@ describe("kcsim CLI", () => {
       ["run", "--consumer-config", "no.such.setting=1"],
       ["run", "--consumer-config", "max.poll.interval.ms=soon"],
       ["hunt", "--swarm", "--consumer-config", "max.poll.interval.ms=1000"],
+      ["hunt", "scenarios/ping-pong.json", "--seeds", "1..2"],
     ];
     for (const args of cases) {
       const { code, stdout, stderr } = kcsim(...args);
@@ -66,6 +67,10 @@ describe("kcsim CLI", () => {
       expect(stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
       expect(stderr).toMatch(/^kcsim: /);
     }
+    // Drawn faults need a cluster: a scenario of actors alone is hunted as written, and the hunt says so before it starts.
+    expect(kcsim("hunt", "scenarios/ping-pong.json", "--seeds", "1..2").stderr).toBe(
+      "kcsim: hunt ping-pong: the scenario has no cluster, and a hunt draws its faults between a cluster and its consumers; hunt it with --as-written (its own faults, with each seed)\n",
+    );
     const dir = mkdtempSync(join(tmpdir(), "kcsim-cli-"));
     const bad = join(dir, "bad.json");
     writeFileSync(

@@ -54,9 +54,9 @@ export function parseFlags<O extends Options>(command: string, argv: readonly st
 export function integerFlag(command: string, name: string, value: string | undefined, min = 0): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) {
-    throw new UsageError(`${command}: --${name} must be an integer >= ${min}, got '${value}'`);
-  }
+  if (!/^\d+$/.test(value) || n < min) throw new UsageError(`${command}: --${name} must be an integer >= ${min}, got '${value}'`);
+  // Past 2^53 a number no longer names one integer: the seed (or count) asked for could silently be another.
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${command}: --${name} must be at most ${Number.MAX_SAFE_INTEGER}, got '${value}'`);
   return n;
 }
 

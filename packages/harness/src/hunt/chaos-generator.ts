@@ -2,6 +2,7 @@ import { type JsonValue, pick, randomInt, streamFor, type UniformSource } from "
 import type { NetworkMode } from "../router/fault-plan.js";
 import { groupMembers } from "../scenario/expand-groups.js";
 import { networkOf, validateScenario } from "../scenario/load-scenario.js";
+import { ScenarioError } from "../scenario/scenario-error.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { ChaosPlan } from "./chaos-plan.js";
 
@@ -208,6 +209,12 @@ function drawSwarmScenario(r: Draw): { scenario: ScenarioFile; parameters: Recor
  * fault schedule drawn from the seed, replacing the scenario's own faults.
  */
 export function drawChaosPlan(seed: number, base: ScenarioFile | null): ChaosPlan {
+  // The drawn faults cut consumers off from a cluster's coordinators and brokers, and crash them: a scenario of
+  // actors alone (ping-pong) has none of those, so only its own faults can be hunted.
+  if (base !== null && base.cluster === undefined)
+    throw new ScenarioError(
+      `hunt ${base.name}: the scenario has no cluster, and a hunt draws its faults between a cluster and its consumers; hunt it with --as-written (its own faults, with each seed)`,
+    );
   const r = streamFor(seed, "!hunt").next;
   const drawn = base === null ? drawSwarmScenario(r) : { scenario: base, parameters: {} as Record<string, JsonValue> };
   const healAtMs = Math.round(drawn.scenario.durationMs * 0.4);

@@ -63,7 +63,8 @@ export const KafkaJSConsumerOptionsSchema = Type.Object(
     /** `consumer.subscribe({ fromBeginning })`. */
     fromBeginning: Type.Optional(
       Type.Boolean({
-        description: "KafkaJS fromBeginning (consumer.subscribe): start at the earliest offset without a commit (default false).",
+        description:
+          "KafkaJS fromBeginning (consumer.subscribe): start at the earliest offset without a commit (default true here, so a group reads every record produced; KafkaJS's own default is false).",
       }),
     ),
   },

@@ -317,7 +317,7 @@ export const GroupSchema = Type.Object(
     client: Type.Optional(
       Type.Union([Type.Literal("kcsim"), Type.Literal("kafkajs")], {
         description:
-          "Which client the members run: kcsim's model of Kafka's Java consumer (\"kcsim\", the default), or KafkaJS 2.2.4's real code in virtual time (\"kafkajs\": a classic eager group on the inline host; consumer then holds KafkaJS's consumer options by their KafkaJS names, app {handler, processingMsPerRecord}).",
+          "Which client the members run: kcsim's model of Kafka's Java consumer (\"kcsim\", the default), or KafkaJS 2.2.4's real code in virtual time (\"kafkajs\": a classic eager group on the inline host; kafkajs then holds KafkaJS's options by their KafkaJS names, consumer is refused, app {handler, processingMsPerRecord}).",
       }),
     ),
     members: Type.Integer({

@@ -468,7 +468,7 @@ export class WireClientGateway {
       const stored = batches === null ? undefined : batches.bytesOf.bind(batches);
       const wire = fetchToWire(expect(r, "FetchResponse"), this.#mapping, stored);
       // kcsim's brokers speak Fetch v13 (topic ids): a topic id they do not know yet (a restarted broker before
-      // the controller's metadata) is UNKNOWN_TOPIC_ID, which a v4-12 client asked by name cannot get: Kafka
+      // the controller's metadata) is UNKNOWN_TOPIC_ID, which a client that asks by name (Fetch v12 and below; the gateway speaks v4 to v11) cannot get: Kafka
       // answers those UNKNOWN_TOPIC_OR_PARTITION, which every client retries.
       const responses = wire.responses.map((t) => ({
         ...t,

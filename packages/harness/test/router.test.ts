@@ -365,6 +365,64 @@ function cutUntil(healMs: number, direction: PartitionFault["direction"]): Route
   return new Router({ network: connections, messageFaults: [], partitions: [cut] }, 7);
 }
 
+describe("connection mode: a retransmission that a later partition blocks is lost too", () => {
+  // Coordinator-failover seed 188's drawn timing: the client's bytes to the server are cut from 1 s to 41.19 s
+  // (p1), and a second partition (p0) cuts the two again from 48.577 s to 67.1 s. A segment sent at 10.836466 s
+  // backs off from 200 ms: its first retransmission after p1 heals is its eighth, 51 s after the send (61.836 s),
+  // inside p0; the ninth goes 102.2 s after the send (113.036 s).
+  const connections = { ...DEFAULT_NETWORK, minLatencyMs: 0.5, latency: { dist: "fixed", ms: 1 } } as const;
+  /** p1 cuts the client's bytes from 1 s to 41.19 s; `later` is the second partition. */
+  const afterP1 = (later: Omit<PartitionFault, "a" | "b">) =>
+    new Router(
+      {
+        network: connections,
+        messageFaults: [],
+        partitions: [
+          { name: "p1", a: ["client"], b: ["server"], direction: "a-to-b", startMs: 1_000, endMs: 41_190 },
+          { ...later, a: ["client"], b: ["server"] },
+        ],
+      },
+      7,
+    );
+  const router = (direction: PartitionFault["direction"]) => afterP1({ name: "p0", direction, startMs: 48_577, endMs: 67_100 });
+  const sentAt = 10_836_466;
+
+  it("arrives with the first retransmission no partition blocks, not the first one after the partition it was sent into", () => {
+    expect(retransmittedAt(sentAt, 41_190_000)).toBe(sentAt + 51_000_000); // inside p0
+    const r = router("two-way");
+    expect(r.routeOnConnection(sentAt, "client", "server", "ConsumerGroupHeartbeatRequest", 50, "client", 8)).toMatchObject({
+      fate: "deliver",
+      held: true,
+      fault: "p1",
+      at: [sentAt + 102_200_000 + 1_000],
+    });
+    // What the client writes behind it waits for it, whichever partition holds it now.
+    expect(r.routeOnConnection(30_000_000, "client", "server", "OffsetCommitRequest", 50, "client", 8).at).toEqual([
+      sentAt + 102_200_000 + 1_000,
+    ]);
+    // Past a closed socket's limit (102.2 s after the send, ORPHAN_GIVE_UP_US): once the client closes it, it never arrives.
+    r.routeOnConnection(40_836_466, "client", "server", "SimDisconnect", 10, "client", 8);
+    expect(r.lostAsOrphan("client", 8, sentAt + 102_200_000 + 1_000)).toBe(true);
+  });
+
+  it("a later partition of the other direction only does not stop the retransmission", () => {
+    const r = router("b-to-a");
+    expect(r.routeOnConnection(sentAt, "client", "server", "ConsumerGroupHeartbeatRequest", 50, "client", 8)).toMatchObject({
+      held: true,
+      at: [sentAt + 51_000_000 + 1_000],
+    });
+  });
+
+  it("a handshake segment retransmitted into a later partition is lost too, and may run out of tries", () => {
+    // A SYN at 10 s backs off from 1 s: 11, 13, 17, 25, 41, 73 s. p1 holds it until 41.19 s, and a second
+    // partition from 70 to 80 s blocks 73 s: with tcp_syn_retries (6) spent, the handshake never completes.
+    const synRouter = (direction: PartitionFault["direction"]) => afterP1({ name: "later", direction, startMs: 70_000, endMs: 80_000 });
+    expect(synRouter("two-way").routeOnConnection(10_000_000, "client", "server", "SimConnect", 20, "client", 9).fate).toBe("partitioned");
+    // With the later partition one-way the other way, the SYN's sixth retransmission (73 s) gets through.
+    expect(synRouter("b-to-a").routeOnConnection(10_000_000, "client", "server", "SimConnect", 20, "client", 9).at).toEqual([73_001_000]);
+  });
+});
+
 describe("connection mode: the handshake backs off from TCP_TIMEOUT_INIT (1 s) and gives up after tcp_syn_retries", () => {
   // Both directions between client and server cut from 1 s until `healMs`.
   const router = (healMs: number) => cutUntil(healMs, "two-way");

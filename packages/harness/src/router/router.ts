@@ -6,7 +6,7 @@ import { OrphanedSockets } from "./orphaned-sockets.js";
 import { RetransmissionStalls, type StalledHead } from "./retransmission-stalls.js";
 import { safeLookahead } from "./safe-lookahead.js";
 import { NameMatcher } from "./selector.js";
-import { LAST_SYN_US, LAST_SYNACK_US, RTO_MIN_US, retransmissionThrough, retransmittedAt, TIMEOUT_INIT_US } from "./tcp-retransmission.js";
+import { LAST_SYN_US, LAST_SYNACK_US, RTO_MIN_US, retransmissionThrough, TIMEOUT_INIT_US } from "./tcp-retransmission.js";
 
 /**
  * deliver: it arrives (at `at`); drop: lost on its own (datagram mode);
@@ -175,13 +175,6 @@ export class Router {
     return null;
   }
 
-  /** The first instant at or after `now` when no partition blocks `from` -> `to` (Infinity if never). */
-  #healsAt(now: Micros, from: ActorId, to: ActorId): Micros {
-    let t = now;
-    for (let p = this.#blocking(t, from, to); p !== null; p = this.#blocking(t, from, to)) t = p.endUs;
-    return t;
-  }
-
   /** Datagram mode: the fate of one message on its own. `fromRank`: the sender's origin rank if the caller knows it (-1: not). */
   route(now: Micros, from: ActorId, to: ActorId, msgType: string, bytes: number, fromRank = -1): RouteDecision {
     this.#count(msgType, bytes);
@@ -305,17 +298,21 @@ export class Router {
     const head = lastTry === null ? this.#stalls.waitingAt(client, wireId, now) : undefined;
     const partition = this.#blocking(now, from, to);
     if (partition !== null || head !== undefined) {
-      const heal = partition === null ? now : this.#healsAt(now, from, to);
       const faultName = partition?.spec.name ?? (head as StalledHead).fault;
       this.#countFault(faultName);
+      // A retransmission that a partition blocks when it goes out is lost like the first send, whichever partition
+      // it is (one that began after the first one healed too): the segment arrives with the first that is not.
+      const getsThrough = (t: Micros) => this.#blocking(t, from, to) === null;
       let retry: Micros;
       if (head === undefined) {
-        retry = Number.isFinite(heal) ? retransmittedAt(now, heal, lastTry === null ? RTO_MIN_US : TIMEOUT_INIT_US) : heal;
+        retry = retransmissionThrough(now, now, getsThrough, this.#lastHealUs, lastTry === null ? RTO_MIN_US : TIMEOUT_INIT_US);
         if (lastTry === null) this.#stalls.stalled(client, wireId, { sentAt: now, holdsFrom: now, resumeAt: retry, fault: faultName });
       } else {
-        // It goes out when the head's acknowledgement comes, unless a partition still blocks it then: from there it
-        // is the head, backing off on the socket's timer.
-        retry = heal <= head.resumeAt ? head.resumeAt : Number.isFinite(heal) ? retransmittedAt(head.resumeAt, heal, RTO_MIN_US) : heal;
+        // It goes out when the head's acknowledgement comes, unless a partition blocks it then: from there it is the
+        // head, backing off on the socket's timer.
+        retry = getsThrough(head.resumeAt)
+          ? head.resumeAt
+          : retransmissionThrough(head.resumeAt, head.resumeAt, getsThrough, this.#lastHealUs);
         if (retry > head.resumeAt)
           this.#stalls.stalled(client, wireId, { sentAt: head.sentAt, holdsFrom: head.holdsFrom, resumeAt: retry, fault: faultName });
       }

@@ -30,14 +30,20 @@ export function retransmittedAt(sentAt: Micros, healAt: Micros, firstRtoUs: Micr
 }
 
 /**
- * The first retransmission later than `after` of a segment first sent at `sentAt` (backing off from TCP_RTO_MIN)
- * for which `getsThrough` holds: the one that reaches the receiver and whose acknowledgement reaches the sender.
- * Nothing changes after `lastChangeAt` (the last heal): if that retransmission does not get through, none ever
- * does, and the answer is Infinity.
+ * The first retransmission later than `after` of a segment first sent at `sentAt` (backing off from `firstRtoUs`,
+ * TCP_RTO_MIN unless given) for which `getsThrough` holds: the one that is not lost on its way (and, when the
+ * caller asks for it, whose acknowledgement is not lost either). Nothing changes after `lastChangeAt` (the last
+ * heal): if that retransmission does not get through, none ever does, and the answer is Infinity.
  */
-export function retransmissionThrough(sentAt: Micros, after: Micros, getsThrough: (at: Micros) => boolean, lastChangeAt: Micros): Micros {
+export function retransmissionThrough(
+  sentAt: Micros,
+  after: Micros,
+  getsThrough: (at: Micros) => boolean,
+  lastChangeAt: Micros,
+  firstRtoUs: Micros = RTO_MIN_US,
+): Micros {
   let t = sentAt;
-  let rto = RTO_MIN_US;
+  let rto = firstRtoUs;
   for (;;) {
     t += rto;
     rto = Math.min(rto * 2, RTO_MAX_US);

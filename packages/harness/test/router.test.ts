@@ -9,7 +9,21 @@ import {
   Router,
 } from "../src/index.js";
 import { ORPHAN_GIVE_UP_US } from "../src/router/orphaned-sockets.js";
-import { LAST_SYN_US, LAST_SYNACK_US, retransmittedAt, TIMEOUT_INIT_US } from "../src/router/tcp-retransmission.js";
+import { LAST_SYN_US, LAST_SYNACK_US, RTO_MIN_US, TIMEOUT_INIT_US } from "../src/router/tcp-retransmission.js";
+
+/**
+ * The first retransmission at or after `healAt` of a segment first sent at `sentAt` (Linux's backoff: the RTO
+ * doubles from `firstRtoUs` up to TCP_RTO_MAX, 120 s), worked out here on its own as the tests' oracle.
+ */
+function retransmittedAt(sentAt: number, healAt: number, firstRtoUs = RTO_MIN_US): number {
+  let t = sentAt;
+  let rto = firstRtoUs;
+  while (t < healAt) {
+    t += rto;
+    rto = Math.min(rto * 2, 120_000_000);
+  }
+  return t;
+}
 
 const N = 10_000;
 /** These tests route datagrams one by one (Router.route); connections have their own tests (connections.test.ts). */

@@ -18,17 +18,6 @@ export const RTO_MIN_US: Micros = 200_000;
 export const TIMEOUT_INIT_US: Micros = 1_000_000;
 const RTO_MAX_US: Micros = 120_000_000;
 
-/** The first retransmission at or after `healAt` of a segment first sent at `sentAt`, the first RTO being `firstRtoUs`. */
-export function retransmittedAt(sentAt: Micros, healAt: Micros, firstRtoUs: Micros = RTO_MIN_US): Micros {
-  let t = sentAt;
-  let rto = firstRtoUs;
-  while (t < healAt) {
-    t += rto;
-    rto = Math.min(rto * 2, RTO_MAX_US);
-  }
-  return t;
-}
-
 /**
  * The first retransmission later than `after` of a segment first sent at `sentAt` (backing off from `firstRtoUs`,
  * TCP_RTO_MIN unless given) for which `getsThrough` holds: the one that is not lost on its way (and, when the

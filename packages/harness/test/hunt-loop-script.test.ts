@@ -62,6 +62,10 @@ describe("scripts/hunt-loop.mjs (a hunt's seeds in one thread, for instruction c
       [["scenarios/session-timeout.json", "9..3"], "seeds 9..3: the range ends before it starts"],
       [["scenarios/session-timeout.json", "1..x"], "seeds must be A..B, a single seed, or a comma-separated list of them, got '1..x'"],
       [
+        ["scenarios/ping-pong.json", "1..2"],
+        "hunt ping-pong: the scenario has no cluster, and a hunt draws its faults between a cluster and its consumers; hunt it with --as-written (its own faults, with each seed)",
+      ],
+      [
         ["--bundle", "/nonexistent", "scenarios/session-timeout.json"],
         "no hunt worker at /nonexistent/hunt-worker.cjs (run `pnpm build` first)",
       ],

@@ -70,7 +70,8 @@ const task = (seed) => ({ base, asWritten: false, protocol: null, seed });
 try {
   for (let seed = 1000; seed < 1010; seed++) await run(task(seed));
 } catch (error) {
-  // A scenario the hunt cannot draw faults for (one without a cluster) says so at its first seed.
+  // A scenario the hunt cannot draw faults for (one without a cluster) says so at its first seed. The worker's
+  // bundle has a ScenarioError class of its own, not the one imported above, so it is told by its name.
   if (error instanceof Error && error.name === "ScenarioError") fail(error.message);
   throw error;
 }

@@ -68,5 +68,5 @@ export { judgeFinished, RunJudge } from "./run/run-judge.js";
 export { checkersWith, type HostName, judge, type RunOptions, type RunSummary, runScenario, runSpec } from "./run/run-scenario.js";
 export { loadScenarioFile, ScenarioError, type SpecOverrides, toSimulationSpec, validateScenario } from "./scenario/load-scenario.js";
 export { type ScenarioFile, ScenarioSchema } from "./scenario/scenario-schema.js";
-export { KcsimServer, type ServeOptions, type ServeResult } from "./serve/kcsim-server.js";
+export { KcsimServer, type ProcessFault, type ServeOptions, type ServeResult } from "./serve/kcsim-server.js";
 export { type ClusterVerdicts, type RunningCluster, type StartClusterOptions, startCluster } from "./serve/start-cluster.js";

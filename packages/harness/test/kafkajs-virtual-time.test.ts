@@ -32,10 +32,11 @@ const ownedOf = (events: readonly HistoryEvent[]): OwnedAt[] =>
   observations(events, "member.owned").map((e) => ({ t: e.t, actor: e.actor, owned: e.o.owned as Record<string, number[]> }));
 
 /**
- * serve-kafkajs.test.ts's scenario in virtual time (its real-clock run cannot be repeated): three KafkaJS consumers
- * (session 6 s, heartbeats every 500 ms), one killed at 5 s; its session expires and the group rebalances just
- * before the coordinator crashes at 12 s (back at 14 s); 3% of fetches break and group traffic is delayed from 3 s
- * to 18 s. A producer writes 25 records/s until 16 s.
+ * serve-kafkajs.test.ts's scenario in virtual time (its real-clock run cannot be repeated), as it was when the
+ * coordinator's crash came at a fixed time: three KafkaJS consumers (session 6 s, heartbeats every 500 ms), one
+ * killed at 5 s; its session expires and the group rebalances just before the coordinator crashes at 12 s (back at
+ * 14 s); 3% of fetches break and group traffic is delayed from 3 s to 18 s. A producer writes 25 records/s until
+ * 16 s. That test now crashes the coordinator once its consumers report the rebalance over, because of this bug.
  */
 function serveTestScenario(): ScenarioFile {
   return {
@@ -147,7 +148,7 @@ describe("KafkaJS 2.2.4 consumers in virtual time", () => {
 
   // Seed 1 until the producer stopped drawing randoms for keyed records (KIP-794's partitioner); seed 1 now fails with
   // member-1's SyncGroup in flight instead, and seeds 7, 13 and 14 of 1..20 with its JoinGroup.
-  it("reaches KafkaJS's bug on serve-kafkajs.test.ts's scenario: a JoinGroup in flight when the coordinator crashes sends KafkaJS back to its old partitions (seed 7)", async () => {
+  it("reaches KafkaJS's bug on serve-kafkajs.test.ts's scenario with a fixed-time crash: a JoinGroup in flight when the coordinator crashes sends KafkaJS back to its old partitions (seed 7)", async () => {
     const { summary, result } = await runScenario(serveTestScenario(), { host: "inline", seed: 7 });
     const failed = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failed.map(([name]) => name)).toEqual(["contiguous-offsets"]);

@@ -13,9 +13,11 @@ const CONSUMER_PROCESS = fileURLToPath(new URL("./support/kafkajs-consumer-proce
 const GROUP = "orders-app";
 const TOPIC = "orders";
 
-/** A KafkaJS consumer in its own process: every key its eachMessage handler got. */
+/** A KafkaJS consumer in its own process: every key its eachMessage handler got, and each assignment it joined with. */
 class ConsumerProcess {
   readonly keys = new Set<string>();
+  /** The partitions of each assignment KafkaJS reported on joining the group, in order. */
+  readonly joins: number[][] = [];
   readonly child: ChildProcess;
   readonly ready: Promise<void>;
 
@@ -27,8 +29,9 @@ class ConsumerProcess {
     this.ready = new Promise((resolve) => {
       lines.on("line", (line) => {
         if (line === "ready") resolve();
-        const [tag, key] = line.split(" ");
-        if (tag === "msg" && key !== undefined) this.keys.add(key);
+        const [tag, field] = line.split(" ");
+        if (tag === "msg" && field !== undefined) this.keys.add(field);
+        if (tag === "join") this.joins.push(field === undefined || field === "" ? [] : field.split(",").map(Number));
       });
     });
   }
@@ -57,26 +60,29 @@ class ConsumerProcess {
   }
 }
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+async function until(condition: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
+/** The group's coordinator: the one that owns its __consumer_offsets partition (50 partitions, three coordinators). */
+const COORDINATOR = `coordinator-${partitionFor(GROUP, 50) % 3}`;
+
 /**
- * The cluster of the test: three brokers (RF 3), three coordinators; the group's coordinator crashes at 16 s
- * and is back at 18 s (it reloads its log and answers COORDINATOR_LOAD_IN_PROGRESS meanwhile); between 3 s
- * and 18 s, 3% of the real clients' fetches break their connection and group traffic to the coordinators is
- * delayed. The crash comes after the rebalance that consumer-3's expiry starts (killed about 6 s in, its 6 s
- * session ends about 12 s in): a JoinGroup in flight when the coordinator crashes sends KafkaJS 2.2.4 back to
- * partitions it no longer owns (its own bug; kafkajs-virtual-time.test.ts). With the crash at 12 s one CI run hit
- * it: back on its old partition at the old generation, a consumer fetched and committed records the server had
+ * The cluster of the test: three brokers (RF 3), three coordinators; from 3 s on, 3% of the real clients' fetches
+ * break their connection and group traffic to the coordinators is delayed. The test itself crashes the group's
+ * coordinator, once the rebalance that consumer-3's expiry starts is over (it reloads its log and answers
+ * COORDINATOR_LOAD_IN_PROGRESS meanwhile), and restarts it 2 s later. The crash is timed by what the consumers
+ * report, not by the clock: a JoinGroup or SyncGroup in flight when the coordinator crashes sends KafkaJS 2.2.4 back
+ * to partitions it no longer owns (its own bug; kafkajs-virtual-time.test.ts), and at a fixed scenario time a loaded
+ * machine, slow to start the consumers, reaches that rebalance late. Two CI runs hit it (the crash at 12 s, then at
+ * 16 s): back on its old partition at the old generation, a consumer fetched and committed records the server had
  * not counted as handed out (it gave the partition up with its JoinGroup), and no-loss failed.
  */
 function scenario(): ScenarioFile {
-  const coordinator = `coordinator-${partitionFor(GROUP, 50) % 3}`;
   return {
     name: "kafkajs-serve",
     durationMs: 600_000,
@@ -87,22 +93,20 @@ function scenario(): ScenarioFile {
       broker: { "min.insync.replicas": 2, "group.initial.rebalance.delay.ms": 500 },
     },
     faults: [
-      { name: "fetch-breaks", from: ["client:*"], types: ["FetchRequest"], startMs: 3_000, endMs: 18_000, drop: { probability: 0.03 } },
-      {
-        name: "group-delay",
-        from: ["client:*"],
-        to: ["coordinator-*"],
-        startMs: 3_000,
-        endMs: 18_000,
-        delay: { dist: "exponential", meanMs: 50 },
-      },
-    ],
-    nemesis: [
-      { atMs: 16_000, actor: coordinator, action: "crash" },
-      { atMs: 18_000, actor: coordinator, action: "restart" },
+      { name: "fetch-breaks", from: ["client:*"], types: ["FetchRequest"], startMs: 3_000, drop: { probability: 0.03 } },
+      { name: "group-delay", from: ["client:*"], to: ["coordinator-*"], startMs: 3_000, delay: { dist: "exponential", meanMs: 50 } },
     ],
   };
 }
+
+/** Whether the consumers have each joined since `joinsBefore` (their join counts then), splitting all six partitions between them. */
+function settled(members: readonly ConsumerProcess[], joinsBefore: readonly number[]): boolean {
+  if (members.some((member, i) => member.joins.length <= (joinsBefore[i] ?? 0))) return false;
+  const partitions = members.flatMap((member) => member.joins.at(-1) ?? []);
+  return partitions.length === 6 && new Set(partitions).size === 6;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("kcsim serve with KafkaJS (startCluster)", () => {
   let cluster: RunningCluster | null = null;
@@ -133,22 +137,46 @@ describe("kcsim serve with KafkaJS (startCluster)", () => {
     const producer = kafka.producer({ retry: { retries: 10 } });
     await producer.connect();
     const produced: string[] = [];
-    const started = Date.now();
-    let crashed = false;
-    for (let i = 0; Date.now() - started < 15_000; i++) {
-      const key = `order-${i}`;
-      await producer.send({ topic: TOPIC, acks: -1, messages: [{ key, value: `value of ${key}` }] });
-      produced.push(key);
-      // A member crash: consumer-3's process is killed, it never leaves the group; its session expires.
-      if (!crashed && Date.now() - started > 5_000) {
-        crashed = true;
-        await (consumers[2] as ConsumerProcess).stop("SIGKILL");
+    let producing = true;
+    const producerLoop = (async () => {
+      for (let i = 0; producing; i++) {
+        const key = `order-${i}`;
+        await producer.send({ topic: TOPIC, acks: -1, messages: [{ key, value: `value of ${key}` }] });
+        produced.push(key);
+        await sleep(40);
       }
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
+    })();
+    producerLoop.catch(() => {}); // awaited below: a failed send fails the test there
+    const started = Date.now();
+    await sleep(5_000);
+    // A member crash: consumer-3's process is killed, it never leaves the group; its session expires and the other
+    // two rebalance. Once both have joined with all six partitions between them, no JoinGroup is in flight: the
+    // coordinator crashes then.
+    const survivors = consumers.slice(0, 2);
+    const joinsBefore = survivors.map((c) => c.joins.length);
+    await (consumers[2] as ConsumerProcess).stop("SIGKILL");
+    const joinsSoFar = () => consumers.map((c, i) => `consumer-${i + 1} ${JSON.stringify(c.joins)}`).join("; ");
+    await until(
+      () => settled(survivors, joinsBefore),
+      60_000,
+      () => `consumer-1 and consumer-2 to share the six partitions (${joinsSoFar()})`,
+    );
+    await cluster.nemesis(COORDINATOR, "crash");
+    const crashedAt = Date.now();
+    await sleep(2_000);
+    await cluster.nemesis(COORDINATOR, "restart");
+    await sleep(Math.max(3_000, started + 15_000 - Date.now()));
+    producing = false;
+    await producerLoop;
     await producer.disconnect();
+    // Each consumer's assignments, for a failure's message: a rejoin at the crash shows here.
+    const assignments = joinsSoFar();
     const consumed = () => new Set(consumers.flatMap((c) => [...c.keys]));
-    await until(() => produced.every((key) => consumed().has(key)), 90_000, "every produced record to be consumed");
+    await until(
+      () => produced.every((key) => consumed().has(key)),
+      90_000,
+      () => `every produced record to be consumed (${joinsSoFar()})`,
+    );
     await Promise.all(consumers.slice(0, 2).map((c) => c.stop("SIGTERM")));
 
     const verdicts = await cluster.stop();
@@ -157,7 +185,7 @@ describe("kcsim serve with KafkaJS (startCluster)", () => {
     // (Kafka's clients drop the rest). KafkaJS 2.2.4's own bug, which this scenario can reach (a JoinGroup in flight
     // when the coordinator crashes; see kafkajs-virtual-time.test.ts), is caught where KafkaJS reports what it
     // hands to eachMessage: in virtual time.
-    expect(verdicts.failures).toEqual([]);
+    expect(verdicts.failures, `crash ${(crashedAt - started) / 1000} s after the first record; joins: ${assignments}`).toEqual([]);
     expect(verdicts.ok).toBe(true);
     expect(verdicts.clients).toEqual(
       expect.arrayContaining(["client:consumer-1", "client:consumer-2", "client:consumer-3", "client:producer"]),
@@ -171,6 +199,8 @@ describe("kcsim serve with KafkaJS (startCluster)", () => {
     expect(history).toMatch(/"fault":"fetch-breaks"/);
     expect(history).toMatch(/"ev":"life","actor":"coordinator-\d","what":"crash"/);
     expect(history).toMatch(/"ev":"life","actor":"coordinator-\d","what":"restart"/);
+    // The history is in time order: the coordinator crashed after consumer-3's expiry, as the test timed it.
+    expect(history.indexOf('"type":"gc.member-removed"')).toBeLessThan(history.indexOf(`"actor":"${COORDINATOR}","what":"crash"`));
     expect(existsSync(join(out, "run", "report.html"))).toBe(true);
     expect(existsSync(join(out, "run", "recording.jsonl"))).toBe(true);
   }, 240_000);

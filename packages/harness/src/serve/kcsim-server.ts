@@ -38,6 +38,9 @@ export interface ServeOptions {
   readonly actorsPerWorker?: ActorsPerWorker;
 }
 
+/** The process faults a running cluster's owner can apply to a simulated actor at once (a scenario's nemesis actions). */
+export type ProcessFault = "crash" | "restart" | "pause" | "resume";
+
 /** What stop() returns: the run judged by its checkers. */
 export interface ServeResult {
   /** Whether every checker passed. */
@@ -227,6 +230,23 @@ export class KcsimServer {
       this.#host.addActor({ id, kind: WIRE_CLIENT_KIND, config: this.#wire as unknown as JsonValue, startAtUs: 0 });
     }
     return id;
+  }
+
+  /**
+   * Applies a process fault to a simulated actor now, as a scenario's nemesis step at this instant would (the
+   * recording keeps it, so the run replays). A test uses it to time a fault by what its clients did rather than by
+   * the clock: a coordinator's crash once its group has settled, say. Real clients are not simulated actors.
+   */
+  async nemesis(actor: string, action: ProcessFault): Promise<void> {
+    if (this.#stopped !== null) throw new ScenarioError(`nemesis: ${action} ${actor}: the cluster is stopped`);
+    if (this.#clients.has(actor) || !this.#host.actors.some((spec) => spec.id === actor))
+      throw new ScenarioError(
+        `nemesis: ${action} ${actor}: no simulated actor '${actor}' (${this.#host.actors
+          .filter((spec) => !this.#clients.has(spec.id))
+          .map((spec) => spec.id)
+          .join(", ")})`,
+      );
+    await this.#host.control(actor, { action });
   }
 
   /** Ends the run: listeners and connections close, the run is judged and (with `out`) written. Idempotent. */

@@ -1,7 +1,7 @@
 import type { CheckResult } from "../checkers/checker.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
-import { KcsimServer } from "./kcsim-server.js";
+import { KcsimServer, type ProcessFault } from "./kcsim-server.js";
 
 /** How to start a cluster for a test suite. */
 export interface StartClusterOptions {
@@ -35,6 +35,12 @@ export interface RunningCluster {
   readonly bootstrapServers: string;
   /** The same, one entry per broker (KafkaJS's `brokers` option). */
   readonly brokers: readonly string[];
+  /**
+   * Applies a process fault ("crash", "restart", "pause", "resume") to one of the scenario's simulated actors now:
+   * a coordinator's crash once the test's consumers have settled, for instance, rather than at a scenario time that a
+   * loaded machine may reach in the middle of a rebalance. An unknown actor, or a stopped cluster, is a one-line error.
+   */
+  nemesis(actor: string, action: ProcessFault): Promise<void>;
   /** Ends the run and judges it. */
   stop(): Promise<ClusterVerdicts>;
 }
@@ -60,6 +66,7 @@ export async function startCluster(scenarioOrOptions: string | ScenarioFile | St
   return {
     bootstrapServers: server.bootstrapServers,
     brokers: server.bootstrapServers.split(","),
+    nemesis: (actor, action) => server.nemesis(actor, action),
     async stop() {
       const result = await server.stop();
       const failures = Object.entries(result.summary.checks)

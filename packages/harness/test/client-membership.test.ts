@@ -204,6 +204,13 @@ describe("ClientMembership: a real client's group membership from the wire", () 
     membership.answered(fetch(3, 0), answer(batch(3, 2), 0), 0);
     const ranges = observed.filter((o) => o.type === "member.records").flatMap((o) => o.ranges as RecordRange[]);
     expect(ranges.map((r) => [r.partition, r.firstOffset, r.lastOffset])).toEqual([[0, 0, 2]]);
+    // What it dropped is reported apart, one observation per answer: orders-1's records, then orders-0's after the leave.
+    const dropped = observed.filter((o) => o.type === "member.records-dropped");
+    expect(dropped.map((o) => (o.ranges as RecordRange[]).map((r) => [r.partition, r.firstOffset, r.lastOffset, r.count]))).toEqual([
+      [[1, 0, 2, 3]],
+      [[0, 3, 4, 2]],
+    ]);
+    expect(dropped.map((o) => o.memberId)).toEqual(["m-1", ""]);
   });
 
   it("reports fetched records from the offset asked, once per assignment, and acknowledged produces", () => {

@@ -94,4 +94,27 @@ describe("no-loss on records never consumed", () => {
     expect(result.violations[0]?.message).toBe("orders-5: acknowledged records never consumed: offsets 0, 2, 7, 8, 9");
     expect(result.violations[0]?.events).toEqual([1]);
   });
+
+  it("names the first fetch that brought unseen records to a real client that did not own the partition (kcsim serve)", () => {
+    const dropped = (t: number, who: string, first: number, last: number) =>
+      obs(t, who, {
+        type: "member.records-dropped",
+        memberId: "m",
+        ranges: [{ topic: "orders", partition: 5, firstOffset: first, lastOffset: last, count: last - first + 1 }],
+      });
+    const history = (...more: HistoryEvent[]) => [
+      append(1_000_000, "broker-0", 0, 9, 0),
+      ack(2_000_000, 0, 9, "broker-0"),
+      consumed(3_000_000, 0, 5),
+      dropped(4_000_000, "client:consumer-2", 0, 5), // brought only offsets an owner consumed: not named
+      ...more,
+      consumed(9_000_000, 9, 9),
+    ];
+    expect(check(history()).violations[0]?.message).toBe("orders-5: acknowledged records never consumed: offsets 6, 7, 8");
+    const result = check(history(dropped(5_000_000, "client:consumer-2", 6, 7), dropped(6_000_000, "client:consumer-1", 6, 8)));
+    expect(result.violations.map((v) => v.message)).toEqual([
+      "orders-5: acknowledged records never consumed: offsets 6, 7, 8; client:consumer-2 fetched offsets 6, 7 at 5.000 s without owning orders-5: " +
+        "a client drops such records, and if it handed them to its application anyway, the wire cannot show it",
+    ]);
+  });
 });

@@ -71,6 +71,10 @@ describe("kcsim report: reading a run directory", () => {
         runDir([...LINES, JSON.stringify({ t: 9, ev: "obs", actor: "m1" })]),
         /history\.jsonl:5: malformed history line \(an observation needs actor and o\.type\)/,
       ],
+      [
+        runDir([...LINES, JSON.stringify({ t: 9, ev: "obs", actor: "client:app", o: { type: "member.records-dropped", memberId: "m" } })]),
+        /history\.jsonl:5: malformed history line \(member\.records-dropped needs ranges \[\{topic, partition, firstOffset, lastOffset, count\}\]\)/,
+      ],
       [runDir(LINES, { "summary.json": "{" }), /summary\.json: invalid JSON/],
       [runDir(LINES, { "summary.json": JSON.stringify({ checks: { x: { ok: "yes" } } }) }), /summary\.json: checks: expected/],
       [runDir(LINES, { "spec.json": JSON.stringify({ durationUs: 1 }) }), /spec\.json: not a simulation spec/],

@@ -111,6 +111,21 @@ export interface RecordsObservation {
 }
 
 /**
+ * Records a Fetch answer brought for a partition the member did not own when
+ * the answer arrived, which Kafka's clients drop (Java's FetchCollector:
+ * "Not returning fetched records for partition ... since it is no longer
+ * assigned"). Only a real client's tracker reports these (kcsim serve counts
+ * what Fetch answers bring, not what the application is handed): a client
+ * that hands them to its application anyway cannot be seen at the wire, so
+ * no-loss names them where records were never consumed.
+ */
+export interface RecordsDroppedObservation {
+  readonly type: "member.records-dropped";
+  readonly memberId: string;
+  readonly ranges: readonly RecordRange[];
+}
+
+/**
  * One topic's partitions of a member.commit, index by index: partition
  * `partitions[i]` at offset `offsets[i]` (columns, not an object keyed by
  * partition number: the history writes two arrays of numbers faster than an
@@ -221,6 +236,7 @@ export type MemberObservation =
   | PollTimerResetObservation
   | PollTimeoutObservation
   | RecordsObservation
+  | RecordsDroppedObservation
   | CommitObservation
   | CoordinatorObservation
   | FatalObservation

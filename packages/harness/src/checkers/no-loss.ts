@@ -2,6 +2,7 @@ import { getOrCreate, tpKey } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
 import { PartitionTable } from "../analysis/partition-table.js";
 import type { HistoryEvent } from "../history/history-event.js";
+import { formatSeconds } from "../report/time-format.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 import { drainCutoffUs } from "./drain-time.js";
 
@@ -28,6 +29,13 @@ function addRange(ranges: [number, number][], from: number, to: number): void {
  * (it truncates them when it learns it is a follower), so they overwrite
  * nothing. The acknowledged append is the one of the broker whose answer
  * acknowledged it.
+ *
+ * A real client's records (kcsim serve) are counted when a Fetch answer
+ * brings them for a partition the client owns; what an answer brought for a
+ * partition it did not own is reported apart (member.records-dropped), and a
+ * violation names the first such fetch of records never consumed: a client
+ * that handed them to its application anyway (KafkaJS back on partitions it
+ * gave up, say) did consume them, which the wire cannot show.
  */
 export const noLoss = streamingChecker({
   name: "no-loss",
@@ -52,6 +60,8 @@ export const noLoss = streamingChecker({
       getOrCreate(consumed, tpKey(topic, partition), () => []),
     );
     const overwritten = new Map<string, { offset: number; t: number; index: number }>();
+    /** tp -> fetches that brought records of it to a member that did not own it (real clients only) */
+    const dropped = new Map<string, { actor: string; t: number; first: number; last: number }[]>();
     const accept = (event: HistoryEvent, index: number) => {
       const append = observationOf(event, "broker.append");
       if (append !== undefined) {
@@ -84,8 +94,32 @@ export const noLoss = streamingChecker({
         return;
       }
       const records = observationOf(event, "member.records");
-      if (records !== undefined)
+      if (records !== undefined) {
         for (const range of records.ranges) addRange(consumedOf.get(range.topic, range.partition), range.firstOffset, range.lastOffset);
+        return;
+      }
+      const notOwned = observationOf(event, "member.records-dropped");
+      if (notOwned !== undefined && event.ev === "obs")
+        for (const range of notOwned.ranges)
+          getOrCreate(dropped, tpKey(range.topic, range.partition), () => []).push({
+            actor: event.actor,
+            t: event.t,
+            first: range.firstOffset,
+            last: range.lastOffset,
+          });
+    };
+    /** The first fetch that brought one of `unseen` (sorted) to a client that did not own `tp`, as a clause of the message. */
+    const droppedClause = (tp: string, unseen: readonly number[]): string => {
+      for (const fetch of dropped.get(tp) ?? []) {
+        const offsets = unseen.filter((offset) => fetch.first <= offset && offset <= fetch.last);
+        if (offsets.length === 0) continue;
+        const shown = offsets.length > 5 ? `${offsets.slice(0, 5).join(", ")}, ... (${offsets.length})` : offsets.join(", ");
+        return (
+          `; ${fetch.actor} fetched ${offsets.length === 1 ? "offset" : "offsets"} ${shown} at ${formatSeconds(fetch.t)} without owning ${tp}: ` +
+          "a client drops such records, and if it handed them to its application anyway, the wire cannot show it"
+        );
+      }
+      return "";
     };
     const finish = () => {
       const violations = new ViolationList();
@@ -106,11 +140,13 @@ export const noLoss = streamingChecker({
         if (unseen.length > 0) {
           unseen.sort((a, b) => a - b);
           const shown = unseen.length > 5 ? `${unseen.slice(0, 5).join(", ")}, ... (${unseen.length} in all)` : unseen.join(", ");
-          violations.add(spec.durationUs, `${tp}: acknowledged records never consumed: offsets ${shown}`, [firstIndex]);
+          violations.add(spec.durationUs, `${tp}: acknowledged records never consumed: offsets ${shown}${droppedClause(tp, unseen)}`, [
+            firstIndex,
+          ]);
         }
       }
       return violations.result();
     };
-    return { reads: ["broker.append", "producer.ack", "member.records"], accept, finish };
+    return { reads: ["broker.append", "producer.ack", "member.records", "member.records-dropped"], accept, finish };
   },
 });

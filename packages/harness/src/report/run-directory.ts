@@ -73,6 +73,7 @@ function observationProblem(o: Record<string, unknown>): string | null {
     case "member.owned":
       return isString(o.memberId) && isPartitionsByTopic(o.owned) ? null : "member.owned needs memberId and owned partitions by topic";
     case "member.records":
+    case "member.records-dropped":
       return Array.isArray(o.ranges) &&
         o.ranges.every(
           (r) =>
@@ -84,7 +85,7 @@ function observationProblem(o: Record<string, unknown>): string | null {
             typeof r.count === "number",
         )
         ? null
-        : "member.records needs ranges [{topic, partition, firstOffset, lastOffset, count}]";
+        : `${o.type} needs ranges [{topic, partition, firstOffset, lastOffset, count}]`;
     case "gc.offset-commit":
       return isString(o.groupId) && isString(o.memberId) && Number.isInteger(o.epoch) && areCommitColumns(o.topics, true)
         ? null

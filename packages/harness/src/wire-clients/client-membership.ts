@@ -55,9 +55,11 @@ export type RecordsSource = "fetched" | "application";
  * offsets already delivered in the same assignment is not counted again: at
  * the wire a retry cannot be told from a second delivery), except that a
  * group member's client drops records of partitions it does not own when
- * the answer arrives, as Kafka's clients do. So in this mode a client that
- * hands out records of partitions it gave up cannot be caught: only
- * `records: "application"` (the application's own report) shows that. One client id is
+ * the answer arrives, as Kafka's clients do (those are reported as
+ * member.records-dropped). So in this mode a client that hands out records
+ * of partitions it gave up cannot be caught: only `records: "application"`
+ * (the application's own report) shows that; where such records were never
+ * consumed by an owner, no-loss names the fetch that brought them. One client id is
  * one member: a client that joins two groups is reported under the latest.
  */
 export class ClientMembership {
@@ -260,23 +262,31 @@ export class ClientMembership {
   #fetched(body: WireRequestOf<"Fetch">, response: WireResponseOf<"Fetch">): void {
     const asked = new Map<string, number>();
     for (const topic of body.topics) for (const p of topic.partitions) asked.set(tpKey(topic.topic, p.partition), Number(p.fetchOffset));
-    // One member.records per answer, as a poll's: a range per partition that brought new records.
+    // One member.records per answer, as a poll's: a range per partition that brought new records. What it brought for
+    // partitions the member does not own is reported apart (member.records-dropped), for no-loss to name.
     const ranges: RecordRange[] = [];
+    const dropped: RecordRange[] = [];
     for (const topic of response.responses) {
       for (const p of topic.partitions) {
         if (p.errorCode !== ErrorCode.NONE || p.records === null) continue;
-        if (!this.#mayHandOut(topic.topic, p.partitionIndex)) continue;
         const key = tpKey(topic.topic, p.partitionIndex);
-        const from = Math.max(asked.get(key) ?? 0, this.#delivered.get(key) ?? 0);
+        const owned = this.#mayHandOut(topic.topic, p.partitionIndex);
+        const from = Math.max(asked.get(key) ?? 0, owned ? (this.#delivered.get(key) ?? 0) : 0);
         const offsets = dataRecordOffsets(p.records).filter((offset) => offset >= from);
         if (offsets.length === 0) continue;
         const first = offsets[0] as number;
         const last = offsets[offsets.length - 1] as number;
+        const range = { topic: topic.topic, partition: p.partitionIndex, firstOffset: first, lastOffset: last, count: offsets.length };
+        if (!owned) {
+          dropped.push(range);
+          continue;
+        }
         this.#delivered.set(key, last + 1);
-        ranges.push({ topic: topic.topic, partition: p.partitionIndex, firstOffset: first, lastOffset: last, count: offsets.length });
+        ranges.push(range);
       }
     }
     this.consumed(ranges);
+    if (dropped.length > 0) this.#port.observe({ type: "member.records-dropped", memberId: this.#currentMemberId(), ranges: dropped });
   }
 
   /**

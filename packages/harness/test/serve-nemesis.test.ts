@@ -34,6 +34,9 @@ it("crashes and restarts a simulated coordinator when the test says so; the hist
   await expect(cluster.nemesis("coordinator-9", "pause")).rejects.toThrow(
     /^nemesis: pause coordinator-9: no simulated actor 'coordinator-9'/,
   );
+  await expect(cluster.nemesis("coordinator-0", "explode" as "crash")).rejects.toThrow(
+    /^nemesis: explode coordinator-0: not a process fault \(crash, restart, pause, resume\)$/,
+  );
 
   await cluster.nemesis("coordinator-0", "crash");
   await producer.send({ topic: "orders", messages: [{ key: "while-down", value: "{}" }] });

@@ -40,6 +40,7 @@ export interface ServeOptions {
 
 /** The process faults a running cluster's owner can apply to a simulated actor at once (a scenario's nemesis actions). */
 export type ProcessFault = "crash" | "restart" | "pause" | "resume";
+const PROCESS_FAULTS: readonly string[] = ["crash", "restart", "pause", "resume"] satisfies ProcessFault[];
 
 /** What stop() returns: the run judged by its checkers. */
 export interface ServeResult {
@@ -238,6 +239,9 @@ export class KcsimServer {
    * the clock: a coordinator's crash once its group has settled, say. Real clients are not simulated actors.
    */
   async nemesis(actor: string, action: ProcessFault): Promise<void> {
+    // A JavaScript caller's typo, too, is one line.
+    if (!PROCESS_FAULTS.includes(action))
+      throw new ScenarioError(`nemesis: ${String(action)} ${actor}: not a process fault (${PROCESS_FAULTS.join(", ")})`);
     if (this.#stopped !== null) throw new ScenarioError(`nemesis: ${action} ${actor}: the cluster is stopped`);
     if (this.#clients.has(actor) || !this.#host.actors.some((spec) => spec.id === actor))
       throw new ScenarioError(

@@ -206,10 +206,13 @@ describe("kcsim serve with KafkaJS (startCluster)", () => {
     // 15 s on, whatever KafkaJS does): no rebalance and no broken fetch is under way when it disconnects.
     await sleep(Math.max(0, clusterStarted + FAULTS_END_MS + 1_000 - Date.now()));
     const [consumer1, consumer2] = survivors as [ConsumerProcess, ConsumerProcess];
-    const joinsBefore2Left = consumer1.joins.length;
+    const joinsBefore2Left = [consumer1.joins.length];
     await consumer2.stop("SIGTERM");
-    const settledAlone = () => consumer1.joins.length > joinsBefore2Left && consumer1.joins.at(-1)?.length === 6;
-    await until(settledAlone, 15_000, () => "").catch(() => {});
+    await until(
+      () => settled([consumer1], joinsBefore2Left),
+      15_000,
+      () => "",
+    ).catch(() => {});
     await consumer1.stop("SIGTERM");
 
     const verdicts = await cluster.stop();

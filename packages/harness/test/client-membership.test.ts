@@ -1,12 +1,18 @@
 import type { RecordRange } from "@kcsim/member";
 import { ErrorCode, type Observation } from "@kcsim/protocol";
-import { assignmentToKafka, encodeRecordBatch, type WireRequest, type WireRequestOf } from "@kcsim/wire";
+import { assignmentToKafka, encodeRecordBatch, type WireRequest, type WireRequestOf, ZERO_UUID } from "@kcsim/wire";
 import { describe, expect, it } from "vitest";
 import { ClientMembership } from "../src/wire-clients/client-membership.js";
 
 function tracker() {
   const observed: Observation[] = [];
-  return { membership: new ClientMembership({ observe: (o) => observed.push(o), now: () => 5_000 }, "fetched"), observed };
+  return {
+    membership: new ClientMembership(
+      { observe: (o) => observed.push(o), now: () => 5_000, topicNameOfKafkaId: () => undefined },
+      "fetched",
+    ),
+    observed,
+  };
 }
 
 const header = (apiKey: number, apiVersion: number) => ({ apiKey, apiVersion, correlationId: 1, clientId: "app" });
@@ -66,6 +72,7 @@ const fetch = (fetchOffset: number, partition = 0): WireRequest => ({
   api: "Fetch",
   header: header(1, 11),
   body: {
+    clusterId: null,
     replicaId: -1,
     maxWaitMs: 0,
     minBytes: 1,
@@ -76,7 +83,17 @@ const fetch = (fetchOffset: number, partition = 0): WireRequest => ({
     topics: [
       {
         topic: "orders",
-        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(fetchOffset), logStartOffset: -1n, partitionMaxBytes: 1000 }],
+        topicId: ZERO_UUID,
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset: BigInt(fetchOffset),
+            lastFetchedEpoch: -1,
+            logStartOffset: -1n,
+            partitionMaxBytes: 1000,
+          },
+        ],
       },
     ],
     forgottenTopicsData: [],

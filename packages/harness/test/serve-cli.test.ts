@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { decodeResponse, encodeRequest } from "@kcsim/wire";
+import { decodeResponse, encodeRequest, ZERO_UUID } from "@kcsim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
@@ -114,7 +114,12 @@ describe("kcsim serve (the CLI)", () => {
     const request = encodeRequest(
       "Metadata",
       { apiVersion: 1, correlationId: 4, clientId: "prober" },
-      { topics: [{ name: "events" }], allowAutoTopicCreation: true },
+      {
+        topics: [{ topicId: ZERO_UUID, name: "events" }],
+        allowAutoTopicCreation: true,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      },
     );
     const metadata = await exchange(broker, request, 2_000);
     const decoded = decodeResponse("Metadata", 1, metadata.received.subarray(4));

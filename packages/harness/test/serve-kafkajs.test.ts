@@ -8,6 +8,7 @@ import { partitionFor } from "@kcsim/protocol";
 import kafkajs from "kafkajs";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningCluster, type ScenarioFile, startCluster } from "../src/index.js";
+import { stopChild, until } from "./support/consumer-child.js";
 
 const CONSUMER_PROCESS = fileURLToPath(new URL("./support/kafkajs-consumer-process.mjs", import.meta.url));
 const GROUP = "orders-app";
@@ -42,29 +43,9 @@ class ConsumerProcess {
    * 2.2.4 can spin forever in its disconnect (see FAULTS_END_MS), and did under loaded CI runs.
    */
   stop(signal: NodeJS.Signals): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      const kill =
-        signal === "SIGKILL"
-          ? undefined
-          : setTimeout(() => {
-              console.error(`serve-kafkajs: a consumer did not exit within 30 s of ${signal}; killing it`);
-              this.child.kill("SIGKILL");
-            }, 30_000);
-      this.child.once("exit", () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      this.child.kill(signal);
-    });
-  }
-}
-
-async function until(condition: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    return stopChild(this.child, signal, () =>
+      console.error(`serve-kafkajs: a consumer did not exit within 30 s of ${signal}; killing it`),
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import {
   type RequestMessage,
   topicIdFor,
 } from "@kcsim/protocol";
-import { decodeResponse, encodeRequest, type WireRequestOf } from "@kcsim/wire";
+import { decodeResponse, encodeRequest, type WireRequestOf, ZERO_UUID } from "@kcsim/wire";
 import { describe, expect, it } from "vitest";
 import type { WireClientConfig } from "../src/wire-clients/wire-client-config.js";
 import { WireClientGateway } from "../src/wire-clients/wire-client-gateway.js";
@@ -101,7 +101,12 @@ describe("WireClientGateway", () => {
       encodeRequest(
         "Metadata",
         { apiVersion: 5, correlationId: 3, clientId: "app" },
-        { topics: [{ name: "audit" }], allowAutoTopicCreation: true },
+        {
+          topics: [{ topicId: ZERO_UUID, name: "audit" }],
+          allowAutoTopicCreation: true,
+          includeClusterAuthorizedOperations: false,
+          includeTopicAuthorizedOperations: false,
+        },
       ),
     );
     const metadata = lastRequest(ctx);
@@ -127,6 +132,7 @@ describe("WireClientGateway", () => {
   it("answers UNKNOWN_TOPIC_OR_PARTITION where a v13 broker says UNKNOWN_TOPIC_ID (a v4-12 fetch names its topics)", () => {
     const { ctx, gateway, written } = open(1);
     const fetch: WireRequestOf<"Fetch"> = {
+      clusterId: null,
       replicaId: -1,
       maxWaitMs: 100,
       minBytes: 1,
@@ -137,7 +143,17 @@ describe("WireClientGateway", () => {
       topics: [
         {
           topic: "orders",
-          partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }],
+          topicId: ZERO_UUID,
+          partitions: [
+            {
+              partition: 0,
+              currentLeaderEpoch: -1,
+              fetchOffset: 0n,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1n,
+              partitionMaxBytes: 1 << 20,
+            },
+          ],
         },
       ],
       forgottenTopicsData: [],
@@ -179,7 +195,7 @@ describe("WireClientGateway", () => {
         {
           replicaId: -1,
           isolationLevel: 0,
-          topics: [{ name: "orders", partitions: [{ partitionIndex: 0, timestamp: 2n ** 60n, maxNumOffsets: 1 }] }],
+          topics: [{ name: "orders", partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 2n ** 60n, maxNumOffsets: 1 }] }],
         },
       ),
     );
@@ -234,7 +250,7 @@ describe("WireClientGateway", () => {
         {
           replicaId: -1,
           isolationLevel: 0,
-          topics: [{ name: "orders", partitions: [{ partitionIndex: 0, timestamp: -2n, maxNumOffsets: 1 }] }],
+          topics: [{ name: "orders", partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }],
         },
       ),
     );

@@ -2,9 +2,11 @@ import { describe, expect, test } from "vitest";
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from "../src/index.js";
 import { hex } from "./support/fixtures.js";
 
-// No KIP-848 client is installed here, so these golden bytes are written by
-// hand, field by field, from Kafka's ConsumerGroupHeartbeat{Request,Response}.json
-// (all versions flexible: compact strings and arrays, tagged-field sections).
+// Golden bytes written by hand, field by field, from Kafka's
+// ConsumerGroupHeartbeat{Request,Response}.json (all versions flexible: compact
+// strings and arrays, tagged-field sections), independent of any client. The
+// bytes @platformatic/kafka 1.35.0 sends (v0 and v1) are checked in
+// golden-bytes.test.ts, its reading of these responses in platformatic-client.test.ts.
 const TOPIC_ID = "AAECAwQFBgcICQoLDA0ODw"; // Uuid bytes 00 01 .. 0f
 
 const requestV1 = [

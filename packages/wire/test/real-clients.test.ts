@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { kafkajsSession } from "./support/kafkajs-session.js";
 import { kcatSession } from "./support/kcat.js";
+import { platformaticSession } from "./support/platformatic-session.js";
 import { ToyBroker } from "./support/toy-broker.js";
 
 // Real clients against WireServerConnection on a real socket (the toy broker
@@ -34,5 +35,15 @@ describe("real clients", () => {
     const used = new Set(broker.frames.map((f) => `${f.apiKey}:${f.apiVersion}`));
     // ApiVersions v2, Metadata v6, CreateTopics v3, Produce v7, Fetch v11, OffsetCommit v5, LeaveGroup v3
     for (const key of ["18:2", "3:6", "19:3", "0:7", "1:11", "8:5", "13:3"]) expect(used).toContain(key);
+  }, 60_000);
+
+  test("@platformatic/kafka 1.35.0: idempotent and gzip produce, a KIP-848 consumer group, commits and offsets", async () => {
+    broker = await new ToyBroker().start();
+    expect(await platformaticSession(broker.bootstrap)).toEqual(["one", "two", "three".repeat(40)]);
+    expect(broker.closeReasons).toEqual([]);
+    const used = new Set(broker.frames.map((f) => `${f.apiKey}:${f.apiVersion}`));
+    // ApiVersions v3, Metadata v12, InitProducerId v4, Produce v7, FindCoordinator v4, ConsumerGroupHeartbeat v1,
+    // OffsetFetch v9, ListOffsets v6, Fetch v13 (topics by id), OffsetCommit v9: the highest each side has
+    for (const key of ["18:3", "3:12", "22:4", "0:7", "10:4", "68:1", "9:9", "2:6", "1:13", "8:9"]) expect(used).toContain(key);
   }, 60_000);
 });

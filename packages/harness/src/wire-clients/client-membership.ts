@@ -16,9 +16,14 @@ import { assignmentFromKafka, type WireRequest, type WireRequestOf, type WireRes
 /** What the application of a real client owns in one group, as the wire shows it. */
 interface GroupMembership {
   memberId: string;
+  /** The generation (classic) or the member epoch (the consumer protocol, KIP-848). */
   generation: number;
   state: string;
   owned: PartitionsByTopic;
+  /** "consumer" once the client sends ConsumerGroupHeartbeat: a KIP-848 member. */
+  protocol: "classic" | "consumer";
+  /** A KIP-848 member's target assignment, as the coordinator's last answer with one gave it. */
+  target: PartitionsByTopic;
   /** The protocol type of its last JoinGroup ("consumer": assignments in Kafka's consumer protocol). */
   protocolType: string;
   /** The assignor the group chose at the last join: cooperative-sticky keeps what stays assigned through a rebalance. */
@@ -32,24 +37,30 @@ const MEMBERSHIP_LOST = new Set<number>([ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.
 export interface MembershipPort {
   observe(observation: Observation): void;
   now(): Micros;
+  /** The name of the topic a ConsumerGroupHeartbeat names by its Kafka topic id, if the cluster has it. */
+  topicNameOfKafkaId(kafkaTopicId: string): string | undefined;
 }
 
 /** Where the records a client consumed are reported from. */
 export type RecordsSource = "fetched" | "application";
 
 /**
- * Follows a real client's classic group membership, commits, consumption
- * and produce acknowledgements from the requests it sends and the answers it
- * gets, and reports them as the simulated members and producers do
- * (member.state, member.owned, member.commit, member.records, fetch.reset,
- * producer.ack), so the same checkers judge it. What the wire shows is what
- * Kafka's client does:
+ * Follows a real client's group membership (classic or KIP-848), commits,
+ * consumption and produce acknowledgements from the requests it sends and
+ * the answers it gets, and reports them as the simulated members and
+ * producers do (member.state, member.owned, member.commit, member.records,
+ * fetch.reset, producer.ack), so the same checkers judge it. What the wire
+ * shows is what Kafka's client does:
  * - an eager member gives up everything when it sends JoinGroup, a
  *   cooperative-sticky one only what its next assignment leaves out;
  * - a member owns its SyncGroup assignment once the answer arrives;
  * - UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or FENCED_INSTANCE_ID on a
  *   JoinGroup, SyncGroup or Heartbeat answer means the membership is lost;
- * - LeaveGroup gives everything up.
+ * - LeaveGroup gives everything up;
+ * - a KIP-848 member (ConsumerGroupHeartbeat) owns a partition from the
+ *   answer whose assignment adds it, until a heartbeat that no longer lists
+ *   it (its revocation acknowledged), a leave (epoch -1 or -2), or an answer
+ *   that fences it (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID).
  * With `records: "fetched"`, records reach the application when a Fetch
  * answer brings them (from the offset the client asked for; a re-fetch of
  * offsets already delivered in the same assignment is not counted again: at
@@ -90,6 +101,9 @@ export class ClientMembership {
         if (group !== undefined) this.#leave(request.body.groupId, group, "leave");
         return;
       }
+      case "ConsumerGroupHeartbeat":
+        this.#consumerHeartbeat(request.body);
+        return;
       default:
     }
   }
@@ -106,11 +120,14 @@ export class ClientMembership {
       case "Heartbeat":
         this.#heartbeat(request.body, response as WireResponseOf<"Heartbeat">);
         return;
+      case "ConsumerGroupHeartbeat":
+        this.#consumerHeartbeatAnswered(request.body, response as WireResponseOf<"ConsumerGroupHeartbeat">);
+        return;
       case "OffsetCommit":
         this.#committed(request.body, response as WireResponseOf<"OffsetCommit">);
         return;
       case "Fetch":
-        if (this.#records === "fetched") this.#fetched(request.body, response as WireResponseOf<"Fetch">);
+        if (this.#records === "fetched") this.#fetched(request.body, response as WireResponseOf<"Fetch">, request.header.apiVersion);
         return;
       case "ListOffsets":
         this.#listed(request.body, response as WireResponseOf<"ListOffsets">);
@@ -143,7 +160,16 @@ export class ClientMembership {
   #group(groupId: string): GroupMembership {
     let group = this.#groups.get(groupId);
     if (group === undefined) {
-      group = { memberId: "", generation: -1, state: "UNJOINED", owned: {}, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: "" };
+      group = {
+        memberId: "",
+        generation: -1,
+        state: "UNJOINED",
+        owned: {},
+        protocol: "classic",
+        target: {},
+        protocolType: CONSUMER_PROTOCOL_TYPE,
+        protocolName: "",
+      };
       this.#groups.set(groupId, group);
     }
     return group;
@@ -155,7 +181,7 @@ export class ClientMembership {
       type: "member.state",
       groupId,
       memberId: group.memberId,
-      protocol: "classic",
+      protocol: group.protocol,
       from: group.state,
       to,
       memberEpoch: group.generation,
@@ -240,6 +266,87 @@ export class ClientMembership {
     else if (response.errorCode === ErrorCode.REBALANCE_IN_PROGRESS) this.#state(body.groupId, group, "PREPARING_REBALANCE");
   }
 
+  /**
+   * A KIP-848 heartbeat going out. Its member epoch says what the client is doing: 0 joins (a member that was
+   * fenced has already given everything up), -1 leaves and -2 leaves for now (a static member), and anything
+   * else heartbeats as the member it is. Its topic partitions, when present, are what the client owns now
+   * (ConsumerGroupHeartbeatRequest.TopicPartitions): a partition its target no longer holds that is missing there
+   * has been revoked, and the coordinator learns it from this very request. A partition of its target the client
+   * does not list yet stays owned: the client started owning it with the answer that assigned it (below).
+   */
+  #consumerHeartbeat(body: WireRequestOf<"ConsumerGroupHeartbeat">): void {
+    const group = this.#group(body.groupId);
+    group.protocol = "consumer";
+    if (body.memberId !== "") group.memberId = body.memberId;
+    if (body.memberEpoch < 0) {
+      this.#own(body.groupId, group, {}, "leave");
+      group.target = {};
+      group.generation = body.memberEpoch;
+      this.#state(body.groupId, group, "LEAVING");
+      return;
+    }
+    if (body.memberEpoch === 0) {
+      if (Object.keys(group.owned).length > 0) this.#own(body.groupId, group, {}, "lost");
+      group.target = {};
+      group.generation = 0;
+      this.#state(body.groupId, group, "JOINING");
+      return;
+    }
+    if (body.topicPartitions === null) return;
+    const listed = new Set<string>();
+    for (const tp of body.topicPartitions) {
+      const topic = this.#port.topicNameOfKafkaId(tp.topicId);
+      if (topic !== undefined) for (const partition of tp.partitions) listed.add(tpKey(topic, partition));
+    }
+    const kept = [...topicPartitionsOf(group.owned)].filter(
+      (tp) => listed.has(tpKey(tp.topic, tp.partition)) || (group.target[tp.topic] ?? []).includes(tp.partition),
+    );
+    this.#own(body.groupId, group, partitionsByTopic(kept), "revoked");
+    if (this.#reconciled(group)) this.#state(body.groupId, group, "STABLE");
+  }
+
+  /**
+   * A KIP-848 heartbeat's answer. FENCED_MEMBER_EPOCH and UNKNOWN_MEMBER_ID fence the member: it loses what it owns
+   * and rejoins at epoch 0 (Kafka's `transitionToFenced`). A new assignment's partitions that the member did not
+   * own are its own from this answer on (the coordinator hands out only partitions that no other member holds);
+   * the ones it leaves out stay owned until a heartbeat shows them revoked.
+   */
+  #consumerHeartbeatAnswered(body: WireRequestOf<"ConsumerGroupHeartbeat">, response: WireResponseOf<"ConsumerGroupHeartbeat">): void {
+    const group = this.#group(body.groupId);
+    // A leave is done whatever its answer says: the client does not send it again (Kafka's leave is best effort).
+    if (body.memberEpoch < 0) {
+      this.#state(body.groupId, group, "UNSUBSCRIBED");
+      return;
+    }
+    if (response.errorCode === ErrorCode.FENCED_MEMBER_EPOCH || response.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) {
+      this.#own(body.groupId, group, {}, "lost");
+      group.target = {};
+      this.#state(body.groupId, group, "FENCED");
+      return;
+    }
+    if (response.errorCode !== ErrorCode.NONE) return;
+    if (response.memberId !== null && response.memberId !== "") group.memberId = response.memberId;
+    group.generation = response.memberEpoch;
+    if (response.assignment !== null) {
+      const target: TopicPartition[] = [];
+      for (const tp of response.assignment.topicPartitions) {
+        const topic = this.#port.topicNameOfKafkaId(tp.topicId);
+        if (topic !== undefined) for (const partition of tp.partitions) target.push({ topic, partition });
+      }
+      group.target = partitionsByTopic(target);
+      const gained = target.filter((tp) => !(group.owned[tp.topic] ?? []).includes(tp.partition));
+      if (gained.length > 0) this.#own(body.groupId, group, partitionsByTopic([...topicPartitionsOf(group.owned), ...gained]), "assigned");
+    }
+    this.#state(body.groupId, group, this.#reconciled(group) ? "STABLE" : "RECONCILING");
+  }
+
+  /** Whether a KIP-848 member owns exactly its target assignment. */
+  #reconciled(group: GroupMembership): boolean {
+    const owned = [...topicPartitionsOf(group.owned)];
+    const target = [...topicPartitionsOf(group.target)];
+    return owned.length === target.length && owned.every((tp) => (group.target[tp.topic] ?? []).includes(tp.partition));
+  }
+
   #committed(body: WireRequestOf<"OffsetCommit">, response: WireResponseOf<"OffsetCommit">): void {
     const topics = body.topics.map((topic) => ({
       topic: topic.name,
@@ -259,24 +366,32 @@ export class ClientMembership {
     });
   }
 
-  #fetched(body: WireRequestOf<"Fetch">, response: WireResponseOf<"Fetch">): void {
+  #fetched(body: WireRequestOf<"Fetch">, response: WireResponseOf<"Fetch">, version: number): void {
+    // Fetch names topics up to v12, by their ids from v13.
+    const nameOf = (t: { readonly topic: string; readonly topicId: string }) =>
+      version >= 13 ? this.#port.topicNameOfKafkaId(t.topicId) : t.topic;
     const asked = new Map<string, number>();
-    for (const topic of body.topics) for (const p of topic.partitions) asked.set(tpKey(topic.topic, p.partition), Number(p.fetchOffset));
+    for (const topic of body.topics) {
+      const name = nameOf(topic);
+      if (name !== undefined) for (const p of topic.partitions) asked.set(tpKey(name, p.partition), Number(p.fetchOffset));
+    }
     // One member.records per answer, as a poll's: a range per partition that brought new records. What it brought for
     // partitions the member does not own is reported apart (member.records-dropped), for no-loss to name.
     const ranges: RecordRange[] = [];
     const dropped: RecordRange[] = [];
     for (const topic of response.responses) {
+      const name = nameOf(topic);
+      if (name === undefined) continue;
       for (const p of topic.partitions) {
         if (p.errorCode !== ErrorCode.NONE || p.records === null) continue;
-        const key = tpKey(topic.topic, p.partitionIndex);
-        const owned = this.#mayHandOut(topic.topic, p.partitionIndex);
+        const key = tpKey(name, p.partitionIndex);
+        const owned = this.#mayHandOut(name, p.partitionIndex);
         const from = Math.max(asked.get(key) ?? 0, owned ? (this.#delivered.get(key) ?? 0) : 0);
         const offsets = dataRecordOffsets(p.records).filter((offset) => offset >= from);
         if (offsets.length === 0) continue;
         const first = offsets[0] as number;
         const last = offsets[offsets.length - 1] as number;
-        const range = { topic: topic.topic, partition: p.partitionIndex, firstOffset: first, lastOffset: last, count: offsets.length };
+        const range = { topic: name, partition: p.partitionIndex, firstOffset: first, lastOffset: last, count: offsets.length };
         if (!owned) {
           dropped.push(range);
           continue;

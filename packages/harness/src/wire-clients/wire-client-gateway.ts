@@ -40,6 +40,7 @@ import {
   produceToWire,
   syncGroupToKcsim,
   syncGroupToWire,
+  TopicUuids,
   WireError,
   type WireMappingContext,
   type WireRequest,
@@ -120,6 +121,8 @@ export class WireClientGateway {
   readonly #pending = new Map<number, { readonly socket: GatewaySocket; readonly pending: Pending }>();
   readonly #topicIds = new Map<string, string>();
   readonly #topicNames = new Map<string, string>();
+  /** The Kafka Uuids topics travel as where the wire names them by id. */
+  readonly #uuids = new TopicUuids();
   /** Topics whose auto-creation was asked and not answered yet. */
   readonly #creating = new Set<string>();
   readonly #mapping: WireMappingContext;
@@ -132,12 +135,25 @@ export class WireClientGateway {
     this.#context = context;
     this.#batches = batches;
     for (const topic of config.topics) this.#learnTopic(topic.name, topic.id);
-    this.membership = new ClientMembership({ observe: (o) => context().observe(o), now: () => context().now() }, records);
+    this.membership = new ClientMembership(
+      {
+        observe: (o) => context().observe(o),
+        now: () => context().now(),
+        topicNameOfKafkaId: (kafkaId) => {
+          const id = this.#uuids.kcsimIdOf(kafkaId);
+          return id === undefined ? undefined : this.#topicNames.get(id);
+        },
+      },
+      records,
+    );
     const nodes = new Map(config.nodes.map((n) => [n.nodeId, n]));
     this.#mapping = {
       topicIdOf: (name) => this.#topicIds.get(name),
       topicNameOf: (id) => this.#topicNames.get(id),
       endpointOf: (nodeId) => nodes.get(nodeId),
+      kafkaTopicIdOf: (id) => this.#uuids.kafkaIdOf(id),
+      // A Uuid no topic was given out as reaches the coordinator as it is: an unknown topic there.
+      kcsimTopicIdOf: (kafkaId) => this.#uuids.kcsimIdOf(kafkaId) ?? kafkaId,
     };
   }
 
@@ -249,7 +265,7 @@ export class WireClientGateway {
         const coordinators = this.#config.coordinators;
         const backend = coordinators[socket.node.nodeId % coordinators.length] as ActorId;
         this.#forward(socket, request, backend, findCoordinatorToKcsim(request.header, request.body), (r) =>
-          findCoordinatorToWire(this.#onNodes(expect(r, "FindCoordinatorResponse")), this.#mapping),
+          findCoordinatorToWire(this.#onNodes(expect(r, "FindCoordinatorResponse")), this.#mapping, request.header.apiVersion),
         );
         return;
       }
@@ -300,11 +316,20 @@ export class WireClientGateway {
           offsetCommitToWire(expect(r, "OffsetCommitResponse")),
         );
         return;
-      case "OffsetFetch":
-        this.#forward(socket, request, coordinator, offsetFetchToKcsim(h, request.body), (r) =>
-          offsetFetchToWire(expect(r, "OffsetFetchResponse"), h.apiVersion),
-        );
+      case "OffsetFetch": {
+        // v8+ may ask for several groups: those another coordinator holds are answered NOT_COORDINATOR, as a broker
+        // answers the groups it does not coordinate (each group on its own).
+        const kcsim = offsetFetchToKcsim(h, request.body);
+        const here = kcsim.groups.filter((g) => this.#coordinatorHere(socket, g.groupId) === coordinator);
+        const elsewhere = kcsim.groups
+          .filter((g) => !here.includes(g))
+          .map((g) => ({ groupId: g.groupId, topics: [], errorCode: ErrorCode.NOT_COORDINATOR }));
+        this.#forward(socket, request, coordinator, { ...kcsim, groups: here }, (r) => {
+          const response = expect(r, "OffsetFetchResponse");
+          return offsetFetchToWire({ ...response, groups: [...response.groups, ...elsewhere] }, h.apiVersion);
+        });
         return;
+      }
       case "ConsumerGroupHeartbeat":
         this.#forward(socket, request, coordinator, consumerGroupHeartbeatToKcsim(h, request.body, this.#mapping), (r) =>
           consumerGroupHeartbeatToWire(expect(r, "ConsumerGroupHeartbeatResponse"), this.#mapping),
@@ -324,19 +349,28 @@ export class WireClientGateway {
       correlationId: 0,
       apiVersion: 12,
       clientId: header.clientId,
-      topics: all ? null : (body.topics ?? []).map((t) => ({ topicId: null, name: t.name })),
+      // From v10 a topic may be asked for by its id (its name null from v12, or empty).
+      topics: all
+        ? null
+        : (body.topics ?? []).map((t) =>
+            t.name !== null && t.name !== ""
+              ? { topicId: null, name: t.name }
+              : { topicId: this.#uuids.kcsimIdOf(t.topicId) ?? t.topicId, name: null },
+          ),
     };
     const autoCreate = this.#config.autoCreateTopics && (header.apiVersion < 4 || body.allowAutoTopicCreation);
     this.#forward(socket, request, socket.node.broker, kcsim, (r) => {
       const response = expect(r, "MetadataResponse");
       for (const topic of response.topics) if (topic.errorCode === ErrorCode.NONE) this.#learnTopic(topic.name, topic.topicId);
-      const wire = metadataToWire(this.#liveNodes(response), this.#mapping, this.#config.clusterId);
+      const wire = metadataToWire(this.#liveNodes(response), this.#mapping, this.#config.clusterId, header.apiVersion);
       if (!autoCreate) return wire;
-      const missing = wire.topics.filter((t) => t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION).map((t) => t.name);
+      const missing = wire.topics.flatMap((t) => (t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && t.name !== null ? [t.name] : []));
       this.#autoCreate(missing);
       return {
         ...wire,
-        topics: wire.topics.map((t) => (missing.includes(t.name) ? { ...t, errorCode: ErrorCode.LEADER_NOT_AVAILABLE } : t)),
+        topics: wire.topics.map((t) =>
+          t.name !== null && missing.includes(t.name) ? { ...t, errorCode: ErrorCode.LEADER_NOT_AVAILABLE } : t,
+        ),
       };
     });
   }
@@ -442,23 +476,16 @@ export class WireClientGateway {
   }
 
   #fetch(socket: GatewaySocket, request: WireRequest & { api: "Fetch" }): void {
+    const version = request.header.apiVersion;
     const { request: kcsim, unknownTopics } = fetchToKcsim(request.header, request.body, this.#mapping);
-    const unknown = (): WireResponseOf<"Fetch">["responses"] =>
-      request.body.topics
-        .filter((t) => unknownTopics.includes(t.topic))
-        .map((t) => ({
-          topic: t.topic,
-          partitions: t.partitions.map((p) => ({
-            partitionIndex: p.partition,
-            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-            highWatermark: -1n,
-            lastStableOffset: -1n,
-            logStartOffset: -1n,
-            abortedTransactions: null,
-            preferredReadReplica: -1,
-            records: new Uint8Array(0),
-          })),
-        }));
+    // Kafka answers a topic it does not know UNKNOWN_TOPIC_OR_PARTITION when it is named, UNKNOWN_TOPIC_ID (v13+) when
+    // its id is.
+    const unknownError = version >= 13 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    const unknown = (): WireResponseOf<"Fetch">["responses"] => {
+      const topics = request.body.topics.filter((t) => unknownTopics.includes(version >= 13 ? t.topicId : t.topic));
+      const answer = errorResponseFor({ ...request, body: { ...request.body, topics } }, unknownError);
+      return (answer as WireResponseOf<"Fetch">).responses;
+    };
     if (kcsim.topics.length === 0 && unknownTopics.length > 0) {
       this.#answerNow(socket, request, { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: unknown() });
       return;
@@ -466,10 +493,11 @@ export class WireClientGateway {
     this.#forward(socket, request, socket.node.broker, kcsim, (r) => {
       const batches = this.#batches;
       const stored = batches === null ? undefined : batches.bytesOf.bind(batches);
-      const wire = fetchToWire(expect(r, "FetchResponse"), this.#mapping, stored);
+      const wire = fetchToWire(expect(r, "FetchResponse"), this.#mapping, stored, version);
+      if (version >= 13) return { ...wire, responses: [...wire.responses, ...unknown()] };
       // kcsim's brokers speak Fetch v13 (topic ids): a topic id they do not know yet (a restarted broker before
-      // the controller's metadata) is UNKNOWN_TOPIC_ID, which a client that asks by name (Fetch v12 and below; the gateway speaks v4 to v11) cannot get: Kafka
-      // answers those UNKNOWN_TOPIC_OR_PARTITION, which every client retries.
+      // the controller's metadata) is UNKNOWN_TOPIC_ID, which a client that asks by name (Fetch v12 and below) cannot
+      // get: Kafka answers those UNKNOWN_TOPIC_OR_PARTITION, which every client retries.
       const responses = wire.responses.map((t) => ({
         ...t,
         partitions: t.partitions.map((p) =>
@@ -589,6 +617,7 @@ export class WireClientGateway {
   #learnTopic(name: string, id: string): void {
     this.#topicIds.set(name, id);
     this.#topicNames.set(id, name);
+    this.#uuids.kafkaIdOf(id);
   }
 }
 
@@ -598,7 +627,8 @@ function expect<T extends Message["type"]>(message: Message, type: T): Extract<M
   return message as Extract<Message, { type: T }>;
 }
 
-/** The group a group request names (every API this is asked for has a groupId). */
+/** The group a group request names (every API this is asked for has a groupId; a batched OffsetFetch, v8+, its first group's). */
 function groupIdOf(request: WireRequest): string {
+  if (request.api === "OffsetFetch" && request.header.apiVersion >= 8) return request.body.groups[0]?.groupId ?? "";
   return (request.body as { readonly groupId: string }).groupId;
 }

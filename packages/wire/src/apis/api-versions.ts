@@ -5,7 +5,8 @@ import { array, bool, defineApi, field, int16, int32, int64, string, struct } fr
  * always v0 (so a client that sent a version the broker does not know can
  * still read the answer). KafkaJS 2.2.4 tries v2, then lower
  * (src/broker/index.js apiVersions); librdkafka 2.0.2 sends v3 first and
- * retries at the broker's maximum (rdkafka_request.c rd_kafka_ApiVersionRequest).
+ * retries at the broker's maximum (rdkafka_request.c rd_kafka_ApiVersionRequest);
+ * @platformatic/kafka 1.35.0 always sends v3 (dist/clients/base/base.js kListApis).
  */
 const ApiVersionsRequest = struct("ApiVersionsRequest", {
   clientSoftwareName: field(string, "3+", { ignorable: true }),

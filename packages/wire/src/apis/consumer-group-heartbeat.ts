@@ -2,8 +2,10 @@ import { array, defineApi, field, int16, int32, nullableField, nullableStruct, s
 
 /**
  * ConsumerGroupHeartbeat (68, KIP-848), v0-1, all flexible. Neither KafkaJS
- * 2.2.4 nor librdkafka 2.0.2 sends it; it is here for KIP-848 clients.
- * v1 adds SubscribedTopicRegex. Topic ids are Kafka Uuids in their string form.
+ * 2.2.4 nor librdkafka 2.0.2 sends it; @platformatic/kafka 1.35.0 does,
+ * with groupProtocol "consumer" (dist/apis/consumer/consumer-group-heartbeat-v<N>.js:
+ * v0-1, so v1 here). v1 adds SubscribedTopicRegex. Topic ids are Kafka
+ * Uuids in their string form.
  */
 const TopicPartitions = struct("TopicPartitions", {
   topicId: field(uuid, "0+"),

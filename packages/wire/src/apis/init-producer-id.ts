@@ -5,6 +5,8 @@ import { defineApi, field, int16, int32, int64, nullableField, string, struct } 
  * v0-1 (src/protocol/requests/initProducerId); librdkafka 2.0.2 asks 0-4,
  * and 3-4 when it bumps an epoch (rdkafka_request.c rd_kafka_InitProducerIdRequest);
  * librdkafka's IdempotentProducer feature needs v0 in the range.
+ * @platformatic/kafka 1.35.0 implements v3-5
+ * (dist/apis/producer/init-producer-id-v<N>.js), so it sends v4 here.
  */
 const InitProducerIdRequest = struct("InitProducerIdRequest", {
   transactionalId: nullableField(string, "0+", "0+"),

@@ -7,9 +7,10 @@ import { array, defineApi, field, int16, int32, int64, nullableField, records, s
  * the broker's range gives it MsgVer2 (rdkafka_feature.c). v0-2 stay in the
  * range although this endpoint reads no legacy message sets: librdkafka
  * 2.0.2 compresses (gzip, lz4) only if the broker's Produce range includes
- * v0 (rdkafka_msgset_writer.c compr_req); both clients send v7. A v0-2
- * request's legacy records get UNSUPPORTED_FOR_MESSAGE_FORMAT per partition
- * (records/produce-records.ts).
+ * v0 (rdkafka_msgset_writer.c compr_req). @platformatic/kafka 1.35.0
+ * implements v7-11 (dist/apis/producer/produce-v<N>.js). All three clients
+ * send v7. A v0-2 request's legacy records get UNSUPPORTED_FOR_MESSAGE_FORMAT
+ * per partition (records/produce-records.ts).
  */
 const ProduceRequest = struct("ProduceRequest", {
   transactionalId: nullableField(string, "3+", "3+"),

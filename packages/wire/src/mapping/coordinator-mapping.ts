@@ -12,25 +12,47 @@ import type { RequestHeader } from "../header.js";
 import { WireError } from "../wire-error.js";
 import { kcsimHeader, toNumber, type WireMappingContext } from "./mapping-context.js";
 
-/** FindCoordinator v0-2 names one key; kcsim's is the batched form (v4+). v0 has no key type: a group. */
+/** FindCoordinator v0-3 name one key, v4+ a batch (kcsim's form). v0 has no key type: a group. */
 export function findCoordinatorToKcsim(header: RequestHeader, body: WireRequestOf<"FindCoordinator">): FindCoordinatorRequest {
-  return { type: "FindCoordinatorRequest", ...kcsimHeader(header), keyType: body.keyType, coordinatorKeys: [body.key] };
+  const coordinatorKeys = header.apiVersion >= 4 ? [...body.coordinatorKeys] : [body.key];
+  return { type: "FindCoordinatorRequest", ...kcsimHeader(header), keyType: body.keyType, coordinatorKeys };
 }
 
-/** The coordinator's actor id becomes the listener the server gives for its node; on error Kafka answers node -1, host "", port -1. */
-export function findCoordinatorToWire(response: FindCoordinatorResponse, context: WireMappingContext): WireResponseOf<"FindCoordinator"> {
-  const coordinator = response.coordinators[0];
+/**
+ * The coordinator's actor id becomes the listener the server gives for its node; on error Kafka answers node -1,
+ * host "", port -1. v4+ answer every key apart; v0-3 the one key's.
+ */
+export function findCoordinatorToWire(
+  response: FindCoordinatorResponse,
+  context: WireMappingContext,
+  version = 3,
+): WireResponseOf<"FindCoordinator"> {
+  const coordinators = response.coordinators.map((coordinator) => {
+    const endpoint = coordinator.errorCode === 0 ? context.endpointOf(coordinator.nodeId) : undefined;
+    if (coordinator.errorCode === 0 && endpoint === undefined)
+      throw new WireError("unencodable", `no listener for node ${coordinator.nodeId}`);
+    return {
+      key: coordinator.key,
+      nodeId: endpoint ? coordinator.nodeId : -1,
+      host: endpoint?.host ?? "",
+      port: endpoint?.port ?? -1,
+      errorCode: coordinator.errorCode,
+      errorMessage: coordinator.errorMessage,
+    };
+  });
+  // v4+ carry only the list: the single-key fields stay at their defaults, which v4 does not write.
+  if (version >= 4)
+    return { throttleTimeMs: response.throttleTimeMs, errorCode: 0, errorMessage: null, nodeId: 0, host: "", port: 0, coordinators };
+  const coordinator = coordinators[0];
   if (coordinator === undefined) throw new WireError("unencodable", "a FindCoordinator response without a coordinator");
-  const endpoint = coordinator.errorCode === 0 ? context.endpointOf(coordinator.nodeId) : undefined;
-  if (coordinator.errorCode === 0 && endpoint === undefined)
-    throw new WireError("unencodable", `no listener for node ${coordinator.nodeId}`);
   return {
     throttleTimeMs: response.throttleTimeMs,
     errorCode: coordinator.errorCode,
     errorMessage: coordinator.errorMessage,
-    nodeId: endpoint ? coordinator.nodeId : -1,
-    host: endpoint?.host ?? "",
-    port: endpoint?.port ?? -1,
+    nodeId: coordinator.nodeId,
+    host: coordinator.host,
+    port: coordinator.port,
+    coordinators: [],
   };
 }
 

@@ -8,3 +8,4 @@ export * from "./offsets-mapping.js";
 export * from "./produce-mapping.js";
 export * from "./record-batch-mapping.js";
 export * from "./record-text.js";
+export * from "./topic-uuids.js";

@@ -38,44 +38,73 @@ export function offsetCommitToWire(response: OffsetCommitResponse): WireResponse
   };
 }
 
-/** OffsetFetch v0-7 asks for one group: kcsim's batched form with no member id and epoch -1 (an admin-style fetch, as v0-7 are). */
+/**
+ * OffsetFetch: v0-7 ask for one group, as an admin-style fetch (no member id, epoch -1); v8+ ask for a batch of
+ * groups, kcsim's own form; v9 adds each group's member id and epoch (KIP-848: the coordinator checks them).
+ */
 export function offsetFetchToKcsim(header: RequestHeader, body: WireRequestOf<"OffsetFetch">): OffsetFetchRequest {
+  const topics = (list: readonly { name: string; partitionIndexes: readonly number[] }[] | null) =>
+    list === null ? null : list.map((t) => ({ name: t.name, partitionIndexes: [...t.partitionIndexes] }));
   return {
     type: "OffsetFetchRequest",
     ...kcsimHeader(header),
-    groups: [
-      {
-        groupId: body.groupId,
-        memberId: null,
-        memberEpoch: -1,
-        topics: body.topics === null ? null : body.topics.map((t) => ({ name: t.name, partitionIndexes: [...t.partitionIndexes] })),
-      },
-    ],
+    groups:
+      header.apiVersion >= 8
+        ? body.groups.map((g) => ({ groupId: g.groupId, memberId: g.memberId, memberEpoch: g.memberEpoch, topics: topics(g.topics) }))
+        : [{ groupId: body.groupId, memberId: null, memberEpoch: -1, topics: topics(body.topics) }],
     requireStable: body.requireStable,
   };
 }
 
-/** The single group's result; below v2 (no top-level error) a group error goes into every partition; below v5 no leader epoch. */
+/**
+ * v8+ answer each group apart; v0-7 the single group's result: below v2 (no top-level error) a group error goes into
+ * every partition, below v5 no leader epoch.
+ */
 export function offsetFetchToWire(response: OffsetFetchResponse, version: number): WireResponseOf<"OffsetFetch"> {
+  if (version >= 8) {
+    return {
+      throttleTimeMs: response.throttleTimeMs,
+      topics: [],
+      errorCode: 0,
+      groups: response.groups.map((g) => ({
+        groupId: g.groupId,
+        errorCode: g.errorCode,
+        topics: g.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => committedToWire(p, p.errorCode, true)) })),
+      })),
+    };
+  }
   const group = response.groups[0];
   const groupError = group?.errorCode ?? 0;
   return {
     throttleTimeMs: response.throttleTimeMs,
     errorCode: version >= 2 ? groupError : 0,
+    groups: [],
     topics: (group?.topics ?? []).map((t) => ({
       name: t.name,
-      partitions: t.partitions.map((p) => ({
-        partitionIndex: p.partitionIndex,
-        committedOffset: BigInt(p.committedOffset),
-        committedLeaderEpoch: version >= 5 ? p.committedLeaderEpoch : -1,
-        metadata: p.metadata,
-        errorCode: version < 2 && groupError !== 0 ? groupError : p.errorCode,
-      })),
+      partitions: t.partitions.map((p) => committedToWire(p, version < 2 && groupError !== 0 ? groupError : p.errorCode, version >= 5)),
     })),
   };
 }
 
-/** ListOffsets v0's MaxNumOffsets is not carried: kcsim answers one offset, which v0 returns as a one-entry list. */
+/** One partition's committed offset as OffsetFetch writes it; the leader epoch only where the version has it (v5+). */
+function committedToWire(
+  p: OffsetFetchResponse["groups"][number]["topics"][number]["partitions"][number],
+  errorCode: number,
+  withEpoch: boolean,
+) {
+  return {
+    partitionIndex: p.partitionIndex,
+    committedOffset: BigInt(p.committedOffset),
+    committedLeaderEpoch: withEpoch ? p.committedLeaderEpoch : -1,
+    metadata: p.metadata,
+    errorCode,
+  };
+}
+
+/**
+ * ListOffsets v0's MaxNumOffsets is not carried: kcsim answers one offset, which v0 returns as a one-entry list.
+ * v4+ carry the client's current leader epoch (checked against the leader's: FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH).
+ */
 export function listOffsetsToKcsim(header: RequestHeader, body: WireRequestOf<"ListOffsets">): ListOffsetsRequest {
   return {
     type: "ListOffsetsRequest",
@@ -86,14 +115,14 @@ export function listOffsetsToKcsim(header: RequestHeader, body: WireRequestOf<"L
       name: t.name,
       partitions: t.partitions.map((p) => ({
         partitionIndex: p.partitionIndex,
-        currentLeaderEpoch: -1,
+        currentLeaderEpoch: p.currentLeaderEpoch,
         timestamp: toNumber(p.timestamp, "timestamp"),
       })),
     })),
   };
 }
 
-/** Leader epochs (v4+) are not carried at these versions. */
+/** The leader epoch of the offset found goes out from v4. */
 export function listOffsetsToWire(response: ListOffsetsResponse, version: number): WireResponseOf<"ListOffsets"> {
   return {
     throttleTimeMs: response.throttleTimeMs,
@@ -107,6 +136,7 @@ export function listOffsetsToWire(response: ListOffsetsResponse, version: number
               oldStyleOffsets: p.offset >= 0 ? [BigInt(p.offset)] : [],
               timestamp: -1n,
               offset: -1n,
+              leaderEpoch: -1,
             }
           : {
               partitionIndex: p.partitionIndex,
@@ -114,6 +144,7 @@ export function listOffsetsToWire(response: ListOffsetsResponse, version: number
               oldStyleOffsets: [],
               timestamp: BigInt(p.timestamp),
               offset: BigInt(p.offset),
+              leaderEpoch: version >= 4 ? p.leaderEpoch : -1,
             },
       ),
     })),

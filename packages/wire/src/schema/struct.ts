@@ -81,8 +81,10 @@ function prefixed(error: unknown, path: string): unknown {
   return new WireError(error.kind, `${path}: ${detail}`, error.context);
 }
 
+/** A fresh copy of a default array or struct (a tagged struct field's default), so decoded values never share one. */
 function copyDefault<T>(value: T): T {
   if (Array.isArray(value)) return [...value] as T;
+  if (value !== null && typeof value === "object" && !(value instanceof Uint8Array)) return { ...value };
   return value;
 }
 

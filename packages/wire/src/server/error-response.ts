@@ -1,4 +1,5 @@
 import type { ApiName, WireResponseOf } from "../apis/index.js";
+import { AUTHORIZED_OPERATIONS_OMITTED } from "../apis/metadata.js";
 import type { WireRequest } from "../codec.js";
 
 /** Any API's response body (the union over the APIs). */
@@ -9,8 +10,10 @@ export type WireResponseBody = { [N in ApiName]: WireResponseOf<N> }[ApiName];
  * (`AbstractRequest.getErrorResponse` of each request class): the error on
  * every topic and partition the request names, or at the top level where the
  * response has one, and "nothing" values (-1 offsets, node -1) elsewhere.
- * The caller encodes it at the request's version; fields a version lacks are
- * left out by the encoder.
+ * The batched forms answer per entry: FindCoordinator v4+ one coordinator
+ * per key, OffsetFetch v8+ one group per group asked for. The caller encodes
+ * it at the request's version; fields a version lacks are left out by the
+ * encoder (so they stay at their defaults where they are not ignorable).
  */
 export function errorResponseFor(request: WireRequest, errorCode: number, errorMessage: string | null = null): WireResponseBody {
   switch (request.api) {
@@ -35,6 +38,7 @@ export function errorResponseFor(request: WireRequest, errorCode: number, errorM
         sessionId: 0,
         responses: request.body.topics.map((t) => ({
           topic: t.topic,
+          topicId: t.topicId,
           partitions: t.partitions.map((p) => ({
             partitionIndex: p.partition,
             errorCode,
@@ -42,6 +46,9 @@ export function errorResponseFor(request: WireRequest, errorCode: number, errorM
             lastStableOffset: -1n,
             logStartOffset: -1n,
             abortedTransactions: null,
+            divergingEpoch: { epoch: -1, endOffset: -1n },
+            currentLeader: { leaderId: -1, leaderEpoch: -1 },
+            snapshotId: { endOffset: -1n, epoch: -1 },
             preferredReadReplica: -1,
             records: new Uint8Array(0),
           })),
@@ -58,6 +65,7 @@ export function errorResponseFor(request: WireRequest, errorCode: number, errorM
             oldStyleOffsets: [],
             timestamp: -1n,
             offset: -1n,
+            leaderEpoch: -1,
           })),
         })),
       };
@@ -67,7 +75,16 @@ export function errorResponseFor(request: WireRequest, errorCode: number, errorM
         brokers: [],
         clusterId: null,
         controllerId: -1,
-        topics: (request.body.topics ?? []).map((t) => ({ errorCode, name: t.name, isInternal: false, partitions: [] })),
+        // A topic asked for by id (v10+: a null name) is answered with name "", as Kafka does.
+        topics: (request.body.topics ?? []).map((t) => ({
+          errorCode,
+          name: t.name ?? "",
+          topicId: t.topicId,
+          isInternal: false,
+          partitions: [],
+          topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+        })),
+        clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
       };
     case "OffsetCommit":
       return {
@@ -78,10 +95,11 @@ export function errorResponseFor(request: WireRequest, errorCode: number, errorM
         })),
       };
     case "OffsetFetch":
-      // From v2 the error is the response's own; below, each partition asked for carries it.
+      // From v8 each group asked for carries it (no topics); v2-7 the response's own; below, each partition asked for.
       return {
         throttleTimeMs: 0,
         errorCode,
+        groups: request.header.apiVersion >= 8 ? request.body.groups.map((g) => ({ groupId: g.groupId, topics: [], errorCode })) : [],
         topics:
           request.header.apiVersion >= 2
             ? []
@@ -97,7 +115,18 @@ export function errorResponseFor(request: WireRequest, errorCode: number, errorM
               })),
       };
     case "FindCoordinator":
-      return { throttleTimeMs: 0, errorCode, errorMessage, nodeId: -1, host: "", port: -1 };
+      // v0-3 answer for the one key; v4+ one coordinator per key (the single-key fields stay at their defaults).
+      if (request.header.apiVersion < 4)
+        return { throttleTimeMs: 0, errorCode, errorMessage, nodeId: -1, host: "", port: -1, coordinators: [] };
+      return {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        errorMessage: null,
+        nodeId: 0,
+        host: "",
+        port: 0,
+        coordinators: request.body.coordinatorKeys.map((key) => ({ key, nodeId: -1, host: "", port: -1, errorCode, errorMessage })),
+      };
     case "JoinGroup":
       return { throttleTimeMs: 0, errorCode, generationId: -1, protocolName: "", leader: "", memberId: "", members: [] };
     case "Heartbeat":

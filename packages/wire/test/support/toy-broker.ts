@@ -1,22 +1,26 @@
+import { createHash, randomUUID } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { ErrorCode } from "@kcsim/protocol";
 import {
   type ApiVersionEntry,
+  AUTHORIZED_OPERATIONS_OMITTED,
   checkProduceRecords,
   FrameSplitter,
-  WireError,
   type WireRequest,
   type WireResponseOf,
   WireServerConnection,
   withAssignedOffset,
+  ZERO_UUID,
 } from "../../src/index.js";
 
 /**
  * A one-broker Kafka in memory, only good enough for real clients (kcat,
- * KafkaJS) to list metadata, produce, consume and run a one-member classic
- * group against WireServerConnection on a real socket. It is test tooling:
- * its point is that real clients accept this package's responses, and that
- * their request bytes can be captured.
+ * KafkaJS, @platformatic/kafka) to list metadata, produce, consume and run a
+ * one-member group (classic, or KIP-848's consumer protocol with every
+ * partition of the subscribed topics assigned to the one member) against
+ * WireServerConnection on a real socket. It is test tooling: its point is
+ * that real clients accept this package's responses, and that their request
+ * bytes can be captured.
  */
 export interface CapturedFrame {
   readonly apiKey: number;
@@ -51,6 +55,8 @@ export class ToyBroker {
   private readonly members = new Map<string, { metadata: Uint8Array; protocol: string }>();
   private assignments = new Map<string, Uint8Array>();
   private nextProducerId = 1000n;
+  /** The KIP-848 group's one member: its id, epoch and subscription (as last sent). */
+  private consumerMember: { memberId: string; epoch: number; topics: string[] } | undefined;
   port = 0;
 
   constructor(private readonly options: ToyBrokerOptions = {}) {
@@ -110,6 +116,56 @@ export class ToyBroker {
     return this.topics.get(topic);
   }
 
+  /** A topic's id: a Kafka Uuid derived from its name, so every run gives the same one. */
+  topicId(topic: string): string {
+    return createHash("sha256").update(topic).digest().subarray(0, 16).toString("base64url");
+  }
+
+  private topicNamed(id: string): string | undefined {
+    return [...this.topics.keys()].find((name) => this.topicId(name) === id);
+  }
+
+  /** The consumer group member's assignment: every partition of each subscribed topic that exists. */
+  private consumerAssignment(topics: readonly string[]): { topicPartitions: { topicId: string; partitions: number[] }[] } {
+    const topicPartitions = topics.flatMap((name) => {
+      const count = this.partitions(name);
+      return count === undefined ? [] : [{ topicId: this.topicId(name), partitions: Array.from({ length: count }, (_, i) => i) }];
+    });
+    return { topicPartitions };
+  }
+
+  /**
+   * The topic a Fetch names: by name up to v12, by its id (Uuid) from v13, where an id this broker does not know
+   * names no topic (undefined: answered UNKNOWN_TOPIC_ID, as Kafka does). @platformatic/kafka 1.35.0 at Fetch v12
+   * names a topic by its id in UUID text form (dist/apis/consumer/fetch-v12.js writes the consumer's topicId, which
+   * Metadata v10+ gave as 8-4-4-4-12 hex, as the compact-string topic name) and matches the answer by that string;
+   * real brokers never see it, as the client picks v13 (topic ids) there; this broker resolves it.
+   */
+  private fetchedTopic(version: number, topic: { topic: string; topicId: string }): string | undefined {
+    if (version >= 13) return this.topicNamed(topic.topicId);
+    const named = topic.topic;
+    if (this.topics.has(named) || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(named)) return named;
+    const hex = named.replaceAll("-", "");
+    return [...this.topics.keys()].find((name) => Buffer.from(this.topicId(name), "base64url").toString("hex") === hex) ?? named;
+  }
+
+  private committedOffset(group: string, topic: string, partition: number): bigint {
+    return this.committed.get(`${group}/${topic}-${partition}`) ?? -1n;
+  }
+
+  /** The topics a group has commits for (OffsetFetch with a null topic list asks for all of them). */
+  private committedTopics(group: string): { name: string; partitionIndexes: number[] }[] {
+    const topics = new Map<string, number[]>();
+    for (const key of this.committed.keys()) {
+      if (!key.startsWith(`${group}/`)) continue;
+      const rest = key.slice(group.length + 1);
+      const dash = rest.lastIndexOf("-");
+      const name = rest.slice(0, dash);
+      topics.set(name, [...(topics.get(name) ?? []), Number(rest.slice(dash + 1))]);
+    }
+    return [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+  }
+
   private log(topic: string, partition: number): Batch[] {
     const key = `${topic}-${partition}`;
     let log = this.logs.get(key);
@@ -131,32 +187,40 @@ export class ToyBroker {
     const v = header.apiVersion;
     switch (request.api) {
       case "Metadata": {
-        const wanted =
+        // From v10 a topic may be named by id alone (name null); an unknown id is answered UNKNOWN_TOPIC_ID with a null name (v12+).
+        const wanted: { name: string | null; id?: string }[] =
           request.body.topics === null || (v === 0 && request.body.topics.length === 0)
-            ? [...this.topics.keys()]
-            : request.body.topics.map((t) => t.name);
-        for (const name of wanted) if (!this.topics.has(name) && request.body.allowAutoTopicCreation) this.topics.set(name, 1);
+            ? [...this.topics.keys()].map((name) => ({ name }))
+            : request.body.topics.map((t) =>
+                t.name === null ? { name: this.topicNamed(t.topicId) ?? null, id: t.topicId } : { name: t.name },
+              );
+        for (const { name } of wanted)
+          if (name !== null && !this.topics.has(name) && request.body.allowAutoTopicCreation) this.topics.set(name, 1);
         return connection.respond("Metadata", {
           throttleTimeMs: 0,
           brokers: [{ nodeId: 0, host: "127.0.0.1", port: this.port, rack: null }],
           clusterId: "toy-cluster",
           controllerId: 0,
-          topics: wanted.map((name) => {
-            const count = this.partitions(name);
+          topics: wanted.map(({ name, id }) => {
+            const count = name === null ? undefined : this.partitions(name);
             return {
-              errorCode: count === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : 0,
-              name,
+              errorCode: count !== undefined ? 0 : name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              name: name ?? (v >= 12 ? null : ""),
+              topicId: name === null ? (id ?? ZERO_UUID) : count === undefined ? ZERO_UUID : this.topicId(name),
               isInternal: false,
               partitions: Array.from({ length: count ?? 0 }, (_, partitionIndex) => ({
                 errorCode: 0,
                 partitionIndex,
                 leaderId: 0,
+                leaderEpoch: 0,
                 replicaNodes: [0],
                 isrNodes: [0],
                 offlineReplicas: [],
               })),
+              topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
             };
           }),
+          clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
         });
       }
       case "CreateTopics": {
@@ -167,6 +231,25 @@ export class ToyBroker {
         });
       }
       case "FindCoordinator":
+        // v4+ answers one coordinator per key; the single-key fields stay at their defaults.
+        if (v >= 4) {
+          return connection.respond("FindCoordinator", {
+            throttleTimeMs: 0,
+            errorCode: 0,
+            errorMessage: null,
+            nodeId: 0,
+            host: "",
+            port: 0,
+            coordinators: request.body.coordinatorKeys.map((key) => ({
+              key,
+              nodeId: 0,
+              host: "127.0.0.1",
+              port: this.port,
+              errorCode: 0,
+              errorMessage: null,
+            })),
+          });
+        }
         return connection.respond("FindCoordinator", {
           throttleTimeMs: 0,
           errorCode: 0,
@@ -174,6 +257,7 @@ export class ToyBroker {
           nodeId: 0,
           host: "127.0.0.1",
           port: this.port,
+          coordinators: [],
         });
       case "InitProducerId":
         return connection.respond("InitProducerId", {
@@ -242,20 +326,26 @@ export class ToyBroker {
         });
       }
       case "OffsetFetch": {
-        const group = request.body.groupId;
-        const topics = request.body.topics ?? [];
-        return connection.respond("OffsetFetch", {
-          throttleTimeMs: 0,
-          errorCode: 0,
-          topics: topics.map((t) => ({
+        const answer = (group: string, topics: readonly { name: string; partitionIndexes: number[] }[]) =>
+          topics.map((t) => ({
             name: t.name,
             partitions: t.partitionIndexes.map((partitionIndex) => ({
               partitionIndex,
-              committedOffset: this.committed.get(`${group}/${t.name}-${partitionIndex}`) ?? -1n,
+              committedOffset: this.committedOffset(group, t.name, partitionIndex),
               committedLeaderEpoch: -1,
               metadata: "",
               errorCode: 0,
             })),
+          }));
+        // v8+ asks for several groups at once, each answered with its own error.
+        return connection.respond("OffsetFetch", {
+          throttleTimeMs: 0,
+          errorCode: 0,
+          topics: v >= 8 ? [] : answer(request.body.groupId, request.body.topics ?? []),
+          groups: request.body.groups.map((g) => ({
+            groupId: g.groupId,
+            topics: answer(g.groupId, g.topics ?? this.committedTopics(g.groupId)),
+            errorCode: 0,
           })),
         });
       }
@@ -267,8 +357,23 @@ export class ToyBroker {
             partitions: t.partitions.map((p) => {
               const offset = p.timestamp === -2n ? 0n : this.endOffset(t.name, p.partitionIndex);
               if (v === 0)
-                return { partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [offset], timestamp: -1n, offset: -1n };
-              return { partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [], timestamp: -1n, offset };
+                return {
+                  partitionIndex: p.partitionIndex,
+                  errorCode: 0,
+                  oldStyleOffsets: [offset],
+                  timestamp: -1n,
+                  offset: -1n,
+                  leaderEpoch: -1,
+                };
+              // The leader epoch (v4+) is the one Metadata v7+ gives.
+              return {
+                partitionIndex: p.partitionIndex,
+                errorCode: 0,
+                oldStyleOffsets: [],
+                timestamp: -1n,
+                offset,
+                leaderEpoch: v >= 4 ? 0 : -1,
+              };
             }),
           })),
         });
@@ -291,18 +396,40 @@ export class ToyBroker {
         return connection.respond("Produce", response);
       }
       case "Fetch": {
+        // The topic as named (v12-) or by id (v13+), and the topic it means (see fetchedTopic); the answer echoes
+        // the name and the id (each written only at the versions that have it).
+        const topics = request.body.topics.map((t) => ({ ...t, name: this.fetchedTopic(v, t) }));
         const answer = (): void => {
-          const responses = request.body.topics.map((t) => ({
-            topic: t.topic,
-            partitions: t.partitions.map((p) => {
-              const batches = this.log(t.topic, p.partition).filter((b) => b.lastOffset >= p.fetchOffset);
-              const end = this.endOffset(t.topic, p.partition);
+          const responses = topics.map(({ topic, topicId, name, partitions }) => ({
+            topic,
+            topicId,
+            partitions: partitions.map((p) => {
+              // An unknown topic id: Kafka's FetchResponse.partitionResponse(UNKNOWN_TOPIC_ID), every offset -1.
+              if (name === undefined)
+                return {
+                  partitionIndex: p.partition,
+                  errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+                  highWatermark: -1n,
+                  lastStableOffset: -1n,
+                  logStartOffset: -1n,
+                  divergingEpoch: { epoch: -1, endOffset: -1n },
+                  currentLeader: { leaderId: -1, leaderEpoch: -1 },
+                  snapshotId: { endOffset: -1n, epoch: -1 },
+                  abortedTransactions: null,
+                  preferredReadReplica: -1,
+                  records: new Uint8Array(0),
+                };
+              const batches = this.log(name, p.partition).filter((b) => b.lastOffset >= p.fetchOffset);
+              const end = this.endOffset(name, p.partition);
               return {
                 partitionIndex: p.partition,
                 errorCode: p.fetchOffset > end ? ErrorCode.OFFSET_OUT_OF_RANGE : 0,
                 highWatermark: end,
                 lastStableOffset: end,
                 logStartOffset: 0n,
+                divergingEpoch: { epoch: -1, endOffset: -1n },
+                currentLeader: { leaderId: -1, leaderEpoch: -1 },
+                snapshotId: { endOffset: -1n, epoch: -1 },
                 abortedTransactions: null,
                 preferredReadReplica: -1,
                 // Kafka sends empty records, never null: librdkafka 2.0.2 fails on a null MessageSet ("invalid MessageSetSize -1").
@@ -312,13 +439,51 @@ export class ToyBroker {
           }));
           connection.respond("Fetch", { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses });
         };
-        const hasData = request.body.topics.some((t) => t.partitions.some((p) => this.endOffset(t.topic, p.partition) > p.fetchOffset));
+        const hasData = topics.some(
+          ({ name, partitions }) => name === undefined || partitions.some((p) => this.endOffset(name, p.partition) > p.fetchOffset),
+        );
         if (hasData || request.body.maxWaitMs <= 0) return answer();
         setTimeout(answer, Math.min(request.body.maxWaitMs, this.options.maxFetchWaitMs ?? 100));
         return;
       }
-      case "ConsumerGroupHeartbeat":
-        return connection.close(new WireError("unsupported-version", "the toy broker does not run KIP-848 groups"));
+      case "ConsumerGroupHeartbeat": {
+        // One member (the last to join), every partition of its subscription assigned to it at once. Epoch 0 joins
+        // (v0: the broker names the member; v1: the member does), -1 leaves; the assignment is sent when it changes.
+        const body = request.body;
+        if (body.memberEpoch === -1) {
+          if (this.consumerMember?.memberId === body.memberId) this.consumerMember = undefined;
+          return connection.respond("ConsumerGroupHeartbeat", {
+            throttleTimeMs: 0,
+            errorCode: 0,
+            errorMessage: null,
+            memberId: body.memberId,
+            memberEpoch: -1,
+            heartbeatIntervalMs: 0,
+            assignment: null,
+          });
+        }
+        let member = this.consumerMember;
+        let changed = false;
+        if (body.memberEpoch === 0 || member === undefined || member.memberId !== body.memberId) {
+          member = { memberId: body.memberId === "" ? randomUUID() : body.memberId, epoch: (member?.epoch ?? 0) + 1, topics: [] };
+          this.consumerMember = member;
+          changed = true;
+        }
+        if (body.subscribedTopicNames !== null && body.subscribedTopicNames.join() !== member.topics.join()) {
+          member.topics = [...body.subscribedTopicNames];
+          if (!changed) member.epoch++;
+          changed = true;
+        }
+        return connection.respond("ConsumerGroupHeartbeat", {
+          throttleTimeMs: 0,
+          errorCode: 0,
+          errorMessage: null,
+          memberId: member.memberId,
+          memberEpoch: member.epoch,
+          heartbeatIntervalMs: 500,
+          assignment: changed ? this.consumerAssignment(member.topics) : null,
+        });
+      }
     }
   }
 }

@@ -1,13 +1,15 @@
 // A KIP-848 consumer in its own process: @platformatic/kafka 1.35.0 with groupProtocol "consumer" (the
 // ConsumerGroupHeartbeat protocol), so a test can crash it for real (SIGKILL):
-//   node platformatic-consumer-process.mjs <brokers,comma-separated> <groupId> <clientId> <topic>
+//   node platformatic-consumer-process.mjs <brokers,comma-separated> <groupId> <clientId> <topic> [<autocommit ms>|off]
 // It prints "ready" once it consumes, "msg <key> <partition> <offset>" for every message its stream hands over,
 // "assigned <partition,partition,...>" each time its assignment changes, and "committed" after each autocommit
 // the coordinator accepted. SIGTERM closes the stream and the
 // consumer, which leaves the group (a heartbeat with member epoch -1).
 import { Consumer, stringDeserializers } from "@platformatic/kafka";
 
-const [brokers, groupId, clientId, topic] = process.argv.slice(2);
+const [brokers, groupId, clientId, topic, autocommitArg = "500"] = process.argv.slice(2);
+// "off": the client never commits (its commit retries can move a group's offset back: platformatic-commit-retry.test.ts).
+const autocommit = autocommitArg === "off" ? false : Number(autocommitArg);
 const consumer = new Consumer({
   groupId,
   clientId,
@@ -29,7 +31,7 @@ const report = () => {
   last = partitions;
 };
 const watcher = setInterval(report, 100);
-const stream = await consumer.consume({ topics: [topic], autocommit: 500, mode: "committed", fallbackMode: "earliest" });
+const stream = await consumer.consume({ topics: [topic], autocommit, mode: "committed", fallbackMode: "earliest" });
 stream.on("data", (message) => {
   process.stdout.write(`msg ${message.key} ${message.partition} ${message.offset}\n`);
 });

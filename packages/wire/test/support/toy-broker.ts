@@ -34,6 +34,8 @@ export interface ToyBrokerOptions {
   /** Longest wait for an empty Fetch (the client's maxWaitMs, capped). */
   readonly maxFetchWaitMs?: number;
   readonly topics?: Readonly<Record<string, number>>;
+  /** Answer this many OffsetCommit requests COORDINATOR_NOT_AVAILABLE (a retriable error) before accepting any. */
+  readonly failOffsetCommits?: number;
 }
 
 interface Batch {
@@ -50,6 +52,8 @@ export class ToyBroker {
   private readonly logs = new Map<string, Batch[]>();
   private readonly topics: Map<string, number>;
   private readonly committed = new Map<string, bigint>();
+  /** Every OffsetCommit, in arrival order: each partition's offset and the error it was answered. */
+  readonly offsetCommits: { group: string; topic: string; partition: number; offset: bigint; errorCode: number }[] = [];
   private generation = 0;
   private nextMemberId = 1;
   private readonly members = new Map<string, { metadata: Uint8Array; protocol: string }>();
@@ -149,7 +153,10 @@ export class ToyBroker {
     return [...this.topics.keys()].find((name) => Buffer.from(this.topicId(name), "base64url").toString("hex") === hex) ?? named;
   }
 
-  private committedOffset(group: string, topic: string, partition: number): bigint {
+  private offsetCommitsFailed = 0;
+
+  /** The offset a group has committed for a partition (-1 if none). */
+  committedOffset(group: string, topic: string, partition: number): bigint {
     return this.committed.get(`${group}/${topic}-${partition}`) ?? -1n;
   }
 
@@ -314,13 +321,17 @@ export class ToyBroker {
         });
       case "OffsetCommit": {
         const group = request.body.groupId;
+        const fails = this.offsetCommitsFailed < (this.options.failOffsetCommits ?? 0);
+        if (fails) this.offsetCommitsFailed++;
+        const errorCode = fails ? 15 : 0; // COORDINATOR_NOT_AVAILABLE
         return connection.respond("OffsetCommit", {
           throttleTimeMs: 0,
           topics: request.body.topics.map((t) => ({
             name: t.name,
             partitions: t.partitions.map((p) => {
-              this.committed.set(`${group}/${t.name}-${p.partitionIndex}`, p.committedOffset);
-              return { partitionIndex: p.partitionIndex, errorCode: 0 };
+              this.offsetCommits.push({ group, topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, errorCode });
+              if (!fails) this.committed.set(`${group}/${t.name}-${p.partitionIndex}`, p.committedOffset);
+              return { partitionIndex: p.partitionIndex, errorCode };
             }),
           })),
         });

@@ -1,60 +1,8 @@
-import {
-  type ActorId,
-  type Context,
-  ErrorCode,
-  type Message,
-  type Micros,
-  type Observation,
-  partitionFor,
-  type RequestMessage,
-  topicIdFor,
-} from "@kcsim/protocol";
-import { decodeResponse, encodeRequest, type WireRequestOf, ZERO_UUID } from "@kcsim/wire";
+import { type ActorId, ErrorCode, partitionFor, type RequestMessage, topicIdFor } from "@kcsim/protocol";
+import { decodeResponse, encodeRequest, ZERO_UUID } from "@kcsim/wire";
 import { describe, expect, it } from "vitest";
-import type { WireClientConfig } from "../src/wire-clients/wire-client-config.js";
 import { WireClientGateway } from "../src/wire-clients/wire-client-gateway.js";
-
-/** A context that keeps what the gateway sends, closes and observes. */
-class RecordingContext implements Context {
-  readonly self = "client:test";
-  readonly sent: { to: ActorId; message: Message; connection: string }[] = [];
-  readonly closed: { to: ActorId; connection: string }[] = [];
-  readonly observed: Observation[] = [];
-  now(): Micros {
-    return 1_000;
-  }
-  send(to: ActorId, message: Message, connection = ""): void {
-    this.sent.push({ to, message, connection });
-  }
-  closeConnection(to: ActorId, connection = ""): void {
-    this.closed.push({ to, connection });
-  }
-  configureConnections(): void {}
-  setTimer(): void {}
-  cancelTimer(): void {}
-  hasTimer(): boolean {
-    return false;
-  }
-  random(): number {
-    return 0.5;
-  }
-  observe(event: Observation): void {
-    this.observed.push(event);
-  }
-  readonly storage = { append() {}, readAll: () => [], length: 0 };
-  readonly log = { debug() {}, info() {}, warn() {}, error() {} };
-}
-
-const CONFIG: WireClientConfig = {
-  nodes: [0, 1, 2].map((nodeId) => ({ nodeId, host: "127.0.0.1", port: 9092 + nodeId, broker: `broker-${nodeId}` })),
-  coordinators: ["coordinator-0", "coordinator-1", "coordinator-2"],
-  controller: "controller",
-  topics: [{ name: "orders", id: topicIdFor("orders") }],
-  clusterId: "test",
-  autoCreateTopics: true,
-  offsetsTopicPartitions: 50,
-  records: "fetched",
-};
+import { CONFIG, fetchOfPartition0, RecordingContext } from "./support/gateway-context.js";
 
 /** A gateway with one socket to node `node`, what it writes to that socket, and whether the socket was closed. */
 function open(node: number) {
@@ -131,34 +79,7 @@ describe("WireClientGateway", () => {
 
   it("answers UNKNOWN_TOPIC_OR_PARTITION where a v13 broker says UNKNOWN_TOPIC_ID (a v4-12 fetch names its topics)", () => {
     const { ctx, gateway, written } = open(1);
-    const fetch: WireRequestOf<"Fetch"> = {
-      clusterId: null,
-      replicaId: -1,
-      maxWaitMs: 100,
-      minBytes: 1,
-      maxBytes: 1 << 20,
-      isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [
-        {
-          topic: "orders",
-          topicId: ZERO_UUID,
-          partitions: [
-            {
-              partition: 0,
-              currentLeaderEpoch: -1,
-              fetchOffset: 0n,
-              lastFetchedEpoch: -1,
-              logStartOffset: -1n,
-              partitionMaxBytes: 1 << 20,
-            },
-          ],
-        },
-      ],
-      forgottenTopicsData: [],
-      rackId: "",
-    };
+    const fetch = fetchOfPartition0("orders", ZERO_UUID);
     gateway.data(1, encodeRequest("Fetch", { apiVersion: 11, correlationId: 5, clientId: "app" }, fetch));
     const sent = lastRequest(ctx);
     expect(sent).toMatchObject({ to: "broker-1", message: { type: "FetchRequest", topics: [{ topicId: topicIdFor("orders") }] } });

@@ -47,6 +47,7 @@ import {
   type WireResponseBody,
   type WireResponseOf,
   WireServerConnection,
+  ZERO_UUID,
 } from "@kcsim/wire";
 import { ClientMembership, type RecordsSource } from "./client-membership.js";
 import type { ProducedBatches } from "./produced-batches.js";
@@ -349,13 +350,13 @@ export class WireClientGateway {
       correlationId: 0,
       apiVersion: 12,
       clientId: header.clientId,
-      // From v10 a topic may be asked for by its id (its name null from v12, or empty).
+      // From v10 a topic may be asked for by its id instead of its name (a null or empty name, a non-zero id).
       topics: all
         ? null
         : (body.topics ?? []).map((t) =>
-            t.name !== null && t.name !== ""
-              ? { topicId: null, name: t.name }
-              : { topicId: this.#uuids.kcsimIdOf(t.topicId) ?? t.topicId, name: null },
+            header.apiVersion >= 10 && (t.name === null || t.name === "") && t.topicId !== ZERO_UUID
+              ? { topicId: this.#uuids.kcsimIdOf(t.topicId) ?? t.topicId, name: null }
+              : { topicId: null, name: t.name ?? "" },
           ),
     };
     const autoCreate = this.#config.autoCreateTopics && (header.apiVersion < 4 || body.allowAutoTopicCreation);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -8,7 +8,7 @@ import { partitionFor } from "@kcsim/protocol";
 import kafkajs from "kafkajs";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningCluster, type ScenarioFile, startCluster } from "../src/index.js";
-import { stopChild, until } from "./support/consumer-child.js";
+import { releaseRunDirs, stopChild, until } from "./support/consumer-child.js";
 
 const CONSUMER_PROCESS = fileURLToPath(new URL("./support/kafkajs-consumer-process.mjs", import.meta.url));
 const GROUP = "orders-app";
@@ -122,12 +122,7 @@ describe("kcsim serve with KafkaJS (startCluster)", () => {
     await Promise.all(consumers.splice(0).map((c) => c.stop("SIGKILL")));
     await cluster?.stop();
     cluster = null;
-    // A real-clock run cannot be repeated: keep a failed one's run directory (history, report) to read.
-    const failed = context.task.result?.state === "fail";
-    for (const dir of dirs.splice(0)) {
-      if (failed) console.error(`serve-kafkajs: kept the failed run's directory ${dir}`);
-      else rmSync(dir, { recursive: true, force: true });
-    }
+    releaseRunDirs(dirs, context.task.result?.state === "fail", "serve-kafkajs");
   });
 
   it("a producer and three consumers through a member crash, a coordinator failover and connection faults: all consumed, checkers pass, report written", async () => {

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningCluster, type ScenarioFile, startCluster } from "../src/index.js";
-import { stopChild, until } from "./support/consumer-child.js";
+import { releaseRunDirs, stopChild, until } from "./support/consumer-child.js";
 
 const CONSUMER_PROCESS = fileURLToPath(new URL("./support/platformatic-consumer-process.mjs", import.meta.url));
 const GROUP = "orders-app";
@@ -125,11 +125,7 @@ describe("kcsim serve with a real KIP-848 client (@platformatic/kafka, groupProt
     await Promise.all(consumers.splice(0).map((c) => c.stop("SIGKILL")));
     await cluster?.stop();
     cluster = null;
-    const failed = context.task.result?.state === "fail";
-    for (const dir of dirs.splice(0)) {
-      if (failed) console.error(`serve-kip848-client: kept the failed run's directory ${dir}`);
-      else rmSync(dir, { recursive: true, force: true });
-    }
+    releaseRunDirs(dirs, context.task.result?.state === "fail", "serve-kip848-client");
   });
 
   it("two real clients share a consumer group with two simulated members, one is killed and one leaves: checkers pass", async () => {

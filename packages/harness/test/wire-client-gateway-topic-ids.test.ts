@@ -1,27 +1,14 @@
-import { type ActorId, ErrorCode, partitionFor, type RequestMessage, topicIdFor } from "@kcsim/protocol";
+import { ErrorCode, partitionFor, topicIdFor } from "@kcsim/protocol";
 import { decodeResponse, encodeRequest, TopicUuids } from "@kcsim/wire";
 import { describe, expect, it } from "vitest";
-import { WireClientGateway } from "../src/wire-clients/wire-client-gateway.js";
-import { CONFIG, fetchOfPartition0, RecordingContext } from "./support/gateway-context.js";
-
-/** The gateway where the wire names topics by id (Metadata v10+, Fetch v13) and batches groups (OffsetFetch v8+). */
-function open(node: number) {
-  const ctx = new RecordingContext();
-  const gateway = new WireClientGateway(CONFIG, () => ctx, "fetched");
-  const written: Uint8Array[] = [];
-  gateway.open(1, node, { write: (bytes) => written.push(bytes), close: () => {} });
-  return { ctx, gateway, written };
-}
-
-const lastRequest = (ctx: RecordingContext) =>
-  ctx.sent[ctx.sent.length - 1] as { to: ActorId; message: RequestMessage; connection: string };
+import { fetchOfPartition0, lastRequest, openGateway } from "./support/gateway-context.js";
 
 /** The Kafka Uuid "orders" travels as: the gateway's TopicUuids gives the same one for the same kcsim id. */
 const ORDERS_UUID = new TopicUuids().kafkaIdOf(topicIdFor("orders"));
 
 describe("WireClientGateway: topics by id, groups in batches", () => {
   it("a Metadata v12 topic asked for by its Kafka Uuid reaches the broker by its kcsim id and comes back named", () => {
-    const { ctx, gateway, written } = open(0);
+    const { ctx, gateway, written } = openGateway(0);
     const unknownUuid = "CAAAAAAAAAAAAAAAAAAAAA";
     gateway.data(
       1,
@@ -72,7 +59,7 @@ describe("WireClientGateway: topics by id, groups in batches", () => {
   });
 
   it("a Fetch v13 of a topic id nobody gave out is answered UNKNOWN_TOPIC_ID at once; a known one goes to the broker", () => {
-    const { ctx, gateway, written } = open(1);
+    const { ctx, gateway, written } = openGateway(1);
     const fetch = (correlationId: number, topicId: string) =>
       encodeRequest("Fetch", { apiVersion: 13, correlationId, clientId: "app" }, fetchOfPartition0("", topicId));
     gateway.data(1, fetch(4, "DAAAAAAAAAAAAAAAAAAAAA"));
@@ -90,7 +77,7 @@ describe("WireClientGateway: topics by id, groups in batches", () => {
       for (let i = 0; ; i++) if (partitionFor(`g${i}`, 50) % 3 === coordinator) return `g${i}`;
     };
     const [here, elsewhere] = [groupOn(0), groupOn(1)];
-    const { ctx, gateway, written } = open(0);
+    const { ctx, gateway, written } = openGateway(0);
     gateway.data(
       1,
       encodeRequest(

@@ -1,21 +1,7 @@
-import { type ActorId, ErrorCode, partitionFor, type RequestMessage, topicIdFor } from "@kcsim/protocol";
+import { ErrorCode, partitionFor, topicIdFor } from "@kcsim/protocol";
 import { decodeResponse, encodeRequest, ZERO_UUID } from "@kcsim/wire";
 import { describe, expect, it } from "vitest";
-import { WireClientGateway } from "../src/wire-clients/wire-client-gateway.js";
-import { CONFIG, fetchOfPartition0, RecordingContext } from "./support/gateway-context.js";
-
-/** A gateway with one socket to node `node`, what it writes to that socket, and whether the socket was closed. */
-function open(node: number) {
-  const ctx = new RecordingContext();
-  const gateway = new WireClientGateway(CONFIG, () => ctx, "fetched");
-  const written: Uint8Array[] = [];
-  const closed: string[] = [];
-  gateway.open(1, node, { write: (bytes) => written.push(bytes), close: (reason) => closed.push(reason) });
-  return { ctx, gateway, written, closed };
-}
-
-const lastRequest = (ctx: RecordingContext) =>
-  ctx.sent[ctx.sent.length - 1] as { to: ActorId; message: RequestMessage; connection: string };
+import { fetchOfPartition0, lastRequest, openGateway } from "./support/gateway-context.js";
 
 describe("WireClientGateway", () => {
   it("sends group requests to the group's coordinator on the node that hosts it, NOT_COORDINATOR elsewhere", () => {
@@ -31,11 +17,11 @@ describe("WireClientGateway", () => {
           groupInstanceId: null,
         },
       );
-    const here = open(index);
+    const here = openGateway(index);
     here.gateway.data(1, heartbeat(7));
     expect(lastRequest(here.ctx)).toMatchObject({ to: `coordinator-${index}`, connection: "s1", message: { type: "HeartbeatRequest" } });
 
-    const elsewhere = open((index + 1) % 3);
+    const elsewhere = openGateway((index + 1) % 3);
     elsewhere.gateway.data(1, heartbeat(8));
     expect(elsewhere.ctx.sent).toEqual([]);
     const answer = decodeResponse("Heartbeat", 3, (elsewhere.written[0] as Uint8Array).subarray(4));
@@ -43,7 +29,7 @@ describe("WireClientGateway", () => {
   });
 
   it("auto-creates a topic a Metadata request names: LEADER_NOT_AVAILABLE meanwhile, CreateTopics to the controller", () => {
-    const { ctx, gateway, written } = open(0);
+    const { ctx, gateway, written } = openGateway(0);
     gateway.data(
       1,
       encodeRequest(
@@ -78,7 +64,7 @@ describe("WireClientGateway", () => {
   });
 
   it("answers UNKNOWN_TOPIC_OR_PARTITION where a v13 broker says UNKNOWN_TOPIC_ID (a v4-12 fetch names its topics)", () => {
-    const { ctx, gateway, written } = open(1);
+    const { ctx, gateway, written } = openGateway(1);
     const fetch = fetchOfPartition0("orders", ZERO_UUID);
     gateway.data(1, encodeRequest("Fetch", { apiVersion: 11, correlationId: 5, clientId: "app" }, fetch));
     const sent = lastRequest(ctx);
@@ -106,7 +92,7 @@ describe("WireClientGateway", () => {
   });
 
   it("closes only the socket whose request kcsim cannot carry (an offset beyond 2^53)", () => {
-    const { ctx, gateway, closed } = open(0);
+    const { ctx, gateway, closed } = openGateway(0);
     gateway.open(2, 0, { write: () => {}, close: () => {} });
     gateway.data(
       1,
@@ -128,7 +114,7 @@ describe("WireClientGateway", () => {
 
   it("closes the socket when its broker's process is gone; a coordinator that is down answers COORDINATOR_NOT_AVAILABLE", () => {
     const index = partitionFor("billing", 50) % 3;
-    const { ctx, gateway, written, closed } = open(index);
+    const { ctx, gateway, written, closed } = openGateway(index);
     gateway.data(
       1,
       encodeRequest(

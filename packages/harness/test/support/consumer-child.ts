@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 
 /** Waits until `condition` holds, polling every 100 ms; fails with `what()` after `timeoutMs`. */
 export async function until(condition: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
@@ -29,4 +30,15 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals, onKill: (
     });
     child.kill(signal);
   });
+}
+
+/**
+ * Removes a real-clock test's run directories, or keeps them when the test failed (a real-clock run cannot be
+ * repeated: its history and report are what is left to read) and says where they are.
+ */
+export function releaseRunDirs(dirs: string[], failed: boolean, test: string): void {
+  for (const dir of dirs.splice(0)) {
+    if (failed) console.error(`${test}: kept the failed run's directory ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
 }

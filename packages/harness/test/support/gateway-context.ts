@@ -1,7 +1,8 @@
-import type { ActorId, Context, Message, Micros, Observation } from "@kcsim/protocol";
+import type { ActorId, Context, Message, Micros, Observation, RequestMessage } from "@kcsim/protocol";
 import { topicIdFor } from "@kcsim/protocol";
 import type { WireRequestOf } from "@kcsim/wire";
 import type { WireClientConfig } from "../../src/wire-clients/wire-client-config.js";
+import { WireClientGateway } from "../../src/wire-clients/wire-client-gateway.js";
 
 /** A context that keeps what the gateway sends, closes and observes. */
 export class RecordingContext implements Context {
@@ -69,3 +70,17 @@ export function fetchOfPartition0(topic: string, topicId: string): WireRequestOf
     rackId: "",
   };
 }
+
+/** A gateway with one socket (id 1) to node `node`, what it writes to that socket, and the reasons it closed it. */
+export function openGateway(node: number) {
+  const ctx = new RecordingContext();
+  const gateway = new WireClientGateway(CONFIG, () => ctx, "fetched");
+  const written: Uint8Array[] = [];
+  const closed: string[] = [];
+  gateway.open(1, node, { write: (bytes) => written.push(bytes), close: (reason) => closed.push(reason) });
+  return { ctx, gateway, written, closed };
+}
+
+/** The last request the gateway sent to a simulated actor. */
+export const lastRequest = (ctx: RecordingContext) =>
+  ctx.sent[ctx.sent.length - 1] as { to: ActorId; message: RequestMessage; connection: string };

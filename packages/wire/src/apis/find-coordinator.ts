@@ -48,3 +48,14 @@ export const FindCoordinatorApi = defineApi({
 export type FindCoordinatorRequest = ReturnType<typeof FindCoordinatorRequest.defaults>;
 export type FindCoordinatorResponse = ReturnType<typeof FindCoordinatorResponse.defaults>;
 export type FindCoordinatorResponseCoordinator = ReturnType<typeof Coordinator.defaults>;
+
+/**
+ * A v4+ answer: one entry per key. The single-key fields of v0-3 stay at their schema defaults, the only values v4
+ * can leave unwritten.
+ */
+export function batchedFindCoordinatorResponse(
+  coordinators: FindCoordinatorResponseCoordinator[],
+  throttleTimeMs = 0,
+): FindCoordinatorResponse {
+  return { ...FindCoordinatorResponse.defaults(), throttleTimeMs, coordinators };
+}

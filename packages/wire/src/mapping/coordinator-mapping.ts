@@ -7,6 +7,7 @@ import type {
   InitProducerIdRequest,
   InitProducerIdResponse,
 } from "@kcsim/protocol";
+import { batchedFindCoordinatorResponse } from "../apis/find-coordinator.js";
 import type { WireRequestOf, WireResponseOf } from "../apis/index.js";
 import type { RequestHeader } from "../header.js";
 import { WireError } from "../wire-error.js";
@@ -40,9 +41,7 @@ export function findCoordinatorToWire(
       errorMessage: coordinator.errorMessage,
     };
   });
-  // v4+ carry only the list: the single-key fields stay at their defaults, which v4 does not write.
-  if (version >= 4)
-    return { throttleTimeMs: response.throttleTimeMs, errorCode: 0, errorMessage: null, nodeId: 0, host: "", port: 0, coordinators };
+  if (version >= 4) return batchedFindCoordinatorResponse(coordinators, response.throttleTimeMs);
   const coordinator = coordinators[0];
   if (coordinator === undefined) throw new WireError("unencodable", "a FindCoordinator response without a coordinator");
   return {

@@ -1,3 +1,4 @@
+import { batchedFindCoordinatorResponse } from "../apis/find-coordinator.js";
 import type { ApiName, WireResponseOf } from "../apis/index.js";
 import { AUTHORIZED_OPERATIONS_OMITTED } from "../apis/metadata.js";
 import type { WireRequest } from "../codec.js";
@@ -118,15 +119,9 @@ export function errorResponseFor(request: WireRequest, errorCode: number, errorM
       // v0-3 answer for the one key; v4+ one coordinator per key (the single-key fields stay at their defaults).
       if (request.header.apiVersion < 4)
         return { throttleTimeMs: 0, errorCode, errorMessage, nodeId: -1, host: "", port: -1, coordinators: [] };
-      return {
-        throttleTimeMs: 0,
-        errorCode: 0,
-        errorMessage: null,
-        nodeId: 0,
-        host: "",
-        port: 0,
-        coordinators: request.body.coordinatorKeys.map((key) => ({ key, nodeId: -1, host: "", port: -1, errorCode, errorMessage })),
-      };
+      return batchedFindCoordinatorResponse(
+        request.body.coordinatorKeys.map((key) => ({ key, nodeId: -1, host: "", port: -1, errorCode, errorMessage })),
+      );
     case "JoinGroup":
       return { throttleTimeMs: 0, errorCode, generationId: -1, protocolName: "", leader: "", memberId: "", members: [] };
     case "Heartbeat":

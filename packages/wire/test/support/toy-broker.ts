@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { ErrorCode } from "@kcsim/protocol";
+import { batchedFindCoordinatorResponse } from "../../src/apis/find-coordinator.js";
 import {
   type ApiVersionEntry,
   AUTHORIZED_OPERATIONS_OMITTED,
@@ -240,22 +241,19 @@ export class ToyBroker {
       case "FindCoordinator":
         // v4+ answers one coordinator per key; the single-key fields stay at their defaults.
         if (v >= 4) {
-          return connection.respond("FindCoordinator", {
-            throttleTimeMs: 0,
-            errorCode: 0,
-            errorMessage: null,
-            nodeId: 0,
-            host: "",
-            port: 0,
-            coordinators: request.body.coordinatorKeys.map((key) => ({
-              key,
-              nodeId: 0,
-              host: "127.0.0.1",
-              port: this.port,
-              errorCode: 0,
-              errorMessage: null,
-            })),
-          });
+          return connection.respond(
+            "FindCoordinator",
+            batchedFindCoordinatorResponse(
+              request.body.coordinatorKeys.map((key) => ({
+                key,
+                nodeId: 0,
+                host: "127.0.0.1",
+                port: this.port,
+                errorCode: 0,
+                errorMessage: null,
+              })),
+            ),
+          );
         }
         return connection.respond("FindCoordinator", {
           throttleTimeMs: 0,

@@ -5,13 +5,13 @@
 // thread and a main thread that polls it, and the same build counts up to
 // 4% apart between runs that way; this loop repeats to within 1%.
 //
-//   node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm) [SEEDS]
+//   node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data) [SEEDS]
 //
 // runs 10 warm-up seeds (1000..1009), then SEEDS (as `kcsim hunt --seeds`
 // reads them: A..B, a seed, or a list of both; default 1..100), each
 // with a drawn fault schedule as `kcsim hunt SCENARIO` draws it (with
-// --swarm, each a whole system drawn from the seed, as `kcsim hunt --swarm`
-// draws it), and prints how many failed. DIR is a bundle directory (default
+// --swarm or --swarm-data, each a whole system drawn from the seed, as `kcsim hunt`
+// draws it then), and prints how many failed. DIR is a bundle directory (default
 // packages/harness/bundle; compare two builds from copies of it side by
 // side, see scripts/instructions.mjs). With --costs it first prints one JSON
 // line per seed: the seed, the CPU milliseconds its run took in this
@@ -30,7 +30,7 @@ const fail = (message) => {
   process.exit(2);
 };
 
-const USAGE = "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm) [SEEDS]";
+const USAGE = "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data) [SEEDS]";
 const args = process.argv.slice(2);
 let bundle = BUNDLE;
 let costs = false;
@@ -45,8 +45,9 @@ for (;;) {
   } else break;
 }
 const [scenarioPath, range = "1..100"] = args;
-if (scenarioPath === undefined || args.length > 2 || (scenarioPath.startsWith("--") && scenarioPath !== "--swarm")) fail(USAGE);
-const swarm = scenarioPath === "--swarm";
+const SWARMS = { "--swarm": "group", "--swarm-data": "data" };
+if (scenarioPath === undefined || args.length > 2 || (scenarioPath.startsWith("--") && !(scenarioPath in SWARMS))) fail(USAGE);
+const swarm = SWARMS[scenarioPath] ?? null;
 const worker = join(bundle, "hunt-worker.cjs");
 if (!existsSync(worker)) fail(`no hunt worker at ${worker} (run \`pnpm build\` first)`);
 const loader = join(HARNESS, "dist", "index.js");
@@ -57,9 +58,9 @@ const { loadScenarioFile, ScenarioError } = await import(pathToFileURL(loader).h
 const { parseSeedRanges, seedCount, seedsOf } = await import(pathToFileURL(join(HARNESS, "dist", "hunt", "seed-ranges.js")).href);
 const seeds = parseSeedRanges(range);
 if (typeof seeds === "string") fail(`seeds ${seeds}`);
-let base = null;
+let base = swarm;
 try {
-  if (!swarm) base = loadScenarioFile(scenarioPath);
+  if (swarm === null) base = loadScenarioFile(scenarioPath);
 } catch (error) {
   if (error instanceof ScenarioError) fail(error.message);
   throw error;
@@ -87,4 +88,4 @@ for (const seed of seedsOf(seeds)) {
     console.log(JSON.stringify({ seed, cpuMs, failed: failing, parameters: result.parameters }));
   }
 }
-console.log(`${seedCount(seeds)} seeds of ${swarm ? "the swarm" : scenarioPath}, ${failed} failed`);
+console.log(`${seedCount(seeds)} seeds of ${swarm === null ? scenarioPath : `the ${scenarioPath.slice(2)}`}, ${failed} failed`);

@@ -19,6 +19,7 @@ export { loadRegistry, withDefaultActors } from "./hosts/worker/load-registry.js
 export { writeFailureDir } from "./hunt/failure-dir.js";
 export { type FailureReplay, isFailureDir, readHuntRecord, replayFailure } from "./hunt/replay-failure.js";
 export { type ScenarioSize, type ShrinkOptions, type ShrinkResult, shrink, sizeOf } from "./hunt/shrink.js";
+export type { Swarm } from "./hunt/swarm-draw.js";
 export { REPORT_FILE, reportRunDirectory, type WrittenReport, writeRunReport } from "./report/write-report.js";
 export { SCENARIO_SCHEMA_PATH, scenarioJsonSchema } from "./scenario/scenario-json-schema.js";
 

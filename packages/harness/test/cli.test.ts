@@ -58,6 +58,9 @@ describe("kcsim CLI", () => {
       ["run", "--consumer-config", "no.such.setting=1"],
       ["run", "--consumer-config", "max.poll.interval.ms=soon"],
       ["hunt", "--swarm", "--consumer-config", "max.poll.interval.ms=1000"],
+      ["hunt", "--swarm", "--swarm-data"],
+      ["hunt", "--swarm-data", "--as-written"],
+      ["hunt", "--swarm-data", "scenarios/chaos-data.json"],
       ["hunt", "scenarios/ping-pong.json", "--seeds", "1..2"],
     ];
     for (const args of cases) {

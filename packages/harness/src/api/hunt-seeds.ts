@@ -1,6 +1,7 @@
 import { writeFailureDir } from "../hunt/failure-dir.js";
 import { hunt } from "../hunt/hunt-runner.js";
 import type { HuntFailure } from "../hunt/hunt-task.js";
+import type { Swarm } from "../hunt/swarm-draw.js";
 import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 
@@ -29,17 +30,18 @@ export interface HuntedFailure {
 }
 
 /**
- * Runs many seeds of a scenario (or, with `null`, a swarm: the whole group
- * drawn from each seed) on all cores, as `kcsim hunt` does, and returns the
- * failing seeds in order.
+ * Runs many seeds of a scenario (or a swarm: the whole system drawn from
+ * each seed, `"group"` as `kcsim hunt --swarm` draws it, which `null` means
+ * too, or `"data"` as `--swarm-data` does) on all cores, as `kcsim hunt`
+ * does, and returns the failing seeds in order.
  */
 export async function huntSeeds(
-  scenario: ScenarioFile | null,
+  scenario: ScenarioFile | Swarm | null,
   options: HuntSeedsOptions,
 ): Promise<{ readonly runs: number; readonly failures: readonly HuntedFailure[] }> {
   const [fromSeed, toSeed] = options.seeds;
   const outcome = await hunt({
-    base: scenario,
+    base: scenario ?? "group",
     asWritten: options.asWritten ?? false,
     protocol: options.protocol ?? null,
     fromSeed,

@@ -35,6 +35,7 @@ Commands:
   hunt <scenario>|--swarm     run many seeds with a drawn fault schedule on all cores; report each failing seed
       --seeds A..B            the seeds to run (default 1..100); a list too (86,89..3000: what an interrupted hunt prints to resume)
       --swarm                 draw the group configuration too (protocol, assignor, static, timeouts, size)
+      --swarm-data            draw a group that reads through the fetcher what drawn producers wrote to 3 brokers
       --as-written            run the scenario's own faults with each seed instead of drawing a schedule
       --protocol P            run every group under eager|cooperative|consumer
       --bug NAME              plant a named bug in every run (recorded in each failure's scenario.json "bugs")

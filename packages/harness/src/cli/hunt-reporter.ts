@@ -24,7 +24,7 @@ function bugReport(result: HuntRunResult, replay: string): string {
 }
 
 export interface HuntReporterOptions {
-  /** The scenario's name, or "swarm". */
+  /** The scenario's name, or "swarm" or "swarm-data". */
   readonly label: string;
   /** The seeds asked for (before any shard). */
   readonly seeds: readonly SeedRange[];

@@ -5,10 +5,11 @@ import { networkOf, validateScenario } from "../scenario/load-scenario.js";
 import { ScenarioError } from "../scenario/scenario-error.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { ChaosPlan } from "./chaos-plan.js";
+import { drawSwarmSystem, type Swarm } from "./swarm-draw.js";
 
 /**
- * Draws, per seed, a fault schedule (and with `swarm` the group's whole
- * configuration too). Every fault starts after a warm-up and heals by
+ * Draws, per seed, a fault schedule (and for a swarm hunt the whole system
+ * too: swarm-draw.ts). Every fault starts after a warm-up and heals by
  * `healAtMs`, leaving the rest of the run for the group to converge, so
  * the checkers (converges, no-loss) can hold when the protocol is right.
  * Draws come from the seed's own stream, so a seed always means the same
@@ -143,87 +144,26 @@ export function drawFaults(r: Draw, cast: Cast, healAtMs: number, mode: NetworkM
   return { faults, partitions, nemesis, summary };
 }
 
-/** Draws a whole group configuration (swarm testing: every seed a different system). */
-function drawSwarmScenario(r: Draw): { scenario: ScenarioFile; parameters: Record<string, JsonValue> } {
-  const protocol = pick(r, ["eager", "cooperative", "consumer"] as const);
-  const members = randomInt(r, 2, 12);
-  const partitions = randomInt(r, 2, 48);
-  const isStatic = r() < 0.3;
-  const autoCommit = r() < 0.7;
-  const classicAssignor = protocol === "eager" ? pick(r, ["range", "roundrobin", "sticky"]) : "cooperative-sticky";
-  const remoteAssignor = pick(r, ["uniform", "range"]);
-  const sessionTimeoutMs = pick(r, [10_000, 20_000, 45_000]);
-  const maxPollMs = pick(r, [15_000, 30_000, 60_000]);
-  const consumer: Record<string, JsonValue> = { "max.poll.interval.ms": maxPollMs, "enable.auto.commit": autoCommit };
-  if (protocol === "consumer") consumer["group.remote.assignor"] = remoteAssignor;
-  else {
-    consumer["partition.assignment.strategy"] = [classicAssignor];
-    consumer["session.timeout.ms"] = sessionTimeoutMs;
-    consumer["heartbeat.interval.ms"] = Math.round(sessionTimeoutMs / 5);
-  }
-  const scenario: ScenarioFile = {
-    name: "swarm",
-    durationMs: 300_000,
-    cluster: {
-      coordinators: 1,
-      topics: [{ name: "swarm", partitions }],
-      // Shorter KIP-848 session timeouts than the broker default, within the bounds a broker may be given.
-      broker: {
-        "group.consumer.min.session.timeout.ms": 10_000,
-        "group.consumer.session.timeout.ms": sessionTimeoutMs,
-        "group.consumer.min.heartbeat.interval.ms": 1_000,
-        "group.consumer.heartbeat.interval.ms": Math.max(1_000, Math.round(sessionTimeoutMs / 5)),
-      },
-    },
-    groups: [
-      {
-        groupId: "swarm",
-        protocol,
-        members,
-        static: isStatic,
-        subscription: ["swarm"],
-        staggerMs: randomInt(r, 0, 500),
-        consumer,
-        app: { processingMsPerRecord: pick(r, [0.5, 1, 5]), commit: autoCommit ? "auto" : "sync-after-batch" },
-        source: { kind: "synthetic", recordsPerSecondPerPartition: pick(r, [2, 10]) },
-      },
-    ],
-  };
-  return {
-    scenario,
-    parameters: {
-      protocol,
-      assignor: protocol === "consumer" ? remoteAssignor : classicAssignor,
-      members,
-      partitions,
-      static: isStatic,
-      autoCommit,
-      sessionTimeoutMs,
-      maxPollIntervalMs: maxPollMs,
-    },
-  };
-}
-
 /**
  * The plan of one hunt run: the base scenario (or a swarm-drawn one) with a
  * fault schedule drawn from the seed, replacing the scenario's own faults.
  */
-export function drawChaosPlan(seed: number, base: ScenarioFile | null): ChaosPlan {
+export function drawChaosPlan(seed: number, base: ScenarioFile | Swarm): ChaosPlan {
   // The drawn faults cut consumers off from a cluster's coordinators and brokers, and crash them: a scenario of
   // actors alone (ping-pong) has none of those, so only its own faults can be hunted.
-  if (base !== null && base.cluster === undefined)
+  if (typeof base !== "string" && base.cluster === undefined)
     throw new ScenarioError(
       `hunt ${base.name}: the scenario has no cluster, and a hunt draws its faults between a cluster and its consumers; hunt it with --as-written (its own faults, with each seed)`,
     );
   const r = streamFor(seed, "!hunt").next;
-  const drawn = base === null ? drawSwarmScenario(r) : { scenario: base, parameters: {} as Record<string, JsonValue> };
+  const drawn = typeof base === "string" ? drawSwarmSystem(r, base) : { scenario: base, parameters: {} as Record<string, JsonValue> };
   const healAtMs = Math.round(drawn.scenario.durationMs * 0.4);
   const { faults, partitions, nemesis, summary } = drawFaults(r, castOf(drawn.scenario), healAtMs, networkOf(drawn.scenario).mode);
   // The plan is written out for replay and shrinking: it must be a valid scenario file itself.
   // Its description says what it is: the base's own describes faults this plan replaces.
   const description =
-    base === null
-      ? `A group kcsim hunt --swarm drew from seed ${seed}, with faults drawn from the same seed, all healed by ${healAtMs} ms.`
+    typeof base === "string"
+      ? `${base === "group" ? "A group kcsim hunt --swarm" : "A system kcsim hunt --swarm-data"} drew from seed ${seed}, with faults drawn from the same seed, all healed by ${healAtMs} ms.`
       : `${base.name}'s system with faults kcsim hunt drew from seed ${seed} in place of its own, all healed by ${healAtMs} ms.`;
   const scenario = validateScenario({ ...drawn.scenario, description, seed, faults, partitions, nemesis }, `hunt plan of seed ${seed}`);
   return { seed, scenario, parameters: { ...drawn.parameters, healAtMs, faults: summary } };

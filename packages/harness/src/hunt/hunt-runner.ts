@@ -5,9 +5,11 @@ import { HuntPool } from "./hunt-pool.js";
 import { type HuntRunResult, type HuntTask, ranOn } from "./hunt-task.js";
 import { type SeedRange, seedCount, seedsOf } from "./seed-ranges.js";
 import { type Shard, shardSeeds } from "./seed-shard.js";
+import type { Swarm } from "./swarm-draw.js";
 
 export interface HuntOptions {
-  readonly base: ScenarioFile | null;
+  /** The base scenario, or a swarm (the whole system drawn from each seed). */
+  readonly base: ScenarioFile | Swarm;
   readonly asWritten: boolean;
   readonly protocol: GroupProtocol | null;
   /** Planted bugs to enable in every run. */

@@ -2,11 +2,12 @@ import type { JsonValue } from "@kcsim/protocol";
 import type { GroupProtocol } from "../scenario/expand-groups.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { FailureSignature } from "./failure-signature.js";
+import type { Swarm } from "./swarm-draw.js";
 
 /** One run of a hunt, as sent to a pool worker: plain data. */
 export interface HuntTask {
-  /** The base scenario, or null for swarm mode (the whole system drawn from the seed). */
-  readonly base: ScenarioFile | null;
+  /** The base scenario, or a swarm (the whole system drawn from the seed). */
+  readonly base: ScenarioFile | Swarm;
   readonly seed: number;
   /** Run the base scenario's own faults with each seed instead of drawing a fault schedule. */
   readonly asWritten: boolean;

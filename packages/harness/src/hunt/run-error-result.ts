@@ -12,7 +12,7 @@ export const RUN_ERROR_CHECK = "run-error";
  */
 export function runErrorResult(task: HuntTask, error: unknown): HuntRunResult {
   const plan =
-    task.asWritten && task.base !== null
+    task.asWritten && typeof task.base !== "string"
       ? { scenario: { ...task.base, seed: task.seed }, parameters: {} }
       : drawChaosPlan(task.seed, task.base);
   const scenario = task.protocol === null ? plan.scenario : { ...plan.scenario, protocol: task.protocol };

@@ -18,7 +18,7 @@ let lastRunFailed = false;
 
 /** Runs one hunt task inline (in a pool worker or in this thread) and reports what failed. */
 export async function runHuntTask(task: HuntTask): Promise<HuntRunResult> {
-  const asWritten = task.asWritten && task.base !== null;
+  const asWritten = task.asWritten && typeof task.base !== "string";
   const drawn = asWritten
     ? { seed: task.seed, scenario: { ...task.base, seed: task.seed }, parameters: {} }
     : drawChaosPlan(task.seed, task.base);

@@ -4,6 +4,7 @@ import { hunt } from "../../hunt/hunt-runner.js";
 import type { HuntRunResult } from "../../hunt/hunt-task.js";
 import { formatSeedRanges, parseSeedRanges, rangesOf, type SeedRange, seedCount, seedsLeft, seedsOf } from "../../hunt/seed-ranges.js";
 import { shardSeeds } from "../../hunt/seed-shard.js";
+import { type Swarm, swarmLabel } from "../../hunt/swarm-draw.js";
 import { prepareHuntDir } from "../../output/output-dir.js";
 import { huntJunitXml } from "../../run/junit.js";
 import { MAX_HUNT_WORKERS } from "../../scenario/limits.js";
@@ -47,10 +48,11 @@ function resumeCommand(argv: readonly string[], left: readonly SeedRange[], outD
 }
 
 /**
- * `kcsim hunt <scenario | --swarm> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
+ * `kcsim hunt <scenario | --swarm | --swarm-data> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
  *  [--as-written] [--protocol P] [--bug NAME] [--consumer-config NAME=VALUE]... [--shard I/N] [--history]
  *  [--queue redis://HOST:PORT[/DB]]` (or `--list-bugs`, or `--queue URL --resume ID`): runs every seed with a drawn fault
- * schedule (and with --swarm a drawn group configuration; with
+ * schedule (and with --swarm a drawn group configuration, with
+ * --swarm-data a drawn group, producers and brokers; with
  * --as-written the scenario's own faults) on all cores, or with --queue on
  * the `kcsim worker`s of a BullMQ queue, and reports each failing seed with
  * its parameters and the command that replays it.
@@ -59,6 +61,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseFlags("hunt", argv, {
     seeds: { type: "string" },
     swarm: { type: "boolean" },
+    "swarm-data": { type: "boolean" },
     workers: { type: "string" },
     "keep-going": { type: "boolean" },
     out: { type: "string" },
@@ -98,12 +101,17 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     values.protocol === undefined
       ? null
       : choiceFlag("hunt", "protocol", values.protocol, ["eager", "cooperative", "consumer"] as const, "consumer");
-  if (values["as-written"] && values.swarm) throw new UsageError("hunt: --as-written needs a scenario (it runs the scenario's own faults)");
-  if (values.swarm && positionals.length > 0) throw new UsageError("hunt: give a scenario or --swarm, not both");
-  if (!values.swarm && positionals.length !== 1) throw new UsageError("hunt: expected one scenario file (or --swarm)");
+  if (values.swarm && values["swarm-data"]) throw new UsageError("hunt: give --swarm or --swarm-data, not both");
+  const swarm: Swarm | null = values.swarm ? "group" : values["swarm-data"] ? "data" : null;
+  const swarmFlag = swarm === "data" ? "--swarm-data" : "--swarm";
+  if (values["as-written"] && swarm !== null)
+    throw new UsageError("hunt: --as-written needs a scenario (it runs the scenario's own faults)");
+  if (swarm !== null && positionals.length > 0) throw new UsageError(`hunt: give a scenario or ${swarmFlag}, not both`);
+  if (swarm === null && positionals.length !== 1) throw new UsageError("hunt: expected one scenario file (or --swarm, or --swarm-data)");
   const consumerConfig = consumerConfigFlag("hunt", values["consumer-config"]);
-  if (values.swarm && Object.keys(consumerConfig).length > 0) throw new UsageError("hunt: --consumer-config needs a scenario, not --swarm");
-  const base = values.swarm ? null : withConsumerConfig(loadScenarioFile(resolveUserPath(positionals[0] as string)), consumerConfig);
+  if (swarm !== null && Object.keys(consumerConfig).length > 0)
+    throw new UsageError(`hunt: --consumer-config needs a scenario, not ${swarmFlag}`);
+  const base = swarm ?? withConsumerConfig(loadScenarioFile(resolveUserPath(positionals[0] as string)), consumerConfig);
   const asWritten = values["as-written"] === true;
   const shard = shardFlag("hunt", values.shard);
   if (queue !== null && shard !== null)
@@ -115,7 +123,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const withHistory = values.history === true;
   const first = seeds[0] as SeedRange;
   const last = seeds[seeds.length - 1] as SeedRange;
-  const label = base === null ? "swarm" : base.name;
+  const label = typeof base === "string" ? swarmLabel(base) : base.name;
   const suffix = `${protocol === null ? "" : `-${protocol}`}${bug === null ? "" : `-${bug}`}`;
   const outDir = resolveUserPath(values.out ?? `runs/hunt-${label}${suffix}-${first.from}-${last.to}`);
   // The output directory and the first plan are checked before any worker starts, so a hunt that cannot run fails fast.

@@ -20,11 +20,11 @@ import { connectionOptions, type RedisLink } from "./redis-link.js";
 /** A hunt on the queue, as stored in Redis under huntKey(id): enough for `--resume` to reattach from anywhere. */
 export interface QueuedHunt {
   readonly huntId: string;
-  /** The scenario's name, or "swarm". */
+  /** The scenario's name, or "swarm" or "swarm-data". */
   readonly label: string;
   readonly fromSeed: number;
   readonly toSeed: number;
-  /** Every run's task but its seed: the scenario (or null for swarm) and the hunt's flags. */
+  /** Every run's task but its seed: the scenario (or the swarm) and the hunt's flags. */
   readonly template: Omit<HuntTask, "seed">;
   readonly stopOnFailure: boolean;
   /** Where the submitting command writes failure directories. */

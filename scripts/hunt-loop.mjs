@@ -5,12 +5,12 @@
 // thread and a main thread that polls it, and the same build counts up to
 // 4% apart between runs that way; this loop repeats to within 1%.
 //
-//   node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data) [SEEDS]
+//   node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data | --swarm-migration) [SEEDS]
 //
 // runs 10 warm-up seeds (1000..1009), then SEEDS (as `kcsim hunt --seeds`
 // reads them: A..B, a seed, or a list of both; default 1..100), each
 // with a drawn fault schedule as `kcsim hunt SCENARIO` draws it (with
-// --swarm or --swarm-data, each a whole system drawn from the seed, as `kcsim hunt`
+// --swarm, --swarm-data or --swarm-migration, each a whole system drawn from the seed, as `kcsim hunt`
 // draws it then), and prints how many failed. DIR is a bundle directory (default
 // packages/harness/bundle; compare two builds from copies of it side by
 // side, see scripts/instructions.mjs). With --costs it first prints one JSON
@@ -30,7 +30,7 @@ const fail = (message) => {
   process.exit(2);
 };
 
-const USAGE = "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data) [SEEDS]";
+const USAGE = "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data | --swarm-migration) [SEEDS]";
 const args = process.argv.slice(2);
 let bundle = BUNDLE;
 let costs = false;
@@ -45,7 +45,7 @@ for (;;) {
   } else break;
 }
 const [scenarioPath, range = "1..100"] = args;
-const SWARMS = { "--swarm": "group", "--swarm-data": "data" };
+const SWARMS = { "--swarm": "group", "--swarm-data": "data", "--swarm-migration": "migration" };
 if (scenarioPath === undefined || args.length > 2 || (scenarioPath.startsWith("--") && !(scenarioPath in SWARMS))) fail(USAGE);
 const swarm = SWARMS[scenarioPath] ?? null;
 const worker = join(bundle, "hunt-worker.cjs");

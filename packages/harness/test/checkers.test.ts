@@ -28,6 +28,13 @@ const check = (name: string, events: HistoryEvent[], s: SimulationSpec = spec) =
 
 const group = (t: number, epoch: number, assignmentEpoch: number, state = "STABLE") =>
   obs(t, "coordinator-0", { type: "gc.group", groupId: "g", protocol: "consumer", groupEpoch: epoch, assignmentEpoch, state, members: 2 });
+/** A group's record at one epoch (a classic group's generation), its state and member count. */
+const groupOf =
+  (protocol: "classic" | "consumer") =>
+  (t: number, epoch: number, members: number, state = "STABLE") =>
+    obs(t, "coordinator-0", { type: "gc.group", groupId: "g", protocol, groupEpoch: epoch, assignmentEpoch: epoch, state, members });
+const classic = groupOf("classic");
+const consumer = groupOf("consumer");
 const gcMember = (t: number, memberId: string, epoch: number, assigned: Record<string, number[]>, pending: Record<string, number[]> = {}) =>
   obs(t, "coordinator-0", {
     type: "gc.member",
@@ -505,6 +512,40 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("epochs-monotonic", [state(1, "a", "STABLE", 5), state(2, "a", "JOINING", 0), state(3, "a", "STABLE", 6)]).ok).toBe(true);
     expect(check("epochs-monotonic", [state(1, "a", "STABLE", 5), state(2, "a", "STABLE", 4)]).ok).toBe(false);
     expect(check("epochs-monotonic", [gcMember(1, "A", 5, {}), gcMember(2, "A", 3, {})]).ok).toBe(false);
+  });
+
+  it("epochs-monotonic: a reloaded classic group may lose an unassigned generation, but not one handed out since it was created", () => {
+    const loaded = (t: number) => obs(t, "coordinator-0", { type: "gc.loaded", records: 10, groups: 1 });
+    const handedOut3 = [classic(1, 2, 1), gcMember(2, "A", 3, { t: [0] }), classic(3, 3, 1), classic(4, 4, 1, "PREPARING_REBALANCE")];
+    // Generation 4's join phase was lost with the coordinator: reloading at 3 is Kafka's own behaviour; below 3 is not.
+    expect(check("epochs-monotonic", [...handedOut3, loaded(5), classic(5, 3, 1)]).ok).toBe(true);
+    expect(check("epochs-monotonic", [...handedOut3, loaded(5), classic(5, 2, 1)]).violations[0]?.message).toBe(
+      "group g: reloaded at generation 2, below generation 3 whose assignments were handed out",
+    );
+    // swarm-migration seed 115: the KIP-848 group handed out epoch 3 and emptied; a classic member's JoinGroup
+    // replaced it with a new classic group at generation 0 (Kafka's maybeDeleteEmptyConsumerGroup), whose join phase
+    // a failover cut short. Its reload at generation 0 is no drop: the floor was the deleted group's.
+    const consumer = [group(1, 3, 3), gcMember(2, "A", 3, { t: [0] }), group(3, 4, 3, "EMPTY")];
+    const recreated = [...consumer, classic(4, 0, 0, "EMPTY"), classic(5, 0, 1, "PREPARING_REBALANCE")];
+    expect(check("epochs-monotonic", [...recreated, loaded(6), classic(6, 0, 0, "EMPTY")]).ok).toBe(true);
+    // What the new group hands out is its own floor.
+    const newHandedOut = [...recreated, gcMember(6, "B", 1, { t: [0] }), classic(6, 1, 1), classic(7, 2, 1, "PREPARING_REBALANCE")];
+    expect(check("epochs-monotonic", [...newHandedOut, loaded(8), classic(8, 1, 1)]).ok).toBe(true);
+    expect(check("epochs-monotonic", [...newHandedOut, loaded(8), classic(8, 0, 0, "EMPTY")]).violations[0]?.message).toBe(
+      "group g: reloaded at generation 0, below generation 1 whose assignments were handed out",
+    );
+  });
+
+  it("epochs-monotonic: a group of the other protocol in place of an empty one starts anew; a converted group keeps its epoch", () => {
+    // swarm-migration seed 335: the classic group emptied at generation 3 and the first KIP-848 member's heartbeat
+    // made Kafka delete it and create a consumer group (maybeDeleteEmptyClassicGroup), at epoch 1 once it joined.
+    expect(check("epochs-monotonic", [classic(1, 3, 1, "STABLE"), classic(2, 3, 0, "EMPTY"), consumer(3, 1, 1)]).ok).toBe(true);
+    // A group with members is converted online, keeping its epoch (ConsumerGroup.fromClassicGroup): a drop is a bug.
+    expect(check("epochs-monotonic", [classic(1, 3, 1, "STABLE"), consumer(2, 1, 2)]).violations[0]?.message).toBe(
+      "group g: group epoch went from 3 down to 1",
+    );
+    // Within one protocol an empty group keeps its epochs.
+    expect(check("epochs-monotonic", [consumer(1, 3, 1), consumer(2, 4, 0), consumer(3, 1, 1)]).ok).toBe(false);
   });
 
   it("converges: passes once the group is STABLE and fully owned, fails when it never gets there", () => {

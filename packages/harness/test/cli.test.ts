@@ -60,6 +60,7 @@ describe("kcsim CLI", () => {
       ["hunt", "--swarm", "--consumer-config", "max.poll.interval.ms=1000"],
       ["hunt", "--swarm", "--swarm-data"],
       ["hunt", "--swarm-data", "--as-written"],
+      ["hunt", "--swarm-migration", "--swarm"],
       ["hunt", "--swarm-data", "scenarios/chaos-data.json"],
       ["hunt", "scenarios/ping-pong.json", "--seeds", "1..2"],
     ];

@@ -57,8 +57,11 @@ describe("scripts/hunt-loop.mjs (a hunt's seeds in one thread, for instruction c
 
   it("refuses bad input in one line, exit code 2", () => {
     for (const [args, message] of [
-      [[], "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data) [SEEDS]"],
-      [["--costs", "--sworm"], "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data) [SEEDS]"],
+      [[], "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data | --swarm-migration) [SEEDS]"],
+      [
+        ["--costs", "--sworm"],
+        "usage: node scripts/hunt-loop.mjs [--bundle DIR] [--costs] (SCENARIO | --swarm | --swarm-data | --swarm-migration) [SEEDS]",
+      ],
       [["scenarios/session-timeout.json", "9..3"], "seeds 9..3: the range ends before it starts"],
       [["scenarios/session-timeout.json", "1..x"], "seeds must be A..B, a single seed, or a comma-separated list of them, got '1..x'"],
       [

@@ -31,9 +31,10 @@ export interface HuntedFailure {
 
 /**
  * Runs many seeds of a scenario (or a swarm: the whole system drawn from
- * each seed, `"group"` as `kcsim hunt --swarm` draws it, which `null` means
- * too, or `"data"` as `--swarm-data` does) on all cores, as `kcsim hunt`
- * does, and returns the failing seeds in order.
+ * each seed: `"group"` as `kcsim hunt --swarm` draws it, which `null` means
+ * too, `"data"` as `--swarm-data` and `"migration"` as `--swarm-migration`
+ * do) on all cores, as `kcsim hunt` does, and returns the failing seeds in
+ * order.
  */
 export async function huntSeeds(
   scenario: ScenarioFile | Swarm | null,

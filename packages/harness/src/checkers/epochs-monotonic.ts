@@ -23,7 +23,7 @@ export const epochsMonotonic = streamingChecker({
   description: "group and assignment epochs never decrease; member epochs only rise or reset to 0",
   judge() {
     const violations = new ViolationList();
-    const groups = new Map<string, { groupEpoch: number; assignmentEpoch: number; index: number }>();
+    const groups = new Map<string, { protocol: string; members: number; groupEpoch: number; assignmentEpoch: number; index: number }>();
     /** classic group -> highest generation whose assignments were installed (gc.member) */
     const installed = new Map<string, number>();
     const reloaded = new Set<string>();
@@ -45,7 +45,8 @@ export const epochsMonotonic = streamingChecker({
         const group = observationOf(event, "gc.group");
         if (group !== undefined) {
           let previous = groups.get(group.groupId);
-          if (group.protocol === "classic" && reloaded.delete(group.groupId) && previous !== undefined) {
+          const reload = reloaded.delete(group.groupId);
+          if (group.protocol === "classic" && reload && previous !== undefined) {
             const floor = installed.get(group.groupId) ?? -1;
             if (group.groupEpoch < floor) {
               violations.add(
@@ -56,8 +57,17 @@ export const epochsMonotonic = streamingChecker({
             }
             previous = undefined;
           }
-          // A group deleted and created anew (EMPTY with no members at epoch 0) may restart its epochs.
-          if (previous !== undefined && !(group.members === 0 && group.groupEpoch === 0)) {
+          // A group deleted and created anew may restart its epochs, and what its predecessor handed out is no floor
+          // for it. It shows as EMPTY with no members at epoch 0, or as a group of the other protocol in place of an
+          // empty one: a member of one protocol joining an empty group of the other makes Kafka delete that group and
+          // create its own (maybeDeleteEmptyConsumerGroup, maybeDeleteEmptyClassicGroup), where a non-empty group is
+          // converted with its epoch. Swarm-migration seeds: 115 reloaded the new classic group at generation 0 after
+          // the consumer group had handed out epoch 3; 335's new consumer group started at epoch 1 after the empty
+          // classic group's generation 3.
+          const replacedEmpty = previous !== undefined && previous.protocol !== group.protocol && previous.members === 0;
+          const createdAnew = (group.members === 0 && group.groupEpoch === 0) || replacedEmpty;
+          if (createdAnew && !reload) installed.delete(group.groupId);
+          if (previous !== undefined && !createdAnew) {
             if (group.groupEpoch < previous.groupEpoch) {
               violations.add(event.t, `group ${group.groupId}: group epoch went from ${previous.groupEpoch} down to ${group.groupEpoch}`, [
                 previous.index,
@@ -72,7 +82,13 @@ export const epochsMonotonic = streamingChecker({
               );
             }
           }
-          groups.set(group.groupId, { groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch, index });
+          groups.set(group.groupId, {
+            protocol: group.protocol,
+            members: group.members,
+            groupEpoch: group.groupEpoch,
+            assignmentEpoch: group.assignmentEpoch,
+            index,
+          });
           return;
         }
         const member = observationOf(event, "gc.member");

@@ -36,6 +36,7 @@ Commands:
       --seeds A..B            the seeds to run (default 1..100); a list too (86,89..3000: what an interrupted hunt prints to resume)
       --swarm                 draw the group configuration too (protocol, assignor, static, timeouts, size)
       --swarm-data            draw a group that reads through the fetcher what drawn producers wrote to 3 brokers
+      --swarm-migration       draw a group and replace some of its members by the other protocol's (online conversion)
       --as-written            run the scenario's own faults with each seed instead of drawing a schedule
       --protocol P            run every group under eager|cooperative|consumer
       --bug NAME              plant a named bug in every run (recorded in each failure's scenario.json "bugs")

@@ -24,7 +24,7 @@ function bugReport(result: HuntRunResult, replay: string): string {
 }
 
 export interface HuntReporterOptions {
-  /** The scenario's name, or "swarm" or "swarm-data". */
+  /** The scenario's name, or the swarm's ("swarm", "swarm-data", "swarm-migration"). */
   readonly label: string;
   /** The seeds asked for (before any shard). */
   readonly seeds: readonly SeedRange[];

@@ -5,7 +5,7 @@ import { networkOf, validateScenario } from "../scenario/load-scenario.js";
 import { ScenarioError } from "../scenario/scenario-error.js";
 import type { ScenarioFile } from "../scenario/scenario-schema.js";
 import type { ChaosPlan } from "./chaos-plan.js";
-import { drawSwarmSystem, type Swarm } from "./swarm-draw.js";
+import { drawSwarmSystem, type Swarm, swarmFlag } from "./swarm-draw.js";
 
 /**
  * Draws, per seed, a fault schedule (and for a swarm hunt the whole system
@@ -163,7 +163,7 @@ export function drawChaosPlan(seed: number, base: ScenarioFile | Swarm): ChaosPl
   // Its description says what it is: the base's own describes faults this plan replaces.
   const description =
     typeof base === "string"
-      ? `${base === "group" ? "A group kcsim hunt --swarm" : "A system kcsim hunt --swarm-data"} drew from seed ${seed}, with faults drawn from the same seed, all healed by ${healAtMs} ms.`
+      ? `${base === "group" ? "A group" : "A system"} kcsim hunt ${swarmFlag(base)} drew from seed ${seed}, with faults drawn from the same seed, all healed by ${healAtMs} ms.`
       : `${base.name}'s system with faults kcsim hunt drew from seed ${seed} in place of its own, all healed by ${healAtMs} ms.`;
   const scenario = validateScenario({ ...drawn.scenario, description, seed, faults, partitions, nemesis }, `hunt plan of seed ${seed}`);
   return { seed, scenario, parameters: { ...drawn.parameters, healAtMs, faults: summary } };

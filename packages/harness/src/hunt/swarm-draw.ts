@@ -11,9 +11,14 @@ import type { ScenarioFile } from "../scenario/scenario-schema.js";
  *   through the real fetcher what producers wrote to three brokers
  *   (replication factor 3, min.insync.replicas 2, acks=all), so fetch
  *   sessions, positions and resets, leader failover and the producer are
- *   hunted too, under every group protocol; a second or two a seed.
+ *   hunted too, under every group protocol; a second or two a seed;
+ * - `migration` (`kcsim hunt --swarm-migration`): the group swarm's group
+ *   with some of its members replaced, one at a time, by processes that
+ *   speak the other protocol, so the coordinator converts the group online
+ *   (a classic group upgraded to the consumer protocol, or a KIP-848 group
+ *   downgraded to a classic one) and serves it mixed in between.
  */
-export type Swarm = "group" | "data";
+export type Swarm = "group" | "data" | "migration";
 
 /** The drawn system and the parameters a failing seed reports. */
 export interface DrawnSystem {
@@ -218,12 +223,49 @@ function drawDataSwarm(r: UniformSource): DrawnSystem {
   };
 }
 
+/**
+ * `--swarm-migration`: the group swarm's group (drawn the same way, so its
+ * protocol is the one the group starts under) with 1 to all of its members
+ * replaced by processes of the other protocol (a classic group's by KIP-848
+ * consumers, a KIP-848 group's by classic consumers of either flavour)
+ * between 10 and 110 s, while the faults are on. Kafka's default migration
+ * policy (bidirectional) converts the group online at the first
+ * replacement, and back again if the last member of the new protocol
+ * leaves. The faults fall on the original members only (a hunt's fault
+ * schedule names the members a group starts with).
+ */
+function drawMigrationSwarm(r: UniformSource): DrawnSystem {
+  const { scenario, parameters } = drawGroupSwarm(r);
+  const group = scenario.groups?.[0];
+  if (group === undefined) throw new Error("the group swarm drew no group");
+  const to: "eager" | "cooperative" | "consumer" = group.protocol === "consumer" ? pick(r, ["eager", "cooperative"] as const) : "consumer";
+  const count = randomInt(r, 1, group.members);
+  // Which members, in the order they are replaced, and when: one at a time, as a rolling upgrade goes.
+  const order = Array.from({ length: group.members }, (_, i) => i + 1);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = randomInt(r, 0, i);
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  const times = Array.from({ length: count }, () => randomInt(r, 10_000, 110_000)).sort((a, b) => a - b);
+  const replacements = times.map((atMs, i) => ({ member: order[i] as number, atMs, protocol: to }));
+  return {
+    scenario: { ...scenario, name: "swarm-migration", groups: [{ ...group, replacements }] },
+    parameters: { ...parameters, replacedBy: to, replaced: replacements.map((x) => `member-${x.member} at ${x.atMs} ms`) },
+  };
+}
+
 /** Draws the system of one swarm seed. */
 export function drawSwarmSystem(r: UniformSource, swarm: Swarm): DrawnSystem {
-  return swarm === "group" ? drawGroupSwarm(r) : drawDataSwarm(r);
+  if (swarm === "group") return drawGroupSwarm(r);
+  return swarm === "data" ? drawDataSwarm(r) : drawMigrationSwarm(r);
 }
 
 /** The label a swarm hunt goes by (its output directory, its report): the drawn scenarios' name. */
 export function swarmLabel(swarm: Swarm): string {
-  return swarm === "group" ? "swarm" : "swarm-data";
+  return swarm === "group" ? "swarm" : `swarm-${swarm}`;
+}
+
+/** The `kcsim hunt` flag of a swarm. */
+export function swarmFlag(swarm: Swarm): string {
+  return swarm === "group" ? "--swarm" : `--swarm-${swarm}`;
 }

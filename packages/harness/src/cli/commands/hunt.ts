@@ -4,7 +4,7 @@ import { hunt } from "../../hunt/hunt-runner.js";
 import type { HuntRunResult } from "../../hunt/hunt-task.js";
 import { formatSeedRanges, parseSeedRanges, rangesOf, type SeedRange, seedCount, seedsLeft, seedsOf } from "../../hunt/seed-ranges.js";
 import { shardSeeds } from "../../hunt/seed-shard.js";
-import { type Swarm, swarmLabel } from "../../hunt/swarm-draw.js";
+import { type Swarm, swarmFlag, swarmLabel } from "../../hunt/swarm-draw.js";
 import { prepareHuntDir } from "../../output/output-dir.js";
 import { huntJunitXml } from "../../run/junit.js";
 import { MAX_HUNT_WORKERS } from "../../scenario/limits.js";
@@ -21,6 +21,10 @@ import { UsageError } from "../usage-error.js";
 
 /** The queue side of hunting, loaded only for --queue: BullMQ and ioredis take longer to load than a local hunt takes to start. */
 const queueHunts = () => import("../queue-hunt.js");
+
+/** The swarms, and the flag (parsed name) that asks for each. */
+const SWARMS = ["group", "data", "migration"] as const satisfies readonly Swarm[];
+const SWARM_FLAGS = { group: "swarm", data: "swarm-data", migration: "swarm-migration" } as const;
 
 /** "A..B" (inclusive), a single seed, or a list of both. */
 function parseSeeds(value: string | undefined): readonly SeedRange[] {
@@ -48,11 +52,12 @@ function resumeCommand(argv: readonly string[], left: readonly SeedRange[], outD
 }
 
 /**
- * `kcsim hunt <scenario | --swarm | --swarm-data> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
+ * `kcsim hunt <scenario | --swarm | --swarm-data | --swarm-migration> [--seeds A..B] [--workers N] [--keep-going] [--out DIR] [--json]
  *  [--as-written] [--protocol P] [--bug NAME] [--consumer-config NAME=VALUE]... [--shard I/N] [--history]
  *  [--queue redis://HOST:PORT[/DB]]` (or `--list-bugs`, or `--queue URL --resume ID`): runs every seed with a drawn fault
  * schedule (and with --swarm a drawn group configuration, with
- * --swarm-data a drawn group, producers and brokers; with
+ * --swarm-data a drawn group, producers and brokers, with --swarm-migration
+ * a drawn group migrated between the protocols; with
  * --as-written the scenario's own faults) on all cores, or with --queue on
  * the `kcsim worker`s of a BullMQ queue, and reports each failing seed with
  * its parameters and the command that replays it.
@@ -62,6 +67,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     seeds: { type: "string" },
     swarm: { type: "boolean" },
     "swarm-data": { type: "boolean" },
+    "swarm-migration": { type: "boolean" },
     workers: { type: "string" },
     "keep-going": { type: "boolean" },
     out: { type: "string" },
@@ -101,16 +107,17 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     values.protocol === undefined
       ? null
       : choiceFlag("hunt", "protocol", values.protocol, ["eager", "cooperative", "consumer"] as const, "consumer");
-  if (values.swarm && values["swarm-data"]) throw new UsageError("hunt: give --swarm or --swarm-data, not both");
-  const swarm: Swarm | null = values.swarm ? "group" : values["swarm-data"] ? "data" : null;
-  const swarmFlag = swarm === "data" ? "--swarm-data" : "--swarm";
+  const swarms = SWARMS.filter((kind) => values[SWARM_FLAGS[kind]] === true);
+  if (swarms.length > 1) throw new UsageError(`hunt: give one of ${swarms.map(swarmFlag).join(", ")}, not more`);
+  const swarm: Swarm | null = swarms[0] ?? null;
   if (values["as-written"] && swarm !== null)
     throw new UsageError("hunt: --as-written needs a scenario (it runs the scenario's own faults)");
-  if (swarm !== null && positionals.length > 0) throw new UsageError(`hunt: give a scenario or ${swarmFlag}, not both`);
-  if (swarm === null && positionals.length !== 1) throw new UsageError("hunt: expected one scenario file (or --swarm, or --swarm-data)");
+  if (swarm !== null && positionals.length > 0) throw new UsageError(`hunt: give a scenario or ${swarmFlag(swarm)}, not both`);
+  if (swarm === null && positionals.length !== 1)
+    throw new UsageError("hunt: expected one scenario file (or --swarm, --swarm-data or --swarm-migration)");
   const consumerConfig = consumerConfigFlag("hunt", values["consumer-config"]);
   if (swarm !== null && Object.keys(consumerConfig).length > 0)
-    throw new UsageError(`hunt: --consumer-config needs a scenario, not ${swarmFlag}`);
+    throw new UsageError(`hunt: --consumer-config needs a scenario, not ${swarmFlag(swarm)}`);
   const base = swarm ?? withConsumerConfig(loadScenarioFile(resolveUserPath(positionals[0] as string)), consumerConfig);
   const asWritten = values["as-written"] === true;
   const shard = shardFlag("hunt", values.shard);

@@ -20,7 +20,7 @@ import { connectionOptions, type RedisLink } from "./redis-link.js";
 /** A hunt on the queue, as stored in Redis under huntKey(id): enough for `--resume` to reattach from anywhere. */
 export interface QueuedHunt {
   readonly huntId: string;
-  /** The scenario's name, or "swarm" or "swarm-data". */
+  /** The scenario's name, or the swarm's ("swarm", "swarm-data", "swarm-migration"). */
   readonly label: string;
   readonly fromSeed: number;
   readonly toSeed: number;

@@ -1,0 +1,58 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runScenario } from "../src/run/run-scenario.js";
+import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import { observationsIn } from "./helpers.js";
+
+/**
+ * Swarm-migration seed 1092, shrunk to its two network partitions: a static KIP-848 group of seven members is
+ * downgraded, one member at a time, to eager classic members. In a mixed group a classic member whose target names
+ * partitions other members still hold is UNRELEASED_PARTITIONS, and learns that they are free from its next
+ * heartbeat, answered REBALANCE_IN_PROGRESS so that it rejoins for them
+ * (`GroupMetadataManager.classicGroupHeartbeatToConsumerGroup`). When a classic static member replaces the last
+ * consumer-protocol member, Kafka converts the group to a STABLE classic group (`convertToClassicGroup` with the
+ * joining member) and rebalances only when the replacing member's subscription changed (KAFKA-19546) or, from 4.3,
+ * when the target is stale (KAFKA-20273). A classic member still waiting for freed partitions is not told: a STABLE
+ * classic group answers its heartbeats with NONE, so the partitions have no consumer until something else
+ * rebalances the group. (Kafka writes each member's target into the classic group, kcsim what it holds; with the
+ * target the partitions are named in the group's metadata, but the client never hears of them either way.)
+ */
+const scenario = loadScenarioFile(fileURLToPath(new URL("./fixtures/swarm-migration-1092-orphaned-downgrade.json", import.meta.url)));
+
+describe("swarm-migration seed 1092: a downgrade by static replacement orphans partitions a classic member was about to collect", () => {
+  it("leaves swarm-12 and swarm-22 without a consumer from the downgrade at 97.6 s to the end", async () => {
+    const { summary, result } = await runScenario(scenario, { host: "inline", seed: 1092 });
+    const events = result.log.toArray();
+    expect(Object.entries(summary.checks).flatMap(([name, check]) => (check.ok ? [] : [name]))).toEqual(["converges"]);
+    expect(summary.checks.converges?.violations[0]?.message).toBe(
+      "group swarm never reached STABLE with all 27 partitions owned after the faults healed at 109603000 us",
+    );
+
+    // member-6 was cut off and expired; member-6-r, its classic replacement, joined a group whose new target gave it
+    // swarm-12 and swarm-22 as well as swarm-25, held by member-3 and member-4 until they release them.
+    const member6 = observationsIn(events, "gc.member").find(({ t, o }) => o.instanceId === "member-6" && t > 73_000_000);
+    expect(member6).toMatchObject({ t: 73_882_790, o: { memberEpoch: 9, state: "UNRELEASED_PARTITIONS", assigned: { swarm: [25] } } });
+    // member-4, cut off from the coordinator from 78.7 s, cannot acknowledge giving up swarm-22; its classic replacement
+    // (96.2 s) takes over its target, and swarm-22 is free from then on. swarm-12 was freed at 82.6 s.
+    const member4 = observationsIn(events, "gc.member").filter(({ o }) => o.instanceId === "member-4" && o.memberEpoch === 9);
+    expect(member4[0]).toMatchObject({ t: 96_233_050, o: { assigned: { swarm: [7, 8, 19, 21] } } });
+
+    // member-3-r replaces the last consumer-protocol member at 97.6 s: the group becomes a STABLE classic group,
+    // and member-6-r's next heartbeat (97.9 s), which would have sent it back to collect them, is answered NONE.
+    const converted = observationsIn(events, "gc.group").find(({ o }) => o.protocol === "classic");
+    expect(converted).toMatchObject({ t: 97_606_413, o: { state: "STABLE", groupEpoch: 9, members: 7 } });
+    const heartbeats = events.filter(
+      (e) => e.ev === "send" && e.from === "coordinator-0" && e.to === "member-6-r" && e.type === "HeartbeatResponse" && e.t > 97_606_413,
+    );
+    expect(heartbeats.length).toBeGreaterThan(50);
+    expect(observationsIn(events, "gc.group").filter(({ t }) => t > 97_606_413)).toEqual([]);
+
+    // Every member's classic assignment at the downgrade, and what the clients own to the end: no one has 12 or 22.
+    const owners = new Map<string, number[]>();
+    for (const { actor, o } of observationsIn(events, "member.owned"))
+      owners.set(actor, ((o.owned as Record<string, number[]>).swarm ?? []).slice());
+    const owned = new Set([...owners.values()].flat());
+    expect([...Array(27).keys()].filter((p) => !owned.has(p))).toEqual([12, 22]);
+    expect(owners.get("member-6-r")).toEqual([25]);
+  });
+});

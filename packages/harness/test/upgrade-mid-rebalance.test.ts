@@ -1,0 +1,54 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runScenario } from "../src/run/run-scenario.js";
+import { loadScenarioFile } from "../src/scenario/load-scenario.js";
+import { observationsIn } from "./helpers.js";
+
+/**
+ * Swarm-migration seed 11780, shrunk: a cooperative classic group of four whose member-4 is replaced by a KIP-848
+ * consumer. When a classic group in COMPLETING_REBALANCE goes back to PREPARING_REBALANCE (a member joins before the
+ * leader's SyncGroup), Kafka empties every member's stored assignment (`resetAndPropagateAssignmentWithError`), and
+ * the next generation's assignments are stored only at the leader's SyncGroup. Cooperative members keep consuming
+ * what they own meanwhile. If the first consumer-protocol member joins then, the online upgrade
+ * (`ConsumerGroup.fromClassicGroup`) takes each member's stored assignment as what it holds: nothing. So the consumer
+ * group believes every partition free, and the new member's first heartbeat gets partitions the cooperative members
+ * still consume, until they rejoin and revoke them.
+ */
+const scenario = loadScenarioFile(fileURLToPath(new URL("./fixtures/swarm-migration-11780-upgrade-mid-rebalance.json", import.meta.url)));
+
+describe("swarm-migration seed 11780: an online upgrade in the middle of a classic rebalance gives away partitions cooperative members own", () => {
+  it("hands member-4-r swarm-24..31 at 70.98 s while member-2 and member-3 still own some of them", async () => {
+    const { summary, result } = await runScenario(scenario, { host: "inline", seed: 11780 });
+    const events = result.log.toArray();
+    expect(summary.checks["single-owner"]?.violations[0]?.message).toBe("swarm-24 owned by member-2 and member-4-r at once");
+
+    // The classic group went back from COMPLETING_REBALANCE to PREPARING_REBALANCE at 69.65 s (stored assignments
+    // emptied), and generation 4 is still waiting for the leader's SyncGroup when member-4-r joins.
+    const classic = observationsIn(events, "gc.group").filter(({ o }) => o.protocol === "classic" && Number(o.groupEpoch) >= 3);
+    expect(classic.map(({ t, o }) => `${t} ${o.groupEpoch} ${o.state}`)).toEqual([
+      "69154047 3 COMPLETING_REBALANCE",
+      "69653200 3 PREPARING_REBALANCE",
+      "70506241 4 COMPLETING_REBALANCE",
+    ]);
+    // The upgrade: every classic member converted holding nothing, the new member given eight partitions at once.
+    const converted = observationsIn(events, "gc.member").filter(({ t }) => t === 70_977_235);
+    expect(converted.map(({ o }) => [o.memberEpoch, o.state, o.assigned])).toEqual([
+      [4, "STABLE", {}],
+      [4, "STABLE", {}],
+      [4, "STABLE", {}],
+      [6, "STABLE", { swarm: [24, 25, 26, 27, 28, 29, 30, 31] }],
+    ]);
+
+    // What the cooperative members own then: generation 2's assignment, which they never gave up.
+    const lastOwned = (actor: string) =>
+      observationsIn(events, "member.owned", actor)
+        .filter(({ t }) => t < 70_977_235)
+        .at(-1)?.o.owned;
+    expect(lastOwned("member-2")).toEqual({ swarm: [0, 1, 5, 9, 12, 13, 17, 21, 24, 25, 29] });
+    expect(lastOwned("member-3")).toEqual({ swarm: [2, 4, 6, 10, 14, 16, 18, 22, 26, 28, 30] });
+    expect(observationsIn(events, "member.owned", "member-4-r")[0]).toMatchObject({
+      t: 70_978_656,
+      o: { owned: { swarm: [24, 25, 26, 27, 28, 29, 30, 31] } },
+    });
+  });
+});

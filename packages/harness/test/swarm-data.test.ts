@@ -10,6 +10,8 @@ import { observationsIn } from "./helpers.js";
  */
 
 const SEEDS = Array.from({ length: 300 }, (_, i) => i + 1);
+/** The plans of SEEDS, drawn once for the tests below. */
+const PLANS = SEEDS.map((seed) => drawChaosPlan(seed, "data"));
 const group = (scenario: ScenarioFile) => scenario.groups?.[0];
 const producers = (scenario: ScenarioFile) => scenario.producers?.[0];
 
@@ -23,8 +25,7 @@ describe("the data swarm's draws", () => {
   });
 
   it("keeps Kafka's durability setting (acks=all, replication factor 3, min.insync.replicas 2) and a drain after the heal", () => {
-    for (const seed of SEEDS) {
-      const { scenario, parameters } = drawChaosPlan(seed, "data");
+    for (const { scenario, parameters } of PLANS) {
       expect(scenario.cluster?.brokers).toBe(3);
       expect(scenario.cluster?.topics).toEqual([{ name: "swarm", partitions: parameters.partitions, replicationFactor: 3 }]);
       expect(scenario.cluster?.broker?.["min.insync.replicas"]).toBe(2);
@@ -45,8 +46,7 @@ describe("the data swarm's draws", () => {
     // max.partition.fetch.bytes a fetch.max.wait.ms. The first draw allowed 4 KiB of 2 KB records every 500 ms,
     // and seeds 34, 45, 51, 56, 75, 82, 85 and 95 of its first hunt failed no-loss on partitions that fell behind
     // for good: the hunt's system, not Kafka's.
-    for (const seed of SEEDS) {
-      const drawn = drawChaosPlan(seed, "data").parameters;
+    for (const { seed, parameters: drawn } of PLANS) {
       const n = (name: string) => {
         const value = drawn[name];
         if (typeof value !== "number") throw new Error(`seed ${seed}: no number ${name} among the parameters`);
@@ -61,7 +61,7 @@ describe("the data swarm's draws", () => {
 
   it("varies what the group swarm cannot: the protocol over the fetcher, the producer, the fetch sizes", () => {
     const seen = (pick: (parameters: Record<string, unknown>) => unknown) =>
-      new Set(SEEDS.map((seed) => JSON.stringify(pick(drawChaosPlan(seed, "data").parameters))));
+      new Set(PLANS.map(({ parameters }) => JSON.stringify(pick(parameters))));
     expect(seen((p) => p.protocol)).toEqual(new Set(['"eager"', '"cooperative"', '"consumer"']));
     expect(seen((p) => p.idempotent)).toEqual(new Set(["true", "false"]));
     expect(seen((p) => p.keys)).toContain('"none"');

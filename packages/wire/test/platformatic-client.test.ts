@@ -337,6 +337,14 @@ describe("responses encoded here, read by @platformatic/kafka 1.35.0's parsers",
     records: encodeRecordBatch(sampleBatch),
   };
 
+  /** A Fetch answer of these topics, with no error, throttle or session. */
+  const fetchResponse = (responses: WireResponseOf<"Fetch">["responses"]): WireResponseOf<"Fetch"> => ({
+    throttleTimeMs: 0,
+    errorCode: 0,
+    sessionId: 0,
+    responses,
+  });
+
   /** What the client read of `fetchPartition`: every field, the batch's two records, and nothing left but the closing tags. */
   const expectFetchPartitionRead = (read: ReadBack<ReturnType<typeof fetchV13.parseResponse>>) => {
     const { records, ...partition } = read.response.responses[0]!.partitions[0]!;
@@ -361,12 +369,7 @@ describe("responses encoded here, read by @platformatic/kafka 1.35.0's parsers",
   };
 
   test("Fetch v12: records and aborted transactions; the tagged structs at their defaults are not written", () => {
-    const body: WireResponseOf<"Fetch"> = {
-      throttleTimeMs: 0,
-      errorCode: 0,
-      sessionId: 0,
-      responses: [{ topic: "t", topicId: ZERO_UUID, partitions: [fetchPartition] }], // v12 has no topic id
-    };
+    const body = fetchResponse([{ topic: "t", topicId: ZERO_UUID, partitions: [fetchPartition] }]); // v12 has no topic id
     const read = readBack("Fetch", 12, body, fetchV12.parseResponse);
     expect(read.response).toMatchObject({ throttleTimeMs: 0, errorCode: 0, sessionId: 0 });
     expect(read.response.responses[0]!.topicId).toBe("t"); // the client's name for v12's topic name
@@ -378,12 +381,7 @@ describe("responses encoded here, read by @platformatic/kafka 1.35.0's parsers",
     // skips that many bytes, so one tagged field (count 1, read as -1) is not skipped and the next partition is read
     // from inside it. kcsim must leave DivergingEpoch, CurrentLeader and SnapshotId at their defaults for this client.
     const led = { ...fetchPartition, currentLeader: { leaderId: 1, leaderEpoch: 4 }, records: new Uint8Array(0) };
-    const body: WireResponseOf<"Fetch"> = {
-      throttleTimeMs: 0,
-      errorCode: 0,
-      sessionId: 0,
-      responses: [{ topic: "t", topicId: ZERO_UUID, partitions: [led, { ...led, partitionIndex: 1 }] }],
-    };
+    const body = fetchResponse([{ topic: "t", topicId: ZERO_UUID, partitions: [led, { ...led, partitionIndex: 1 }] }]);
     // Each partition's tagged section: one field, tag 1, 9 bytes: LeaderId 1, LeaderEpoch 4, the struct's empty tags.
     expect(hex(encodeResponse("Fetch", 12, 7, body))).toContain("010109000000010000000400");
     const read = readBack("Fetch", 12, body, fetchV12.parseResponse);
@@ -395,12 +393,7 @@ describe("responses encoded here, read by @platformatic/kafka 1.35.0's parsers",
   });
 
   test("Fetch v13: the topic by its id (Uuid), no name; records and aborted transactions", () => {
-    const body: WireResponseOf<"Fetch"> = {
-      throttleTimeMs: 0,
-      errorCode: 0,
-      sessionId: 0,
-      responses: [{ topic: "", topicId: TOPIC_ID, partitions: [fetchPartition] }], // v13 has no topic name
-    };
+    const body = fetchResponse([{ topic: "", topicId: TOPIC_ID, partitions: [fetchPartition] }]); // v13 has no topic name
     const frame = encodeResponse("Fetch", 13, 7, body);
     // Header v1 (correlation 7, no tags), ThrottleTimeMs 0, ErrorCode 0, SessionId 0, Responses: 1 entry, TopicId 00..0f.
     expect(hex(frame.subarray(4, 36))).toBe("00000007 00 00000000 0000 00000000 02 000102030405060708090a0b0c0d0e0f".replaceAll(" ", ""));
@@ -420,12 +413,7 @@ describe("responses encoded here, read by @platformatic/kafka 1.35.0's parsers",
       abortedTransactions: null,
       records: new Uint8Array(0),
     };
-    const body: WireResponseOf<"Fetch"> = {
-      throttleTimeMs: 0,
-      errorCode: 0,
-      sessionId: 0,
-      responses: [{ topic: "", topicId: TOPIC_ID, partitions: [unknown] }],
-    };
+    const body = fetchResponse([{ topic: "", topicId: TOPIC_ID, partitions: [unknown] }]);
     const read = readBack("Fetch", 13, body, fetchV13.parseResponse);
     expect(read.failed).toBe(true);
     expect(read.response.responses).toEqual([

@@ -18,7 +18,15 @@ import type { ScenarioFile } from "../scenario/scenario-schema.js";
  *   (a classic group upgraded to the consumer protocol, or a KIP-848 group
  *   downgraded to a classic one) and serves it mixed in between.
  */
-export type Swarm = "group" | "data" | "migration";
+export type Swarm = keyof typeof SWARM_NAMES;
+
+/**
+ * Each swarm's name: its `kcsim hunt` flag without the dashes, the name of
+ * the scenarios it draws, and so its hunts' label.
+ */
+export const SWARM_NAMES = { group: "swarm", data: "swarm-data", migration: "swarm-migration" } as const;
+
+export const SWARMS = Object.keys(SWARM_NAMES) as readonly Swarm[];
 
 /** The drawn system and the parameters a failing seed reports. */
 export interface DrawnSystem {
@@ -101,7 +109,7 @@ function shapeParameters(shape: GroupShape): Record<string, JsonValue> {
 function drawGroupSwarm(r: UniformSource): DrawnSystem {
   const shape = drawGroupShape(r, { members: 12, partitions: 48 });
   const scenario: ScenarioFile = {
-    name: "swarm",
+    name: SWARM_NAMES.group,
     durationMs: 300_000,
     cluster: { coordinators: 1, topics: [{ name: "swarm", partitions: shape.partitions }], broker: coordinatorSettings(shape) },
     groups: [
@@ -153,7 +161,7 @@ function drawDataSwarm(r: UniformSource): DrawnSystem {
   const callbackMs = pick(r, [0, 10, 200]);
   const staggerMs = randomInt(r, 0, 500);
   const scenario: ScenarioFile = {
-    name: "swarm-data",
+    name: SWARM_NAMES.data,
     durationMs: 300_000,
     cluster: {
       coordinators: 1,
@@ -249,7 +257,7 @@ function drawMigrationSwarm(r: UniformSource): DrawnSystem {
   const times = Array.from({ length: count }, () => randomInt(r, 10_000, 110_000)).sort((a, b) => a - b);
   const replacements = times.map((atMs, i) => ({ member: order[i] as number, atMs, protocol: to }));
   return {
-    scenario: { ...scenario, name: "swarm-migration", groups: [{ ...group, replacements }] },
+    scenario: { ...scenario, name: SWARM_NAMES.migration, groups: [{ ...group, replacements }] },
     parameters: { ...parameters, replacedBy: to, replaced: replacements.map((x) => `member-${x.member} at ${x.atMs} ms`) },
   };
 }
@@ -260,12 +268,7 @@ export function drawSwarmSystem(r: UniformSource, swarm: Swarm): DrawnSystem {
   return swarm === "data" ? drawDataSwarm(r) : drawMigrationSwarm(r);
 }
 
-/** The label a swarm hunt goes by (its output directory, its report): the drawn scenarios' name. */
-export function swarmLabel(swarm: Swarm): string {
-  return swarm === "group" ? "swarm" : `swarm-${swarm}`;
-}
-
 /** The `kcsim hunt` flag of a swarm. */
 export function swarmFlag(swarm: Swarm): string {
-  return swarm === "group" ? "--swarm" : `--swarm-${swarm}`;
+  return `--${SWARM_NAMES[swarm]}`;
 }

@@ -4,7 +4,7 @@ import { hunt } from "../../hunt/hunt-runner.js";
 import type { HuntRunResult } from "../../hunt/hunt-task.js";
 import { formatSeedRanges, parseSeedRanges, rangesOf, type SeedRange, seedCount, seedsLeft, seedsOf } from "../../hunt/seed-ranges.js";
 import { shardSeeds } from "../../hunt/seed-shard.js";
-import { type Swarm, swarmFlag, swarmLabel } from "../../hunt/swarm-draw.js";
+import { SWARM_NAMES, SWARMS, type Swarm, swarmFlag } from "../../hunt/swarm-draw.js";
 import { prepareHuntDir } from "../../output/output-dir.js";
 import { huntJunitXml } from "../../run/junit.js";
 import { MAX_HUNT_WORKERS } from "../../scenario/limits.js";
@@ -21,10 +21,6 @@ import { UsageError } from "../usage-error.js";
 
 /** The queue side of hunting, loaded only for --queue: BullMQ and ioredis take longer to load than a local hunt takes to start. */
 const queueHunts = () => import("../queue-hunt.js");
-
-/** The swarms, and the flag (parsed name) that asks for each. */
-const SWARMS = ["group", "data", "migration"] as const satisfies readonly Swarm[];
-const SWARM_FLAGS = { group: "swarm", data: "swarm-data", migration: "swarm-migration" } as const;
 
 /** "A..B" (inclusive), a single seed, or a list of both. */
 function parseSeeds(value: string | undefined): readonly SeedRange[] {
@@ -107,7 +103,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
     values.protocol === undefined
       ? null
       : choiceFlag("hunt", "protocol", values.protocol, ["eager", "cooperative", "consumer"] as const, "consumer");
-  const swarms = SWARMS.filter((kind) => values[SWARM_FLAGS[kind]] === true);
+  const swarms = SWARMS.filter((kind) => values[SWARM_NAMES[kind]] === true);
   if (swarms.length > 1) throw new UsageError(`hunt: give one of ${swarms.map(swarmFlag).join(", ")}, not more`);
   const swarm: Swarm | null = swarms[0] ?? null;
   if (values["as-written"] && swarm !== null)
@@ -130,7 +126,7 @@ export async function huntCommand(argv: readonly string[]): Promise<number> {
   const withHistory = values.history === true;
   const first = seeds[0] as SeedRange;
   const last = seeds[seeds.length - 1] as SeedRange;
-  const label = typeof base === "string" ? swarmLabel(base) : base.name;
+  const label = typeof base === "string" ? SWARM_NAMES[base] : base.name;
   const suffix = `${protocol === null ? "" : `-${protocol}`}${bug === null ? "" : `-${bug}`}`;
   const outDir = resolveUserPath(values.out ?? `runs/hunt-${label}${suffix}-${first.from}-${last.to}`);
   // The output directory and the first plan are checked before any worker starts, so a hunt that cannot run fails fast.

@@ -5,7 +5,13 @@ import { CHECKERS, type HistoryEvent, type SimulationSpec } from "../src/index.j
 import { actor, testSpec } from "./helpers.js";
 
 const obs = (t: number, who: string, o: Record<string, JsonValue>): HistoryEvent => ({ t, ev: "obs", actor: who, o: o as Observation });
-const life = (t: number, who: string, what: string): HistoryEvent => ({ t, ev: "life", actor: who, what, detail: null });
+const life = (t: number, who: string, what: string, detail: string | null = null): HistoryEvent => ({
+  t,
+  ev: "life",
+  actor: who,
+  what,
+  detail,
+});
 
 const topics = [{ name: "T", id: "T-id", partitions: 2 }];
 const member = (id: string, extra: Record<string, JsonValue> = {}) =>
@@ -260,6 +266,78 @@ describe("group checkers catch what they exist to catch", () => {
       // must not give T-0 to b (ConsumerCoordinator.validateCooperativeAssignment).
       const counted = [...generation1, classicState(12, "a", "PREPARING_REBALANCE", 1), ...leftBehind.slice(generation1.length)];
       expect(check("single-owner", counted).violations.map((v) => [v.t, v.message])).toEqual([[23, "T-0 owned by a and b at once"]]);
+    });
+
+    it("counts it again once a JoinGroup of it is answered in a group created anew, whose epochs start again", () => {
+      // Swarm-migration seed 15921: a, cut off, was left behind by generation 2; then both members expire and the
+      // emptied group moves to generation 3. A KIP-848 member's heartbeat makes Kafka delete the empty classic group
+      // and create a consumer group (maybeDeleteEmptyClassicGroup), at epoch 1. a rejoins it as a classic member under
+      // a new member id and is answered at epoch 1: a member again, though 1 < 2.
+      const gone = [...leftBehind, removed(24, "a-id"), removed(24, "b-id"), classicGroup(24, 3, "EMPTY")];
+      const newGroup = (t: number, epoch: number) =>
+        obs(t, "coordinator-0", {
+          type: "gc.group",
+          groupId: "g",
+          protocol: "consumer",
+          groupEpoch: epoch,
+          assignmentEpoch: epoch,
+          state: "STABLE",
+          members: 2,
+        });
+      const rejoin = [
+        newGroup(30, 1),
+        obs(31, "a", {
+          type: "member.state",
+          groupId: "g",
+          memberId: "",
+          protocol: "classic",
+          from: "STABLE",
+          to: "UNJOINED",
+          memberEpoch: -1,
+        }),
+        obs(31, "a", { type: "member.owned", groupId: "g", memberId: "", memberEpoch: -1, owned: {}, cause: "lost" }),
+        obs(31, "a", {
+          type: "member.state",
+          groupId: "g",
+          memberId: "",
+          protocol: "classic",
+          from: "UNJOINED",
+          to: "PREPARING_REBALANCE",
+          memberEpoch: -1,
+        }),
+        newGroup(32, 1),
+        gcMember(32, "a-new", 1, {}),
+        obs(33, "a", {
+          type: "member.state",
+          groupId: "g",
+          memberId: "a-new",
+          protocol: "classic",
+          from: "PREPARING_REBALANCE",
+          to: "COMPLETING_REBALANCE",
+          memberEpoch: 1,
+        }),
+        obs(34, "a", {
+          type: "member.state",
+          groupId: "g",
+          memberId: "a-new",
+          protocol: "classic",
+          from: "COMPLETING_REBALANCE",
+          to: "STABLE",
+          memberEpoch: 1,
+        }),
+        obs(34, "a", { type: "member.owned", groupId: "g", memberId: "a-new", memberEpoch: 1, owned: { T: [1] }, cause: "assigned" }),
+      ];
+      // b (expired, its process gone quiet) still believes it owns T-0 and T-1; only a is live, and a owns T-1 alone.
+      const rejoined = [...gone, ...rejoin, obs(40, "x", { type: "member.poll", memberId: "x" })];
+      expect(check("single-owner", rejoined).ok).toBe(true);
+      const healing = { ...spec, durationUs: 500_000_000, nemesis: [{ atUs: 25, actor: "a", control: { action: "pause" as const } }] };
+      // Live ownership is what converges reads: T-1 is owned again at 34, T-0 has no live owner.
+      expect(check("converges", rejoined, healing).violations[0]?.message).toMatch(/never reached STABLE with all 2 partitions owned/);
+      const bothOwned = [
+        ...rejoined.slice(0, -1),
+        obs(35, "a", { type: "member.owned", groupId: "g", memberId: "a-new", memberEpoch: 1, owned: { T: [0, 1] }, cause: "assigned" }),
+      ];
+      expect(check("converges", bothOwned, healing).ok).toBe(true);
     });
 
     it("still flags two owners at the same generation, and a left-behind member whose generation is current again", () => {
@@ -596,6 +674,41 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("converges", [...restarted, group(14_000_000, 2, 2, "RECONCILING")], healing).violations[0]?.message).toMatch(
       /never reached STABLE with all 2 partitions owned/,
     );
+  });
+
+  it("converges: a consumer told to close is gone, so closing old processes beside FATAL replacements cannot converge either", () => {
+    // Swarm-migration seed 23244: each static member is replaced by a KIP-848 consumer and its old process told to close;
+    // both replacements are refused for good (UNRELEASED_INSTANCE_ID), the old processes run on, closing. The faults
+    // heal at 10 s (a pause of a).
+    const healing = {
+      ...spec,
+      durationUs: 500_000_000,
+      nemesis: [{ atUs: 10_000_000, actor: "a", control: { action: "pause" as const } }],
+    };
+    const fatal = (t: number, who: string) =>
+      obs(t, who, { type: "member.fatal", groupId: "g", memberId: `${who}-id`, error: "UNRELEASED_INSTANCE_ID" });
+    const settled = [life(0, "a", "start"), life(0, "b", "start"), group(1, 1, 1, "STABLE"), owned(2, "a", [0]), owned(3, "b", [1])];
+    const replaced = (t: number, who: string) => [life(t, who, "command", "close"), life(t + 500_000, `${who}-r`, "start")];
+    const bothRefused = [
+      ...settled,
+      ...replaced(6_000_000, "a"),
+      fatal(7_000_000, "a-r"),
+      ...replaced(8_000_000, "b"),
+      fatal(9_000_000, "b-r"),
+      group(12_000_000, 2, 1, "EMPTY"),
+    ];
+    const topology = { ...healing, actors: [...healing.actors, member("a-r"), member("b-r")] };
+    const dead = check("converges", bothRefused, topology);
+    expect(dead.ok).toBe(true);
+    expect(dead.notJudged).toBe(
+      "group g has no live member but consumers stopped by a fatal error (a-r: UNRELEASED_INSTANCE_ID, b-r: UNRELEASED_INSTANCE_ID), so it cannot converge",
+    );
+    // Only a is replaced and refused: b, never told to close, must converge, and does not.
+    const oneClosed = [...settled, ...replaced(6_000_000, "a"), fatal(7_000_000, "a-r"), group(9_000_000, 2, 2, "RECONCILING")];
+    expect(check("converges", oneClosed, topology).violations[0]?.message).toMatch(/never reached STABLE/);
+    // A command other than close leaves a member in its group.
+    const paused = [...settled, life(6_000_000, "a", "command", "pause-app"), fatal(7_000_000, "b"), group(9_000_000, 2, 2, "RECONCILING")];
+    expect(check("converges", paused, healing).violations[0]?.message).toMatch(/never reached STABLE/);
   });
 
   it("converges: a group settled before the faults heal converges at the first event after the heal, whatever its kind", () => {

@@ -73,3 +73,31 @@ describe("migration swarm seeds whose first hunt failed epochs-monotonic: Kafka'
     expect(reloaded?.ev === "obs" && reloaded.o).toMatchObject({ protocol: "classic", groupEpoch: 0 });
   });
 });
+
+describe("migration swarm seeds whose hunt failed converges: kcsim's checker, judged right since", () => {
+  it("seed 15921: a member left behind by an emptied classic group is a member again once the new consumer group answers its JoinGroup", async () => {
+    // member-2, cut off, was left behind when its expired group moved to generation 3 (EMPTY); member-1-r's heartbeat
+    // made the coordinator delete the empty classic group and create a consumer group, whose epochs start at 1.
+    // member-2 rejoined it at epoch 2 and owns swarm-16..31 from 100.43 s: the group converged there.
+    const plan = drawChaosPlan(15921, "migration");
+    const { summary, result } = await runScenario(plan.scenario, { host: "inline", seed: 15921 });
+    expect(summary.checks.converges).toMatchObject({ ok: true, violations: [] });
+    expect(summary.checks.converges?.notJudged).toBeUndefined();
+    const groups = [...result.log].flatMap((event) =>
+      event.ev === "obs" && event.o.type === "gc.group" ? [`${event.o.protocol} ${event.o.groupEpoch} ${event.o.state}`] : [],
+    );
+    expect(groups).toContain("classic 3 EMPTY");
+    expect(groups.at(-1)).toBe("consumer 2 STABLE");
+  });
+
+  it("seed 23244: closing old processes beside replacements refused for good (UNRELEASED_INSTANCE_ID) cannot converge: not judged", async () => {
+    const plan = drawChaosPlan(23244, "migration");
+    const { summary } = await runScenario(plan.scenario, { host: "inline", seed: 23244 });
+    expect(summary.checks.converges).toMatchObject({
+      ok: true,
+      notJudged:
+        "group swarm has no live member but consumers stopped by a fatal error (member-1-r: UNRELEASED_INSTANCE_ID, member-2-r: UNRELEASED_INSTANCE_ID), so it cannot converge",
+    });
+    expect(Object.entries(summary.checks).filter(([, verdict]) => !verdict.ok)).toEqual([]);
+  });
+});

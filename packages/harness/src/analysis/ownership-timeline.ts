@@ -43,8 +43,10 @@ export interface UnownedCount {
  * `validateOffsetCommit`, SyncGroup). Its client, cut off from the
  * coordinator, keeps fetching until it hears of it (AbstractCoordinator's
  * heartbeat thread only marks the coordinator unknown). It is a zombie of
- * its old generation until its client holds the missed generation or a
- * later one (a JoinGroup answered).
+ * its old generation until a JoinGroup of it is answered (its client then
+ * holds the missed generation or a later one, unless the group was deleted
+ * and created anew with fresh epochs) or its client otherwise holds the
+ * missed generation or a later one.
  */
 export class OwnershipTimeline implements EventFollower {
   readonly reads = OWNERSHIP_EVENTS;
@@ -120,6 +122,10 @@ export class OwnershipTimeline implements EventFollower {
           rejoined = this.#leftBehind.delete(event.actor);
         }
         rejoined = this.#clientGeneration(event.actor, state.memberEpoch, state.to) || rejoined;
+        // A JoinGroup answered: the coordinator holds it at the answered generation. Usually that is the one it
+        // missed or a later one, but a group deleted when empty and created again by a member of the other
+        // protocol numbers its epochs afresh (maybeDeleteEmptyClassicGroup), so the answer counts, not the number.
+        if (state.to === "COMPLETING_REBALANCE") rejoined = this.#leftBehind.delete(event.actor) || rejoined;
       } else if (this.#classicClients.delete(event.actor)) {
         // Now a consumer-protocol member: its epochs are its own, no generation of a classic group fences it.
         rejoined = this.#leftBehind.delete(event.actor);

@@ -43,6 +43,12 @@ export function convergenceDeadlineUs(spec: SimulationSpec): Micros | null {
  * live members only in that state cannot converge, and the rule is not
  * judged for it (the reason names the errors); a group with any other live
  * member must still converge.
+ *
+ * A consumer told to close (`command` close) is gone too, from the moment it
+ * is told: its application calls close() once its current call returns, and
+ * a closed KafkaConsumer never joins again. An online migration closes each
+ * old process as its replacement starts; a group left with closing old
+ * processes and FATAL replacements cannot converge either.
  */
 export const converges = streamingChecker({
   name: "converges",
@@ -72,10 +78,16 @@ export const converges = streamingChecker({
     pass.atFirstEventFrom(heal, (event) => settleAt(event.t));
     /** Members whose consumer is FATAL (its error), until their process starts again. */
     const fatal = new Map<string, string>();
+    /** Members told to close, until their process starts again. */
+    const closed = new Set<string>();
     return {
       reads: ["gc.group", "member.fatal", ...OWNERSHIP_EVENTS],
       accept(event) {
-        if (event.ev === "life" && (event.what === "start" || event.what === "restart")) fatal.delete(event.actor);
+        if (event.ev === "life" && (event.what === "start" || event.what === "restart")) {
+          fatal.delete(event.actor);
+          closed.delete(event.actor);
+        }
+        if (event.ev === "life" && event.what === "command" && event.detail === "close") closed.add(event.actor);
         const f = observationOf(event, "member.fatal");
         if (f !== undefined && event.ev === "obs") fatal.set(event.actor, f.error);
         const g = observationOf(event, "gc.group");
@@ -89,7 +101,7 @@ export const converges = streamingChecker({
         /** Groups still settling when the run ended before their bound, or left with FATAL consumers only: the rule cannot be judged for them. */
         const undecided: string[] = [];
         for (const { group, deadline, convergedAt } of groups) {
-          const alive = group.members.filter((m) => timeline.isAlive(m));
+          const alive = group.members.filter((m) => timeline.isAlive(m) && !closed.has(m));
           if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
           if (alive.every((m) => fatal.has(m))) {
             undecided.push(

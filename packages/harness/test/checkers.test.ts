@@ -164,6 +164,40 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("single-owner", readmitted).violations[0]?.message).toBe("T-0 owned by b and a at once");
   });
 
+  it("single-owner tells why an owner still held the partition: a conversion that took it as holding less, or its removed id admitted again", () => {
+    const removedFor = (t: number, memberId: string, reason: string) =>
+      obs(t, "coordinator-0", { type: "gc.member-removed", groupId: "g", memberId, instanceId: null, memberEpoch: 3, reason });
+    const kinds = (events: HistoryEvent[], cited: readonly number[] | undefined) =>
+      (cited ?? []).map((i) => {
+        const e = events[i];
+        return e?.ev === "obs" ? `${e.t} ${e.o.type}` : "";
+      });
+    const base = [life(0, "a", "start"), life(0, "b", "start"), owned(1, "a", [0, 1])];
+    // An online upgrade converts a with its stored assignment, T-0 only (a refused SyncGroup, an emptied one...);
+    // b, the new member, is given T-1, which a's client still owns.
+    const converted = [...base, removedFor(2, "a-id", "group-converted"), gcMember(2, "a-id", 3, { T: [0] }), owned(3, "b", [1])];
+    const upgrade = check("single-owner", converted).violations[0];
+    expect(upgrade?.message).toBe(
+      "T-1 owned by a and b at once: the online conversion at 0.000 s took a as holding T-0 (the stored assignment) while its client still owned T-1",
+    );
+    expect(kinds(converted, upgrade?.events)).toEqual(["2 gc.member", "3 member.owned"]);
+    // If a gave T-1 up after the conversion and was given it again, that story is over: no story told.
+    const regained = [...converted.slice(0, -1), owned(3, "a", [0], "revoked"), owned(4, "a", [0, 1]), owned(5, "b", [1])];
+    expect(check("single-owner", regained).violations[0]?.message).toBe("T-1 owned by a and b at once");
+    // The coordinator removes a's member id (a timeout while it is cut off), b takes both, then a's id is admitted again.
+    const readmitted = [...base, removedFor(2, "a-id", "rebalance-timeout"), owned(3, "b", [0, 1]), gcMember(4, "a-id", 4, {})];
+    const again = check("single-owner", readmitted).violations[0];
+    expect(again?.message).toBe(
+      "T-0 owned by b and a at once: the coordinator removed a's member id at 0.000 s (rebalance-timeout) and admitted it again at 0.000 s, while its client still owned T-0, T-1",
+    );
+    expect(kinds(readmitted, again?.events)).toEqual(["2 gc.member-removed", "4 gc.member"]);
+    // A client that let go of what it owned before its id came back has nothing of that story left.
+    const letGo = [...base, removedFor(2, "a-id", "rebalance-timeout"), owned(3, "a", [], "lost"), owned(4, "b", [0, 1])];
+    expect(check("single-owner", [...letGo, gcMember(5, "a-id", 4, {}), owned(6, "a", [1])]).violations[0]?.message).toBe(
+      "T-1 owned by b and a at once",
+    );
+  });
+
   it("single-owner: a late reconciliation revoked within the same instant counts only if its owner got records of the partition", () => {
     const records = (t: number, who: string, partition: number) =>
       obs(t, who, {

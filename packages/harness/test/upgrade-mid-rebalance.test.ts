@@ -20,7 +20,9 @@ describe("swarm-migration seed 11780: an online upgrade in the middle of a class
   it("hands member-4-r swarm-24..31 at 70.98 s while member-2 and member-3 still own some of them", async () => {
     const { summary, result } = await runScenario(scenario, { host: "inline", seed: 11780 });
     const events = result.log.toArray();
-    expect(summary.checks["single-owner"]?.violations[0]?.message).toBe("swarm-24 owned by member-2 and member-4-r at once");
+    expect(summary.checks["single-owner"]?.violations[0]?.message).toBe(
+      "swarm-24 owned by member-2 and member-4-r at once: the online conversion at 70.977 s took member-2 as holding nothing (the stored assignment) while its client still owned swarm-0, swarm-1, swarm-5, swarm-9, swarm-12, swarm-13 and 5 more",
+    );
 
     // The classic group went back from COMPLETING_REBALANCE to PREPARING_REBALANCE at 69.65 s (stored assignments
     // emptied), and generation 4 is still waiting for the leader's SyncGroup when member-4-r joins.
@@ -70,7 +72,15 @@ describe("swarm-migration seed 20196: an online upgrade gives away a partition w
   it("hands member-4-r swarm-8 at 94.87 s while member-2, whose SyncGroup was refused, still owns it", async () => {
     const { summary, result } = await runScenario(unrevoked, { host: "inline", seed: 20196 });
     const events = result.log.toArray();
-    expect(summary.checks["single-owner"]?.violations[0]?.message).toBe("swarm-8 owned by member-2 and member-4-r at once");
+    const violation = summary.checks["single-owner"]?.violations[0];
+    expect(violation?.message).toBe(
+      "swarm-8 owned by member-2 and member-4-r at once: the online conversion at 94.866 s took member-2 as holding swarm-0, swarm-1, swarm-4 (the stored assignment) while its client still owned swarm-5, swarm-8",
+    );
+    // It cites member-2's converted record and member-4-r's taking swarm-8: a finding of its own in a hunt.
+    expect(violation?.events.map((i) => events[i]).map((e) => (e?.ev === "obs" ? `${e.t} ${e.actor} ${e.o.type}` : ""))).toEqual([
+      "94866046 coordinator-0 gc.member",
+      "94867043 member-4-r member.owned",
+    ]);
 
     // Generation 3 is stored at the leader's SyncGroup (90.06 s); member-3's rejoin sends the group back to
     // PREPARING_REBALANCE before member-2's SyncGroup is answered, with REBALANCE_IN_PROGRESS.

@@ -202,6 +202,16 @@ export class OwnershipTimeline implements EventFollower {
     return this.#owned.get(actor) ?? new Set();
   }
 
+  /** The member id an actor holds now, as its client last showed it. */
+  memberIdOf(actor: string): string | undefined {
+    return this.#memberIdOf.get(actor);
+  }
+
+  /** The actor that last showed this member id. */
+  actorOfMemberId(memberId: string): string | undefined {
+    return this.#actorOfMemberId.get(memberId);
+  }
+
   isLive(actor: string): boolean {
     return this.#alive.has(actor) && !this.#fenced.has(actor) && !this.#leftBehind.has(actor);
   }

@@ -2,6 +2,7 @@ import { tpKey } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
 import { OWNERSHIP_EVENTS, sharedOwnership } from "../analysis/ownership-timeline.js";
 import { streamingChecker, ViolationList } from "./checker.js";
+import { HeldPartitionStories } from "./held-partition-stories.js";
 
 /** A second live owner seen at the current instant, reported once it outlasts the instant or is acted on. */
 interface Conflict {
@@ -31,6 +32,10 @@ interface Conflict {
  * them), and revokes them again in the same step, before it could fetch
  * a record of them (Kafka's AbstractMembershipManager does the same: a
  * newer target does not abort a reconciliation in progress).
+ *
+ * A violation tells why an owner still held the partition when the history
+ * shows one of the known ways (see HeldPartitionStories), and cites the
+ * events of that story, so a hunt files it as a finding of its own.
  */
 export const singleOwner = streamingChecker({
   name: "single-owner",
@@ -38,6 +43,7 @@ export const singleOwner = streamingChecker({
   judge(pass) {
     const violations = new ViolationList();
     const timeline = pass.shared(sharedOwnership);
+    const stories = new HeldPartitionStories();
     const reported = new Set<string>();
     const pending = new Map<string, Conflict>();
     const keyOf = (partition: string, owners: readonly string[]) => `${partition}:${[...owners].sort().join(",")}`;
@@ -45,7 +51,15 @@ export const singleOwner = streamingChecker({
       pending.delete(key);
       if (reported.has(key)) return;
       reported.add(key);
-      violations.add(conflict.t, `${conflict.partition} owned by ${conflict.owners.join(" and ")} at once`, [conflict.index]);
+      const message = `${conflict.partition} owned by ${conflict.owners.join(" and ")} at once`;
+      const story = stories.storyOf(conflict.partition, conflict.owners);
+      if (story === null) violations.add(conflict.t, message, [conflict.index]);
+      else
+        violations.add(
+          conflict.t,
+          `${message}: ${story.text}`,
+          [...new Set([...story.cited, conflict.index])].sort((a, b) => a - b),
+        );
     };
     /** The instant is over: the conflicts whose owners all still own the partition are real. */
     const settle = () => {
@@ -62,6 +76,7 @@ export const singleOwner = streamingChecker({
       accept(event, index) {
         const records = observationOf(event, "member.records");
         if (records === undefined) {
+          stories.accept(event, index, timeline);
           // The timeline has just applied this event: its conflicts are the ones it began.
           for (const conflict of timeline.conflicts) {
             const key = keyOf(conflict.partition, conflict.owners);

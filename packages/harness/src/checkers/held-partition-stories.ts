@@ -1,0 +1,143 @@
+import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import { observationOf } from "../analysis/observations.js";
+import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
+import type { HistoryEvent } from "../history/history-event.js";
+import { formatSeconds } from "../report/time-format.js";
+
+/** Why a member's client still holds partitions its coordinator believes it does not: the story and the events it cites. */
+export interface HeldPartitionStory {
+  readonly text: string;
+  readonly cited: readonly number[];
+}
+
+/** The online upgrade or downgrade that took a member as holding less than its client owned. */
+interface Conversion {
+  readonly t: Micros;
+  readonly index: number;
+  readonly assigned: readonly string[];
+  /** What its client owned and the converted member was not given; pruned as the client gives partitions up. */
+  readonly held: Set<string>;
+}
+
+/** The coordinator removed a member id while its client owned partitions, and may admit that id again. */
+interface Removal {
+  readonly memberId: string;
+  readonly t: Micros;
+  readonly index: number;
+  readonly reason: string;
+  /** What its client owned at the removal; pruned as the client gives partitions up. */
+  readonly held: Set<string>;
+  readmitted: { readonly t: Micros; readonly index: number } | null;
+}
+
+const MAX_LISTED = 6;
+
+/** Partition keys in topic, then numeric order: "swarm-2, swarm-10", at most six and how many more. */
+function listed(partitions: Iterable<string>): string {
+  const sorted = [...partitions].sort((a, b) => {
+    const [ta, pa] = [a.slice(0, a.lastIndexOf("-")), Number(a.slice(a.lastIndexOf("-") + 1))];
+    const [tb, pb] = [b.slice(0, b.lastIndexOf("-")), Number(b.slice(b.lastIndexOf("-") + 1))];
+    return ta === tb ? pa - pb : ta < tb ? -1 : 1;
+  });
+  if (sorted.length === 0) return "nothing";
+  if (sorted.length <= MAX_LISTED) return sorted.join(", ");
+  return `${sorted.slice(0, MAX_LISTED).join(", ")} and ${sorted.length - MAX_LISTED} more`;
+}
+
+function prune(held: Set<string>, owned: ReadonlySet<string>): void {
+  for (const p of held) if (!owned.has(p)) held.delete(p);
+}
+
+/**
+ * Tells, for a partition with two live owners, the two ways the swarms have
+ * seen a coordinator lose track of what a client still holds, so a hunt
+ * groups each into a finding of its own and its verdict says why:
+ *
+ * - an online upgrade or downgrade took a member as holding its stored
+ *   assignment (`ConsumerGroup.fromClassicGroup` sets each member's assigned
+ *   partitions from the classic group's last stored assignment), while its
+ *   client still owned partitions outside it: a cooperative member keeps
+ *   what it owns until a SyncGroup answer tells it otherwise;
+ * - the coordinator removed a member id whose client still owned
+ *   partitions (a timeout while it was cut off) and later admitted that id
+ *   again, as a new member holding nothing.
+ *
+ * It reads what the ownership timeline has just applied (which member id is
+ * whose, what each client owns), so it must see each event after the
+ * timeline.
+ */
+export class HeldPartitionStories {
+  readonly #conversions = new Map<string, Conversion>();
+  readonly #removals = new Map<string, Removal>();
+  /** Member ids whose member object an online conversion removed at this time, waiting for the converted one. */
+  readonly #converting = new Map<string, Micros>();
+
+  accept(event: HistoryEvent, index: number, timeline: OwnershipTimeline): void {
+    if (event.ev === "life") {
+      if (event.what === "start" || event.what === "restart") {
+        this.#conversions.delete(event.actor);
+        this.#removals.delete(event.actor);
+      }
+      return;
+    }
+    const removed = observationOf(event, "gc.member-removed");
+    if (removed !== undefined) {
+      if (removed.reason === "group-converted") {
+        this.#converting.set(removed.memberId, event.t);
+        return;
+      }
+      const actor = timeline.actorOfMemberId(removed.memberId);
+      if (actor === undefined || timeline.memberIdOf(actor) !== removed.memberId) return;
+      const held = new Set(timeline.ownedBy(actor));
+      if (held.size > 0)
+        this.#removals.set(actor, { memberId: removed.memberId, t: event.t, index, reason: removed.reason, held, readmitted: null });
+      return;
+    }
+    const member = observationOf(event, "gc.member");
+    if (member !== undefined) {
+      const actor = timeline.actorOfMemberId(member.memberId);
+      if (actor === undefined) return;
+      if (this.#converting.get(member.memberId) === event.t) {
+        this.#converting.delete(member.memberId);
+        const assigned = [...topicPartitionsOf(member.assigned)].map(({ topic, partition }) => tpKey(topic, partition));
+        const given = new Set(assigned);
+        const held = new Set([...timeline.ownedBy(actor)].filter((p) => !given.has(p)));
+        if (held.size > 0) this.#conversions.set(actor, { t: event.t, index, assigned, held });
+        return;
+      }
+      const removal = this.#removals.get(actor);
+      if (removal !== undefined && removal.memberId === member.memberId && removal.readmitted === null)
+        removal.readmitted = { t: event.t, index };
+      return;
+    }
+    const owned = observationOf(event, "member.owned");
+    if (owned !== undefined && event.ev === "obs") {
+      const now = timeline.ownedBy(event.actor);
+      const conversion = this.#conversions.get(event.actor);
+      if (conversion !== undefined) prune(conversion.held, now);
+      const removal = this.#removals.get(event.actor);
+      if (removal !== undefined) prune(removal.held, now);
+    }
+  }
+
+  /** Why one of these owners still holds the partition, if it is one of those stories. */
+  storyOf(partition: string, owners: readonly string[]): HeldPartitionStory | null {
+    for (const owner of owners) {
+      const conversion = this.#conversions.get(owner);
+      if (conversion?.held.has(partition))
+        return {
+          text: `the online conversion at ${formatSeconds(conversion.t)} took ${owner} as holding ${listed(conversion.assigned)} (the stored assignment) while its client still owned ${listed(conversion.held)}`,
+          cited: [conversion.index],
+        };
+    }
+    for (const owner of owners) {
+      const removal = this.#removals.get(owner);
+      if (removal?.readmitted != null && removal.held.has(partition))
+        return {
+          text: `the coordinator removed ${owner}'s member id at ${formatSeconds(removal.t)} (${removal.reason}) and admitted it again at ${formatSeconds(removal.readmitted.t)}, while its client still owned ${listed(removal.held)}`,
+          cited: [removal.index, removal.readmitted.index],
+        };
+    }
+    return null;
+  }
+}

@@ -745,6 +745,40 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("converges", paused, healing).violations[0]?.message).toMatch(/never reached STABLE/);
   });
 
+  it("converges tells a group that never converged: the partitions without a live owner, whom the coordinator has them assigned to", () => {
+    const healing = { ...spec, durationUs: 500_000_000, nemesis: [{ atUs: 5_000_000, actor: "a", control: { action: "pause" as const } }] };
+    const settled = [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      group(1, 1, 1, "STABLE"),
+      gcMember(1, "a-id", 1, { T: [0] }),
+      gcMember(1, "b-id", 1, { T: [1] }),
+      owned(2, "a", [0]),
+      owned(3, "b", [1]),
+    ];
+    // After the heal b's client loses T-1 (say, a poll timeout) while the coordinator keeps it assigned to b.
+    const lost = [...settled, group(6_000_000, 2, 1, "RECONCILING"), owned(6_000_000, "b", [], "lost")];
+    const told = (events: HistoryEvent[]) => check("converges", events, healing).violations[0]?.message.split("; ")[1];
+    expect(told(lost)).toBe(
+      "at the run's end T-1 had no live owner, and the coordinator's consumer group is RECONCILING at epoch 2: T-1 assigned to b, whose client owns nothing",
+    );
+    const fatal = obs(7_000_000, "b", { type: "member.fatal", groupId: "g", memberId: "b-id", error: "GROUP_MAX_SIZE_REACHED" });
+    expect(told([...lost, fatal])).toMatch(/T-1 assigned to b, whose consumer failed \(GROUP_MAX_SIZE_REACHED\)$/);
+    expect(told([...lost, life(7_000_000, "b", "command", "close")])).toMatch(/T-1 assigned to b, which was told to close$/);
+    // The coordinator removes b: T-1 is assigned to no member.
+    expect(told([...lost, removed(7_000_000, "b-id")])).toMatch(/: T-1 assigned to no member$/);
+    // A coordinator's crash loses what it said until it loads the group again.
+    expect(told([...lost, life(7_000_000, "coordinator-0", "crash")])).toBe(
+      "at the run's end T-1 had no live owner, and the coordinator has no record of the group: T-1 assigned to no member",
+    );
+    // The story's events: the group's last record and b's assignment.
+    const cited = check("converges", lost, healing).violations[0]?.events ?? [];
+    expect(cited.map((i) => lost[i]).map((e) => (e?.ev === "obs" ? `${e.t} ${e.o.type}` : ""))).toEqual([
+      "1 gc.member",
+      "6000000 gc.group",
+    ]);
+  });
+
   it("converges: a group settled before the faults heal converges at the first event after the heal, whatever its kind", () => {
     const healing = { ...spec, durationUs: 500_000_000, nemesis: [{ atUs: 5_000_000, actor: "a", control: { action: "pause" as const } }] };
     const settled = [life(0, "a", "start"), life(0, "b", "start"), group(1, 1, 1, "STABLE"), owned(2, "a", [0]), owned(3, "b", [1])];

@@ -25,8 +25,15 @@ describe("swarm-migration seed 1092: a downgrade by static replacement orphans p
     const events = result.log.toArray();
     expect(Object.entries(summary.checks).flatMap(([name, check]) => (check.ok ? [] : [name]))).toEqual(["converges"]);
     expect(summary.checks.converges?.violations[0]?.message).toBe(
-      "group swarm never reached STABLE with all 27 partitions owned after the faults healed at 109603000 us",
+      "group swarm never reached STABLE with all 27 partitions owned after the faults healed at 109603000 us; at the run's end swarm-12, swarm-22 had no live owner, and the coordinator's classic group is STABLE at epoch 9, converted online at 97.606 s: swarm-12, swarm-22 assigned to no member",
     );
+    // It cites the group's last record and the conversion that made it classic: a hunt files it apart from a
+    // classic group that simply leaves partitions out (seed 137241's stale claim cites the group record only).
+    const cited = summary.checks.converges?.violations[0]?.events ?? [];
+    expect(cited.map((i) => events[i]).map((e) => (e?.ev === "obs" ? `${e.t} ${e.o.type}` : ""))).toEqual([
+      "97606413 gc.group",
+      "97606413 gc.member-removed",
+    ]);
 
     // member-6 was cut off and expired; member-6-r, its classic replacement, joined a group whose new target gave it
     // swarm-12 and swarm-22 as well as swarm-25, held by member-3 and member-4 until they release them.

@@ -5,6 +5,7 @@ import { OWNERSHIP_EVENTS, sharedOwnership } from "../analysis/ownership-timelin
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
 import { decided, notJudged, streamingChecker, ViolationList } from "./checker.js";
 import { healOf } from "./heal-time.js";
+import { UnownedPartitionsStory } from "./unowned-partitions-story.js";
 
 /** Slack added to the timeout-derived bound for retries, backoffs and coordinator loading. */
 const SLACK_MS = 30_000;
@@ -44,6 +45,10 @@ export function convergenceDeadlineUs(spec: SimulationSpec): Micros | null {
  * judged for it (the reason names the errors); a group with any other live
  * member must still converge.
  *
+ * A group that never converged is told as a story (UnownedPartitionsStory):
+ * the partitions without a live owner at the run's end, whom the
+ * coordinator has them assigned to, and what those clients hold.
+ *
  * A consumer told to close (`command` close) is gone too, from the moment it
  * is told: its application calls close() once its current call returns, and
  * a closed KafkaConsumer never joins again. An online migration closes each
@@ -80,9 +85,11 @@ export const converges = streamingChecker({
     const fatal = new Map<string, string>();
     /** Members told to close, until their process starts again. */
     const closed = new Set<string>();
+    const story = new UnownedPartitionsStory();
     return {
       reads: ["gc.group", "member.fatal", ...OWNERSHIP_EVENTS],
-      accept(event) {
+      accept(event, index) {
+        story.accept(event, index);
         if (event.ev === "life" && (event.what === "start" || event.what === "restart")) {
           fatal.delete(event.actor);
           closed.delete(event.actor);
@@ -115,10 +122,13 @@ export const converges = streamingChecker({
               `group ${group.groupId} converged only at ${convergedAt} us, after its bound ${deadline} us (faults healed at ${heal} us)`,
             );
           } else if (spec.durationUs >= deadline) {
-            violations.add(
-              deadline,
-              `group ${group.groupId} never reached STABLE with all ${group.partitions.length} partitions owned after the faults healed at ${heal} us`,
-            );
+            const message = `group ${group.groupId} never reached STABLE with all ${group.partitions.length} partitions owned after the faults healed at ${heal} us`;
+            const told = story.tell(group.groupId, group.partitions, timeline, {
+              fatal: (actor) => fatal.get(actor),
+              closed: (actor) => closed.has(actor),
+            });
+            if (told === null) violations.add(deadline, message);
+            else violations.add(deadline, `${message}; ${told.text}`, [...told.cited]);
           } else {
             // Not converged yet, but its bound had not passed: a longer run could still see it converge in time.
             undecided.push(

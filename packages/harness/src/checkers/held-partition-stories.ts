@@ -3,6 +3,7 @@ import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { formatSeconds } from "../report/time-format.js";
+import { listedPartitions as listed } from "./listed-partitions.js";
 
 /** Why a member's client still holds partitions its coordinator believes it does not: the story and the events it cites. */
 export interface HeldPartitionStory {
@@ -28,20 +29,6 @@ interface Removal {
   /** What its client owned at the removal; pruned as the client gives partitions up. */
   readonly held: Set<string>;
   readmitted: { readonly t: Micros; readonly index: number } | null;
-}
-
-const MAX_LISTED = 6;
-
-/** Partition keys in topic, then numeric order: "swarm-2, swarm-10", at most six and how many more. */
-function listed(partitions: Iterable<string>): string {
-  const sorted = [...partitions].sort((a, b) => {
-    const [ta, pa] = [a.slice(0, a.lastIndexOf("-")), Number(a.slice(a.lastIndexOf("-") + 1))];
-    const [tb, pb] = [b.slice(0, b.lastIndexOf("-")), Number(b.slice(b.lastIndexOf("-") + 1))];
-    return ta === tb ? pa - pb : ta < tb ? -1 : 1;
-  });
-  if (sorted.length === 0) return "nothing";
-  if (sorted.length <= MAX_LISTED) return sorted.join(", ");
-  return `${sorted.slice(0, MAX_LISTED).join(", ")} and ${sorted.length - MAX_LISTED} more`;
 }
 
 function prune(held: Set<string>, owned: ReadonlySet<string>): void {

@@ -1,0 +1,131 @@
+import { getOrCreate, type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import { observationOf } from "../analysis/observations.js";
+import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
+import type { HistoryEvent } from "../history/history-event.js";
+import { formatSeconds } from "../report/time-format.js";
+import { listedPartitions } from "./listed-partitions.js";
+
+/** What the coordinator last said of one group: its state, its members' assignments, its last online conversion. */
+interface CoordinatorView {
+  /** The coordinator that last spoke of it: its crash loses what it said, until it loads the group again. */
+  coordinator: string;
+  group: { readonly protocol: string; readonly epoch: number; readonly state: string; readonly index: number } | null;
+  readonly assigned: Map<string, { readonly partitions: ReadonlySet<string>; readonly index: number }>;
+  conversion: { readonly t: Micros; readonly index: number } | null;
+}
+
+/** What a member's application is doing, as far as the group's convergence goes. */
+export interface MemberCondition {
+  /** The error that stopped its consumer for good, if one did. */
+  fatal(actor: string): string | undefined;
+  /** Whether it was told to close. */
+  closed(actor: string): boolean;
+}
+
+/**
+ * Follows what the coordinator says of each group (gc.group, gc.member,
+ * gc.member-removed), so that a group that never converged can be told as
+ * a story: which partitions have no live owner at the run's end, whom the
+ * coordinator has them assigned to, and what those members' clients hold.
+ * "Assigned to no member" and "assigned to a member whose client does not
+ * own them" are different bugs; the events it cites (the group's last
+ * state, the assignments, the online conversion that made the group what
+ * it is) file them apart in a hunt.
+ */
+export class UnownedPartitionsStory {
+  readonly #groups = new Map<string, CoordinatorView>();
+
+  accept(event: HistoryEvent, index: number): void {
+    if (event.ev === "life" && event.what === "crash") {
+      for (const view of this.#groups.values()) {
+        if (view.coordinator !== event.actor) continue;
+        view.group = null;
+        view.assigned.clear();
+      }
+      return;
+    }
+    if (event.ev !== "obs") return;
+    const group = observationOf(event, "gc.group");
+    if (group !== undefined) {
+      const view = this.#view(group.groupId, event.actor);
+      view.group = { protocol: group.protocol, epoch: group.groupEpoch, state: group.state, index };
+      return;
+    }
+    const member = observationOf(event, "gc.member");
+    if (member !== undefined) {
+      const partitions = new Set([...topicPartitionsOf(member.assigned)].map(({ topic, partition }) => tpKey(topic, partition)));
+      this.#view(member.groupId, event.actor).assigned.set(member.memberId, { partitions, index });
+      return;
+    }
+    const removed = observationOf(event, "gc.member-removed");
+    if (removed !== undefined) {
+      const view = this.#view(removed.groupId, event.actor);
+      view.assigned.delete(removed.memberId);
+      if (removed.reason === "group-converted") view.conversion = { t: event.t, index };
+    }
+  }
+
+  /** The story of a group's partitions without a live owner now, or null when every one has a live owner. */
+  tell(
+    groupId: string,
+    partitions: readonly string[],
+    timeline: OwnershipTimeline,
+    members: MemberCondition,
+  ): { readonly text: string; readonly cited: readonly number[] } | null {
+    const unowned = partitions.filter((p) => timeline.ownersOf(p).length === 0);
+    if (unowned.length === 0) return null;
+    const view = this.#groups.get(groupId);
+    const cited: number[] = [];
+    const parts: string[] = [];
+    let where = "the coordinator has no record of the group";
+    if (view?.group != null) {
+      const { protocol, epoch, state } = view.group;
+      const conversion = view.conversion === null ? "" : `, converted online at ${formatSeconds(view.conversion.t)}`;
+      where = `the coordinator's ${protocol} group is ${state} at epoch ${epoch}${conversion}`;
+      cited.push(view.group.index);
+      if (view.conversion !== null) cited.push(view.conversion.index);
+    }
+    // Whom the coordinator has each unowned partition assigned to: its members' last assignments.
+    const byMember = new Map<string, string[]>();
+    const unassigned: string[] = [];
+    for (const p of unowned) {
+      let holder: string | undefined;
+      for (const [memberId, { partitions: assigned }] of view?.assigned ?? []) {
+        if (assigned.has(p)) {
+          holder = memberId;
+          break;
+        }
+      }
+      if (holder === undefined) unassigned.push(p);
+      else getOrCreate(byMember, holder, () => []).push(p);
+    }
+    for (const [memberId, ps] of byMember) {
+      const actor = timeline.actorOfMemberId(memberId);
+      const assignment = view?.assigned.get(memberId);
+      if (assignment !== undefined) cited.push(assignment.index);
+      parts.push(
+        `${listedPartitions(ps)} assigned to ${actor ?? memberId}, ${actor === undefined ? "a member id no client showed" : this.#conditionOf(actor, timeline, members)}`,
+      );
+    }
+    if (unassigned.length > 0) parts.push(`${listedPartitions(unassigned)} assigned to no member`);
+    return {
+      text: `at the run's end ${listedPartitions(unowned)} had no live owner, and ${where}: ${parts.join("; ")}`,
+      cited: [...new Set(cited)].sort((a, b) => a - b),
+    };
+  }
+
+  #conditionOf(actor: string, timeline: OwnershipTimeline, members: MemberCondition): string {
+    const error = members.fatal(actor);
+    if (error !== undefined) return `whose consumer failed (${error})`;
+    if (!timeline.isAlive(actor)) return "which is down";
+    if (members.closed(actor)) return "which was told to close";
+    const owned = `whose client owns ${listedPartitions(timeline.ownedBy(actor))}`;
+    return timeline.isLive(actor) ? owned : `${owned} and is fenced`;
+  }
+
+  #view(groupId: string, coordinator: string): CoordinatorView {
+    const view = getOrCreate(this.#groups, groupId, () => ({ coordinator, group: null, assigned: new Map(), conversion: null }));
+    view.coordinator = coordinator;
+    return view;
+  }
+}

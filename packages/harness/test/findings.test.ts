@@ -120,7 +120,7 @@ describe("findings", () => {
     const failed = [...text.stdout.matchAll(/^FAIL seed (\d+)$/gm)].map((m) => Number(m[1]));
     expect(text.stdout).toMatch(
       new RegExp(
-        `^hunt fenced-pair: 24 runs of seeds 1\\.\\.24, ${failed.length} failing, [\\d.]+ s on 1 workers \\(\\d+x real time\\)\\n\\d+ findings? by signature`,
+        `^hunt fenced-pair: 24 runs of seeds 1\\.\\.24, ${failed.length} failing, [\\d.]+ s on 1 worker \\(\\d+x real time\\)\\n\\d+ findings? by signature`,
         "m",
       ),
     );

@@ -130,10 +130,10 @@ export class HuntReporter {
       process.stdout.write(`${JSON.stringify(json)}\n`);
     } else {
       process.stdout.write(
-        `hunt ${label}: ${outcome.runs} runs of seeds ${formatSeedRanges(seeds)}${shard === null ? "" : ` (shard ${shard.index}/${shard.count})`}, ` +
+        `hunt ${label}: ${outcome.runs} ${outcome.runs === 1 ? "run" : "runs"} of seeds ${formatSeedRanges(seeds)}${shard === null ? "" : ` (shard ${shard.index}/${shard.count})`}, ` +
           `${outcome.failures.length} failing, ` +
           (outcome.extended > 0 ? `${outcome.extended} run on to converges' bound, ` : "") +
-          `${(outcome.elapsedMs / 1000).toFixed(1)} s on ${outcome.workers} workers (${(outcome.simulatedMs / outcome.elapsedMs).toFixed(0)}x real time)\n`,
+          `${(outcome.elapsedMs / 1000).toFixed(1)} s on ${outcome.workers} ${outcome.workers === 1 ? "worker" : "workers"} (${(outcome.simulatedMs / outcome.elapsedMs).toFixed(0)}x real time)\n`,
       );
       process.stdout.write(formatFindings(findings));
       if (interruption !== null) {

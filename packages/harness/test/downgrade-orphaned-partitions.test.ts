@@ -14,8 +14,8 @@ import { observationsIn } from "./helpers.js";
  * joining member) and rebalances only when the replacing member's subscription changed (KAFKA-19546) or, from 4.3,
  * when the target is stale (KAFKA-20273). A classic member still waiting for freed partitions is not told: a STABLE
  * classic group answers its heartbeats with NONE, so the partitions have no consumer until something else
- * rebalances the group. (Kafka writes each member's target into the classic group, kcsim what it holds; with the
- * target the partitions are named in the group's metadata, but the client never hears of them either way.)
+ * rebalances the group. The classic group holds each member's target (`ClassicGroup.fromConsumerGroup`), so it names
+ * swarm-12 and swarm-22 as member-6-r's, but the client never hears of them.
  */
 const scenario = loadScenarioFile(fileURLToPath(new URL("./fixtures/swarm-migration-1092-orphaned-downgrade.json", import.meta.url)));
 
@@ -25,14 +25,15 @@ describe("swarm-migration seed 1092: a downgrade by static replacement orphans p
     const events = result.log.toArray();
     expect(Object.entries(summary.checks).flatMap(([name, check]) => (check.ok ? [] : [name]))).toEqual(["converges"]);
     expect(summary.checks.converges?.violations[0]?.message).toBe(
-      "group swarm never reached STABLE with all 27 partitions owned after the faults healed at 109603000 us; at the run's end swarm-12, swarm-22 had no live owner, and the coordinator's classic group is STABLE at epoch 9, converted online at 97.606 s: swarm-12, swarm-22 assigned to no member",
+      "group swarm never reached STABLE with all 27 partitions owned after the faults healed at 109603000 us; at the run's end swarm-12, swarm-22 had no live owner, and the coordinator's classic group is STABLE at epoch 9, converted online at 97.606 s: swarm-12, swarm-22 assigned to member-6-r, whose client owns swarm-25",
     );
-    // It cites the group's last record and the conversion that made it classic: a hunt files it apart from a
-    // classic group that simply leaves partitions out (seed 137241's stale claim cites the group record only).
+    // It cites the group's last record, the conversion that made it classic and member-6-r's assignment in it: a hunt
+    // files it apart from a classic group that simply leaves partitions out (seed 137241's stale claim).
     const cited = summary.checks.converges?.violations[0]?.events ?? [];
     expect(cited.map((i) => events[i]).map((e) => (e?.ev === "obs" ? `${e.t} ${e.o.type}` : ""))).toEqual([
       "97606413 gc.group",
       "97606413 gc.member-removed",
+      "97606413 gc.member",
     ]);
 
     // member-6 was cut off and expired; member-6-r, its classic replacement, joined a group whose new target gave it

@@ -57,15 +57,19 @@ export function canDowngradeAfterStaticReplacement(env: CoordinatorEnv, group: C
  * starts the rebalance (always after members left; after a static
  * replacement only when the subscription changed, KAFKA-19546).
  *
- * Each member's classic assignment is what it currently holds (Kafka
- * serializes its target, which may still name partitions another member
- * has to revoke first): the same assignment a classic member of the
- * consumer group got from SyncGroup.
+ * Each member's classic assignment is its target assignment, as Kafka's
+ * `ClassicGroup.fromConsumerGroup` serializes it: it may still name
+ * partitions another member has to revoke first, and a member that later
+ * collects it (a SyncGroup in the STABLE group, a static rejoin answered
+ * with its stored assignment) gets them as they are. A static member that
+ * replaced another has taken over its target already.
  */
 export function convertToClassicGroup(op: WriteOp, env: CoordinatorEnv, group: ConsumerGroup, leaving: ReadonlySet<string>): ClassicGroup {
   const groupId = group.groupId;
   const image = op.state.image;
   const members = remainingMembers(group, leaving);
+  // The targets, read before the tombstones below delete them from the group.
+  const targets = new Map(members.map((member) => [member.memberId, group.targetOf(member.memberId)]));
   for (const member of members) op.observe(memberRemovedObservation(groupId, member, "group-converted"));
   for (const member of group.members().values()) env.timers.cancelAll(op.ctx, groupId, member.memberId);
   for (const record of consumerGroupTombstones(group)) op.append(record);
@@ -97,7 +101,7 @@ export function convertToClassicGroup(op: WriteOp, env: CoordinatorEnv, group: C
   classic.setProtocolName(protocolName);
   for (const { member, classicMember } of converted) {
     classicMember.assignment = encodeConsumerAssignment(
-      toTopicPartitionList(member.assignedPartitions, image),
+      toTopicPartitionList(targets.get(member.memberId) ?? [], image),
       classicMember.metadata(protocolName),
     );
   }

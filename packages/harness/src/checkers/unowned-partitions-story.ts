@@ -1,4 +1,4 @@
-import { getOrCreate, type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import { getOrCreate, type Micros, type PartitionsByTopic, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
@@ -10,7 +10,8 @@ interface CoordinatorView {
   /** The coordinator that last spoke of it: its crash loses what it said, until it loads the group again. */
   coordinator: string;
   group: { readonly protocol: string; readonly epoch: number; readonly state: string; readonly index: number } | null;
-  readonly assigned: Map<string, { readonly partitions: ReadonlySet<string>; readonly index: number }>;
+  /** Each member's last assignment as the coordinator said it (made into partition keys only when a story is told). */
+  readonly assigned: Map<string, { readonly partitions: PartitionsByTopic; readonly index: number }>;
   conversion: { readonly t: Micros; readonly index: number } | null;
 }
 
@@ -53,8 +54,7 @@ export class UnownedPartitionsStory {
     }
     const member = observationOf(event, "gc.member");
     if (member !== undefined) {
-      const partitions = new Set([...topicPartitionsOf(member.assigned)].map(({ topic, partition }) => tpKey(topic, partition)));
-      this.#view(member.groupId, event.actor).assigned.set(member.memberId, { partitions, index });
+      this.#view(member.groupId, event.actor).assigned.set(member.memberId, { partitions: member.assigned, index });
       return;
     }
     const removed = observationOf(event, "gc.member-removed");
@@ -88,14 +88,14 @@ export class UnownedPartitionsStory {
     // Whom the coordinator has each unowned partition assigned to: its members' last assignments.
     const byMember = new Map<string, string[]>();
     const unassigned: string[] = [];
-    for (const p of unowned) {
-      let holder: string | undefined;
-      for (const [memberId, { partitions: assigned }] of view?.assigned ?? []) {
-        if (assigned.has(p)) {
-          holder = memberId;
-          break;
-        }
+    const holders = new Map<string, string>();
+    for (const [memberId, { partitions: assigned }] of view?.assigned ?? [])
+      for (const { topic, partition } of topicPartitionsOf(assigned)) {
+        const key = tpKey(topic, partition);
+        if (!holders.has(key)) holders.set(key, memberId);
       }
+    for (const p of unowned) {
+      const holder = holders.get(p);
       if (holder === undefined) unassigned.push(p);
       else getOrCreate(byMember, holder, () => []).push(p);
     }

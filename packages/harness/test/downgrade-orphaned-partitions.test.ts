@@ -64,3 +64,50 @@ describe("swarm-migration seed 1092: a downgrade by static replacement orphans p
     expect(owners.get("member-6-r")).toEqual([25]);
   });
 });
+
+/**
+ * Swarm-migration seed 494, shrunk to two static cooperative classic members, two partitions and one network
+ * partition: the same downgrade without a rebalance, and the converted classic group holds each member's target
+ * assignment (`ClassicGroup.fromConsumerGroup`). member-3, cut off, expires; member-1 takes swarm-0 and swarm-1
+ * (generation 2). member-3's process comes back, rejoins at 81.5 s, and is told to close at 83.89 s (its KIP-848
+ * replacement starts at 84.39 s); its poll() still runs its join loop. member-3-r's first heartbeat upgrades the
+ * group (target: member-1 swarm-0, member-3-r swarm-1, which member-1 must revoke first). The old process's JoinGroup,
+ * retried after the upgrade answered it REBALANCE_IN_PROGRESS, then replaces member-3-r, the last consumer-protocol
+ * member: Kafka downgrades to a STABLE classic group at once, its subscription unchanged, so without a rebalance. Its
+ * SyncGroup is answered with its stored assignment, member-3-r's target, swarm-1, which member-1 still owns: member-1
+ * hears of it only at its next heartbeat (every 9 s here), refused ILLEGAL_GENERATION because the classic group is at
+ * generation 4 and its client at 2; it then gives up both partitions as lost and rejoins. Here member-3 is closing and
+ * lets swarm-1 go 27 ms later; in the unshrunk seed member-2, rejoining the same way, held swarm-6 to swarm-11 beside
+ * member-1 from 84.42 s until that heartbeat's answer at 87.13 s.
+ */
+const unrevoked = loadScenarioFile(fileURLToPath(new URL("./fixtures/swarm-migration-494-downgrade-unrevoked.json", import.meta.url)));
+
+describe("swarm-migration seed 494: a downgrade by static replacement hands a member partitions another still owns", () => {
+  it("gives member-3 swarm-1 at 84.42 s, its target, while member-1 has not revoked it", async () => {
+    const { summary, result } = await runScenario(unrevoked, { host: "inline", seed: 494 });
+    const events = result.log.toArray();
+    expect(Object.entries(summary.checks).flatMap(([name, check]) => (check.ok ? [] : [name]))).toEqual(["single-owner"]);
+    expect(summary.checks["single-owner"]?.violations[0]?.message).toBe(
+      "swarm-1 owned by member-1 and member-3 at once: the online conversion at 84.418 s took member-1 as holding swarm-0 (the stored assignment) while its client still owned swarm-1",
+    );
+    // The upgrade (84.406 s), then the downgrade (84.418 s) to a STABLE classic group at the same epoch: no rebalance.
+    const groups = observationsIn(events, "gc.group").filter(({ t }) => t > 84_000_000);
+    expect(groups.map(({ t, o }) => `${t} ${o.protocol} ${o.groupEpoch} ${o.state}`)).toEqual([
+      "84406388 consumer 4 RECONCILING",
+      "84418183 classic 4 STABLE",
+    ]);
+    // The classic group holds the targets: member-1 swarm-0, member-3 (taking over member-3-r's) swarm-1.
+    const stored = observationsIn(events, "gc.member").filter(({ t }) => t === 84_418_183);
+    expect(stored.slice(-2).map(({ o: m }) => [m.instanceId, m.assigned])).toEqual([
+      ["member-1", { swarm: [0] }],
+      ["member-3", { swarm: [1] }],
+    ]);
+    // member-1 owns both from generation 2 on, and nothing tells it to give swarm-1 up before member-3 takes it.
+    const member1 = observationsIn(events, "member.owned", "member-1");
+    expect(member1.at(-1)).toMatchObject({ t: 78_136_367, o: { owned: { swarm: [0, 1] } } });
+    expect(observationsIn(events, "member.owned", "member-3").slice(-2)).toMatchObject([
+      { t: 84_421_183, o: { owned: { swarm: [1] }, cause: "assigned" } },
+      { t: 84_448_395, o: { owned: {}, cause: "leave" } },
+    ]);
+  });
+});

@@ -178,9 +178,14 @@ describe("group checkers catch what they exist to catch", () => {
     const converted = [...base, removedFor(2, "a-id", "group-converted"), gcMember(2, "a-id", 3, { T: [0] }), owned(3, "b", [1])];
     const upgrade = check("single-owner", converted).violations[0];
     expect(upgrade?.message).toBe(
-      "T-1 owned by a and b at once: the online conversion at 0.000 s took a as holding T-0 (the stored assignment) while its client still owned T-1",
+      "T-1 owned by a and b at once: the online upgrade at 0.000 s took a as holding T-0 (the classic group's stored assignment) while its client still owned T-1",
     );
     expect(kinds(converted, upgrade?.events)).toEqual(["2 gc.member", "3 member.owned"]);
+    // The same in a downgrade (the group's record says it is classic now): the member was taken as holding its target.
+    const downgraded = [...base, classic(2, 3, 2), ...converted.slice(base.length)];
+    expect(check("single-owner", downgraded).violations[0]?.message).toBe(
+      "T-1 owned by a and b at once: the online downgrade at 0.000 s took a as holding T-0 (its target assignment) while its client still owned T-1",
+    );
     // If a gave T-1 up after the conversion and was given it again, that story is over: no story told.
     const regained = [...converted.slice(0, -1), owned(3, "a", [0], "revoked"), owned(4, "a", [0, 1]), owned(5, "b", [1])];
     expect(check("single-owner", regained).violations[0]?.message).toBe("T-1 owned by a and b at once");

@@ -88,7 +88,7 @@ describe("swarm-migration seed 494: a downgrade by static replacement hands a me
     const events = result.log.toArray();
     expect(Object.entries(summary.checks).flatMap(([name, check]) => (check.ok ? [] : [name]))).toEqual(["single-owner"]);
     expect(summary.checks["single-owner"]?.violations[0]?.message).toBe(
-      "swarm-1 owned by member-1 and member-3 at once: the online conversion at 84.418 s took member-1 as holding swarm-0 (the stored assignment) while its client still owned swarm-1",
+      "swarm-1 owned by member-1 and member-3 at once: the online downgrade at 84.418 s took member-1 as holding swarm-0 (its target assignment) while its client still owned swarm-1",
     );
     // The upgrade (84.406 s), then the downgrade (84.418 s) to a STABLE classic group at the same epoch: no rebalance.
     const groups = observationsIn(events, "gc.group").filter(({ t }) => t > 84_000_000);

@@ -21,7 +21,7 @@ describe("swarm-migration seed 11780: an online upgrade in the middle of a class
     const { summary, result } = await runScenario(scenario, { host: "inline", seed: 11780 });
     const events = result.log.toArray();
     expect(summary.checks["single-owner"]?.violations[0]?.message).toBe(
-      "swarm-24 owned by member-2 and member-4-r at once: the online conversion at 70.977 s took member-2 as holding nothing (the stored assignment) while its client still owned swarm-0, swarm-1, swarm-5, swarm-9, swarm-12, swarm-13 and 5 more",
+      "swarm-24 owned by member-2 and member-4-r at once: the online upgrade at 70.977 s took member-2 as holding nothing (the classic group's stored assignment) while its client still owned swarm-0, swarm-1, swarm-5, swarm-9, swarm-12, swarm-13 and 5 more",
     );
 
     // The classic group went back from COMPLETING_REBALANCE to PREPARING_REBALANCE at 69.65 s (stored assignments
@@ -74,7 +74,7 @@ describe("swarm-migration seed 20196: an online upgrade gives away a partition w
     const events = result.log.toArray();
     const violation = summary.checks["single-owner"]?.violations[0];
     expect(violation?.message).toBe(
-      "swarm-8 owned by member-2 and member-4-r at once: the online conversion at 94.866 s took member-2 as holding swarm-0, swarm-1, swarm-4 (the stored assignment) while its client still owned swarm-5, swarm-8",
+      "swarm-8 owned by member-2 and member-4-r at once: the online upgrade at 94.866 s took member-2 as holding swarm-0, swarm-1, swarm-4 (the classic group's stored assignment) while its client still owned swarm-5, swarm-8",
     );
     // It cites member-2's converted record and member-4-r's taking swarm-8: a finding of its own in a hunt.
     expect(violation?.events.map((i) => events[i]).map((e) => (e?.ev === "obs" ? `${e.t} ${e.actor} ${e.o.type}` : ""))).toEqual([

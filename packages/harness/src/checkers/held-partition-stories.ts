@@ -14,6 +14,8 @@ export interface HeldPartitionStory {
 /** The online upgrade or downgrade that took a member as holding less than its client owned. */
 interface Conversion {
   readonly t: Micros;
+  /** The protocol the group was converted to: an upgrade makes a consumer group, a downgrade a classic one. */
+  readonly to: string;
   readonly index: number;
   readonly assigned: readonly string[];
   /** What its client owned and the converted member was not given; pruned as the client gives partitions up. */
@@ -40,11 +42,12 @@ function prune(held: Set<string>, owned: ReadonlySet<string>): void {
  * seen a coordinator lose track of what a client still holds, so a hunt
  * groups each into a finding of its own and its verdict says why:
  *
- * - an online upgrade or downgrade took a member as holding its stored
- *   assignment (`ConsumerGroup.fromClassicGroup` sets each member's assigned
- *   partitions from the classic group's last stored assignment), while its
- *   client still owned partitions outside it: a cooperative member keeps
- *   what it owns until a SyncGroup answer tells it otherwise;
+ * - an online upgrade took a member as holding the classic group's stored
+ *   assignment (`ConsumerGroup.fromClassicGroup`), or a downgrade as holding
+ *   its target (`ClassicGroup.fromConsumerGroup`), while its client still
+ *   owned partitions outside it: a cooperative member keeps what it owns
+ *   until a SyncGroup answer tells it otherwise, and a member of a consumer
+ *   group until it has revoked them;
  * - the coordinator removed a member id whose client still owned
  *   partitions (a timeout while it was cut off) and later admitted that id
  *   again, as a new member holding nothing.
@@ -58,6 +61,8 @@ export class HeldPartitionStories {
   readonly #removals = new Map<string, Removal>();
   /** Member ids whose member object an online conversion removed at this time, waiting for the converted one. */
   readonly #converting = new Map<string, Micros>();
+  /** Each group's protocol as its coordinator last said it. */
+  readonly #protocols = new Map<string, string>();
 
   accept(event: HistoryEvent, index: number, timeline: OwnershipTimeline): void {
     if (event.ev === "life") {
@@ -65,6 +70,11 @@ export class HeldPartitionStories {
         this.#conversions.delete(event.actor);
         this.#removals.delete(event.actor);
       }
+      return;
+    }
+    const group = observationOf(event, "gc.group");
+    if (group !== undefined) {
+      this.#protocols.set(group.groupId, group.protocol);
       return;
     }
     const removed = observationOf(event, "gc.member-removed");
@@ -89,7 +99,8 @@ export class HeldPartitionStories {
         const assigned = [...topicPartitionsOf(member.assigned)].map(({ topic, partition }) => tpKey(topic, partition));
         const given = new Set(assigned);
         const held = new Set([...timeline.ownedBy(actor)].filter((p) => !given.has(p)));
-        if (held.size > 0) this.#conversions.set(actor, { t: event.t, index, assigned, held });
+        const to = this.#protocols.get(member.groupId) ?? "consumer";
+        if (held.size > 0) this.#conversions.set(actor, { t: event.t, to, index, assigned, held });
         return;
       }
       const removal = this.#removals.get(actor);
@@ -113,7 +124,10 @@ export class HeldPartitionStories {
       const conversion = this.#conversions.get(owner);
       if (conversion?.held.has(partition))
         return {
-          text: `the online conversion at ${formatSeconds(conversion.t)} took ${owner} as holding ${listed(conversion.assigned)} (the stored assignment) while its client still owned ${listed(conversion.held)}`,
+          text:
+            conversion.to === "classic"
+              ? `the online downgrade at ${formatSeconds(conversion.t)} took ${owner} as holding ${listed(conversion.assigned)} (its target assignment) while its client still owned ${listed(conversion.held)}`
+              : `the online upgrade at ${formatSeconds(conversion.t)} took ${owner} as holding ${listed(conversion.assigned)} (the classic group's stored assignment) while its client still owned ${listed(conversion.held)}`,
           cited: [conversion.index],
         };
     }

@@ -776,6 +776,44 @@ describe("group checkers catch what they exist to catch", () => {
     expect(told([...lost, life(7_000_000, "coordinator-0", "crash")])).toBe(
       "at the run's end T-1 had no live owner, and the coordinator has no record of the group: T-1 assigned to no member",
     );
+    // A classic member a join phase left behind still holds what the coordinator last gave it, but is no live member.
+    const classicOf = (t: number, generation: number, state: string) =>
+      obs(t, "coordinator-0", {
+        type: "gc.group",
+        groupId: "g",
+        protocol: "classic",
+        groupEpoch: generation,
+        assignmentEpoch: generation,
+        state,
+        members: 2,
+      });
+    const stateOf = (t: number, who: string, to: string, generation: number) =>
+      obs(t, who, {
+        type: "member.state",
+        groupId: "g",
+        memberId: `${who}-id`,
+        protocol: "classic",
+        from: "X",
+        to,
+        memberEpoch: generation,
+      });
+    const leftBehind = [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      classicOf(1, 1, "STABLE"),
+      gcMember(1, "a-id", 1, { T: [0] }),
+      gcMember(1, "b-id", 1, { T: [1] }),
+      stateOf(2, "a", "STABLE", 1),
+      stateOf(2, "b", "STABLE", 1),
+      owned(2, "a", [0]),
+      owned(3, "b", [1]),
+      classicOf(6_000_000, 1, "PREPARING_REBALANCE"),
+      stateOf(6_000_001, "a", "PREPARING_REBALANCE", 1),
+      classicOf(6_000_002, 2, "COMPLETING_REBALANCE"),
+    ];
+    expect(told(leftBehind)).toMatch(
+      /: T-1 assigned to b, whose client owns T-1 but is no live member \(fenced, or left behind by a join phase\)$/,
+    );
     // The story's events: the group's last record and b's assignment.
     const cited = check("converges", lost, healing).violations[0]?.events ?? [];
     expect(cited.map((i) => lost[i]).map((e) => (e?.ev === "obs" ? `${e.t} ${e.o.type}` : ""))).toEqual([

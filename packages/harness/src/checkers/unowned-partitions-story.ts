@@ -120,7 +120,7 @@ export class UnownedPartitionsStory {
     if (!timeline.isAlive(actor)) return "which is down";
     if (members.closed(actor)) return "which was told to close";
     const owned = `whose client owns ${listedPartitions(timeline.ownedBy(actor))}`;
-    return timeline.isLive(actor) ? owned : `${owned} and is fenced`;
+    return timeline.isLive(actor) ? owned : `${owned} but is no live member (fenced, or left behind by a join phase)`;
   }
 
   #view(groupId: string, coordinator: string): CoordinatorView {

@@ -39,6 +39,20 @@ const groupOf =
   (protocol: "classic" | "consumer") =>
   (t: number, epoch: number, members: number, state = "STABLE") =>
     obs(t, "coordinator-0", { type: "gc.group", groupId: "g", protocol, groupEpoch: epoch, assignmentEpoch: epoch, state, members });
+/** A classic group's record at one generation, in a state, with two members. */
+const classicGroup = (t: number, generation: number, groupState: string) =>
+  obs(t, "coordinator-0", {
+    type: "gc.group",
+    groupId: "g",
+    protocol: "classic",
+    groupEpoch: generation,
+    assignmentEpoch: generation,
+    state: groupState,
+    members: 2,
+  });
+/** A classic client's state change, at the generation its client holds. */
+const classicState = (t: number, who: string, to: string, generation: number) =>
+  obs(t, who, { type: "member.state", groupId: "g", memberId: `${who}-id`, protocol: "classic", from: "X", to, memberEpoch: generation });
 const classic = groupOf("classic");
 const consumer = groupOf("consumer");
 const gcMember = (t: number, memberId: string, epoch: number, assigned: Record<string, number[]>, pending: Record<string, number[]> = {}) =>
@@ -230,26 +244,6 @@ describe("group checkers catch what they exist to catch", () => {
     // does not rejoin; the join phase completes without it (Kafka keeps a static member that did not
     // rejoin, with its old subscription), the leader gives its partitions to another member, and its
     // client, still at the old generation, keeps them until it hears ILLEGAL_GENERATION.
-    const classicGroup = (t: number, generation: number, groupState: string) =>
-      obs(t, "coordinator-0", {
-        type: "gc.group",
-        groupId: "g",
-        protocol: "classic",
-        groupEpoch: generation,
-        assignmentEpoch: generation,
-        state: groupState,
-        members: 2,
-      });
-    const classicState = (t: number, who: string, to: string, generation: number) =>
-      obs(t, who, {
-        type: "member.state",
-        groupId: "g",
-        memberId: `${who}-id`,
-        protocol: "classic",
-        from: "X",
-        to,
-        memberEpoch: generation,
-      });
     const ownedAt = (t: number, who: string, generation: number, partitions: number[], cause = "assigned") =>
       obs(t, who, {
         type: "member.owned",
@@ -777,39 +771,19 @@ describe("group checkers catch what they exist to catch", () => {
       "at the run's end T-1 had no live owner, and the coordinator has no record of the group: T-1 assigned to no member",
     );
     // A classic member a join phase left behind still holds what the coordinator last gave it, but is no live member.
-    const classicOf = (t: number, generation: number, state: string) =>
-      obs(t, "coordinator-0", {
-        type: "gc.group",
-        groupId: "g",
-        protocol: "classic",
-        groupEpoch: generation,
-        assignmentEpoch: generation,
-        state,
-        members: 2,
-      });
-    const stateOf = (t: number, who: string, to: string, generation: number) =>
-      obs(t, who, {
-        type: "member.state",
-        groupId: "g",
-        memberId: `${who}-id`,
-        protocol: "classic",
-        from: "X",
-        to,
-        memberEpoch: generation,
-      });
     const leftBehind = [
       life(0, "a", "start"),
       life(0, "b", "start"),
-      classicOf(1, 1, "STABLE"),
+      classicGroup(1, 1, "STABLE"),
       gcMember(1, "a-id", 1, { T: [0] }),
       gcMember(1, "b-id", 1, { T: [1] }),
-      stateOf(2, "a", "STABLE", 1),
-      stateOf(2, "b", "STABLE", 1),
+      classicState(2, "a", "STABLE", 1),
+      classicState(2, "b", "STABLE", 1),
       owned(2, "a", [0]),
       owned(3, "b", [1]),
-      classicOf(6_000_000, 1, "PREPARING_REBALANCE"),
-      stateOf(6_000_001, "a", "PREPARING_REBALANCE", 1),
-      classicOf(6_000_002, 2, "COMPLETING_REBALANCE"),
+      classicGroup(6_000_000, 1, "PREPARING_REBALANCE"),
+      classicState(6_000_001, "a", "PREPARING_REBALANCE", 1),
+      classicGroup(6_000_002, 2, "COMPLETING_REBALANCE"),
     ];
     expect(told(leftBehind)).toMatch(
       /: T-1 assigned to b, whose client owns T-1 but is no live member \(fenced, or left behind by a join phase\)$/,

@@ -101,3 +101,27 @@ describe("migration swarm seeds whose hunt failed converges: kcsim's checker, ju
     expect(Object.entries(summary.checks).filter(([, verdict]) => !verdict.ok)).toEqual([]);
   });
 });
+
+describe("migration swarm seeds whose hunt failed committed-offsets-monotonic: kcsim's classic client, fixed since", () => {
+  it("seed 50623: onJoinPrepare's commit is sent anew inside poll() after a retriable failure, never after close() began", async () => {
+    // member-5 (classic, auto-commit, its commit answers lost with the connection) committed 181 on close() and then 180:
+    // kcsim retried the commit before the revocation in the background with the positions of its last failure, after
+    // close() had begun. Kafka's onJoinPrepare sends a new async commit of what is consumed by then, only from poll().
+    const plan = drawChaosPlan(50623, "migration");
+    const { summary, result } = await runScenario(plan.scenario, { host: "inline", seed: 50623 });
+    expect(summary.checks["committed-offsets-monotonic"]).toMatchObject({ ok: true, violations: [] });
+    // Every OffsetCommit member-5 sent after its close command is an attempt of the close's own commit.
+    let closedAt: number | null = null;
+    let sentAfterClose = 0;
+    let closeAttempts = 0;
+    for (const event of result.log) {
+      if (event.ev === "life" && event.actor === "member-5" && event.what === "command" && event.detail === "close") closedAt = event.t;
+      if (closedAt === null) continue;
+      if (event.ev === "send" && event.from === "member-5" && event.type === "OffsetCommitRequest") sentAfterClose++;
+      if (event.ev === "obs" && event.actor === "member-5" && event.o.type === "member.commit" && event.o.kind === "close") closeAttempts++;
+    }
+    expect(closedAt).not.toBeNull();
+    expect(sentAfterClose).toBeGreaterThan(0);
+    expect(sentAfterClose).toBe(closeAttempts);
+  });
+});

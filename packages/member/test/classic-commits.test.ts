@@ -116,9 +116,16 @@ describe("classic offset commits (generation + member id)", () => {
     expect(driver.timeline("member.commit").slice(-2)).toEqual(["commit sync COORDINATOR_LOAD_IN_PROGRESS", "commit sync NONE"]);
   });
 
-  it("outside a stable generation nothing is sent: the commit fails locally", () => {
+  /** A cooperative member, auto-commit every second, whose JoinGroup after a REBALANCE_IN_PROGRESS heartbeat is out and unanswered. */
+  function rebalancingWithPartitionsOwned(autoCommit: boolean): ClassicDriver {
     const driver = stableAt5(
-      classicConfig({ consumer: { "partition.assignment.strategy": ["cooperative-sticky"], "auto.commit.interval.ms": 1000 } }),
+      classicConfig({
+        consumer: {
+          "partition.assignment.strategy": ["cooperative-sticky"],
+          "enable.auto.commit": autoCommit,
+          "auto.commit.interval.ms": 1000,
+        },
+      }),
     );
     const heartbeats = driver.classicHeartbeats().length;
     driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
@@ -126,11 +133,28 @@ describe("classic offset commits (generation + member id)", () => {
     driver.forgetRoutine();
     const joins = driver.joins().length;
     driver.runAnswering(() => driver.joins().length === joins + 1);
-    // PREPARING_REBALANCE with partitions still owned and consumed: the interval auto-commit is refused locally.
+    expect(driver.state).toBe("PREPARING_REBALANCE");
+    return driver;
+  }
+
+  it("outside a stable generation nothing is sent: a commitSync() fails locally (RebalanceInProgressException)", () => {
+    const driver = rebalancingWithPartitionsOwned(false);
     const sent = driver.sentOf("OffsetCommitRequest").length;
+    driver.control("commit-sync");
     driver.runAnswering(() => driver.observations("member.commit").some((c) => c.result === "REBALANCE_IN_PROGRESS"), 5000);
     expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(sent);
-    expect(driver.observations("member.commit").at(-1)).toMatchObject({ kind: "auto", memberEpoch: 5, result: "REBALANCE_IN_PROGRESS" });
+    expect(driver.observations("member.commit").at(-1)).toMatchObject({ kind: "sync", memberEpoch: 5, result: "REBALANCE_IN_PROGRESS" });
+  });
+
+  it("no interval auto-commit is made while a rebalance is pending (ConsumerCoordinator.poll returns before it)", () => {
+    const driver = rebalancingWithPartitionsOwned(true);
+    const observed = driver.observations("member.commit").length;
+    const sent = driver.sentOf("OffsetCommitRequest").length;
+    // Five auto-commit intervals with the JoinGroup unanswered and poll() called throughout.
+    driver.run(5000);
+    expect(driver.state).toBe("PREPARING_REBALANCE");
+    expect(driver.observations("member.commit")).toHaveLength(observed);
+    expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(sent);
   });
 
   it("after the coordinator reset the member (heartbeat UNKNOWN_MEMBER_ID), a commitSync() commits nothing: the lost partitions are not its to commit", () => {

@@ -1,6 +1,7 @@
-import { ErrorCode } from "@kcsim/protocol";
+import { ErrorCode, ms, type OffsetCommitRequest } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { encodeCooperativeUserData } from "../src/assignors/sticky/sticky-user-data.js";
+import type { RecordsObservation } from "../src/observations.js";
 import { ClassicDriver, classicConfig, decodeAssignmentMap, joinSubscription, subscriptionBytes } from "./classic-test-support.js";
 
 const COOPERATIVE = { "partition.assignment.strategy": ["cooperative-sticky"] };
@@ -8,14 +9,66 @@ const COOPERATIVE = { "partition.assignment.strategy": ["cooperative-sticky"] };
 /** Starts a rebalance: REBALANCE_IN_PROGRESS on the next heartbeat, then runs until the JoinGroup (commits answered). */
 function startRebalance(driver: ClassicDriver): void {
   const joins = driver.joins().length;
-  const heartbeats = driver.classicHeartbeats().length;
-  driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
-  driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
-  driver.forgetRoutine();
+  driver.announceRebalance();
   driver.runAnswering(() => driver.joins().length > joins);
 }
 
+/** The position of T1-0 after the records handed out before `at` (a poll() commits before it hands out records): what "all consumed" is then. */
+function consumedT1p0By(driver: ClassicDriver, at: number): number {
+  let position = -1;
+  for (const seen of driver.ctx.seen) {
+    if (seen.at >= at || seen.observation.type !== "member.records") continue;
+    for (const range of (seen.observation as unknown as RecordsObservation).ranges)
+      if (range.topic === "T1" && range.partition === 0) position = Number(range.lastOffset) + 1;
+  }
+  return position;
+}
+
+/** The offset an OffsetCommit request commits for T1-0. */
+function committedT1p0(sent: { message: OffsetCommitRequest }): number {
+  const partition = sent.message.topics.find((t) => t.name === "T1")?.partitions.find((p) => p.partitionIndex === 0);
+  if (partition === undefined) throw new Error("the commit carries no T1-0");
+  return partition.committedOffset;
+}
+
 describe("classic COOPERATIVE rebalance (cooperative-sticky, KIP-429)", () => {
+  it("onJoinPrepare's commit: a retriable failure is met by a new commit of the positions consumed by then, after retry.backoff.ms; after close() began none is sent (swarm-migration seed 50623)", () => {
+    const driver = new ClassicDriver(
+      classicConfig({ consumer: { ...COOPERATIVE, "retry.backoff.ms": 500 }, source: { recordsPerSecondPerPartition: 1000 } }),
+    );
+    driver.joinStableWith({ T1: [0] }, 1);
+    driver.runAnswering(() => driver.recordRanges().length > 2);
+    const first = driver.runToJoinPrepareCommit();
+    const commits = driver.sentOf("OffsetCommitRequest").length - 1;
+    expect(committedT1p0(first)).toBe(consumedT1p0By(driver, first.at));
+    driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, first);
+    const failedAt = driver.now;
+    driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === commits + 2);
+    const second = driver.lastOf("OffsetCommitRequest");
+    // Sent anew a backoff later, with what the cooperative member (still consuming) had consumed by then.
+    expect(second.at - failedAt).toBeGreaterThanOrEqual(ms(500));
+    expect(committedT1p0(second)).toBe(consumedT1p0By(driver, second.at));
+    expect(committedT1p0(second)).toBeGreaterThan(committedT1p0(first) + 100);
+    expect(driver.joins()).toHaveLength(2);
+
+    // close() while onJoinPrepare backs off: the close's commit fails too and is retried, for longer than the backoff.
+    driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, second);
+    const observed = driver.observations("member.commit").length;
+    driver.control("close");
+    for (let attempt = 0; attempt < 3; attempt++) {
+      driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === commits + 3 + attempt);
+      driver.answerOffsetCommit(attempt < 2 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE);
+    }
+    driver.run(5000);
+    expect(
+      driver
+        .observations("member.commit")
+        .slice(observed)
+        .map((c) => `${c.kind} ${c.result}`),
+    ).toEqual(["close COORDINATOR_LOAD_IN_PROGRESS", "close COORDINATOR_LOAD_IN_PROGRESS", "close NONE"]);
+    expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(commits + 5);
+  });
+
   it("keeps its partitions through the JoinGroup, revokes only what moves, rejoins at once, then takes nothing new", () => {
     const driver = new ClassicDriver(classicConfig({ consumer: COOPERATIVE, app: { revokeCallbackMs: 25 } }));
     driver.joinStableWith({ T1: [0, 1, 2, 3] }, 1);

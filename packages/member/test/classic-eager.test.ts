@@ -1,4 +1,4 @@
-import { ErrorCode } from "@kcsim/protocol";
+import { ErrorCode, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ClassicDriver, classicConfig } from "./classic-test-support.js";
 
@@ -96,20 +96,33 @@ describe("classic EAGER rebalance (range)", () => {
     const driver = new ClassicDriver(classicConfig());
     driver.joinStableWith({ T1: [0] }, 1);
     driver.runAnswering(() => driver.recordRanges().length > 2);
-    const heartbeats = driver.classicHeartbeats().length;
-    driver.runAnswering(() => driver.classicHeartbeats().length > heartbeats, 60_000, true);
-    driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
-    driver.forgetRoutine();
+    driver.runToJoinPrepareCommit();
     const commits = driver.sentOf("OffsetCommitRequest").length;
-    driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === commits + 1);
     driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-    driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === commits + 2);
+    driver.runUntil(() => driver.sentOf("OffsetCommitRequest").length === commits + 1);
     expect(driver.joins()).toHaveLength(2);
     driver.answerOffsetCommit(ErrorCode.NONE);
     driver.runUntil(() => driver.joins().length === 3);
     expect(driver.timeline("member.commit").slice(-2)).toEqual([
       "commit revocation COORDINATOR_LOAD_IN_PROGRESS",
       "commit revocation NONE",
+    ]);
+  });
+
+  it("onJoinPrepare waits for its commit no longer than the rebalance timeout: with the commit unanswered, the JoinGroup goes when it runs out", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "max.poll.interval.ms": 4000 } }));
+    driver.joinStableWith({ T1: [0] }, 1);
+    driver.runAnswering(() => driver.recordRanges().length > 2);
+    const commit = driver.runToJoinPrepareCommit();
+    const commits = driver.sentOf("OffsetCommitRequest").length;
+    driver.runUntil(() => driver.joins().length === 3, 10_000);
+    const join = driver.lastOf("JoinGroupRequest");
+    expect(join.at - commit.at).toBeGreaterThanOrEqual(ms(4000) - ms(1000));
+    expect(join.at - commit.at).toBeLessThanOrEqual(ms(4000));
+    expect(driver.sentOf("OffsetCommitRequest")).toHaveLength(commits);
+    expect(driver.timeline("member.callback").slice(-2)).toEqual([
+      'onPartitionsRevoked start {"T1":[0]}',
+      'onPartitionsRevoked end {"T1":[0]}',
     ]);
   });
 });

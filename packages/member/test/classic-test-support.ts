@@ -9,6 +9,7 @@ import {
   type JoinGroupRequest,
   type JoinGroupResponseMember,
   type JsonValue,
+  type OffsetCommitRequest,
   type SyncGroupRequest,
   type TopicPartition,
   topicIdFor,
@@ -291,6 +292,22 @@ export class ClassicDriver extends ConsumerDriver {
     for (const sent of this.ctx.sent) this.#answered.add(sent);
   }
 
+  /** From STABLE: the next heartbeat is answered REBALANCE_IN_PROGRESS; everything sent so far counts as answered. */
+  announceRebalance(): void {
+    const heartbeats = this.classicHeartbeats().length;
+    this.runAnswering(() => this.classicHeartbeats().length > heartbeats, 600_000, true);
+    this.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
+    this.forgetRoutine();
+  }
+
+  /** From STABLE with auto-commit: announces a rebalance and runs until onJoinPrepare's commit goes out (to be answered by hand). */
+  runToJoinPrepareCommit(): Sent & { message: OffsetCommitRequest } {
+    this.announceRebalance();
+    const commits = this.sentOf("OffsetCommitRequest").length;
+    this.runUntil(() => this.sentOf("OffsetCommitRequest").length === commits + 1);
+    return this.lastOf("OffsetCommitRequest");
+  }
+
   /**
    * From STABLE: the coordinator says a rebalance began; the next poll
    * prepares (its commit answered) and rejoins; answers JoinGroup (as
@@ -298,10 +315,7 @@ export class ClassicDriver extends ConsumerDriver {
    */
   rebalance(assignment: PartitionMap, generation: number): void {
     const joins = this.joins().length;
-    const heartbeats = this.classicHeartbeats().length;
-    this.runAnswering(() => this.classicHeartbeats().length > heartbeats, 600_000, true);
-    this.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
-    this.forgetRoutine();
+    this.announceRebalance();
     this.runAnswering(() => this.joins().length > joins);
     const syncs = this.syncs().length;
     this.answerJoin({ generation });

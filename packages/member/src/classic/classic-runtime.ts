@@ -298,13 +298,13 @@ export class ClassicRuntime {
       onPollEntered: (ctx) => {
         this.#heartbeat.resetPollTimer(ctx);
         this.#joinLoop.run(ctx);
-        this.#commits.maybeAutoCommitOnPoll(ctx);
+        this.#maybeAutoCommitOnPoll(ctx);
       },
       // Every round of a waiting poll() runs `ConsumerCoordinator.poll` again; the top of a pass restarts the poll timer.
       onPollIteration: (ctx, passBegins) => {
         if (passBegins) this.#heartbeat.resetPollTimer(ctx);
         this.#joinLoop.run(ctx);
-        this.#commits.maybeAutoCommitOnPoll(ctx);
+        this.#maybeAutoCommitOnPoll(ctx);
       },
       // `ConsumerCoordinator.timeToNextPoll`: the next heartbeat or interval auto-commit.
       passWaitUs: (now) => Math.min(this.#heartbeat.timeToNextHeartbeat(now), this.#commits.timeToNextAutoCommit(now)),
@@ -314,6 +314,16 @@ export class ClassicRuntime {
       leave: (reason, ctx, onDone) => this.#leave.leave(reason, ctx, onDone),
       commitSync: (ctx, onDone) => this.#commits.commitSync(this.#config.consumer["default.api.timeout.ms"], ctx, (ctx) => onDone(ctx)),
     };
+  }
+
+  /**
+   * The interval auto-commit at the end of `ConsumerCoordinator.poll`, which
+   * returns before it while a rebalance is still pending (`ensureActiveGroup`
+   * did not finish): no interval auto-commit is made during a rebalance.
+   */
+  #maybeAutoCommitOnPoll(ctx: Context): void {
+    if (this.#joinLoop.rejoinNeededOrPending(ctx)) return;
+    this.#commits.maybeAutoCommitOnPoll(ctx);
   }
 
   /**

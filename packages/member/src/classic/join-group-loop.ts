@@ -141,15 +141,17 @@ export class JoinGroupLoop {
     this.failRoundIfCoordinatorLost();
     if (membership.isFatal || !this.rejoinNeededOrPending(ctx) || coordinator.coordinator === null) return false;
     if (this.#retryAt !== null && ctx.now() < this.#retryAt) return false;
-    if (this.#prepare !== null) return this.#prepare.canAdvance;
+    if (this.#prepare !== null) return this.#prepare.canAdvance(ctx.now());
     const round = this.#round;
     if (round === null) return true;
     return round.phase === "join-answered" || round.phase === "synced" || round.phase === "failed" || this.#completed(round);
   }
 
-  /** When the loop may next move on by itself (the retry backoff), or null. */
+  /** When the loop may next move on by itself (a retry backoff, onJoinPrepare's backoff or timeout), or null. */
   nextWakeAt(now: Micros): Micros | null {
-    return this.#retryAt !== null && this.#retryAt > now ? this.#retryAt : null;
+    if (this.#retryAt !== null && this.#retryAt > now) return this.#retryAt;
+    const prepared = this.#prepare?.wakeAt() ?? null;
+    return prepared !== null && prepared > now ? prepared : null;
   }
 
   /** The member leaves or fails: an onJoinPrepare or onJoinComplete under way is dropped. (A JoinGroup in flight stays, as Kafka's join future does.) */
@@ -177,7 +179,7 @@ export class JoinGroupLoop {
       const prepare = this.#prepare;
       if (prepare !== null) {
         prepare.advance(ctx);
-        if (prepare.canAdvance && !prepare.done) continue; // e.g. nothing to commit: the callback may run now
+        if (prepare.canAdvance(ctx.now()) && !prepare.done) continue; // e.g. nothing to commit: the callback may run now
         if (!prepare.done) return;
         this.#prepare = null;
         this.#sendJoinGroup(ctx);
@@ -196,6 +198,7 @@ export class JoinGroupLoop {
             listener: this.#deps.listener,
             protocol: this.#settings.protocol,
             rebalanceTimeoutMs: this.#settings.rebalanceTimeoutMs,
+            retryBackoffMs: this.#settings.retryBackoffMs,
           });
           continue;
         }

@@ -19,8 +19,12 @@ import type { CommitKind, CommittedTopics, MemberObserver } from "./member-obser
 import type { RequestChannel, TransportFailure } from "./request-channel.js";
 import { RequestState } from "./request-state.js";
 
-/** Called once when a commit is over: committed (true) or given up (false). */
-export type CommitDone = (ctx: Context, committed: boolean) => void;
+/**
+ * Called once when a commit is over: committed (true) or given up (false);
+ * `retriable` says whether its last attempt failed with an error the client
+ * may retry (a transport failure or a retriable error code).
+ */
+export type CommitDone = (ctx: Context, committed: boolean, retriable: boolean) => void;
 
 /**
  * How a failed commit is retried (`CommitRequestManager`):
@@ -181,16 +185,36 @@ export class CommitRequestManager {
 
   /**
    * With auto-commit on, commits all consumed positions before a revocation,
-   * retrying until `deadline`; `onDone` runs in any case (a failure is only logged).
+   * retrying until `deadline`; `onDone` runs in any case (a failure is only
+   * logged). The KIP-848 consumer's (`maybeAutoCommitSyncBeforeRevocation`).
    */
   autoCommitBeforeRevocation(kind: CommitKind, deadline: Micros, ctx: Context, onDone: CommitDone): void {
     const offsets = this.allConsumed();
     if (this.#autoCommitTimer === null || offsets.length === 0) {
-      onDone(ctx, true);
+      onDone(ctx, true, false);
       return;
     }
     const state = new RequestState(this.#backoff);
     this.#enqueue({ kind, retry: "before-revocation", deadline, auto: true, offsets, onDone, state }, ctx);
+  }
+
+  /**
+   * The classic consumer's asynchronous auto-commit of all consumed
+   * positions before a rebalance (`ConsumerCoordinator.autoCommitOffsetsAsync`
+   * from `onJoinPrepare`): one attempt, never retried here; the caller sends
+   * a fresh one if it wants (onJoinPrepare does, from inside poll(), with the
+   * positions consumed by then). A retriable failure brings the next interval
+   * auto-commit forward to the backoff, as any async auto-commit's does.
+   * With nothing consumed it is over at once, committed.
+   */
+  autoCommitAsync(kind: CommitKind, ctx: Context, onDone: CommitDone): void {
+    const offsets = this.allConsumed();
+    if (offsets.length === 0) {
+      onDone(ctx, true, false);
+      return;
+    }
+    const state = new RequestState(this.#backoff);
+    this.#enqueue({ kind, retry: "none", deadline: Number.POSITIVE_INFINITY, auto: true, offsets, onDone, state }, ctx);
   }
 
   /** close() with auto-commit on: commits all consumed positions, retried on retriable errors for up to `timeoutMs`. */
@@ -212,7 +236,7 @@ export class CommitRequestManager {
       if (now < commit.deadline) continue;
       this.#unsent = this.#unsent.filter((c) => c !== commit);
       this.#observer.commit(ctx, commit.kind, epochOf(this.#protocol.commitIdentity()), committedTopics(commit), NOT_SENT_IN_TIME);
-      this.#finish(commit, false, ctx);
+      this.#finish(commit, false, true, ctx);
     }
     const coordinator = this.#coordinator.coordinator;
     if (coordinator === null) return;
@@ -237,7 +261,7 @@ export class CommitRequestManager {
   #commitSync(kind: CommitKind, auto: boolean, timeoutMs: number, ctx: Context, onDone: CommitDone): void {
     const offsets = this.allConsumed();
     if (offsets.length === 0) {
-      onDone(ctx, true);
+      onDone(ctx, true, false);
       return;
     }
     const state = new RequestState(this.#backoff);
@@ -262,7 +286,7 @@ export class CommitRequestManager {
       // Nothing goes out (the classic client outside a stable generation): a non-retriable local failure.
       this.#observer.commit(ctx, commit.kind, sent.memberEpoch, committedTopics(commit), sent.refusedWith);
       ctx.log.warn("commit refused locally: the member may not commit now", { kind: commit.kind, error: sent.refusedWith });
-      this.#finish(commit, false, ctx);
+      this.#finish(commit, false, false, ctx);
       return;
     }
     const epoch = sent.generationIdOrMemberEpoch;
@@ -311,7 +335,7 @@ export class CommitRequestManager {
     this.#observer.commit(ctx, commit.kind, sent.generationIdOrMemberEpoch, columns, errorName(error));
     if (error === ErrorCode.NONE) {
       commit.state.onSuccessfulAttempt(ctx.now());
-      this.#finish(commit, true, ctx);
+      this.#finish(commit, true, false, ctx);
     } else {
       this.#onFailure(commit, error, sent, ctx);
     }
@@ -336,7 +360,7 @@ export class CommitRequestManager {
         retry = this.#protocol.retriesBeforeRevocation(transport ? null : error) && now < commit.deadline;
         if (retry) commit.offsets = this.allConsumed();
         if (retry && commit.offsets.length === 0) {
-          this.#finish(commit, true, ctx);
+          this.#finish(commit, true, false, ctx);
           return;
         }
         break;
@@ -353,12 +377,12 @@ export class CommitRequestManager {
       kind: commit.kind,
       error: name,
     });
-    this.#finish(commit, false, ctx);
+    this.#finish(commit, false, retriable, ctx);
   }
 
-  #finish(commit: PendingCommit, committed: boolean, ctx: Context): void {
+  #finish(commit: PendingCommit, committed: boolean, retriable: boolean, ctx: Context): void {
     if (commit.auto) this.#autoCommits = this.#autoCommits.filter((c) => c !== commit);
-    commit.onDone(ctx, committed);
+    commit.onDone(ctx, committed, retriable);
   }
 }
 

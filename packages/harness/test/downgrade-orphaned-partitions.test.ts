@@ -94,10 +94,10 @@ describe("swarm-migration seed 494: a downgrade by static replacement hands a me
     const groups = observationsIn(events, "gc.group").filter(({ t }) => t > 84_000_000);
     expect(groups.map(({ t, o }) => `${t} ${o.protocol} ${o.groupEpoch} ${o.state}`)).toEqual([
       "84406388 consumer 4 RECONCILING",
-      "84418183 classic 4 STABLE",
+      "84418424 classic 4 STABLE",
     ]);
     // The classic group holds the targets: member-1 swarm-0, member-3 (taking over member-3-r's) swarm-1.
-    const stored = observationsIn(events, "gc.member").filter(({ t }) => t === 84_418_183);
+    const stored = observationsIn(events, "gc.member").filter(({ t }) => t === 84_418_424);
     expect(stored.slice(-2).map(({ o: m }) => [m.instanceId, m.assigned])).toEqual([
       ["member-1", { swarm: [0] }],
       ["member-3", { swarm: [1] }],
@@ -106,8 +106,8 @@ describe("swarm-migration seed 494: a downgrade by static replacement hands a me
     const member1 = observationsIn(events, "member.owned", "member-1");
     expect(member1.at(-1)).toMatchObject({ t: 78_136_367, o: { owned: { swarm: [0, 1] } } });
     expect(observationsIn(events, "member.owned", "member-3").slice(-2)).toMatchObject([
-      { t: 84_421_183, o: { owned: { swarm: [1] }, cause: "assigned" } },
-      { t: 84_448_395, o: { owned: {}, cause: "leave" } },
+      { t: 84_420_884, o: { owned: { swarm: [1] }, cause: "assigned" } },
+      { t: 84_448_261, o: { owned: {}, cause: "leave" } },
     ]);
   });
 });

@@ -34,7 +34,7 @@ class CommitLog {
   }
 }
 
-describe("auto-commits: one pending at a time, so committed offsets never go backward", () => {
+describe("auto-commits in flight: committed offsets never go backward", () => {
   it("KIP-848: the commit before a revocation waits for the interval auto-commit in flight, and nothing auto-commits between its retries", () => {
     // The interval (500 ms) comes due while the commit before the revocation backs off (1 s).
     const driver = new ConsumerDriver(
@@ -86,7 +86,7 @@ describe("auto-commits: one pending at a time, so committed offsets never go bac
     expect(log.backward()).toEqual([]);
   });
 
-  it("classic: no interval auto-commit between onJoinPrepare's commit and its retry, even after an older auto-commit completes meanwhile", () => {
+  it("classic: no interval auto-commit between onJoinPrepare's commit and its retry, even after older auto-commits complete meanwhile", () => {
     const driver = new ClassicDriver(
       classicConfig({
         consumer: {
@@ -101,21 +101,22 @@ describe("auto-commits: one pending at a time, so committed offsets never go bac
     const commits = () => driver.sentOf("OffsetCommitRequest");
     driver.joinStableWith({ T1: [0, 1] }, 5);
     driver.runUntil(() => commits().length === 1);
-    const interval = commits()[0] as CommitSent;
-    // A rebalance begins while that interval auto-commit is still out.
+    // A rebalance begins while the interval auto-commits made so far are still out.
     driver.runUntil(() => driver.classicHeartbeats().length === 1);
+    const intervals = commits() as CommitSent[];
+    expect(intervals.length).toBeGreaterThan(1);
     driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
-    driver.runUntil(() => commits().length === 2);
-    const prepare = commits()[1] as CommitSent;
-    log.accept(driver, interval);
+    driver.runUntil(() => commits().length === intervals.length + 1);
+    const prepare = commits().at(-1) as CommitSent;
+    for (const interval of intervals) log.accept(driver, interval);
     driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, prepare);
 
     // The poll loop goes on and the interval comes due, but nothing is committed until the retry.
     const failedAt = driver.now;
     driver.runUntilTime(failedAt + ms(3000) - 1);
-    expect(commits()).toHaveLength(2);
-    driver.runUntil(() => commits().length === 3, 10);
-    const retry = commits()[2] as CommitSent;
+    expect(commits()).toHaveLength(intervals.length + 1);
+    driver.runUntil(() => commits().length === intervals.length + 2, 10);
+    const retry = commits().at(-1) as CommitSent;
     expect(driver.now - failedAt).toBe(ms(3000));
     for (const [partition, offset] of Object.entries(offsetsOf(prepare)))
       expect(offsetsOf(retry)[partition]).toBeGreaterThanOrEqual(offset);
@@ -123,12 +124,30 @@ describe("auto-commits: one pending at a time, so committed offsets never go bac
     const joins = driver.joins().length;
     driver.runUntil(() => driver.joins().length > joins);
     // Interval auto-commits only after it.
-    for (const later of commits().slice(3)) log.accept(driver, later as CommitSent);
-    expect(driver.timeline("member.commit").slice(0, 3)).toEqual([
-      "commit auto NONE",
+    for (const later of commits().slice(intervals.length + 2)) log.accept(driver, later as CommitSent);
+    expect(driver.timeline("member.commit").slice(0, intervals.length + 2)).toEqual([
+      ...intervals.map(() => "commit auto NONE"),
       "commit revocation COORDINATOR_LOAD_IN_PROGRESS",
       "commit revocation NONE",
     ]);
+    expect(log.backward()).toEqual([]);
+  });
+
+  it("classic: the interval auto-commit goes when due, past one still in flight (ConsumerCoordinator.maybeAutoCommitOffsetsAsync looks only at its timer)", () => {
+    const driver = new ClassicDriver(classicConfig({ consumer: { "auto.commit.interval.ms": 1000 } }));
+    const log = new CommitLog();
+    const commits = () => driver.sentOf("OffsetCommitRequest");
+    driver.joinStableWith({ T1: [0, 1] }, 5);
+    driver.runUntil(() => commits().length === 1);
+    const first = commits()[0] as CommitSent;
+    driver.forgetRoutine();
+    driver.runAnswering(() => commits().length === 3, 5000, true);
+    const [, second, third] = commits() as CommitSent[];
+    expect(second?.at).toBe(first.at + ms(1000));
+    expect(third?.at).toBe(first.at + ms(2000));
+    // Answered in the order they went out, as one connection delivers them: never backward.
+    for (const commit of commits() as CommitSent[]) log.accept(driver, commit);
+    expect(driver.timeline("member.commit")).toEqual(["commit auto NONE", "commit auto NONE", "commit auto NONE"]);
     expect(log.backward()).toEqual([]);
   });
 
@@ -157,28 +176,30 @@ describe("auto-commits: one pending at a time, so committed offsets never go bac
     expect(driver.snapshot.owned).toEqual({ T1: [1] });
   });
 
-  it("classic: when the commit before the revocation is lost too, the first timeout fails both (not one 30 s wait each)", () => {
+  it("classic: when the commit before the revocation is lost too, the first timeout fails them all (not one 30 s wait each)", () => {
     const driver = new ClassicDriver(classicConfig({ consumer: { "auto.commit.interval.ms": 1000 } }));
     const commits = () => driver.sentOf("OffsetCommitRequest");
     driver.joinStableWith({ T1: [0, 1] }, 5);
     driver.runUntil(() => commits().length === 1);
     const lost = commits()[0] as CommitSent;
     driver.runUntil(() => driver.classicHeartbeats().length > 0);
+    const intervals = commits().length;
     driver.answerClassicHeartbeat(ErrorCode.REBALANCE_IN_PROGRESS);
-    driver.runUntil(() => commits().length === 2);
-    // Both commits are lost on the way; heartbeats are answered (onJoinPrepare runs while the member is still STABLE).
+    driver.runUntil(() => commits().length === intervals + 1);
+    // Every commit is lost on the way; heartbeats are answered (onJoinPrepare runs while the member is still STABLE).
     driver.forgetRoutine();
     driver.runAnswering(() => driver.now >= lost.at + ms(30_000), 60_000);
-    expect(driver.timeline("member.commit")).toEqual(["commit auto TIMEOUT", "commit revocation NETWORK_EXCEPTION"]);
+    const failed = [
+      "commit auto TIMEOUT",
+      ...Array.from({ length: intervals - 1 }, () => "commit auto NETWORK_EXCEPTION"),
+      "commit revocation NETWORK_EXCEPTION",
+    ];
+    expect(driver.timeline("member.commit")).toEqual(failed);
     expect(driver.snapshot.coordinator).toBeNull();
     driver.answerFindCoordinator();
-    driver.runAnswering(() => commits().length === 3, 1000);
-    expect((commits()[2] as CommitSent).at - lost.at).toBe(ms(30_100));
+    driver.runAnswering(() => commits().length === intervals + 2, 1000);
+    expect((commits().at(-1) as CommitSent).at - lost.at).toBe(ms(30_100));
     driver.runAnswering(() => driver.joins().length === 3);
-    expect(driver.timeline("member.commit").slice(0, 3)).toEqual([
-      "commit auto TIMEOUT",
-      "commit revocation NETWORK_EXCEPTION",
-      "commit revocation NONE",
-    ]);
+    expect(driver.timeline("member.commit").slice(0, intervals + 2)).toEqual([...failed, "commit revocation NONE"]);
   });
 });

@@ -25,10 +25,11 @@ export interface CommitProtocol {
   /**
    * Whether auto-commits go out one at a time, each only once the one
    * before it is over (KIP-848's `AutoCommitState`, here also for the
-   * commits before a revocation and on close), or whether those two go out
-   * at once, even past an interval auto-commit still in flight (the classic
-   * `ConsumerCoordinator`). Either way no interval auto-commit is made while
-   * another auto-commit is pending.
+   * commits before a revocation and on close; no interval auto-commit is
+   * made while another auto-commit is pending), or whether each goes out
+   * when it is made, even past auto-commits still in flight (the classic
+   * `ConsumerCoordinator`, whose interval auto-commit only looks at its
+   * timer; one connection keeps them in order).
    */
   readonly oneAutoCommitAtATime: boolean;
   /** The identity a commit sent now carries, or its local refusal. */

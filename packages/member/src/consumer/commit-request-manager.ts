@@ -87,15 +87,15 @@ export interface CommitSettings {
  * group's CommitProtocol. Commits wait for a known coordinator. Every
  * attempt's outcome is reported as a `member.commit` observation.
  *
- * Auto-commits (Kafka's `AutoCommitState`): no interval auto-commit is
- * made while another auto-commit is pending, and an auto-commit stays
- * pending from when it is made until it is over, its retries included. So
- * nothing auto-commits between an attempt and its retry. When the protocol
- * sends one auto-commit at a time (KIP-848), the commits before a revocation
- * and on close also wait for the auto-commit before them to be over, so no
- * two are ever on the wire together and, even on a network that reorders
- * messages (the simulated one does; Kafka's TCP connection does not), the
- * offsets they commit never go backward.
+ * Auto-commits: when the protocol sends one auto-commit at a time (KIP-848,
+ * Kafka's `AutoCommitState`), no interval auto-commit is made while another
+ * auto-commit is pending, an auto-commit stays pending from when it is made
+ * until it is over, its retries included (so nothing auto-commits between
+ * an attempt and its retry), and the commits before a revocation and on
+ * close wait for the auto-commit before them to be over: no two are ever on
+ * the wire together. The classic client sends each when it is made (its
+ * interval auto-commit only looks at its timer); its commits share one
+ * connection to the coordinator, which keeps them in order.
  */
 export class CommitRequestManager {
   readonly #identity: MemberIdentity;
@@ -155,10 +155,11 @@ export class CommitRequestManager {
     return offsets;
   }
 
-  /** Inside poll(): the auto-commit of all consumed positions, if the interval is over and no auto-commit is pending. */
+  /** Inside poll(): the auto-commit of all consumed positions, if the interval is over (and, one at a time, no auto-commit is pending). */
   maybeAutoCommitOnPoll(ctx: Context): void {
     const timer = this.#autoCommitTimer;
-    if (timer === null || !timer.isDue(ctx.now()) || this.#autoCommits.length > 0) return;
+    if (timer === null || !timer.isDue(ctx.now())) return;
+    if (this.#protocol.oneAutoCommitAtATime && this.#autoCommits.length > 0) return;
     const offsets = this.allConsumed();
     // The interval restarts even when there is nothing to commit.
     timer.reset(ctx.now());

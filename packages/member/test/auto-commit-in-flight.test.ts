@@ -35,7 +35,7 @@ class CommitLog {
 }
 
 describe("auto-commits in flight: committed offsets never go backward", () => {
-  it("KIP-848: the commit before a revocation waits for the interval auto-commit in flight, and nothing auto-commits between its retries", () => {
+  it("KIP-848: the commit before a revocation goes at once, behind the interval auto-commit in flight, and nothing auto-commits on the interval between its retries", () => {
     // The interval (500 ms) comes due while the commit before the revocation backs off (1 s).
     const driver = new ConsumerDriver(
       testConfig({ consumer: { "auto.commit.interval.ms": 500, "retry.backoff.ms": 1000, "retry.backoff.max.ms": 1000 } }),
@@ -50,13 +50,13 @@ describe("auto-commits in flight: committed offsets never go backward", () => {
     driver.answerHeartbeat({ epoch: 3, assignment: { [T1_ID]: [1] } });
     driver.run(100);
     expect(driver.snapshot.reconciling).toBe(true);
-    expect(commits()).toHaveLength(1);
-
-    // Its answer lets the commit before the revocation go, with offsets at least as new.
-    log.accept(driver, interval);
+    // Kafka's requestAutoCommit does not wait for the one in flight: both are out, on one connection, in order.
     expect(commits()).toHaveLength(2);
     const revocation = commits()[1] as CommitSent;
     expect(revocation.message.generationIdOrMemberEpoch).toBe(3);
+    for (const [partition, offset] of Object.entries(offsetsOf(interval)))
+      expect(offsetsOf(revocation)[partition]).toBeGreaterThanOrEqual(offset);
+    log.accept(driver, interval);
     driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, revocation);
 
     // The application polls on (T1-1 is still owned) and the interval comes due, but nothing is committed until the retry.
@@ -84,6 +84,44 @@ describe("auto-commits in flight: committed offsets never go backward", () => {
       "commit auto NONE",
     ]);
     expect(log.backward()).toEqual([]);
+  });
+
+  it("KIP-848: close() in the backoff of the commit before a revocation: its commit goes at once, and the retry, with the positions of its failure, lands after it, backward (as Kafka's AsyncKafkaConsumer does)", () => {
+    // AsyncKafkaConsumer.releaseAssignmentAndLeaveGroup commits all consumed (commitSyncAllConsumed) without waiting for the
+    // reconciliation's auto-commit, which CommitRequestManager.autoCommitSyncBeforeRevocationWithRetries retries, after a
+    // backoff, with subscriptions.allConsumed() taken when the attempt failed; the member is still in the group (epoch 3)
+    // until it has run onPartitionsRevoked and sends its leave heartbeat.
+    const driver = new ConsumerDriver(
+      testConfig({
+        consumer: { "auto.commit.interval.ms": 5000, "retry.backoff.ms": 3000, "retry.backoff.max.ms": 3000 },
+        // onPartitionsRevoked takes 1.5 s: the member leaves (epoch -1) only once it returns.
+        app: { revokeCallbackMs: 1500 },
+        source: { recordsPerSecondPerPartition: 1000 },
+      }),
+    );
+    const log = new CommitLog();
+    const commits = () => driver.sentOf("OffsetCommitRequest");
+    driver.joinStable([0, 1], 2);
+    driver.runUntil(() => commits().length === 1);
+    log.accept(driver, commits()[0] as CommitSent);
+    driver.runUntil(() => driver.heartbeats().length >= 3);
+    driver.answerHeartbeat({ epoch: 3, assignment: { [T1_ID]: [1] } });
+    driver.runUntil(() => commits().length === 2);
+    driver.answerOffsetCommit(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, commits()[1] as CommitSent);
+    const failedAt = driver.now;
+    // The application goes on consuming T1-1 (still its own), then closes before the retry.
+    driver.runUntilTime(failedAt + ms(2000));
+    driver.control("close");
+    driver.runUntil(() => commits().length === 3);
+    const onClose = commits()[2] as CommitSent;
+    log.accept(driver, onClose);
+    driver.runUntil(() => commits().length === 4, 2000);
+    const retry = commits()[3] as CommitSent;
+    expect(retry.at - failedAt).toBe(ms(3000));
+    expect(retry.message.generationIdOrMemberEpoch).toBe(3);
+    expect(offsetsOf(retry)["T1-1"]).toBeLessThan(offsetsOf(onClose)["T1-1"] as number);
+    log.accept(driver, retry);
+    expect(log.backward()).toEqual(["T1-1"]);
   });
 
   it("classic: no interval auto-commit between onJoinPrepare's commit and its retry, even after older auto-commits complete meanwhile", () => {
@@ -151,7 +189,7 @@ describe("auto-commits in flight: committed offsets never go backward", () => {
     expect(log.backward()).toEqual([]);
   });
 
-  it("KIP-848: a lost interval auto-commit holds the commit before a revocation only until its timeout closes the connection", () => {
+  it("KIP-848: with an interval auto-commit lost, the commit before a revocation goes at once; the first timeout closes the connection and fails both; the retry goes to the coordinator found again", () => {
     const driver = new ConsumerDriver(testConfig({ consumer: { "auto.commit.interval.ms": 2000 } }));
     const commits = () => driver.sentOf("OffsetCommitRequest");
     driver.joinStable([0, 1], 2);
@@ -161,18 +199,19 @@ describe("auto-commits in flight: committed offsets never go backward", () => {
     driver.answerHeartbeat({ epoch: 3, assignment: { [T1_ID]: [1] } });
     driver.run(100);
     expect(driver.snapshot.reconciling).toBe(true);
-    // Heartbeats go on being answered; no auto-commit goes out while the lost one is pending.
+    expect(commits()).toHaveLength(2);
+    // Heartbeats go on being answered; the commit before the revocation is lost too, and nothing more is committed.
     driver.runWithCoordinator((lost.at + ms(30_000) - 1 - driver.now) / 1000);
-    expect(commits()).toHaveLength(1);
-    // request.timeout.ms after it went out, it fails and closes the connection: the coordinator is looked up again.
+    expect(commits()).toHaveLength(2);
+    // request.timeout.ms after the first went out, it fails and closes the connection, failing the second with it.
     driver.run(0.001);
-    expect(driver.timeline("member.commit")).toEqual(["commit auto TIMEOUT"]);
+    expect(driver.timeline("member.commit")).toEqual(["commit auto TIMEOUT", "commit revocation NETWORK_EXCEPTION"]);
     expect(driver.snapshot.coordinator).toBeNull();
     driver.answerFindCoordinator();
-    expect(commits()).toHaveLength(2);
-    expect((commits()[1] as CommitSent).at - lost.at).toBe(ms(30_000));
+    driver.runUntil(() => commits().length === 3, 2000);
     driver.answerOffsetCommit();
     driver.runUntil(() => driver.state === "STABLE");
+    expect(driver.timeline("member.commit").at(-1)).toBe("commit revocation NONE");
     expect(driver.snapshot.owned).toEqual({ T1: [1] });
   });
 

@@ -32,8 +32,8 @@ export const COMMIT_REFUSED_NOT_IN_GROUP = "COMMIT_FAILED";
  *   this group.instance.id).
  */
 export class ClassicCommitProtocol implements CommitProtocol {
-  /** `onJoinPrepare` and close() commit synchronously whatever async auto-commit is in flight. */
-  readonly oneAutoCommitAtATime = false;
+  /** `maybeAutoCommitOffsetsAsync` looks only at its timer. */
+  readonly intervalAutoCommitWaitsForPending = false;
   readonly #membership: ClassicMembership;
   readonly #fail: (error: string, ctx: Context) => void;
 

@@ -23,15 +23,14 @@ export interface CommitRefusal {
  */
 export interface CommitProtocol {
   /**
-   * Whether auto-commits go out one at a time, each only once the one
-   * before it is over (KIP-848's `AutoCommitState`, here also for the
-   * commits before a revocation and on close; no interval auto-commit is
-   * made while another auto-commit is pending), or whether each goes out
-   * when it is made, even past auto-commits still in flight (the classic
-   * `ConsumerCoordinator`, whose interval auto-commit only looks at its
-   * timer; one connection keeps them in order).
+   * Whether the interval auto-commit is skipped while another auto-commit
+   * (on the interval or before a revocation, retries included) is still
+   * pending: KIP-848's `AutoCommitState`. The classic `ConsumerCoordinator`
+   * looks only at its timer. In neither client does any other commit wait
+   * for one in flight: the commits share one connection to the coordinator,
+   * which keeps them in order.
    */
-  readonly oneAutoCommitAtATime: boolean;
+  readonly intervalAutoCommitWaitsForPending: boolean;
   /** The identity a commit sent now carries, or its local refusal. */
   commitIdentity(): CommitIdentity | CommitRefusal;
   /** Whether the commit before a revocation tries again after `error` (null: no response in time). */

@@ -47,7 +47,7 @@ interface PendingCommit {
   readonly deadline: Micros;
   readonly state: RequestState;
   readonly onDone: CommitDone;
-  /** An auto-commit (on the interval, before a revocation, on close): it waits its turn for the one auto-commit slot. */
+  /** An auto-commit (on the interval, before a revocation, on close): while pending, it holds the interval auto-commit back where AutoCommitState does. */
   readonly auto: boolean;
   offsets: readonly ConsumedPosition[];
 }
@@ -87,15 +87,14 @@ export interface CommitSettings {
  * group's CommitProtocol. Commits wait for a known coordinator. Every
  * attempt's outcome is reported as a `member.commit` observation.
  *
- * Auto-commits: when the protocol sends one auto-commit at a time (KIP-848,
- * Kafka's `AutoCommitState`), no interval auto-commit is made while another
- * auto-commit is pending, an auto-commit stays pending from when it is made
- * until it is over, its retries included (so nothing auto-commits between
- * an attempt and its retry), and the commits before a revocation and on
- * close wait for the auto-commit before them to be over: no two are ever on
- * the wire together. The classic client sends each when it is made (its
- * interval auto-commit only looks at its timer); its commits share one
- * connection to the coordinator, which keeps them in order.
+ * Auto-commits: an auto-commit (on the interval, before a revocation, on
+ * close) is pending from when it is made until it is over, its retries
+ * included. With KIP-848's `AutoCommitState` no interval auto-commit is
+ * made while one is pending, so nothing auto-commits on the interval
+ * between an attempt and its retry; the classic client's interval
+ * auto-commit only looks at its timer. No commit waits for another: all go
+ * to the coordinator on one connection, which keeps them in order, as
+ * Kafka's do.
  */
 export class CommitRequestManager {
   readonly #identity: MemberIdentity;
@@ -109,8 +108,8 @@ export class CommitRequestManager {
   readonly #autoCommitTimer: AutoCommitTimer | null;
   /** Commits waiting to be sent, first attempts and retries alike. */
   #unsent: PendingCommit[] = [];
-  /** Auto-commits not yet over, oldest first (with one at a time, only the first may be sent). */
-  #autoCommits: PendingCommit[] = [];
+  /** Auto-commits not yet over (AutoCommitState's in-flight flag, counted). */
+  #pendingAutoCommits = 0;
 
   constructor(
     settings: CommitSettings,
@@ -155,11 +154,11 @@ export class CommitRequestManager {
     return offsets;
   }
 
-  /** Inside poll(): the auto-commit of all consumed positions, if the interval is over (and, one at a time, no auto-commit is pending). */
+  /** Inside poll(): the auto-commit of all consumed positions, if the interval is over (and, with AutoCommitState, no auto-commit is pending). */
   maybeAutoCommitOnPoll(ctx: Context): void {
     const timer = this.#autoCommitTimer;
     if (timer === null || !timer.isDue(ctx.now())) return;
-    if (this.#protocol.oneAutoCommitAtATime && this.#autoCommits.length > 0) return;
+    if (this.#protocol.intervalAutoCommitWaitsForPending && this.#pendingAutoCommits > 0) return;
     const offsets = this.allConsumed();
     // The interval restarts even when there is nothing to commit.
     timer.reset(ctx.now());
@@ -242,7 +241,7 @@ export class CommitRequestManager {
     const coordinator = this.#coordinator.coordinator;
     if (coordinator === null) return;
     for (const commit of [...this.#unsent]) {
-      if (!this.#hasTurn(commit) || !commit.state.canSendRequest(now)) continue;
+      if (!commit.state.canSendRequest(now)) continue;
       this.#unsent = this.#unsent.filter((c) => c !== commit);
       this.#send(commit, coordinator, ctx);
     }
@@ -253,8 +252,7 @@ export class CommitRequestManager {
     const known = this.#coordinator.coordinator !== null;
     for (const commit of this.#unsent) {
       if (Number.isFinite(commit.deadline)) next = Math.min(next ?? commit.deadline, commit.deadline);
-      // An auto-commit waiting for its turn is woken by the end of the one before it.
-      if (known && this.#hasTurn(commit)) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + commit.state.remainingBackoff(now));
+      if (known) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + commit.state.remainingBackoff(now));
     }
     return next;
   }
@@ -269,15 +267,9 @@ export class CommitRequestManager {
     this.#enqueue({ kind, retry: "sync", deadline: ctx.now() + ms(timeoutMs), auto, offsets, onDone, state }, ctx);
   }
 
-  /** A user commit may always go; with one auto-commit at a time, an auto-commit only once every one before it is over. */
-  #hasTurn(commit: PendingCommit): boolean {
-    return !commit.auto || !this.#protocol.oneAutoCommitAtATime || this.#autoCommits[0] === commit;
-  }
-
   #enqueue(commit: PendingCommit, ctx: Context): void {
     this.#unsent.push(commit);
-    if (commit.auto) this.#autoCommits.push(commit);
-    if (!this.#hasTurn(commit)) ctx.log.debug("auto-commit waits for the one before it", { kind: commit.kind });
+    if (commit.auto) this.#pendingAutoCommits++;
     this.poll(ctx);
   }
 
@@ -368,7 +360,7 @@ export class CommitRequestManager {
       }
     }
     if (retry) {
-      // Still pending: no interval auto-commit before the retry (and, one at a time, none at all).
+      // Still pending: with AutoCommitState, no interval auto-commit before the retry.
       commit.state.onFailedAttempt(now);
       this.#unsent.push(commit);
       return;
@@ -382,7 +374,7 @@ export class CommitRequestManager {
   }
 
   #finish(commit: PendingCommit, committed: boolean, retriable: boolean, ctx: Context): void {
-    if (commit.auto) this.#autoCommits = this.#autoCommits.filter((c) => c !== commit);
+    if (commit.auto) this.#pendingAutoCommits--;
     commit.onDone(ctx, committed, retriable);
   }
 }

@@ -17,12 +17,12 @@ const RETRIED_BEFORE_REVOCATION = new Set<number>([
  * revocation also retries STALE_MEMBER_EPOCH (with the fresh epoch) but
  * not a deleted topic; STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID and
  * FENCED_INSTANCE_ID are a CommitFailedException for the caller. The
- * heartbeat, not the commit, handles fencing. One auto-commit at a time
- * (`AutoCommitState`): the commit before a revocation waits for an interval
- * auto-commit still in flight, so the two can never land out of order.
+ * heartbeat, not the commit, handles fencing. No interval auto-commit
+ * while another auto-commit is pending (`AutoCommitState`); the commit
+ * before a revocation and close()'s go at once, behind any in flight.
  */
 export class MemberEpochCommitProtocol implements CommitProtocol {
-  readonly oneAutoCommitAtATime = true;
+  readonly intervalAutoCommitWaitsForPending = true;
   readonly #identity: MemberIdentity;
 
   constructor(identity: MemberIdentity) {

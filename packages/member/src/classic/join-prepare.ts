@@ -51,8 +51,6 @@ export class JoinPrepare {
   /** When onJoinPrepare stops waiting for commits (`joinPrepareTimer`), set by the first call. */
   #deadline: Micros | null = null;
   #retryAt: Micros = 0;
-  /** Counts the commits sent; the answer of one the timeout left behind changes nothing. */
-  #attempt = 0;
 
   constructor(deps: JoinPrepareDependencies) {
     this.#deps = deps;
@@ -127,9 +125,9 @@ export class JoinPrepare {
     // Stop fetching what is about to be revoked, so positions cannot move past the commit.
     if (!isGenerationReset(membership.generation)) assigned.markPendingRevocation(this.#toRevoke(), ctx);
     this.#step = "committing";
-    const attempt = ++this.#attempt;
     commits.autoCommitAsync("revocation", ctx, (ctx, committed, retriable) => {
-      if (this.#abandoned || attempt !== this.#attempt || this.#step !== "committing") return;
+      // One commit is out at a time; once the timeout moved on, its answer changes nothing.
+      if (this.#abandoned || this.#step !== "committing") return;
       const now = ctx.now();
       const deadline = this.#deadline ?? now;
       if (committed || !retriable || now >= deadline) {

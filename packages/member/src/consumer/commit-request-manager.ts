@@ -159,12 +159,9 @@ export class CommitRequestManager {
     const timer = this.#autoCommitTimer;
     if (timer === null || !timer.isDue(ctx.now())) return;
     if (this.#protocol.intervalAutoCommitWaitsForPending && this.#pendingAutoCommits > 0) return;
-    const offsets = this.allConsumed();
     // The interval restarts even when there is nothing to commit.
     timer.reset(ctx.now());
-    if (offsets.length === 0) return;
-    const state = new RequestState(this.#backoff);
-    this.#enqueue({ kind: "auto", retry: "none", deadline: Number.POSITIVE_INFINITY, auto: true, offsets, onDone: () => {}, state }, ctx);
+    this.autoCommitAsync("auto", ctx, () => {});
   }
 
   /**
@@ -199,13 +196,13 @@ export class CommitRequestManager {
   }
 
   /**
-   * The classic consumer's asynchronous auto-commit of all consumed
-   * positions before a rebalance (`ConsumerCoordinator.autoCommitOffsetsAsync`
-   * from `onJoinPrepare`): one attempt, never retried here; the caller sends
-   * a fresh one if it wants (onJoinPrepare does, from inside poll(), with the
-   * positions consumed by then). A retriable failure brings the next interval
-   * auto-commit forward to the backoff, as any async auto-commit's does.
-   * With nothing consumed it is over at once, committed.
+   * An asynchronous auto-commit of all consumed positions
+   * (`ConsumerCoordinator.autoCommitOffsetsAsync`): the interval's, and the
+   * classic consumer's before a rebalance (from `onJoinPrepare`). One
+   * attempt, never retried here; the caller sends a fresh one if it wants
+   * (onJoinPrepare does, from inside poll(), with the positions consumed by
+   * then). A retriable failure brings the next interval auto-commit forward
+   * to the backoff. With nothing consumed it is over at once, committed.
    */
   autoCommitAsync(kind: CommitKind, ctx: Context, onDone: CommitDone): void {
     const offsets = this.allConsumed();

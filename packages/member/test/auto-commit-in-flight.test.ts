@@ -1,15 +1,13 @@
 import { ErrorCode, ms, type OffsetCommitRequest } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ClassicDriver, classicConfig } from "./classic-test-support.js";
-import { ConsumerDriver, type Sent, T1_ID, testConfig } from "./consumer-test-support.js";
+import { ConsumerDriver, committedOffsetsOf, type Sent, T1_ID, testConfig } from "./consumer-test-support.js";
 
 type CommitSent = Sent & { message: OffsetCommitRequest };
 
 /** A commit's offsets as "topic-partition" -> offset. */
 function offsetsOf(commit: CommitSent): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const topic of commit.message.topics) for (const p of topic.partitions) out[`${topic.name}-${p.partitionIndex}`] = p.committedOffset;
-  return out;
+  return committedOffsetsOf(commit.message);
 }
 
 /**

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { encodeCooperativeUserData } from "../src/assignors/sticky/sticky-user-data.js";
 import type { RecordsObservation } from "../src/observations.js";
 import { ClassicDriver, classicConfig, decodeAssignmentMap, joinSubscription, subscriptionBytes } from "./classic-test-support.js";
+import { committedOffsetsOf } from "./consumer-test-support.js";
 
 const COOPERATIVE = { "partition.assignment.strategy": ["cooperative-sticky"] };
 
@@ -26,9 +27,9 @@ function consumedT1p0By(driver: ClassicDriver, at: number): number {
 
 /** The offset an OffsetCommit request commits for T1-0. */
 function committedT1p0(sent: { message: OffsetCommitRequest }): number {
-  const partition = sent.message.topics.find((t) => t.name === "T1")?.partitions.find((p) => p.partitionIndex === 0);
-  if (partition === undefined) throw new Error("the commit carries no T1-0");
-  return partition.committedOffset;
+  const offset = committedOffsetsOf(sent.message)["T1-0"];
+  if (offset === undefined) throw new Error("the commit carries no T1-0");
+  return offset;
 }
 
 describe("classic COOPERATIVE rebalance (cooperative-sticky, KIP-429)", () => {

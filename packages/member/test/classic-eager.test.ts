@@ -1,14 +1,7 @@
 import { ErrorCode, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
 import { ClassicDriver, classicConfig } from "./classic-test-support.js";
-
-/** Offsets of an OffsetCommit request, as "topic-partition" -> offset. */
-function committedOffsets(driver: ClassicDriver): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const topic of driver.lastOf("OffsetCommitRequest").message.topics)
-    for (const p of topic.partitions) out[`${topic.name}-${p.partitionIndex}`] = p.committedOffset;
-  return out;
-}
+import { committedOffsetsOf } from "./consumer-test-support.js";
 
 describe("classic EAGER rebalance (range)", () => {
   it("before every JoinGroup: ownership ends, auto-commit, onPartitionsRevoked(all); after SyncGroup onPartitionsAssigned(all)", () => {
@@ -28,7 +21,7 @@ describe("classic EAGER rebalance (range)", () => {
     expect(commit.message).toMatchObject({ generationIdOrMemberEpoch: 1, memberId: "m-1", groupInstanceId: null });
     const consumed: Record<string, number> = {};
     for (const r of driver.recordRanges()) consumed[`${r.topic}-${r.partition}`] = Number(r.lastOffset) + 1;
-    expect(committedOffsets(driver)).toEqual(consumed);
+    expect(committedOffsetsOf(driver.lastOf("OffsetCommitRequest").message)).toEqual(consumed);
     expect(driver.owned).toEqual({});
     expect(driver.joins()).toHaveLength(2);
     driver.answerOffsetCommit(ErrorCode.NONE, commit);

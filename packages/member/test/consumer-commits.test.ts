@@ -1,13 +1,11 @@
 import { ErrorCode, ms } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import { ConsumerDriver, isPollReturn, lastWhere, T1_ID, testConfig } from "./consumer-test-support.js";
+import { ConsumerDriver, committedOffsetsOf, isPollReturn, lastWhere, T1_ID, testConfig } from "./consumer-test-support.js";
 
 /** The offsets of an OffsetCommit request, as "topic-partition" -> offset. */
 function offsetsOf(driver: ConsumerDriver, index = -1): Record<string, number> {
   const request = driver.sentOf("OffsetCommitRequest").at(index)?.message;
-  const out: Record<string, number> = {};
-  for (const topic of request?.topics ?? []) for (const p of topic.partitions) out[`${topic.name}-${p.partitionIndex}`] = p.committedOffset;
-  return out;
+  return request === undefined ? {} : committedOffsetsOf(request);
 }
 
 /** The next offset of each partition the application has been handed (what a commit should carry). */

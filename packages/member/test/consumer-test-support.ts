@@ -34,6 +34,13 @@ export function lastWhere<T>(items: readonly T[], predicate: (item: T) => boolea
   return undefined;
 }
 
+/** The offsets an OffsetCommit request commits, as "topic-partition" -> offset. */
+export function committedOffsetsOf(request: OffsetCommitRequest): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const topic of request.topics) for (const p of topic.partitions) out[`${topic.name}-${p.partitionIndex}`] = p.committedOffset;
+  return out;
+}
+
 export const T1_ID = topicIdFor("T1");
 export const T2_ID = topicIdFor("T2");
 export const COORDINATOR = "coordinator-0";

@@ -617,6 +617,48 @@ describe("group checkers catch what they exist to catch", () => {
     );
   });
 
+  it("committed-offsets-monotonic: tells an epoch-less commit into an empty group as an admin commit, with the removal of its member id", () => {
+    const s = 1_000_000;
+    // A's commit of 9 at generation or member epoch 1; A removed at 20 s, B at 30 s (the group empties); then a commit
+    // of 5 with no epoch (-1) under A's member id, which Kafka takes from an empty group without a member check.
+    const history = (protocol: "classic" | "consumer", last: HistoryEvent) => [
+      groupOf(protocol)(1 * s, 1, 2),
+      commit(10 * s, "A", 1, 9),
+      groupOf(protocol)(20 * s, 2, 1),
+      removed(20 * s, "A"),
+      groupOf(protocol)(30 * s, 3, 0, "EMPTY"),
+      removed(30 * s, "B"),
+      groupOf(protocol)(31 * s, 3, 0, "EMPTY"),
+      last,
+    ];
+    expect(
+      check("committed-offsets-monotonic", history("consumer", commit(40 * s, "A", -1, 5))).violations.map((v) => [v.message, v.events]),
+    ).toEqual([
+      [
+        "group g: T-0 committed 5 after 9 (by A); it carried member epoch -1 into a group empty since 30.000 s, where Kafka takes it with no member check, as an admin commit; A had been removed at 20.000 s (session-timeout)",
+        [1, 3, 4, 7],
+      ],
+    ]);
+    // A classic request carries a generation; a member id the coordinator never removed (an admin client's) has no
+    // removal to tell.
+    expect(
+      check("committed-offsets-monotonic", history("classic", commit(40 * s, "", -1, 5))).violations.map((v) => [v.message, v.events]),
+    ).toEqual([
+      [
+        "group g: T-0 committed 5 after 9 (by no member id); it carried generation -1 into a group empty since 30.000 s, where Kafka takes it with no member check, as an admin commit",
+        [1, 4, 7],
+      ],
+    ]);
+    // Members again (here B rejoined): no longer empty, so no admin story; nor for a commit with an epoch.
+    const rejoined = [...history("consumer", groupOf("consumer")(35 * s, 4, 1)), commit(40 * s, "A", -1, 5)];
+    expect(check("committed-offsets-monotonic", rejoined).violations.map((v) => v.message)).toEqual([
+      "group g: T-0 committed 5 after 9 (by A)",
+    ]);
+    expect(check("committed-offsets-monotonic", history("consumer", commit(40 * s, "A", 3, 5))).violations.map((v) => v.message)).toEqual([
+      "group g: T-0 committed 5 after 9 (by A)",
+    ]);
+  });
+
   it("epochs-monotonic: flags a group epoch going down and a member epoch dropping to anything but 0/-1/-2", () => {
     expect(check("epochs-monotonic", [group(1, 3, 3), group(2, 4, 3), group(3, 4, 4)]).ok).toBe(true);
     expect(check("epochs-monotonic", [group(1, 3, 3), group(2, 2, 3)]).ok).toBe(false);

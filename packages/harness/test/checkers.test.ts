@@ -103,6 +103,30 @@ const restart = (t: number, who: string) => obs(t, who, { type: "member.poll-tim
 const state = (t: number, who: string, to: string, epoch = 1) =>
   obs(t, who, { type: "member.state", groupId: "g", memberId: `${who}-id`, protocol: "consumer", from: "X", to, memberEpoch: epoch });
 
+/** A message sent on connection `conn` (+gen client to server, -gen back), delivered at `at` (none: dropped). */
+const send = (t: number, from: string, to: string, type: string, at: number[], conn: number): HistoryEvent => ({
+  t,
+  ev: "send",
+  from,
+  to,
+  type,
+  bytes: 40,
+  fate: at.length === 0 ? "drop" : "deliver",
+  at,
+  conn,
+});
+/** A client's close of its coordinator connection `gen` on a request timeout. */
+const close = (t: number, who: string, gen: number): HistoryEvent => ({
+  t,
+  ev: "conn",
+  actor: who,
+  peer: "coordinator-0",
+  gen,
+  what: "close",
+  connection: "coordinator",
+  reason: "closed by its client: a request timed out",
+});
+
 describe("group checkers catch what they exist to catch", () => {
   it("revoke-before-reassign: flags a partition handed over while its owner still holds it", () => {
     const ok = [
@@ -454,27 +478,6 @@ describe("group checkers catch what they exist to catch", () => {
 
   it("committed-offsets-monotonic: tells the OffsetCommit that carried a backward commit, and a close of its connection before it arrived", () => {
     const s = 1_000_000;
-    const send = (t: number, from: string, to: string, type: string, at: number[], conn: number): HistoryEvent => ({
-      t,
-      ev: "send",
-      from,
-      to,
-      type,
-      bytes: 40,
-      fate: at.length === 0 ? "drop" : "deliver",
-      at,
-      conn,
-    });
-    const close = (t: number, who: string, gen: number): HistoryEvent => ({
-      t,
-      ev: "conn",
-      actor: who,
-      peer: "coordinator-0",
-      gen,
-      what: "close",
-      connection: "coordinator",
-      reason: "closed by its client: a request timed out",
-    });
     // member a's commit of 5 is held on connection 3 from 10 s to 70 s; a closes that connection at 40 s, reconnects
     // (connection 4) and commits 9, answered; the held request arrives at 70 s and its write lands at 70.01 s.
     const retransmitted = [
@@ -784,6 +787,57 @@ describe("group checkers catch what they exist to catch", () => {
     // A command other than close leaves a member in its group.
     const paused = [...settled, life(6_000_000, "a", "command", "pause-app"), fatal(7_000_000, "b"), group(9_000_000, 2, 2, "RECONCILING")];
     expect(check("converges", paused, healing).violations[0]?.message).toMatch(/never reached STABLE/);
+  });
+
+  it("converges tells an assignment the coordinator made answering a request whose connection its client had closed", () => {
+    const s = 1_000_000;
+    const healing = { ...spec, durationUs: 500 * s, nemesis: [{ atUs: 5 * s, actor: "a", control: { action: "pause" as const } }] };
+    const settled = [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      state(0, "a", "STABLE"),
+      state(0, "b", "STABLE"),
+      group(1, 1, 1, "STABLE"),
+      gcMember(1, "a-id", 1, { T: [0] }),
+      gcMember(1, "b-id", 1, { T: [] }),
+      owned(2, "a", [0]),
+    ];
+    // b's heartbeat of 7 s rides connection 5, held until 20 s; b closes connection 5 at 8 s. The coordinator
+    // answers it at 20.01 s, giving b T-1, and the answer goes back on connection 5.
+    const stale = [
+      ...settled,
+      send(7 * s, "b", "coordinator-0", "ConsumerGroupHeartbeatRequest", [20 * s], 5),
+      close(8 * s, "b", 5),
+      gcMember(20.01 * s, "b-id", 2, { T: [1] }),
+      send(20.01 * s, "coordinator-0", "b", "ConsumerGroupHeartbeatResponse", [20.011 * s], -5),
+    ];
+    const message = (events: HistoryEvent[]) => check("converges", events, healing).violations[0]?.message ?? "";
+    expect(message(stale)).toMatch(
+      /: T-1 assigned to b, whose client owns nothing; the coordinator made that assignment at 20\.010 s, answering a ConsumerGroupHeartbeat b sent at 7\.000 s that arrived at 20\.000 s on a connection b had closed at 8\.000 s \(closed by its client: a request timed out\), so its answer went to a closed connection$/,
+    );
+    // It cites the request and the close besides the group's record and the assignment.
+    const cited = check("converges", stale, healing).violations[0]?.events ?? [];
+    expect(cited.map((i) => stale[i]).map((e) => (e?.ev === "obs" ? e.o.type : `${e?.ev} ${e?.ev === "send" ? e.type : ""}`))).toEqual([
+      "gc.group",
+      "send ConsumerGroupHeartbeatRequest",
+      "conn ",
+      "gc.member",
+    ]);
+    const plain = /: T-1 assigned to b, whose client owns nothing$/;
+    // Closed after the request arrived: the answer rode a connection still open then, and there is nothing to tell.
+    const closedLate = stale.map((e) => (e.ev === "conn" ? close(20.005 * s, "b", 5) : e)).sort((x, y) => x.t - y.t);
+    expect(message(closedLate)).toMatch(plain);
+    // On an open connection: the ordinary case.
+    expect(message(stale.filter((e) => e.ev !== "conn"))).toMatch(plain);
+    // Two answers to b in that instant (another heartbeat, on b's new connection 6): which one carried the record is
+    // not known, so none is told.
+    const two = [
+      ...stale.slice(0, -2),
+      send(19.9 * s, "b", "coordinator-0", "ConsumerGroupHeartbeatRequest", [19.95 * s], 6),
+      ...stale.slice(-2),
+      send(20.01 * s, "coordinator-0", "b", "ConsumerGroupHeartbeatResponse", [20.011 * s], -6),
+    ];
+    expect(message(two)).toMatch(plain);
   });
 
   it("converges tells a group that never converged: the partitions without a live owner, whom the coordinator has them assigned to", () => {

@@ -1,5 +1,6 @@
 import type { Micros } from "@kcsim/protocol";
 import { type GroupTopology, groupTopologies } from "../analysis/group-topology.js";
+import { sharedLostAssignmentAnswers } from "../analysis/lost-assignment-answers.js";
 import { observationOf } from "../analysis/observations.js";
 import { OWNERSHIP_EVENTS, sharedOwnership } from "../analysis/ownership-timeline.js";
 import type { SimulationSpec } from "../kernel/simulation-spec.js";
@@ -85,7 +86,7 @@ export const converges = streamingChecker({
     const fatal = new Map<string, string>();
     /** Members told to close, until their process starts again. */
     const closed = new Set<string>();
-    const story = new UnownedPartitionsStory();
+    const story = new UnownedPartitionsStory(pass.shared(sharedLostAssignmentAnswers));
     return {
       reads: ["gc.group", "member.fatal", ...OWNERSHIP_EVENTS],
       accept(event, index) {

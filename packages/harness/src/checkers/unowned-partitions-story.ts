@@ -1,4 +1,5 @@
 import { getOrCreate, type Micros, type PartitionsByTopic, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import type { LostAssignmentAnswer, LostAssignmentAnswers } from "../analysis/lost-assignment-answers.js";
 import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
@@ -13,6 +14,16 @@ interface CoordinatorView {
   /** Each member's last assignment as the coordinator said it (made into partition keys only when a story is told). */
   readonly assigned: Map<string, { readonly partitions: PartitionsByTopic; readonly index: number }>;
   conversion: { readonly t: Micros; readonly index: number } | null;
+}
+
+/** How the coordinator's record of an assignment missed its client: its answer went to a connection the client had closed. */
+function lostAnswerStory(lost: LostAssignmentAnswer): string {
+  const { api, client, request, close } = lost;
+  const reason = close.reason === null ? "" : ` (${close.reason})`;
+  return (
+    `; the coordinator made that assignment at ${formatSeconds(lost.answeredAt)}, answering a ${api} ${client} sent at ${formatSeconds(request.t)}` +
+    ` that arrived at ${formatSeconds(request.at[0] ?? request.t)} on a connection ${client} had closed at ${formatSeconds(close.t)}${reason}, so its answer went to a closed connection`
+  );
 }
 
 /** What a member's application is doing, as far as the group's convergence goes. */
@@ -31,10 +42,18 @@ export interface MemberCondition {
  * "Assigned to no member" and "assigned to a member whose client does not
  * own them" are different bugs; the events it cites (the group's last
  * state, the assignments, the online conversion that made the group what
- * it is) file them apart in a hunt.
+ * it is) file them apart in a hunt. When the coordinator made a member's
+ * assignment answering a request that its client had given up (it rode a
+ * connection the client closed before it arrived), the story says so, and
+ * cites the request and the close: the client never heard of it.
  */
 export class UnownedPartitionsStory {
   readonly #groups = new Map<string, CoordinatorView>();
+  readonly #lostAnswers: LostAssignmentAnswers;
+
+  constructor(lostAnswers: LostAssignmentAnswers) {
+    this.#lostAnswers = lostAnswers;
+  }
 
   accept(event: HistoryEvent, index: number): void {
     if (event.ev === "life" && event.what === "crash") {
@@ -102,9 +121,11 @@ export class UnownedPartitionsStory {
     for (const [memberId, ps] of byMember) {
       const actor = timeline.actorOfMemberId(memberId);
       const assignment = view?.assigned.get(memberId);
+      const lost = assignment === undefined ? undefined : this.#lostAnswers.lostAnswerOf(assignment.index);
       if (assignment !== undefined) cited.push(assignment.index);
+      if (lost !== undefined) cited.push(lost.requestIndex, lost.closeIndex);
       parts.push(
-        `${listedPartitions(ps)} assigned to ${actor ?? memberId}, ${actor === undefined ? "a member id no client showed" : this.#conditionOf(actor, timeline, members)}`,
+        `${listedPartitions(ps)} assigned to ${actor ?? memberId}, ${actor === undefined ? "a member id no client showed" : this.#conditionOf(actor, timeline, members)}${lost === undefined ? "" : lostAnswerStory(lost)}`,
       );
     }
     if (unassigned.length > 0) parts.push(`${listedPartitions(unassigned)} assigned to no member`);

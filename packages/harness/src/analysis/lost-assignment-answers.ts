@@ -1,0 +1,152 @@
+import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
+import type { ConnectionRecord, HistoryEvent, SendRecord } from "../history/history-event.js";
+import type { EventFollower, SharedAnalysis } from "./history-pass.js";
+import { observationOf } from "./observations.js";
+
+/** The group APIs whose answers hand a member its assignment: their request and answer types. */
+const ASSIGNING_API_OF_TYPE: ReadonlyMap<string, { readonly api: string; readonly request: boolean }> = new Map(
+  ["ConsumerGroupHeartbeat", "JoinGroup", "SyncGroup"].flatMap((api): [string, { api: string; request: boolean }][] => [
+    [`${api}Request`, { api, request: true }],
+    [`${api}Response`, { api, request: false }],
+  ]),
+);
+
+/** A request of one of those APIs that has arrived, or will, and is unanswered. */
+interface PendingRequest {
+  readonly api: string;
+  readonly send: SendRecord;
+  readonly index: number;
+}
+
+/**
+ * A member's assignment record that the coordinator answered on a connection its client had closed before the
+ * request arrived: a request the kernel's retransmission delivered after the client gave the connection up
+ * (Kafka's client closes a connection on a request timeout; the bytes it had sent still reach the broker). The
+ * answer goes to a closed socket, so the client never hears of the record.
+ */
+export interface LostAssignmentAnswer {
+  readonly api: string;
+  readonly client: ActorId;
+  /** The request's send event and its history index. */
+  readonly request: SendRecord;
+  readonly requestIndex: number;
+  /** The client's close of the connection, before the request arrived. */
+  readonly close: ConnectionRecord;
+  readonly closeIndex: number;
+  /** When the coordinator answered it. */
+  readonly answeredAt: Micros;
+}
+
+/**
+ * Which gc.member records the coordinator made while answering a request that rode a connection its client had
+ * already closed, for the story of a group whose coordinator holds an assignment the client never took. On a
+ * connection the server answers in order (Kafka mutes the channel while it serves a request), so each answer of
+ * an API answers the oldest unanswered request of that API on its connection. A coordinator releases a record
+ * and the answer of the request that made it in the same instant; so a gc.member of a member id at instant t is
+ * taken to ride the answer to its client at t when that client got exactly one answer of these APIs from that
+ * coordinator then. Only records whose answer rode a connection the client had closed before the request
+ * arrived are kept: an answer on a live connection is the ordinary case, and nothing to tell.
+ *
+ * Connection mode only: a datagram network has no connections to pair requests and answers on.
+ */
+export class LostAssignmentAnswers implements EventFollower {
+  readonly reads = [...[...ASSIGNING_API_OF_TYPE.keys()].map((type) => `send ${type}`), "conn", "life", "member.state", "gc.member"];
+  /** Each connection's unanswered requests of each API, oldest first: client -> generation -> API -> queue. */
+  readonly #pending = new Map<ActorId, Map<number, Map<string, PendingRequest[]>>>();
+  /** The client's close of each connection it closed: client -> generation -> close. */
+  readonly #closes = new Map<ActorId, Map<number, { readonly close: ConnectionRecord; readonly index: number }>>();
+  /** The process (actor) each member id belongs to, from its member.state observations. */
+  readonly #actorOfMember = new Map<string, ActorId>();
+  /** The open instant: its gc.member records (index, coordinator, client) and each (coordinator, client)'s answers. */
+  #openT = Number.NaN;
+  readonly #records: { readonly index: number; readonly coordinator: ActorId; readonly client: ActorId }[] = [];
+  readonly #answers = new Map<string, (LostAssignmentAnswer | null)[]>();
+  /** gc.member records (by history index) answered on a closed connection. */
+  readonly #lost = new Map<number, LostAssignmentAnswer>();
+
+  accept(event: HistoryEvent, index: number): void {
+    if (event.t !== this.#openT) this.#settle(event.t);
+    switch (event.ev) {
+      case "send": {
+        if (event.conn === undefined) return;
+        const kind = ASSIGNING_API_OF_TYPE.get(event.type);
+        if (kind === undefined) return;
+        if (kind.request) {
+          if (event.at.length === 0) return;
+          const byApi = getOrCreate(getOrCreate(this.#pending, event.from, newByGen), event.conn, newByApi);
+          getOrCreate(byApi, kind.api, newQueue).push({ api: kind.api, send: event, index });
+          return;
+        }
+        // Answers ride the connection's negative generation, from the server back to the client.
+        const answered = this.#pending.get(event.to)?.get(-event.conn)?.get(kind.api)?.shift();
+        getOrCreate(this.#answers, `${event.from}\u0000${event.to}`, newAnswers).push(
+          answered === undefined ? null : this.#lostAnswer(answered, event.t),
+        );
+        return;
+      }
+      case "conn":
+        if (event.what === "close") getOrCreate(this.#closes, event.actor, newCloses).set(event.gen, { close: event, index });
+        return;
+      case "life":
+        // A server that dies answers none of the requests it held.
+        if (event.what === "crash" || event.what === "stop")
+          for (const byGen of this.#pending.values())
+            for (const byApi of byGen.values()) for (const [api, queue] of byApi) if (queue[0]?.send.to === event.actor) byApi.delete(api);
+        return;
+      case "obs": {
+        const state = observationOf(event, "member.state");
+        if (state !== undefined) {
+          if (state.memberId !== "") this.#actorOfMember.set(state.memberId, event.actor);
+          return;
+        }
+        const member = observationOf(event, "gc.member");
+        const client = member === undefined ? undefined : this.#actorOfMember.get(member.memberId);
+        if (client !== undefined) this.#records.push({ index, coordinator: event.actor, client });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** How the gc.member record at history index `index` reached its client, when its answer rode a connection the client had closed. */
+  lostAnswerOf(index: number): LostAssignmentAnswer | undefined {
+    this.#settle(Number.NaN);
+    return this.#lost.get(index);
+  }
+
+  /** Pairs the open instant's records with their answers, and opens the instant `t`. */
+  #settle(t: Micros): void {
+    for (const { index, coordinator, client } of this.#records) {
+      const answers = this.#answers.get(`${coordinator}\u0000${client}`);
+      const only = answers?.length === 1 ? answers[0] : null;
+      if (only != null) this.#lost.set(index, only);
+    }
+    this.#records.length = 0;
+    this.#answers.clear();
+    this.#openT = t;
+  }
+
+  /** The request as a lost answer when its client had closed its connection before it arrived; null otherwise. */
+  #lostAnswer(pending: PendingRequest, answeredAt: Micros): LostAssignmentAnswer | null {
+    const closed = this.#closes.get(pending.send.from)?.get(pending.send.conn ?? 0);
+    if (closed === undefined || closed.close.t > (pending.send.at[0] as Micros)) return null;
+    return {
+      api: pending.api,
+      client: pending.send.from,
+      request: pending.send,
+      requestIndex: pending.index,
+      close: closed.close,
+      closeIndex: closed.index,
+      answeredAt,
+    };
+  }
+}
+
+const newByGen = (): Map<number, Map<string, PendingRequest[]>> => new Map();
+const newByApi = (): Map<string, PendingRequest[]> => new Map();
+const newQueue = (): PendingRequest[] => [];
+const newAnswers = (): (LostAssignmentAnswer | null)[] => [];
+const newCloses = (): Map<number, { readonly close: ConnectionRecord; readonly index: number }> => new Map();
+
+export const sharedLostAssignmentAnswers: SharedAnalysis<LostAssignmentAnswers> = () => new LostAssignmentAnswers();

@@ -234,6 +234,29 @@ describe("group checkers catch what they exist to catch", () => {
       "T-0 owned by b and a at once: the coordinator removed a's member id at 0.000 s (rebalance-timeout) and admitted it again at 0.000 s, while its client still owned T-0, T-1",
     );
     expect(kinds(readmitted, again?.events)).toEqual(["2 gc.member-removed", "4 gc.member"]);
+    // The same id admitted again answering a heartbeat a sent at 1 on connection 5, closed at 2 and delivered at 4:
+    // the story names that request and the close, and cites them.
+    const stale = [
+      state(0, "a", "STABLE"),
+      ...base,
+      send(1, "a", "coordinator-0", "ConsumerGroupHeartbeatRequest", [4], 5),
+      close(2, "a", 5),
+      ...readmitted.slice(base.length),
+      send(4, "coordinator-0", "a", "ConsumerGroupHeartbeatResponse", [5], -5),
+    ].sort((x, y) => x.t - y.t);
+    const told = check("single-owner", stale).violations[0];
+    expect(told?.message).toBe(
+      "T-0 owned by b and a at once: the coordinator removed a's member id at 0.000 s (rebalance-timeout) and admitted it again at 0.000 s, while its client still owned T-0, T-1; it admitted it answering a ConsumerGroupHeartbeat a sent at 0.000 s that arrived at 0.000 s on a connection a had closed at 0.000 s (closed by its client: a request timed out)",
+    );
+    expect(told?.events.map((i) => stale[i]?.ev)).toEqual(["send", "conn", "obs", "obs"]);
+    expect(kinds(stale, told?.events).slice(2)).toEqual(["2 gc.member-removed", "4 gc.member"]);
+    // On a connection still open when the request arrived: the plain story.
+    expect(
+      check(
+        "single-owner",
+        stale.filter((e) => e.ev !== "conn"),
+      ).violations[0]?.message,
+    ).toBe(again?.message);
     // A client that let go of what it owned before its id came back has nothing of that story left.
     const letGo = [...base, removedFor(2, "a-id", "rebalance-timeout"), owned(3, "a", [], "lost"), owned(4, "b", [0, 1])];
     expect(check("single-owner", [...letGo, gcMember(5, "a-id", 4, {}), owned(6, "a", [1])]).violations[0]?.message).toBe(

@@ -48,9 +48,10 @@ describe("swarm seed 11224: a leave heartbeat retransmitted on a connection its 
     expect(failing.map(([name]) => name)).toEqual(["single-owner"]);
     // single-owner tells it as the re-admission it is on the coordinator's side: the stale leave removed member-9's
     // member id, and the rejoin retransmitted right behind it (epoch 0, the same id) admitted it again, as a member
-    // holding nothing, while member-9 still owned swarm-4.
+    // holding nothing, while member-9 still owned swarm-4; and the request that admitted it is the rejoin of 41.4 s,
+    // delivered on the connection member-9 had closed.
     expect(failing[0]?.[1].violations[0]?.message).toBe(
-      "swarm-4 owned by member-9 and member-7 at once: the coordinator removed member-9's member id at 92.382 s (leave) and admitted it again at 92.392 s, while its client still owned swarm-4",
+      "swarm-4 owned by member-9 and member-7 at once: the coordinator removed member-9's member id at 92.382 s (leave) and admitted it again at 92.392 s, while its client still owned swarm-4; it admitted it answering a ConsumerGroupHeartbeat member-9 sent at 41.371 s that arrived at 92.372 s on a connection member-9 had closed at 71.371 s (closed by its client: a request timed out)",
     );
 
     const events = result.log.toArray();

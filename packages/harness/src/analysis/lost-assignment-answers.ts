@@ -47,6 +47,8 @@ export interface LostAssignmentAnswer {
  * coordinator then. Only records whose answer rode a connection the client had closed before the request
  * arrived are kept: an answer on a live connection is the ordinary case, and nothing to tell.
  *
+ * Known once the record's instant is over: a reader in the same instant does not see it yet.
+ *
  * Connection mode only: a datagram network has no connections to pair requests and answers on.
  */
 export class LostAssignmentAnswers implements EventFollower {
@@ -57,15 +59,13 @@ export class LostAssignmentAnswers implements EventFollower {
   readonly #closes = new Map<ActorId, Map<number, { readonly close: ConnectionRecord; readonly index: number }>>();
   /** The process (actor) each member id belongs to, from its member.state observations. */
   readonly #actorOfMember = new Map<string, ActorId>();
-  /** The open instant: its gc.member records (index, coordinator, client) and each (coordinator, client)'s answers. */
-  #openT = Number.NaN;
+  /** The instant going on: its gc.member records (index, coordinator, client) and each (coordinator, client)'s answers. */
   readonly #records: { readonly index: number; readonly coordinator: ActorId; readonly client: ActorId }[] = [];
   readonly #answers = new Map<string, (LostAssignmentAnswer | null)[]>();
   /** gc.member records (by history index) answered on a closed connection. */
   readonly #lost = new Map<number, LostAssignmentAnswer>();
 
   accept(event: HistoryEvent, index: number): void {
-    if (event.t !== this.#openT) this.#settle(event.t);
     switch (event.ev) {
       case "send": {
         if (event.conn === undefined) return;
@@ -109,14 +109,26 @@ export class LostAssignmentAnswers implements EventFollower {
     }
   }
 
-  /** How the gc.member record at history index `index` reached its client, when its answer rode a connection the client had closed. */
+  /**
+   * How the gc.member record at history index `index` reached its client, when its answer rode a connection the
+   * client had closed. Known once the record's instant is over (see settleInstant); undefined before.
+   */
   lostAnswerOf(index: number): LostAssignmentAnswer | undefined {
-    this.#settle(Number.NaN);
     return this.#lost.get(index);
   }
 
-  /** Pairs the open instant's records with their answers, and opens the instant `t`. */
-  #settle(t: Micros): void {
+  /** The instant is over: its records are paired with their answers, before any follower that joined later hears of the next one. */
+  instantOver(): void {
+    if (this.#records.length > 0 || this.#answers.size > 0) this.#settle();
+  }
+
+  /** Settles the run's last instant, for a reader at the run's end (no instantOver follows it). */
+  settleInstant(): void {
+    this.#settle();
+  }
+
+  /** Pairs the instant's records with their answers. */
+  #settle(): void {
     for (const { index, coordinator, client } of this.#records) {
       const answers = this.#answers.get(`${coordinator}\u0000${client}`);
       const only = answers?.length === 1 ? answers[0] : null;
@@ -124,7 +136,6 @@ export class LostAssignmentAnswers implements EventFollower {
     }
     this.#records.length = 0;
     this.#answers.clear();
-    this.#openT = t;
   }
 
   /** The request as a lost answer when its client had closed its connection before it arrived; null otherwise. */

@@ -1,4 +1,5 @@
 import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import type { LostAssignmentAnswers } from "../analysis/lost-assignment-answers.js";
 import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
@@ -50,7 +51,9 @@ function prune(held: Set<string>, owned: ReadonlySet<string>): void {
  *   group until it has revoked them;
  * - the coordinator removed a member id whose client still owned
  *   partitions (a timeout while it was cut off) and later admitted that id
- *   again, as a new member holding nothing.
+ *   again, as a new member holding nothing; when it did so answering a
+ *   request that rode a connection the client had closed (a retransmitted
+ *   rejoin), the story names that request and the close.
  *
  * It reads what the ownership timeline has just applied (which member id is
  * whose, what each client owns), so it must see each event after the
@@ -63,6 +66,11 @@ export class HeldPartitionStories {
   readonly #converting = new Map<string, Micros>();
   /** Each group's protocol as its coordinator last said it. */
   readonly #protocols = new Map<string, string>();
+  readonly #lostAnswers: LostAssignmentAnswers;
+
+  constructor(lostAnswers: LostAssignmentAnswers) {
+    this.#lostAnswers = lostAnswers;
+  }
 
   accept(event: HistoryEvent, index: number, timeline: OwnershipTimeline): void {
     if (event.ev === "life") {
@@ -133,11 +141,15 @@ export class HeldPartitionStories {
     }
     for (const owner of owners) {
       const removal = this.#removals.get(owner);
-      if (removal?.readmitted != null && removal.held.has(partition))
+      if (removal?.readmitted != null && removal.held.has(partition)) {
+        const text = `the coordinator removed ${owner}'s member id at ${formatSeconds(removal.t)} (${removal.reason}) and admitted it again at ${formatSeconds(removal.readmitted.t)}, while its client still owned ${listed(removal.held)}`;
+        const lost = this.#lostAnswers.lostAnswerOf(removal.readmitted.index);
+        if (lost === undefined) return { text, cited: [removal.index, removal.readmitted.index] };
         return {
-          text: `the coordinator removed ${owner}'s member id at ${formatSeconds(removal.t)} (${removal.reason}) and admitted it again at ${formatSeconds(removal.readmitted.t)}, while its client still owned ${listed(removal.held)}`,
-          cited: [removal.index, removal.readmitted.index],
+          text: `${text}; it admitted it answering a ${lost.api} ${owner} sent at ${formatSeconds(lost.request.t)} that arrived at ${formatSeconds(lost.request.at[0] ?? lost.request.t)} on a connection ${owner} had closed at ${formatSeconds(lost.close.t)}${lost.close.reason === null ? "" : ` (${lost.close.reason})`}`,
+          cited: [removal.index, lost.requestIndex, lost.closeIndex, removal.readmitted.index],
         };
+      }
     }
     return null;
   }

@@ -1,4 +1,5 @@
 import { tpKey } from "@kcsim/protocol";
+import { sharedLostAssignmentAnswers } from "../analysis/lost-assignment-answers.js";
 import { observationOf } from "../analysis/observations.js";
 import { OWNERSHIP_EVENTS, sharedOwnership } from "../analysis/ownership-timeline.js";
 import { streamingChecker, ViolationList } from "./checker.js";
@@ -43,7 +44,8 @@ export const singleOwner = streamingChecker({
   judge(pass) {
     const violations = new ViolationList();
     const timeline = pass.shared(sharedOwnership);
-    const stories = new HeldPartitionStories();
+    const lostAnswers = pass.shared(sharedLostAssignmentAnswers);
+    const stories = new HeldPartitionStories(lostAnswers);
     const reported = new Set<string>();
     const pending = new Map<string, Conflict>();
     const keyOf = (partition: string, owners: readonly string[]) => `${partition}:${[...owners].sort().join(",")}`;
@@ -93,6 +95,8 @@ export const singleOwner = streamingChecker({
         }
       },
       finish() {
+        // The run's last instant ends here, with no instantOver: its answers are paired before its conflicts are told.
+        lostAnswers.settleInstant();
         settle();
         return violations.result();
       },

@@ -84,7 +84,7 @@ export class UnownedPartitionsStory {
     }
   }
 
-  /** The story of a group's partitions without a live owner now, or null when every one has a live owner. */
+  /** The story of a group's partitions without a live owner at the run's end, or null when every one has a live owner. */
   tell(
     groupId: string,
     partitions: readonly string[],
@@ -93,6 +93,7 @@ export class UnownedPartitionsStory {
   ): { readonly text: string; readonly cited: readonly number[] } | null {
     const unowned = partitions.filter((p) => timeline.ownersOf(p).length === 0);
     if (unowned.length === 0) return null;
+    this.#lostAnswers.settleInstant();
     const view = this.#groups.get(groupId);
     const cited: number[] = [];
     const parts: string[] = [];

@@ -257,6 +257,25 @@ describe("group checkers catch what they exist to catch", () => {
         stale.filter((e) => e.ev !== "conn"),
       ).violations[0]?.message,
     ).toBe(again?.message);
+    // A classic client's id admitted again into a consumer group (converted online): only a consumer group does that.
+    const classicClient = (t: number, who: string) =>
+      obs(t, who, {
+        type: "member.state",
+        groupId: "g",
+        memberId: `${who}-id`,
+        protocol: "classic",
+        from: "X",
+        to: "STABLE",
+        memberEpoch: 1,
+      });
+    const intoGroup = (client: HistoryEvent, protocol: "classic" | "consumer") =>
+      check("single-owner", [client, ...base, groupOf(protocol)(1, 2, 2), ...readmitted.slice(base.length)]).violations[0]?.message;
+    expect(intoGroup(classicClient(0, "a"), "consumer")).toBe(
+      `${again?.message}; a consumer group makes a member of a classic JoinGroup's member id it no longer has (GroupMetadataManager.classicGroupJoinToConsumerGroup), where a classic group answers UNKNOWN_MEMBER_ID`,
+    );
+    // The same client in a classic group, or a consumer-protocol client: no such clause.
+    expect(intoGroup(classicClient(0, "a"), "classic")).toBe(again?.message);
+    expect(intoGroup(state(0, "a", "STABLE"), "consumer")).toBe(again?.message);
     // A client that let go of what it owned before its id came back has nothing of that story left.
     const letGo = [...base, removedFor(2, "a-id", "rebalance-timeout"), owned(3, "a", [], "lost"), owned(4, "b", [0, 1])];
     expect(check("single-owner", [...letGo, gcMember(5, "a-id", 4, {}), owned(6, "a", [1])]).violations[0]?.message).toBe(

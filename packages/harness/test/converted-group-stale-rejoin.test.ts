@@ -41,10 +41,11 @@ describe("rolling-upgrade seed 14: a converted group re-admits a classic member 
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["single-owner"]);
     const violations = failing[0]?.[1].violations ?? [];
-    // Each tells the story (removed by its session timeout, admitted again under the same id) and cites its events:
-    // the removal, and the re-admission, where the conflict begins.
+    // Each tells the story (removed by its session timeout, admitted again under the same id, which only a consumer
+    // group does for a classic JoinGroup) and cites its events: the removal, and the re-admission, where the conflict
+    // begins.
     const story =
-      "the coordinator removed member-5's member id at 75.517 s (session-timeout) and admitted it again at 81.529 s, while its client still owned T1-4, T1-10, T1-16, T1-22";
+      "the coordinator removed member-5's member id at 75.517 s (session-timeout) and admitted it again at 81.529 s, while its client still owned T1-4, T1-10, T1-16, T1-22; a consumer group makes a member of a classic JoinGroup's member id it no longer has (GroupMetadataManager.classicGroupJoinToConsumerGroup), where a classic group answers UNKNOWN_MEMBER_ID";
     expect(violations.map((v) => v.message)).toEqual([
       `T1-4 owned by member-1-r and member-5 at once: ${story}`,
       `T1-10 owned by member-2-r and member-5 at once: ${story}`,

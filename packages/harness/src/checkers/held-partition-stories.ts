@@ -32,6 +32,8 @@ interface Removal {
   /** What its client owned at the removal; pruned as the client gives partitions up. */
   readonly held: Set<string>;
   readmitted: { readonly t: Micros; readonly index: number } | null;
+  /** Whether it was admitted again into a consumer group by a classic client's JoinGroup. */
+  byClassicJoin: boolean;
 }
 
 function prune(held: Set<string>, owned: ReadonlySet<string>): void {
@@ -53,7 +55,9 @@ function prune(held: Set<string>, owned: ReadonlySet<string>): void {
  *   partitions (a timeout while it was cut off) and later admitted that id
  *   again, as a new member holding nothing; when it did so answering a
  *   request that rode a connection the client had closed (a retransmitted
- *   rejoin), the story names that request and the close.
+ *   rejoin), the story names that request and the close; when a classic
+ *   client's JoinGroup did so in a consumer group (converted online), it
+ *   says that a classic group would have refused it.
  *
  * It reads what the ownership timeline has just applied (which member id is
  * whose, what each client owns), so it must see each event after the
@@ -66,6 +70,8 @@ export class HeldPartitionStories {
   readonly #converting = new Map<string, Micros>();
   /** Each group's protocol as its coordinator last said it. */
   readonly #protocols = new Map<string, string>();
+  /** Each client's protocol as its last member.state said it. */
+  readonly #clientProtocols = new Map<string, string>();
   readonly #lostAnswers: LostAssignmentAnswers;
 
   constructor(lostAnswers: LostAssignmentAnswers) {
@@ -95,7 +101,15 @@ export class HeldPartitionStories {
       if (actor === undefined || timeline.memberIdOf(actor) !== removed.memberId) return;
       const held = new Set(timeline.ownedBy(actor));
       if (held.size > 0)
-        this.#removals.set(actor, { memberId: removed.memberId, t: event.t, index, reason: removed.reason, held, readmitted: null });
+        this.#removals.set(actor, {
+          memberId: removed.memberId,
+          t: event.t,
+          index,
+          reason: removed.reason,
+          held,
+          readmitted: null,
+          byClassicJoin: false,
+        });
       return;
     }
     const member = observationOf(event, "gc.member");
@@ -112,8 +126,15 @@ export class HeldPartitionStories {
         return;
       }
       const removal = this.#removals.get(actor);
-      if (removal !== undefined && removal.memberId === member.memberId && removal.readmitted === null)
+      if (removal !== undefined && removal.memberId === member.memberId && removal.readmitted === null) {
         removal.readmitted = { t: event.t, index };
+        removal.byClassicJoin = this.#protocols.get(member.groupId) === "consumer" && this.#clientProtocols.get(actor) === "classic";
+      }
+      return;
+    }
+    const state = observationOf(event, "member.state");
+    if (state !== undefined && event.ev === "obs") {
+      this.#clientProtocols.set(event.actor, state.protocol);
       return;
     }
     const owned = observationOf(event, "member.owned");
@@ -142,7 +163,11 @@ export class HeldPartitionStories {
     for (const owner of owners) {
       const removal = this.#removals.get(owner);
       if (removal?.readmitted != null && removal.held.has(partition)) {
-        const text = `the coordinator removed ${owner}'s member id at ${formatSeconds(removal.t)} (${removal.reason}) and admitted it again at ${formatSeconds(removal.readmitted.t)}, while its client still owned ${listed(removal.held)}`;
+        // Why a removed id comes back: a consumer group creates a classic member for any member id it is sent.
+        const why = removal.byClassicJoin
+          ? "; a consumer group makes a member of a classic JoinGroup's member id it no longer has (GroupMetadataManager.classicGroupJoinToConsumerGroup), where a classic group answers UNKNOWN_MEMBER_ID"
+          : "";
+        const text = `the coordinator removed ${owner}'s member id at ${formatSeconds(removal.t)} (${removal.reason}) and admitted it again at ${formatSeconds(removal.readmitted.t)}, while its client still owned ${listed(removal.held)}${why}`;
         const lost = this.#lostAnswers.lostAnswerOf(removal.readmitted.index);
         if (lost === undefined) return { text, cited: [removal.index, removal.readmitted.index] };
         return {

@@ -307,7 +307,34 @@ describe("consumption with transactions", () => {
     // Going back is still unexplained: b re-reads 0..1 after it had gone past it.
     const rewound = [...events, records(12, "b", 0, 1)];
     expect(check("duplicates-attributed-transactional", rewound).violations.map((v) => v.message)).toEqual([
-      "b in-0: 2 records delivered again with no rebalance, failed commit or reset to explain it",
+      "b in-0: 2 records delivered again with no rebalance, failed commit or reset to explain it; a had been handed them, up to offset 4, at 0.000 s",
+    ]);
+  });
+
+  it("duplicates-attributed names, and cites, whoever had been handed the records before", () => {
+    // a and b both own in-0 (a coordinator's mistake): b reads 0..1, a reads 0..4 (its own start, a new tenure's
+    // catch-up), then b goes on to 2..3, records a already had: nothing explains b's.
+    const events = [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      ack(1, "in", 0, 4),
+      owned(2, "a", [0]),
+      owned(2, "b", [0]),
+      records(3, "b", 0, 1),
+      records(4, "a", 0, 4),
+      records(5, "b", 2, 3),
+    ];
+    // One owner going back over its own records: it names itself.
+    const back = [life(0, "b", "start"), ack(1, "in", 0, 4), owned(2, "b", [0]), records(3, "b", 0, 3), records(4, "b", 2, 3)];
+    expect(check("duplicates-attributed", back).violations.map((v) => v.message)).toEqual([
+      "b in-0: 2 records delivered again with no rebalance, failed commit or reset to explain it; b itself had been handed up to offset 3 at 0.000 s",
+    ]);
+    const violations = check("duplicates-attributed", events).violations;
+    expect(violations.map((v) => [v.message, v.events])).toEqual([
+      [
+        "b in-0: 2 records delivered again with no rebalance, failed commit or reset to explain it; a had been handed them, up to offset 4, at 0.000 s",
+        [6, 7],
+      ],
     ]);
   });
 

@@ -34,6 +34,8 @@ export interface Redelivery {
    * ("zombie"), a reset, or nothing.
    */
   readonly cause: "rebalance" | "failed commit" | "zombie" | "reset" | null;
+  /** Who had been handed the partition's records furthest before it (up to `consumedUpTo`), and where: its delivery's history index. */
+  readonly before: { readonly actor: string; readonly consumedUpTo: number; readonly t: Micros; readonly index: number };
 }
 
 export interface ConsumptionReport {
@@ -61,6 +63,9 @@ interface PartitionState {
    */
   consumedUpTo: number;
   consumedBy: string;
+  /** When and where (history index) consumedBy was handed them. */
+  consumedAt: Micros;
+  consumedIndex: number;
 }
 
 /** What the analysis follows per actor and partition. */
@@ -101,6 +106,8 @@ export class ConsumptionAnalysis implements EventFollower {
     tp: tpKey(topic, partition),
     consumedUpTo: NOTHING_CONSUMED,
     consumedBy: "",
+    consumedAt: 0,
+    consumedIndex: -1,
   }));
   readonly #pairsByActor = new Map<string, PartitionTable<PairState>>();
   /** actor -> the partitions it owns now */
@@ -200,12 +207,15 @@ export class ConsumptionAnalysis implements EventFollower {
         // contiguous-offsets' to judge; a rewind stays unexplained.)
         cause = tenure.catchUp;
       }
-      this.redeliveries.push({ t, index, actor, partition: tp, count, cause });
+      const earlier = { actor: partition.consumedBy, consumedUpTo: before, t: partition.consumedAt, index: partition.consumedIndex };
+      this.redeliveries.push({ t, index, actor, partition: tp, count, cause, before: earlier });
     }
     // A fenced zombie's records are duplicates themselves: they do not move what the group has consumed.
     if (live && (before === NOTHING_CONSUMED || records.lastOffset > before)) {
       partition.consumedUpTo = records.lastOffset;
       partition.consumedBy = actor;
+      partition.consumedAt = t;
+      partition.consumedIndex = index;
     }
     tenure.next = records.lastOffset + 1;
   }

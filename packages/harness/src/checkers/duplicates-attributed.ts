@@ -1,4 +1,5 @@
 import { sharedConsumption } from "../analysis/consumption.js";
+import { formatSeconds } from "../report/time-format.js";
 import { streamingChecker, ViolationList } from "./checker.js";
 
 /**
@@ -6,7 +7,9 @@ import { streamingChecker, ViolationList } from "./checker.js";
  * restarting from the last committed offset, catching up through what the
  * previous owner had not committed), to a failed commit of the previous
  * owner, to a fenced zombie still processing its old fetches, or to an
- * offset reset; a duplicate with no such cause is a violation.
+ * offset reset; a duplicate with no such cause is a violation. It names,
+ * and cites, the delivery that had handed those records out before: often
+ * another owner of the partition at the same time (see single-owner).
  */
 export const duplicatesAttributed = streamingChecker({
   name: "duplicates-attributed",
@@ -19,12 +22,19 @@ export const duplicatesAttributed = streamingChecker({
       finish() {
         const violations = new ViolationList();
         for (const r of consumption.redeliveries) {
-          if (r.cause === null)
-            violations.add(
-              r.t,
-              `${r.actor} ${r.partition}: ${r.count} records delivered again with no rebalance, failed commit or reset to explain it`,
-              [r.index],
-            );
+          if (r.cause !== null) continue;
+          // Who had them before: another member handed the same records (two owners at once, or one the group
+          // moved on from), or the same one going back.
+          const { actor, consumedUpTo, t, index } = r.before;
+          const earlier =
+            actor === r.actor
+              ? `; ${actor} itself had been handed up to offset ${consumedUpTo} at ${formatSeconds(t)}`
+              : `; ${actor} had been handed them, up to offset ${consumedUpTo}, at ${formatSeconds(t)}`;
+          violations.add(
+            r.t,
+            `${r.actor} ${r.partition}: ${r.count} records delivered again with no rebalance, failed commit or reset to explain it${earlier}`,
+            index >= 0 ? [index, r.index] : [r.index],
+          );
         }
         return violations.result();
       },

@@ -76,6 +76,9 @@ const removed = (t: number, memberId: string) =>
     memberEpoch: 3,
     reason: "session-timeout",
   });
+/** The coordinator removes a member id, for a reason. */
+const removedFor = (t: number, memberId: string, reason: string) =>
+  obs(t, "coordinator-0", { type: "gc.member-removed", groupId: "g", memberId, instanceId: null, memberEpoch: 3, reason });
 const owned = (t: number, who: string, partitions: number[], cause = "assigned") =>
   obs(t, who, {
     type: "member.owned",
@@ -203,8 +206,6 @@ describe("group checkers catch what they exist to catch", () => {
   });
 
   it("single-owner tells why an owner still held the partition: a conversion that took it as holding less, or its removed id admitted again", () => {
-    const removedFor = (t: number, memberId: string, reason: string) =>
-      obs(t, "coordinator-0", { type: "gc.member-removed", groupId: "g", memberId, instanceId: null, memberEpoch: 3, reason });
     const kinds = (events: HistoryEvent[], cited: readonly number[] | undefined) =>
       (cited ?? []).map((i) => {
         const e = events[i];
@@ -932,6 +933,31 @@ describe("group checkers catch what they exist to catch", () => {
       "1 gc.member",
       "6000000 gc.group",
     ]);
+    // A downgrade builds the classic group from the consumer group's target assignment: when that lagged the group
+    // epoch (a member's removal not yet assigned), the story says the target was behind.
+    const consumerAt = (t: number, epoch: number, assignmentEpoch: number, members: number) =>
+      obs(t, "coordinator-0", {
+        type: "gc.group",
+        groupId: "g",
+        protocol: "consumer",
+        groupEpoch: epoch,
+        assignmentEpoch,
+        state: "ASSIGNING",
+        members,
+      });
+    const downgrade = (groupRecord: HistoryEvent) => [
+      ...settled,
+      removed(6_000_000, "a-id"),
+      groupRecord,
+      classicGroup(7_000_000, 3, "STABLE"),
+      removedFor(7_000_000, "b-id", "group-converted"),
+      gcMember(7_000_000, "b-id", 3, { T: [1] }),
+      life(8_000_000, "a", "crash"),
+    ];
+    expect(told(downgrade(consumerAt(6_000_000, 3, 2, 1)))).toMatch(
+      /^at the run's end T-0 had no live owner, and the coordinator's classic group is STABLE at epoch 3, converted online at 7\.000 s from a consumer group whose target assignment \(epoch 2\) was behind its group epoch 3: T-0 assigned to no member$/,
+    );
+    expect(told(downgrade(consumerAt(6_000_000, 3, 3, 1)))).toMatch(/, converted online at 7\.000 s: T-0 assigned to no member$/);
   });
 
   it("converges: a group settled before the faults heal converges at the first event after the heal, whatever its kind", () => {

@@ -13,7 +13,14 @@ interface CoordinatorView {
   group: { readonly protocol: string; readonly epoch: number; readonly state: string; readonly index: number } | null;
   /** Each member's last assignment as the coordinator said it (made into partition keys only when a story is told). */
   readonly assigned: Map<string, { readonly partitions: PartitionsByTopic; readonly index: number }>;
-  conversion: { readonly t: Micros; readonly index: number } | null;
+  conversion: {
+    readonly t: Micros;
+    readonly index: number;
+    /** A downgrade's consumer group whose target assignment lagged its group epoch: the target the classic group took was stale. */
+    readonly staleTarget: { readonly assignmentEpoch: number; readonly groupEpoch: number } | null;
+  } | null;
+  /** The group's last record as a consumer group (KIP-848): its epochs, which a downgrade starts from. */
+  lastConsumerGroup: { readonly groupEpoch: number; readonly assignmentEpoch: number } | null;
 }
 
 /** How the coordinator's record of an assignment missed its client: its answer went to a connection the client had closed. */
@@ -60,6 +67,7 @@ export class UnownedPartitionsStory {
       for (const view of this.#groups.values()) {
         if (view.coordinator !== event.actor) continue;
         view.group = null;
+        view.lastConsumerGroup = null;
         view.assigned.clear();
       }
       return;
@@ -69,6 +77,7 @@ export class UnownedPartitionsStory {
     if (group !== undefined) {
       const view = this.#view(group.groupId, event.actor);
       view.group = { protocol: group.protocol, epoch: group.groupEpoch, state: group.state, index };
+      if (group.protocol === "consumer") view.lastConsumerGroup = { groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch };
       return;
     }
     const member = observationOf(event, "gc.member");
@@ -80,7 +89,13 @@ export class UnownedPartitionsStory {
     if (removed !== undefined) {
       const view = this.#view(removed.groupId, event.actor);
       view.assigned.delete(removed.memberId);
-      if (removed.reason === "group-converted") view.conversion = { t: event.t, index };
+      if (removed.reason === "group-converted") {
+        // A downgrade (the group's record already says classic) builds the classic group from the consumer group's
+        // target assignment (ClassicGroup.fromConsumerGroup), whatever its epoch.
+        const last = view.group?.protocol === "classic" ? view.lastConsumerGroup : null;
+        const staleTarget = last !== null && last.assignmentEpoch < last.groupEpoch ? last : null;
+        view.conversion = { t: event.t, index, staleTarget };
+      }
     }
   }
 
@@ -100,7 +115,12 @@ export class UnownedPartitionsStory {
     let where = "the coordinator has no record of the group";
     if (view?.group != null) {
       const { protocol, epoch, state } = view.group;
-      const conversion = view.conversion === null ? "" : `, converted online at ${formatSeconds(view.conversion.t)}`;
+      const stale = view.conversion?.staleTarget;
+      const from =
+        stale == null
+          ? ""
+          : ` from a consumer group whose target assignment (epoch ${stale.assignmentEpoch}) was behind its group epoch ${stale.groupEpoch}`;
+      const conversion = view.conversion === null ? "" : `, converted online at ${formatSeconds(view.conversion.t)}${from}`;
       where = `the coordinator's ${protocol} group is ${state} at epoch ${epoch}${conversion}`;
       cited.push(view.group.index);
       if (view.conversion !== null) cited.push(view.conversion.index);
@@ -146,7 +166,13 @@ export class UnownedPartitionsStory {
   }
 
   #view(groupId: string, coordinator: string): CoordinatorView {
-    const view = getOrCreate(this.#groups, groupId, () => ({ coordinator, group: null, assigned: new Map(), conversion: null }));
+    const view = getOrCreate(this.#groups, groupId, () => ({
+      coordinator,
+      group: null,
+      assigned: new Map(),
+      conversion: null,
+      lastConsumerGroup: null,
+    }));
     view.coordinator = coordinator;
     return view;
   }

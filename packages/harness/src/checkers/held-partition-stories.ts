@@ -5,6 +5,7 @@ import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { formatSeconds } from "../report/time-format.js";
 import { listedPartitions as listed } from "./listed-partitions.js";
+import { lostRequestStory } from "./lost-request-story.js";
 
 /** Why a member's client still holds partitions its coordinator believes it does not: the story and the events it cites. */
 export interface HeldPartitionStory {
@@ -171,7 +172,7 @@ export class HeldPartitionStories {
         const lost = this.#lostAnswers.lostAnswerOf(removal.readmitted.index);
         if (lost === undefined) return { text, cited: [removal.index, removal.readmitted.index] };
         return {
-          text: `${text}; it admitted it answering a ${lost.api} ${owner} sent at ${formatSeconds(lost.request.t)} that arrived at ${formatSeconds(lost.request.at[0] ?? lost.request.t)} on a connection ${owner} had closed at ${formatSeconds(lost.close.t)}${lost.close.reason === null ? "" : ` (${lost.close.reason})`}`,
+          text: `${text}; it admitted it answering ${lostRequestStory(lost)}`,
           cited: [removal.index, lost.requestIndex, lost.closeIndex, removal.readmitted.index],
         };
       }

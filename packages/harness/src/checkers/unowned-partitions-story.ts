@@ -5,6 +5,7 @@ import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { formatSeconds } from "../report/time-format.js";
 import { listedPartitions } from "./listed-partitions.js";
+import { lostRequestStory } from "./lost-request-story.js";
 
 /** What the coordinator last said of one group: its state, its members' assignments, its last online conversion. */
 interface CoordinatorView {
@@ -25,12 +26,7 @@ interface CoordinatorView {
 
 /** How the coordinator's record of an assignment missed its client: its answer went to a connection the client had closed. */
 function lostAnswerStory(lost: LostAssignmentAnswer): string {
-  const { api, client, request, close } = lost;
-  const reason = close.reason === null ? "" : ` (${close.reason})`;
-  return (
-    `; the coordinator made that assignment at ${formatSeconds(lost.answeredAt)}, answering a ${api} ${client} sent at ${formatSeconds(request.t)}` +
-    ` that arrived at ${formatSeconds(request.at[0] ?? request.t)} on a connection ${client} had closed at ${formatSeconds(close.t)}${reason}, so its answer went to a closed connection`
-  );
+  return `; the coordinator made that assignment at ${formatSeconds(lost.answeredAt)}, answering ${lostRequestStory(lost)}, so its answer went to a closed connection`;
 }
 
 /** What a member's application is doing, as far as the group's convergence goes. */

@@ -1,4 +1,4 @@
-import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import { type Micros, type PartitionsByTopic, topicPartitionsOf, tpKey } from "@kcsim/protocol";
 import type { LostAssignmentAnswers } from "../analysis/lost-assignment-answers.js";
 import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
@@ -37,13 +37,39 @@ interface Removal {
   byClassicJoin: boolean;
 }
 
+/** A KIP-848 client took partitions that its coordinator's newer record of the member had left out. */
+interface StaleClaim {
+  readonly t: Micros;
+  readonly index: number;
+  /** When the reconciliation that took them began (the client's move into RECONCILING). */
+  readonly since: { readonly t: Micros; readonly index: number };
+  /** The coordinator's record of the member, made after that, without them. */
+  readonly record: { readonly t: Micros; readonly index: number; readonly epoch: number };
+  /** What it took that the record left out; pruned as the client gives partitions up. */
+  readonly held: Set<string>;
+}
+
+/** The coordinator's last record of a member id: its partitions (assigned or pending revocation), made into keys on first use. */
+interface MemberRecord {
+  readonly t: Micros;
+  readonly index: number;
+  readonly epoch: number;
+  readonly assigned: PartitionsByTopic;
+  readonly pendingRevocation: PartitionsByTopic;
+  keys: Set<string> | null;
+}
+
+function keysOf(partitions: PartitionsByTopic): string[] {
+  return [...topicPartitionsOf(partitions)].map(({ topic, partition }) => tpKey(topic, partition));
+}
+
 function prune(held: Set<string>, owned: ReadonlySet<string>): void {
   for (const p of held) if (!owned.has(p)) held.delete(p);
 }
 
 /**
- * Tells, for a partition with two live owners, the two ways the swarms have
- * seen a coordinator lose track of what a client still holds, so a hunt
+ * Tells, for a partition with two live owners, the ways the swarms have
+ * seen a coordinator and a client disagree on what the client holds, so a hunt
  * groups each into a finding of its own and its verdict says why:
  *
  * - an online upgrade took a member as holding the classic group's stored
@@ -58,7 +84,10 @@ function prune(held: Set<string>, owned: ReadonlySet<string>): void {
  *   request that rode a connection the client had closed (a retransmitted
  *   rejoin), the story names that request and the close; when a classic
  *   client's JoinGroup did so in a consumer group (converted online), it
- *   says that a classic group would have refused it.
+ *   says that a classic group would have refused it;
+ * - a KIP-848 client completed a reconciliation that began before the
+ *   coordinator's newer record of the member, which had left partitions
+ *   out, and took them anyway (seed 195770's stale reconciliation).
  *
  * It reads what the ownership timeline has just applied (which member id is
  * whose, what each client owns), so it must see each event after the
@@ -73,6 +102,13 @@ export class HeldPartitionStories {
   readonly #protocols = new Map<string, string>();
   /** Each client's protocol as its last member.state said it. */
   readonly #clientProtocols = new Map<string, string>();
+  /** Each KIP-848 client's reconciliation in progress: when it moved into RECONCILING. */
+  readonly #reconciling = new Map<string, { readonly t: Micros; readonly index: number }>();
+  /** The coordinator's last record of each member id. */
+  readonly #records = new Map<string, MemberRecord>();
+  /** What each KIP-848 client owned after its last member.owned, and its stale claims. */
+  readonly #owned = new Map<string, ReadonlySet<string>>();
+  readonly #staleClaims = new Map<string, StaleClaim>();
   readonly #lostAnswers: LostAssignmentAnswers;
 
   constructor(lostAnswers: LostAssignmentAnswers) {
@@ -84,6 +120,9 @@ export class HeldPartitionStories {
       if (event.what === "start" || event.what === "restart") {
         this.#conversions.delete(event.actor);
         this.#removals.delete(event.actor);
+        this.#staleClaims.delete(event.actor);
+        this.#reconciling.delete(event.actor);
+        this.#owned.delete(event.actor);
       }
       return;
     }
@@ -115,6 +154,14 @@ export class HeldPartitionStories {
     }
     const member = observationOf(event, "gc.member");
     if (member !== undefined) {
+      this.#records.set(member.memberId, {
+        t: event.t,
+        index,
+        epoch: member.memberEpoch,
+        assigned: member.assigned,
+        pendingRevocation: member.pendingRevocation,
+        keys: null,
+      });
       const actor = timeline.actorOfMemberId(member.memberId);
       if (actor === undefined) return;
       if (this.#converting.get(member.memberId) === event.t) {
@@ -136,16 +183,41 @@ export class HeldPartitionStories {
     const state = observationOf(event, "member.state");
     if (state !== undefined && event.ev === "obs") {
       this.#clientProtocols.set(event.actor, state.protocol);
+      if (state.to === "RECONCILING" && state.from !== "RECONCILING") this.#reconciling.set(event.actor, { t: event.t, index });
+      else if (state.to !== "RECONCILING") this.#reconciling.delete(event.actor);
       return;
     }
     const owned = observationOf(event, "member.owned");
     if (owned !== undefined && event.ev === "obs") {
       const now = timeline.ownedBy(event.actor);
+      if (this.#clientProtocols.get(event.actor) === "consumer") {
+        if (owned.cause === "assigned") this.#noteStaleClaim(event.actor, owned.memberId, now, event.t, index);
+        this.#owned.set(event.actor, new Set(now));
+      }
+      const claim = this.#staleClaims.get(event.actor);
+      if (claim !== undefined) prune(claim.held, now);
       const conversion = this.#conversions.get(event.actor);
       if (conversion !== undefined) prune(conversion.held, now);
       const removal = this.#removals.get(event.actor);
       if (removal !== undefined) prune(removal.held, now);
     }
+  }
+
+  /**
+   * A KIP-848 client's reconciliation has just given it partitions: those that the coordinator's record of the
+   * member, made after the reconciliation began, leaves out are a stale claim (Kafka's consumer does not abort a
+   * reconciliation when a newer target arrives: AbstractMembershipManager.maybeAbortReconciliation).
+   */
+  #noteStaleClaim(actor: string, memberId: string, now: ReadonlySet<string>, t: Micros, index: number): void {
+    const since = this.#reconciling.get(actor);
+    const record = this.#records.get(memberId);
+    if (since === undefined || record === undefined || record.t <= since.t) return;
+    record.keys ??= new Set([...keysOf(record.assigned), ...keysOf(record.pendingRevocation)]);
+    const before = this.#owned.get(actor);
+    const held = new Set<string>();
+    for (const p of now) if (!before?.has(p) && !record.keys.has(p)) held.add(p);
+    if (held.size === 0) return;
+    this.#staleClaims.set(actor, { t, index, since, record: { t: record.t, index: record.index, epoch: record.epoch }, held });
   }
 
   /** Why one of these owners still holds the partition, if it is one of those stories. */
@@ -176,6 +248,14 @@ export class HeldPartitionStories {
           cited: [removal.index, lost.requestIndex, lost.closeIndex, removal.readmitted.index],
         };
       }
+    }
+    for (const owner of owners) {
+      const claim = this.#staleClaims.get(owner);
+      if (claim?.held.has(partition))
+        return {
+          text: `${owner}'s client took ${listed(claim.held)} at ${formatSeconds(claim.t)}, completing a reconciliation it began at ${formatSeconds(claim.since.t)}, after the coordinator's record of ${owner} at ${formatSeconds(claim.record.t)} (epoch ${claim.record.epoch}) had left ${claim.held.size === 1 ? "it" : "them"} out: Kafka's consumer does not abort a reconciliation for a newer target (AbstractMembershipManager.maybeAbortReconciliation)`,
+          cited: [claim.since.index, claim.record.index, claim.index],
+        };
     }
     return null;
   }

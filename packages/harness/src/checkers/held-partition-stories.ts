@@ -166,7 +166,7 @@ export class HeldPartitionStories {
       if (actor === undefined) return;
       if (this.#converting.get(member.memberId) === event.t) {
         this.#converting.delete(member.memberId);
-        const assigned = [...topicPartitionsOf(member.assigned)].map(({ topic, partition }) => tpKey(topic, partition));
+        const assigned = keysOf(member.assigned);
         const given = new Set(assigned);
         const held = new Set([...timeline.ownedBy(actor)].filter((p) => !given.has(p)));
         const to = this.#protocols.get(member.groupId) ?? "consumer";

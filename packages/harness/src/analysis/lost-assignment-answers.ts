@@ -1,5 +1,6 @@
 import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
 import type { ConnectionRecord, HistoryEvent, SendRecord } from "../history/history-event.js";
+import { ClientCloses } from "./client-closes.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
 
@@ -55,8 +56,8 @@ export class LostAssignmentAnswers implements EventFollower {
   readonly reads = [...[...ASSIGNING_API_OF_TYPE.keys()].map((type) => `send ${type}`), "conn", "life", "member.state", "gc.member"];
   /** Each connection's unanswered requests of each API, oldest first: client -> generation -> API -> queue. */
   readonly #pending = new Map<ActorId, Map<number, Map<string, PendingRequest[]>>>();
-  /** The client's close of each connection it closed: client -> generation -> close. */
-  readonly #closes = new Map<ActorId, Map<number, { readonly close: ConnectionRecord; readonly index: number }>>();
+  /** The client's close of each connection it closed. */
+  readonly #closes = new ClientCloses();
   /** The process (actor) each member id belongs to, from its member.state observations. */
   readonly #actorOfMember = new Map<string, ActorId>();
   /** The instant going on: its gc.member records (index, coordinator, client) and each (coordinator, client)'s answers. */
@@ -85,7 +86,7 @@ export class LostAssignmentAnswers implements EventFollower {
         return;
       }
       case "conn":
-        if (event.what === "close") getOrCreate(this.#closes, event.actor, newCloses).set(event.gen, { close: event, index });
+        this.#closes.accept(event, index);
         return;
       case "life":
         // A server that dies answers none of the requests it held.
@@ -140,8 +141,8 @@ export class LostAssignmentAnswers implements EventFollower {
 
   /** The request as a lost answer when its client had closed its connection before it arrived; null otherwise. */
   #lostAnswer(pending: PendingRequest, answeredAt: Micros): LostAssignmentAnswer | null {
-    const closed = this.#closes.get(pending.send.from)?.get(pending.send.conn ?? 0);
-    if (closed === undefined || closed.close.t > (pending.send.at[0] as Micros)) return null;
+    const closed = this.#closes.closedBefore(pending.send);
+    if (closed === null) return null;
     return {
       api: pending.api,
       client: pending.send.from,
@@ -158,6 +159,5 @@ const newByGen = (): Map<number, Map<string, PendingRequest[]>> => new Map();
 const newByApi = (): Map<string, PendingRequest[]> => new Map();
 const newQueue = (): PendingRequest[] => [];
 const newAnswers = (): (LostAssignmentAnswer | null)[] => [];
-const newCloses = (): Map<number, { readonly close: ConnectionRecord; readonly index: number }> => new Map();
 
 export const sharedLostAssignmentAnswers: SharedAnalysis<LostAssignmentAnswers> = () => new LostAssignmentAnswers();

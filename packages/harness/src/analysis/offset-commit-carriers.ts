@@ -1,5 +1,6 @@
 import { type ActorId, getOrCreate, type Micros } from "@kcsim/protocol";
 import type { ConnectionRecord, HistoryEvent, SendRecord } from "../history/history-event.js";
+import { ClientCloses } from "./client-closes.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
 
@@ -55,10 +56,6 @@ function connectionEntryOrCreate<T>(map: ByConnection<T>, client: ActorId, gen: 
   return getOrCreate(getOrCreate(map, client, newMap<number, T>), gen, create);
 }
 
-function setConnectionEntry<T>(map: ByConnection<T>, client: ActorId, gen: number, value: T): void {
-  getOrCreate(map, client, newMap<number, T>).set(gen, value);
-}
-
 const offsetKey = (groupId: string, topic: string, partition: number, memberId: string, offset: number) =>
   `${groupId}\u0000${topic}\u0000${partition}\u0000${memberId}\u0000${offset}`;
 
@@ -101,7 +98,7 @@ export class OffsetCommitCarriers implements EventFollower {
   /** Each connection's commit requests of each API, that have arrived or will, unanswered, oldest first. */
   readonly #pending: Readonly<Record<CommitApi, ByConnection<PendingCommit[]>>> = { OffsetCommit: new Map(), TxnOffsetCommit: new Map() };
   /** The client's close of each connection it closed. */
-  readonly #closes: ByConnection<{ close: ConnectionRecord; index: number }> = new Map();
+  readonly #closes = new ClientCloses();
   /** The process (actor) each member id belongs to, from its member.state observations. */
   readonly #actorOfMember = new Map<string, ActorId>();
   /** Accepted transactional offsets not yet materialised or dropped: by partition, member and offset, then by producer. */
@@ -142,7 +139,7 @@ export class OffsetCommitCarriers implements EventFollower {
         return;
       }
       case "conn":
-        if (event.what === "close") setConnectionEntry(this.#closes, event.actor, event.gen, { close: event, index });
+        this.#closes.accept(event, index);
         return;
       case "life":
         // A server that dies answers none of the requests it held.
@@ -254,14 +251,12 @@ export class OffsetCommitCarriers implements EventFollower {
   }
 
   #carrier(pending: PendingCommit): OffsetCommitCarrier {
-    const closed = connectionEntry(this.#closes, pending.send.from, pending.send.conn ?? 0);
-    const arrived = pending.send.at[0] as Micros;
     return {
       api: pending.api,
       client: pending.send.from,
       send: pending.send,
       sendIndex: pending.index,
-      closedBefore: closed !== undefined && closed.close.t <= arrived ? closed : null,
+      closedBefore: this.#closes.closedBefore(pending.send),
     };
   }
 

@@ -3,6 +3,7 @@ import type { ConnectionRecord, HistoryEvent, SendRecord } from "../history/hist
 import { ClientCloses } from "./client-closes.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
+import { type OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
 
 /** The group APIs whose answers hand a member its assignment: their request and answer types. */
 const ASSIGNING_API_OF_TYPE: ReadonlyMap<string, { readonly api: string; readonly request: boolean }> = new Map(
@@ -53,18 +54,22 @@ export interface LostAssignmentAnswer {
  * Connection mode only: a datagram network has no connections to pair requests and answers on.
  */
 export class LostAssignmentAnswers implements EventFollower {
-  readonly reads = [...[...ASSIGNING_API_OF_TYPE.keys()].map((type) => `send ${type}`), "conn", "life", "member.state", "gc.member"];
+  readonly reads = [...[...ASSIGNING_API_OF_TYPE.keys()].map((type) => `send ${type}`), "conn", "life", "gc.member"];
   /** Each connection's unanswered requests of each API, oldest first: client -> generation -> API -> queue. */
   readonly #pending = new Map<ActorId, Map<number, Map<string, PendingRequest[]>>>();
   /** The client's close of each connection it closed. */
   readonly #closes = new ClientCloses();
-  /** The process (actor) each member id belongs to, from its member.state observations. */
-  readonly #actorOfMember = new Map<string, ActorId>();
+  /** Which process each member id is (the shared ownership timeline, which has seen each event first). */
+  readonly #timeline: OwnershipTimeline;
   /** The instant going on: its gc.member records (index, coordinator, client) and each (coordinator, client)'s answers. */
   readonly #records: { readonly index: number; readonly coordinator: ActorId; readonly client: ActorId }[] = [];
   readonly #answers = new Map<string, (LostAssignmentAnswer | null)[]>();
   /** gc.member records (by history index) answered on a closed connection. */
   readonly #lost = new Map<number, LostAssignmentAnswer>();
+
+  constructor(timeline: OwnershipTimeline) {
+    this.#timeline = timeline;
+  }
 
   accept(event: HistoryEvent, index: number): void {
     switch (event.ev) {
@@ -95,13 +100,8 @@ export class LostAssignmentAnswers implements EventFollower {
             for (const byApi of byGen.values()) for (const [api, queue] of byApi) if (queue[0]?.send.to === event.actor) byApi.delete(api);
         return;
       case "obs": {
-        const state = observationOf(event, "member.state");
-        if (state !== undefined) {
-          if (state.memberId !== "") this.#actorOfMember.set(state.memberId, event.actor);
-          return;
-        }
         const member = observationOf(event, "gc.member");
-        const client = member === undefined ? undefined : this.#actorOfMember.get(member.memberId);
+        const client = member === undefined ? undefined : this.#timeline.actorOfMemberId(member.memberId);
         if (client !== undefined) this.#records.push({ index, coordinator: event.actor, client });
         return;
       }
@@ -160,4 +160,5 @@ const newByApi = (): Map<string, PendingRequest[]> => new Map();
 const newQueue = (): PendingRequest[] => [];
 const newAnswers = (): (LostAssignmentAnswer | null)[] => [];
 
-export const sharedLostAssignmentAnswers: SharedAnalysis<LostAssignmentAnswers> = () => new LostAssignmentAnswers();
+export const sharedLostAssignmentAnswers: SharedAnalysis<LostAssignmentAnswers> = (pass) =>
+  new LostAssignmentAnswers(pass.shared(sharedOwnership));

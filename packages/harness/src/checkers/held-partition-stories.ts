@@ -192,7 +192,8 @@ export class HeldPartitionStories {
       const now = timeline.ownedBy(event.actor);
       if (this.#clientProtocols.get(event.actor) === "consumer") {
         if (owned.cause === "assigned") this.#noteStaleClaim(event.actor, owned.memberId, now, event.t, index);
-        this.#owned.set(event.actor, new Set(now));
+        // The timeline replaces a client's set at each member.owned and never changes one: keep it, not a copy.
+        this.#owned.set(event.actor, now);
       }
       const claim = this.#staleClaims.get(event.actor);
       if (claim !== undefined) prune(claim.held, now);

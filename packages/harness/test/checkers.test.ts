@@ -313,6 +313,69 @@ describe("group checkers catch what they exist to catch", () => {
     expect(check("single-owner", race("classic", 2 * s)).violations[0]?.message).toBe("T-1 owned by b and a at once");
   });
 
+  it("single-owner tells a cooperative classic client that rejoins still owning what a generation it missed gave away", () => {
+    const s = 1_000_000;
+    const ownedAt = (t: number, who: string, generation: number, partitions: number[]) =>
+      obs(t, who, {
+        type: "member.owned",
+        groupId: "g",
+        memberId: `${who}-id`,
+        memberEpoch: generation,
+        owned: { T: partitions },
+        cause: "assigned",
+      });
+    // Generation 1: a owns T-0, b T-1. a is cut off; generation 2 completes without a (kept: static), and the
+    // coordinator's record of a leaves T-0 out, which goes to b.
+    const generation2 = (aRecord: number[], aRejoinsAt: number | null) => [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      classicGroup(1 * s, 1, "STABLE"),
+      classicState(2 * s, "a", "STABLE", 1),
+      ownedAt(2 * s, "a", 1, [0]),
+      classicState(2 * s, "b", "STABLE", 1),
+      ownedAt(2 * s, "b", 1, [1]),
+      classicGroup(10 * s, 1, "PREPARING_REBALANCE"),
+      ...(aRejoinsAt === null ? [] : [classicState(aRejoinsAt, "a", "PREPARING_REBALANCE", 1)]),
+      classicState(11 * s, "b", "PREPARING_REBALANCE", 1),
+      classicGroup(20 * s, 2, "COMPLETING_REBALANCE"),
+      classicState(21 * s, "b", "COMPLETING_REBALANCE", 2),
+      classicGroup(22 * s, 2, "STABLE"),
+      gcMember(22 * s, "a-id", 2, { T: aRecord }),
+      gcMember(22 * s, "b-id", 2, { T: [0, 1] }),
+      classicState(23 * s, "b", "STABLE", 2),
+      ownedAt(23 * s, "b", 2, [0, 1]),
+    ];
+    const rule =
+      "a cooperative client keeps what it owns while it rejoins (ConsumerCoordinator.onJoinPrepare) and gives up what it lost only at its SyncGroup answer (onJoinComplete)";
+    // Seed 4967's window: a rejoins after generation 2 and joins generation 3 still owning T-0.
+    const late = (aRecord: number[], heldGeneration = 1) => [
+      ...generation2(aRecord, null),
+      classicState(30 * s, "a", "PREPARING_REBALANCE", heldGeneration),
+      classicGroup(31 * s, 2, "PREPARING_REBALANCE"),
+      classicState(31 * s, "b", "PREPARING_REBALANCE", 2),
+      classicGroup(40 * s, 3, "COMPLETING_REBALANCE"),
+      classicState(41 * s, "a", "COMPLETING_REBALANCE", 3),
+    ];
+    const events = late([]);
+    const told = check("single-owner", events).violations[0];
+    expect(told?.message).toBe(
+      `T-0 owned by b and a at once: a's client joined generation 3 at 41.000 s still owning T-0, which it took at 2.000 s (generation 1) and the coordinator's record of a at 22.000 s (generation 2, which its client missed) had left out: ${rule}`,
+    );
+    expect(
+      told?.events.map((i) => `${events[i]?.t} ${events[i]?.ev === "obs" ? (events[i] as { o: { type: string } }).o.type : ""}`),
+    ).toEqual([`${2 * s} member.owned`, `${22 * s} gc.member`, `${41 * s} member.state`]);
+    // Seed 148214's: a was rejoining before generation 2 completed, but its JoinGroup did not count (lost with a
+    // coordinator's failover, say): the generation's record of a leaves T-0 out, and b takes it while a still rejoins.
+    const rejoining = generation2([], 12 * s);
+    expect(check("single-owner", rejoining).violations[0]?.message).toBe(
+      `T-0 owned by a and b at once: a's client, rejoining since 12.000 s from generation 1 with no JoinGroup answer yet, still owned T-0, which it took at 2.000 s (generation 1) and the coordinator's record of a at 22.000 s (generation 2, which its client missed) had left out: ${rule}`,
+    );
+    // Not the story: a record that kept T-0 for a, a client that held the record's generation.
+    expect(check("single-owner", late([0])).violations[0]?.message).toBe("T-0 owned by b and a at once");
+    expect(check("single-owner", late([], 2)).violations[0]?.message).toBe("T-0 owned by b and a at once");
+    expect(check("single-owner", generation2([0], 12 * s)).violations[0]?.message).toBe("T-0 owned by a and b at once");
+  });
+
   it("single-owner: a late reconciliation revoked within the same instant counts only if its owner got records of the partition", () => {
     const records = (t: number, who: string, partition: number) =>
       obs(t, who, {
@@ -987,6 +1050,83 @@ describe("group checkers catch what they exist to catch", () => {
       /^at the run's end T-0 had no live owner, and the coordinator's classic group is STABLE at epoch 3, converted online at 7\.000 s from a consumer group whose target assignment \(epoch 2\) was behind its group epoch 3: T-0 assigned to no member$/,
     );
     expect(told(downgrade(consumerAt(6_000_000, 3, 3, 1)))).toMatch(/, converted online at 7\.000 s: T-0 assigned to no member$/);
+  });
+
+  it("converges tells partitions a crashed static member still claims: a classic group assigns them to no member", () => {
+    const s = 1_000_000;
+    const healing = { ...spec, durationUs: 500 * s, nemesis: [{ atUs: 5 * s, actor: "a", control: { action: "pause" as const } }] };
+    /** The coordinator's record of a member at a generation; static when it has an instance id. */
+    const record = (t: number, memberId: string, generation: number, partitions: number[], instanceId: string | null) =>
+      obs(t, "coordinator-0", {
+        type: "gc.member",
+        groupId: "g",
+        memberId,
+        instanceId,
+        memberEpoch: generation,
+        previousMemberEpoch: generation - 1,
+        state: "STABLE",
+        assigned: partitions.length ? { T: partitions } : {},
+        pendingRevocation: {},
+      });
+    const ownedAs = (t: number, who: string, memberId: string, partitions: number[]) =>
+      obs(t, who, {
+        type: "member.owned",
+        groupId: "g",
+        memberId,
+        memberEpoch: 2,
+        owned: partitions.length ? { T: partitions } : {},
+        cause: "assigned",
+      });
+    // a (static) owns T-0 and T-1; b joins, a rejoins claiming both and crashes before the answer; generation 2
+    // keeps a with that claim, gives it T-0, and leaves T-1 (moving to b) out.
+    const story = (instanceId: string | null, joinArrives = true) => [
+      life(0, "a", "start"),
+      life(0, "b", "start"),
+      classicState(1 * s, "a", "STABLE", 1),
+      classic(1 * s, 1, 1, "STABLE"),
+      record(1 * s, "a-id", 1, [0, 1], instanceId),
+      owned(2 * s, "a", [0, 1]),
+      classic(4 * s, 1, 2, "PREPARING_REBALANCE"),
+      send(6 * s, "b", "coordinator-0", "JoinGroupRequest", [6.001 * s], 2),
+      send(7 * s, "a", "coordinator-0", "JoinGroupRequest", joinArrives ? [7.001 * s] : [], 1),
+      life(8 * s, "a", "crash"),
+      classic(10 * s, 2, 2, "STABLE"),
+      record(10 * s, "a-id", 2, [0], instanceId),
+      record(10 * s, "b-id", 2, [], null),
+    ];
+    const told = (events: HistoryEvent[]) =>
+      check("converges", events, healing).violations[0]?.message.split(", and ").slice(1).join(", and ");
+    const claim =
+      "T-1 assigned to no member: a's client named it among the partitions it owned in the JoinGroup it sent at 7.000 s and crashed at 8.000 s; the coordinator kept a, a static member, with that subscription in generation 2 (10.000 s), as Kafka keeps a static member that has not rejoined (completeClassicGroupJoin removes only dynamic ones), and a cooperative assignment leaves out a partition moving away from the member that claims it until that member revokes it and rejoins (ConsumerCoordinator.onJoinComplete)";
+    const crashed = story("a");
+    expect(told(crashed)).toBe(`the coordinator's classic group is STABLE at epoch 2: T-0 assigned to a, which is down; ${claim}`);
+    const cited = check("converges", crashed, healing).violations[0]?.events ?? [];
+    expect(cited.map((i) => crashed[i]).map((e) => `${e?.t} ${e?.ev === "obs" ? e.o.type : e?.ev}`)).toEqual([
+      `${7 * s} send`,
+      `${8 * s} life`,
+      `${10 * s} gc.group`,
+      `${10 * s} gc.member`,
+    ]);
+    // Its new process joins under the instance id with no new generation: the group stays as it is.
+    const replaced = [
+      ...crashed,
+      life(20 * s, "a", "restart"),
+      removedFor(21 * s, "a-id", "static-replaced"),
+      record(21 * s, "a-new", 2, [0], "a"),
+      ownedAs(21.1 * s, "a", "a-new", [0]),
+    ];
+    expect(told(replaced)).toBe(
+      `the coordinator's classic group is STABLE at epoch 2: ${claim}; a's new process joined at 21.000 s under its instance id, which Kafka answers in a STABLE group with the member's current assignment and no rebalance (GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin)`,
+    );
+    // A generation after the replacement would have been another assignment: the rejoin clause is not told.
+    expect(told([...replaced, classic(30 * s, 3, 2, "STABLE"), record(30 * s, "a-new", 3, [0], "a")])).toBe(
+      `the coordinator's classic group is STABLE at epoch 3: ${claim}`,
+    );
+    // Not the story: a dynamic member, a JoinGroup that never arrived, a member the coordinator removed since.
+    const plain = /: T-0 assigned to a, which is down; T-1 assigned to no member$/;
+    expect(told(story(null))).toMatch(plain);
+    expect(told(story("a", false))).toMatch(plain);
+    expect(told([...crashed, removedFor(40 * s, "a-id", "session-timeout")])).toMatch(/: T-0, T-1 assigned to no member$/);
   });
 
   it("converges: a group settled before the faults heal converges at the first event after the heal, whatever its kind", () => {

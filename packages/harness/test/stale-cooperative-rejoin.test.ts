@@ -22,8 +22,18 @@ describe("swarm seed 4967: a cooperative member rejoins a generation later still
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["single-owner"]);
     const violations = failing[0]?.[1].violations ?? [];
-    expect(violations.map((v) => v.message)).toEqual(["swarm-4 owned by member-5 and member-2 at once"]);
+    // The checker tells the window: the take, the record of the generation member-2 missed, the JoinGroup answer.
+    expect(violations.map((v) => v.message)).toEqual([
+      "swarm-4 owned by member-5 and member-2 at once: member-2's client joined generation 4 at 126.983 s still owning swarm-4, which it took at 51.138 s (generation 2) and the coordinator's record of member-2 at 117.978 s (generation 3, which its client missed) had left out: a cooperative client keeps what it owns while it rejoins (ConsumerCoordinator.onJoinPrepare) and gives up what it lost only at its SyncGroup answer (onJoinComplete)",
+    ]);
     const at = violations[0]?.t as number;
+    const log = result.log.toArray();
+    expect(
+      (violations[0]?.events ?? []).map((i) => {
+        const e = log[i];
+        return e?.ev === "obs" ? `${e.t} ${e.actor} ${e.o.type}` : `${e?.t} ${e?.ev}`;
+      }),
+    ).toEqual(["51138308 member-2 member.owned", "117977854 coordinator-0 gc.member", "126983379 member-2 member.state"]);
 
     // member-2 at that instant: its JoinGroup answer (generation 4) has come, its SyncGroup answer has not.
     const states: { t: number; to: string; generation: number }[] = [];

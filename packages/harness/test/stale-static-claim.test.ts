@@ -32,9 +32,25 @@ describe("swarm seed 137241: a crashed static member's stale claim keeps a parti
     const failing = Object.entries(summary.checks).filter(([, check]) => !check.ok);
     expect(failing.map(([name]) => name)).toEqual(["converges"]);
     expect(failing[0]?.[1].violations.map((v) => v.message)).toEqual([
-      "group swarm never reached STABLE with all 6 partitions owned after the faults healed at 117544000 us; at the run's end swarm-4 had no live owner, and the coordinator's classic group is STABLE at epoch 5: swarm-4 assigned to no member",
+      "group swarm never reached STABLE with all 6 partitions owned after the faults healed at 117544000 us; at the run's end swarm-4 had no live owner, and the coordinator's classic group is STABLE at epoch 5: swarm-4 assigned to no member: member-4's client named it among the partitions it owned in the JoinGroup it sent at 89.143 s and crashed at 96.042 s; the coordinator kept member-4, a static member, with that subscription in generations 4 and 5 (97.333 s and 115.682 s), as Kafka keeps a static member that has not rejoined (completeClassicGroupJoin removes only dynamic ones), and a cooperative assignment leaves out a partition moving away from the member that claims it until that member revokes it and rejoins (ConsumerCoordinator.onJoinComplete); member-4's new process joined at 116.175 s under its instance id, which Kafka answers in a STABLE group with the member's current assignment and no rebalance (GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin)",
     ]);
     const events = result.log.toArray();
+    // It cites the story's events: the JoinGroup, the crash, the group's last record, the two generations' records
+    // of member-4 and its replacement.
+    expect(
+      (failing[0]?.[1].violations[0]?.events ?? []).map((i) => {
+        const e = events[i];
+        if (e?.ev === "obs") return `${e.t} ${e.o.type}`;
+        return e?.ev === "send" ? `${e.t} ${e.type}` : `${e?.t} ${e?.ev}`;
+      }),
+    ).toEqual([
+      "89142761 JoinGroupRequest",
+      "96042000 life",
+      "97332804 gc.member",
+      "115682479 gc.group",
+      "115682479 gc.member",
+      "116175002 gc.member-removed",
+    ]);
 
     // member-4 rejoins owning swarm-2, -3 and -4 and crashes before the answer.
     const owned4 = observationsIn(events, "member.owned", "member-4")

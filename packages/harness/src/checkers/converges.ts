@@ -86,9 +86,9 @@ export const converges = streamingChecker({
     const fatal = new Map<string, string>();
     /** Members told to close, until their process starts again. */
     const closed = new Set<string>();
-    const story = new UnownedPartitionsStory(pass.shared(sharedLostAssignmentAnswers));
+    const story = new UnownedPartitionsStory(pass.shared(sharedLostAssignmentAnswers), timeline);
     return {
-      reads: ["gc.group", "member.fatal", ...OWNERSHIP_EVENTS],
+      reads: ["gc.group", "member.fatal", ...OWNERSHIP_EVENTS, ...UnownedPartitionsStory.reads],
       accept(event, index) {
         story.accept(event, index);
         if (event.ev === "life" && (event.what === "start" || event.what === "restart")) {

@@ -49,6 +49,21 @@ interface StaleClaim {
   readonly held: Set<string>;
 }
 
+/** When a classic client took a partition it still owns: the time, history index and generation of that member.owned. */
+interface ClassicTake {
+  readonly t: Micros;
+  readonly index: number;
+  readonly generation: number;
+}
+
+/** A classic client's rejoin in progress: when it began, the generation it held then, and its JoinGroup answer once it came. */
+interface ClassicRejoin {
+  readonly memberId: string;
+  readonly since: { readonly t: Micros; readonly index: number };
+  readonly heldGeneration: number;
+  joined: { readonly t: Micros; readonly index: number; readonly generation: number } | null;
+}
+
 /** The coordinator's last record of a member id: its partitions (assigned or pending revocation), made into keys on first use. */
 interface MemberRecord {
   readonly t: Micros;
@@ -87,7 +102,12 @@ function prune(held: Set<string>, owned: ReadonlySet<string>): void {
  *   says that a classic group would have refused it;
  * - a KIP-848 client completed a reconciliation that began before the
  *   coordinator's newer record of the member, which had left partitions
- *   out, and took them anyway (seed 195770's stale reconciliation).
+ *   out, and took them anyway (seed 195770's stale reconciliation);
+ * - a classic client that missed a generation (a static member kept by the
+ *   coordinator while its client was cut off or frozen) joined a later one
+ *   still owning a partition that the missed generation had taken from it:
+ *   a cooperative client keeps what it owns through the rejoin and gives
+ *   up what it lost only at its SyncGroup answer (seed 4967's window).
  *
  * It reads what the ownership timeline has just applied (which member id is
  * whose, what each client owns), so it must see each event after the
@@ -109,6 +129,10 @@ export class HeldPartitionStories {
   /** What each KIP-848 client owned after its last member.owned, and its stale claims. */
   readonly #owned = new Map<string, ReadonlySet<string>>();
   readonly #staleClaims = new Map<string, StaleClaim>();
+  /** What each classic client owns, by partition: when it took each one. */
+  readonly #classicTakes = new Map<string, Map<string, ClassicTake>>();
+  /** Each classic client's rejoin in progress. */
+  readonly #classicRejoins = new Map<string, ClassicRejoin>();
   readonly #lostAnswers: LostAssignmentAnswers;
 
   constructor(lostAnswers: LostAssignmentAnswers) {
@@ -123,6 +147,8 @@ export class HeldPartitionStories {
         this.#staleClaims.delete(event.actor);
         this.#reconciling.delete(event.actor);
         this.#owned.delete(event.actor);
+        this.#classicTakes.delete(event.actor);
+        this.#classicRejoins.delete(event.actor);
       }
       return;
     }
@@ -185,6 +211,22 @@ export class HeldPartitionStories {
       this.#clientProtocols.set(event.actor, state.protocol);
       if (state.to === "RECONCILING" && state.from !== "RECONCILING") this.#reconciling.set(event.actor, { t: event.t, index });
       else if (state.to !== "RECONCILING") this.#reconciling.delete(event.actor);
+      if (state.protocol !== "classic") this.#classicRejoins.delete(event.actor);
+      else if (state.to === "PREPARING_REBALANCE") {
+        if (state.from !== "PREPARING_REBALANCE")
+          this.#classicRejoins.set(event.actor, {
+            memberId: state.memberId,
+            since: { t: event.t, index },
+            heldGeneration: state.memberEpoch,
+            joined: null,
+          });
+      } else if (state.to === "COMPLETING_REBALANCE") {
+        const rejoin = this.#classicRejoins.get(event.actor);
+        if (rejoin !== undefined && rejoin.memberId === state.memberId)
+          rejoin.joined = { t: event.t, index, generation: state.memberEpoch };
+        // A JoinGroup answer that gave the client a new member id: not a rejoin of the member it was.
+        else this.#classicRejoins.delete(event.actor);
+      } else this.#classicRejoins.delete(event.actor);
       return;
     }
     const owned = observationOf(event, "member.owned");
@@ -194,7 +236,8 @@ export class HeldPartitionStories {
         if (owned.cause === "assigned") this.#noteStaleClaim(event.actor, owned.memberId, now, event.t, index);
         // The timeline replaces a client's set at each member.owned and never changes one: keep it, not a copy.
         this.#owned.set(event.actor, now);
-      }
+      } else if (this.#clientProtocols.get(event.actor) === "classic")
+        this.#noteClassicTakes(event.actor, now, owned.memberEpoch, event.t, index);
       const claim = this.#staleClaims.get(event.actor);
       if (claim !== undefined) prune(claim.held, now);
       const conversion = this.#conversions.get(event.actor);
@@ -219,6 +262,45 @@ export class HeldPartitionStories {
     for (const p of now) if (!before?.has(p) && !record.keys.has(p)) held.add(p);
     if (held.size === 0) return;
     this.#staleClaims.set(actor, { t, index, since, record: { t: record.t, index: record.index, epoch: record.epoch }, held });
+  }
+
+  /** A classic client now owns `now`: the partitions new to it were taken at this member.owned, the others earlier. */
+  #noteClassicTakes(actor: string, now: ReadonlySet<string>, generation: number, t: Micros, index: number): void {
+    let takes = this.#classicTakes.get(actor);
+    if (takes === undefined) {
+      takes = new Map();
+      this.#classicTakes.set(actor, takes);
+    }
+    for (const p of takes.keys()) if (!now.has(p)) takes.delete(p);
+    for (const p of now) if (!takes.has(p)) takes.set(p, { t, index, generation });
+  }
+
+  /**
+   * A classic client rejoining (its JoinGroup unanswered, or answered and its SyncGroup not) that still owns
+   * `partition`, taken in a generation before the coordinator's record of the member that left it out, a record of a
+   * generation its client never held: a cooperative client keeping, through a rejoin, a partition that a generation
+   * it missed gave away (seed 4967's window; 148214's, where the rejoin was lost with a coordinator's failover).
+   */
+  #lateRejoinStory(owner: string, partition: string): HeldPartitionStory | null {
+    const rejoin = this.#classicRejoins.get(owner);
+    const take = this.#classicTakes.get(owner)?.get(partition);
+    if (rejoin === undefined || take === undefined || take.generation > rejoin.heldGeneration) return null;
+    const record = this.#records.get(rejoin.memberId);
+    const joined = rejoin.joined;
+    if (record === undefined || record.t < take.t || record.epoch <= rejoin.heldGeneration) return null;
+    if (joined !== null && record.epoch >= joined.generation) return null;
+    record.keys ??= new Set([...keysOf(record.assigned), ...keysOf(record.pendingRevocation)]);
+    if (record.keys.has(partition)) return null;
+    const where =
+      joined === null
+        ? `${owner}'s client, rejoining since ${formatSeconds(rejoin.since.t)} from generation ${rejoin.heldGeneration} with no JoinGroup answer yet, still owned ${partition}`
+        : `${owner}'s client joined generation ${joined.generation} at ${formatSeconds(joined.t)} still owning ${partition}`;
+    return {
+      text: `${where}, which it took at ${formatSeconds(take.t)} (generation ${take.generation}) and the coordinator's record of ${owner} at ${formatSeconds(record.t)} (generation ${record.epoch}, which its client missed) had left out: a cooperative client keeps what it owns while it rejoins (ConsumerCoordinator.onJoinPrepare) and gives up what it lost only at its SyncGroup answer (onJoinComplete)`,
+      cited: [take.index, ...(joined === null ? [rejoin.since.index] : []), record.index, ...(joined === null ? [] : [joined.index])].sort(
+        (a, b) => a - b,
+      ),
+    };
   }
 
   /** Why one of these owners still holds the partition, if it is one of those stories. */
@@ -257,6 +339,10 @@ export class HeldPartitionStories {
           text: `${owner}'s client took ${listed(claim.held)} at ${formatSeconds(claim.t)}, completing a reconciliation it began at ${formatSeconds(claim.since.t)}, after the coordinator's record of ${owner} at ${formatSeconds(claim.record.t)} (epoch ${claim.record.epoch}) had left ${claim.held.size === 1 ? "it" : "them"} out: Kafka's consumer does not abort a reconciliation for a newer target (AbstractMembershipManager.maybeAbortReconciliation)`,
           cited: [claim.since.index, claim.record.index, claim.index],
         };
+    }
+    for (const owner of owners) {
+      const story = this.#lateRejoinStory(owner, partition);
+      if (story !== null) return story;
     }
     return null;
   }

@@ -4,6 +4,7 @@ import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { formatSeconds } from "../report/time-format.js";
+import { CrashedStaticClaims } from "./crashed-static-claims.js";
 import { listedPartitions } from "./listed-partitions.js";
 import { lostRequestStory } from "./lost-request-story.js";
 
@@ -48,17 +49,25 @@ export interface MemberCondition {
  * it is) file them apart in a hunt. When the coordinator made a member's
  * assignment answering a request that its client had given up (it rode a
  * connection the client closed before it arrived), the story says so, and
- * cites the request and the close: the client never heard of it.
+ * cites the request and the close: the client never heard of it. Partitions
+ * assigned to no member that a crashed static member still claims are told
+ * as that (CrashedStaticClaims).
  */
 export class UnownedPartitionsStory {
   readonly #groups = new Map<string, CoordinatorView>();
   readonly #lostAnswers: LostAssignmentAnswers;
+  readonly #crashedClaims: CrashedStaticClaims;
 
-  constructor(lostAnswers: LostAssignmentAnswers) {
+  /** The events it reads, besides the ownership events and gc.group its caller reads. */
+  static readonly reads: readonly string[] = CrashedStaticClaims.reads;
+
+  constructor(lostAnswers: LostAssignmentAnswers, timeline: OwnershipTimeline) {
     this.#lostAnswers = lostAnswers;
+    this.#crashedClaims = new CrashedStaticClaims(timeline);
   }
 
   accept(event: HistoryEvent, index: number): void {
+    this.#crashedClaims.accept(event, index);
     if (event.ev === "life" && event.what === "crash") {
       for (const view of this.#groups.values()) {
         if (view.coordinator !== event.actor) continue;
@@ -145,6 +154,11 @@ export class UnownedPartitionsStory {
         `${listedPartitions(ps)} assigned to ${actor ?? memberId}, ${actor === undefined ? "a member id no client showed" : this.#conditionOf(actor, timeline, members)}${lost === undefined ? "" : lostAnswerStory(lost)}`,
       );
     }
+    if (view?.group != null)
+      for (const story of this.#crashedClaims.tell(groupId, view.group, unassigned)) {
+        parts.push(story.text);
+        cited.push(...story.cited);
+      }
     if (unassigned.length > 0) parts.push(`${listedPartitions(unassigned)} assigned to no member`);
     return {
       text: `at the run's end ${listedPartitions(unowned)} had no live owner, and ${where}: ${parts.join("; ")}`,

@@ -3,6 +3,7 @@ import type { ConnectionRecord, HistoryEvent, SendRecord } from "../history/hist
 import { ClientCloses } from "./client-closes.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
+import { type OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
 
 /** The requests whose carriers this analysis follows. */
 export type CommitApi = "OffsetCommit" | "TxnOffsetCommit";
@@ -78,8 +79,8 @@ const offsetKey = (groupId: string, topic: string, partition: number, memberId: 
  * marker lands, long after its TxnOffsetCommit was answered. One
  * TxnOffsetCommit is reported as one gc.txn-offset per partition, so its
  * carrier is taken when it was accepted (pending) as the one request of
- * the member's process (any process's, when the member id was never seen
- * in a member.state) that has arrived and is unanswered, if there is just
+ * the member's process (any process's, when no client has shown the member
+ * id in a member.state or member.owned) that has arrived and is unanswered, if there is just
  * one; it is the carrier of the later commit of the same partition, member
  * and offset if only one producer's accepted offset matches.
  *
@@ -87,20 +88,13 @@ const offsetKey = (groupId: string, topic: string, partition: number, memberId: 
  * requests and answers on.
  */
 export class OffsetCommitCarriers implements EventFollower {
-  readonly reads = [
-    ...[...API_OF_TYPE.keys()].map((type) => `send ${type}`),
-    "conn",
-    "life",
-    "member.state",
-    "gc.txn-offset",
-    "gc.offset-commit",
-  ];
+  readonly reads = [...[...API_OF_TYPE.keys()].map((type) => `send ${type}`), "conn", "life", "gc.txn-offset", "gc.offset-commit"];
   /** Each connection's commit requests of each API, that have arrived or will, unanswered, oldest first. */
   readonly #pending: Readonly<Record<CommitApi, ByConnection<PendingCommit[]>>> = { OffsetCommit: new Map(), TxnOffsetCommit: new Map() };
   /** The client's close of each connection it closed. */
   readonly #closes = new ClientCloses();
-  /** The process (actor) each member id belongs to, from its member.state observations. */
-  readonly #actorOfMember = new Map<string, ActorId>();
+  /** Which process each member id is (the shared ownership timeline, which has seen each event first). */
+  readonly #timeline: OwnershipTimeline;
   /** Accepted transactional offsets not yet materialised or dropped: by partition, member and offset, then by producer. */
   readonly #transactional = new Map<string, Map<number, OffsetCommitCarrier | null>>();
   /** The instant whose commits and answers are being gathered (settled at the first such event of a later one). */
@@ -117,6 +111,10 @@ export class OffsetCommitCarriers implements EventFollower {
   readonly #settledCommits: number[] = [];
   readonly #settledRequests: PendingCommit[] = [];
   #settledMaterialised: Map<number, OffsetCommitCarrier> | null = null;
+
+  constructor(timeline: OwnershipTimeline) {
+    this.#timeline = timeline;
+  }
 
   accept(event: HistoryEvent, index: number): void {
     switch (event.ev) {
@@ -158,11 +156,6 @@ export class OffsetCommitCarriers implements EventFollower {
   }
 
   #observation(event: HistoryEvent & { ev: "obs" }, index: number): void {
-    const state = observationOf(event, "member.state");
-    if (state !== undefined) {
-      if (state.memberId !== "") this.#actorOfMember.set(state.memberId, event.actor);
-      return;
-    }
     const offset = observationOf(event, "gc.txn-offset");
     if (offset !== undefined) {
       const key = offsetKey(offset.groupId, offset.topic, offset.partition, offset.memberId, offset.offset);
@@ -265,7 +258,7 @@ export class OffsetCommitCarriers implements EventFollower {
    * member's process (of any process, when the member id was never seen) can be it; null otherwise.
    */
   #onlyCandidate(coordinator: ActorId, memberId: string, t: Micros): OffsetCommitCarrier | null {
-    const client = this.#actorOfMember.get(memberId);
+    const client = this.#timeline.actorOfMemberId(memberId);
     let found: PendingCommit | null = null;
     for (const [from, byGen] of this.#pending.TxnOffsetCommit) {
       if (client !== undefined && from !== client) continue;
@@ -281,4 +274,5 @@ export class OffsetCommitCarriers implements EventFollower {
   }
 }
 
-export const sharedOffsetCommitCarriers: SharedAnalysis<OffsetCommitCarriers> = () => new OffsetCommitCarriers();
+export const sharedOffsetCommitCarriers: SharedAnalysis<OffsetCommitCarriers> = (pass) =>
+  new OffsetCommitCarriers(pass.shared(sharedOwnership));

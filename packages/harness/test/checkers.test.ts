@@ -1127,6 +1127,23 @@ describe("group checkers catch what they exist to catch", () => {
     expect(told(story(null))).toMatch(plain);
     expect(told(story("a", false))).toMatch(plain);
     expect(told([...crashed, removedFor(40 * s, "a-id", "session-timeout")])).toMatch(/: T-0, T-1 assigned to no member$/);
+    // Nor a JoinGroup whose coordinator went down before a generation wrote it: the group a new coordinator loads
+    // has the member's subscription of its last generation.
+    const joined = crashed.findIndex((e) => e.ev === "send" && e.from === "a");
+    const failover = [life(7.5 * s, "coordinator-0", "crash"), life(7.6 * s, "coordinator-0", "restart")];
+    expect(told([...crashed.slice(0, joined + 1), ...failover, ...crashed.slice(joined + 1)])).toMatch(plain);
+    // After it did, the failover changes nothing: the new coordinator loads generation 2 with that subscription.
+    const reloaded = [
+      ...crashed,
+      life(11 * s, "coordinator-0", "crash"),
+      life(11.1 * s, "coordinator-0", "restart"),
+      classic(12 * s, 2, 2, "STABLE"),
+      record(12 * s, "a-id", 2, [0], "a"),
+      record(12 * s, "b-id", 2, [], null),
+    ];
+    expect(told(reloaded)).toBe(
+      `the coordinator's classic group is STABLE at epoch 2: T-0 assigned to a, which is down; ${claim.replace("(10.000 s)", "(12.000 s)")}`,
+    );
   });
 
   it("converges: a group settled before the faults heal converges at the first event after the heal, whatever its kind", () => {

@@ -9,6 +9,8 @@ import { listedPartitions } from "./listed-partitions.js";
 interface ClaimingJoin {
   readonly t: Micros;
   readonly index: number;
+  /** The coordinator it reached. */
+  readonly to: string;
   /** The timeline's owned set of the client when it sent it (never changed by the timeline, only replaced). */
   readonly owned: ReadonlySet<string>;
 }
@@ -73,13 +75,15 @@ export class CrashedStaticClaims {
     switch (event.ev) {
       case "send":
         if (event.type === "JoinGroupRequest" && event.at.length > 0)
-          this.#joins.set(event.from, { t: event.t, index, owned: this.#timeline.ownedBy(event.from) });
+          this.#joins.set(event.from, { t: event.t, index, to: event.to, owned: this.#timeline.ownedBy(event.from) });
         return;
       case "life": {
         if (event.what === "start" || event.what === "restart") {
           this.#joins.delete(event.actor);
           return;
         }
+        if (event.what !== "crash" && event.what !== "stop") return;
+        this.#coordinatorDown(event.actor);
         if (event.what !== "crash") return;
         const join = this.#joins.get(event.actor);
         this.#joins.delete(event.actor);
@@ -122,6 +126,16 @@ export class CrashedStaticClaims {
       default:
         return;
     }
+  }
+
+  /**
+   * A coordinator that goes down loses the subscriptions it took but had not yet written with a generation: a
+   * JoinGroup is kept in the log only with the generation it joins (the group's record at its SyncGroup), so a
+   * coordinator that loads the group takes the member's subscription of its last generation, not of a later join.
+   */
+  #coordinatorDown(actor: string): void {
+    for (const [client, join] of this.#joins) if (join.to === actor) this.#joins.delete(client);
+    for (const [memberId, claim] of this.#claims) if (claim.join.to === actor && claim.kept.length === 0) this.#claims.delete(memberId);
   }
 
   /**

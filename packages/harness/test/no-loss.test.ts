@@ -118,3 +118,67 @@ describe("no-loss on records never consumed", () => {
     ]);
   });
 });
+
+describe("no-loss when no consumer is left to drain a partition", () => {
+  // Two members of group g read orders (8 partitions, orders-5 among them).
+  const member = (id: string) =>
+    actor(id, "consumer", {
+      consumer: { "group.id": "g" },
+      subscription: ["orders"],
+      topics: [{ name: "orders", id: "orders-id", partitions: 8 }],
+      bootstrap: ["coordinator-0"],
+    });
+  const groupSpec = testSpec({ durationUs: 600_000_000, actors: [actor("broker-0", "broker"), member("member-1"), member("member-2")] });
+  const judge = (events: HistoryEvent[]) =>
+    (CHECKERS.get("no-loss") as NonNullable<ReturnType<typeof CHECKERS.get>>).check(events, groupSpec);
+  const life = (t: number, who: string, what: string, detail: string | null = null): HistoryEvent => ({
+    t,
+    ev: "life",
+    actor: who,
+    what,
+    detail,
+  });
+  const fatal = (t: number, who: string) =>
+    obs(t, who, { type: "member.fatal", groupId: "g", memberId: `${who}-id`, error: "UNRELEASED_INSTANCE_ID" });
+  // Seed 7521 of the data swarm: both static members restart before their old selves' sessions run out, and
+  // UNRELEASED_INSTANCE_ID stops each for good; orders-5's records from offset 5 on are never handed out.
+  const history = (...end: HistoryEvent[]) => [
+    life(0, "member-1", "start"),
+    life(0, "member-2", "start"),
+    append(1_000_000, "broker-0", 0, 9, 0),
+    ack(2_000_000, 0, 9, "broker-0"),
+    consumed(3_000_000, 0, 4),
+    ...end,
+  ];
+  const stopped = [
+    life(10_000_000, "member-1", "crash"),
+    life(11_000_000, "member-1", "restart"),
+    fatal(11_100_000, "member-1"),
+    life(12_000_000, "member-2", "crash"),
+    life(13_000_000, "member-2", "restart"),
+    fatal(13_100_000, "member-2"),
+  ];
+  const reason =
+    "group g has no live member but consumers stopped by a fatal error (member-1: UNRELEASED_INSTANCE_ID, member-2: UNRELEASED_INSTANCE_ID): records of orders-5 past the last one consumed: no consumer is left to drain them";
+
+  it("does not judge the records past the last one consumed, and says why", () => {
+    expect(judge(history(...stopped))).toEqual({ ok: true, violations: [], notJudged: reason });
+    // Down or told to close counts as stopped too.
+    expect(judge(history(life(10_000_000, "member-1", "crash"), life(11_000_000, "member-2", "command", "close"))).notJudged).toBe(
+      "group g has no running member that was not told to close: records of orders-5 past the last one consumed: no consumer is left to drain them",
+    );
+  });
+
+  it("still judges them while one member can consume, and a record passed over below one consumed is still a loss", () => {
+    // member-2 restarted cleanly: it could still have consumed them.
+    expect(judge(history(...stopped.slice(0, 4), life(13_000_000, "member-2", "restart"))).violations.map((v) => v.message)).toEqual([
+      "orders-5: acknowledged records never consumed: offsets 5, 6, 7, 8, 9",
+    ]);
+    // The consumers got 0..2 and 6..7 before they stopped: 3 to 5 were passed over (a loss); 8 and 9 were never reached.
+    const gap = history(...stopped).map((e) => (e.ev === "obs" && e.o.type === "member.records" ? consumed(3_000_000, 0, 2) : e));
+    const result = judge([...gap.slice(0, 5), consumed(4_000_000, 6, 7), ...gap.slice(5)]);
+    expect(result.violations.map((v) => v.message)).toEqual(["orders-5: acknowledged records never consumed: offsets 3, 4, 5"]);
+    // A restart afterwards starts the member afresh: it can consume again.
+    expect(judge(history(...stopped, life(20_000_000, "member-1", "restart"))).ok).toBe(false);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Micros } from "@kcsim/protocol";
+import { sharedConsumerStops } from "../analysis/consumer-stops.js";
 import { type GroupTopology, groupTopologies } from "../analysis/group-topology.js";
 import { sharedLostAssignmentAnswers } from "../analysis/lost-assignment-answers.js";
 import { observationOf } from "../analysis/observations.js";
@@ -82,22 +83,12 @@ export const converges = streamingChecker({
     // A group already settled converges at the first event after the heal, whatever it is; after that, only
     // the events that make a group STABLE or move ownership (those the timeline reads) can settle one.
     pass.atFirstEventFrom(heal, (event) => settleAt(event.t));
-    /** Members whose consumer is FATAL (its error), until their process starts again. */
-    const fatal = new Map<string, string>();
-    /** Members told to close, until their process starts again. */
-    const closed = new Set<string>();
+    const stops = pass.shared(sharedConsumerStops);
     const story = new UnownedPartitionsStory(pass.shared(sharedLostAssignmentAnswers), timeline);
     return {
-      reads: ["gc.group", "member.fatal", ...OWNERSHIP_EVENTS, ...UnownedPartitionsStory.reads],
+      reads: ["gc.group", ...OWNERSHIP_EVENTS, ...UnownedPartitionsStory.reads],
       accept(event, index) {
         story.accept(event, index);
-        if (event.ev === "life" && (event.what === "start" || event.what === "restart")) {
-          fatal.delete(event.actor);
-          closed.delete(event.actor);
-        }
-        if (event.ev === "life" && event.what === "command" && event.detail === "close") closed.add(event.actor);
-        const f = observationOf(event, "member.fatal");
-        if (f !== undefined && event.ev === "obs") fatal.set(event.actor, f.error);
         const g = observationOf(event, "gc.group");
         if (g !== undefined)
           for (const state of groups)
@@ -109,12 +100,11 @@ export const converges = streamingChecker({
         /** Groups still settling when the run ended before their bound, or left with FATAL consumers only: the rule cannot be judged for them. */
         const undecided: string[] = [];
         for (const { group, deadline, convergedAt } of groups) {
-          const alive = group.members.filter((m) => timeline.isAlive(m) && !closed.has(m));
+          const alive = group.members.filter((m) => stops.isRunning(m) && !stops.isClosed(m));
           if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
-          if (alive.every((m) => fatal.has(m))) {
-            undecided.push(
-              `group ${group.groupId} has no live member but consumers stopped by a fatal error (${alive.map((m) => `${m}: ${fatal.get(m)}`).join(", ")}), so it cannot converge`,
-            );
+          const stopped = stops.noneCanConsume(group.groupId, group.members);
+          if (stopped !== null) {
+            undecided.push(`${stopped}, so it cannot converge`);
             continue;
           }
           if (convergedAt !== null) {
@@ -125,8 +115,8 @@ export const converges = streamingChecker({
           } else if (spec.durationUs >= deadline) {
             const message = `group ${group.groupId} never reached STABLE with all ${group.partitions.length} partitions owned after the faults healed at ${heal} us`;
             const told = story.tell(group.groupId, group.partitions, timeline, {
-              fatal: (actor) => fatal.get(actor),
-              closed: (actor) => closed.has(actor),
+              fatal: (actor) => stops.fatalError(actor),
+              closed: (actor) => stops.isClosed(actor),
             });
             if (told === null) violations.add(deadline, message);
             else violations.add(deadline, `${message}; ${told.text}`, [...told.cited]);

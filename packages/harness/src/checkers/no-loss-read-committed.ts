@@ -1,7 +1,7 @@
 import { tpKey } from "@kcsim/protocol";
 import { acknowledgedRecords, isReadCommittedVisible } from "../analysis/acknowledged-records.js";
 import { observationOf } from "../analysis/observations.js";
-import { type Checker, ViolationList } from "./checker.js";
+import { type Checker, notJudged, ViolationList } from "./checker.js";
 import { noLoss } from "./no-loss.js";
 
 /**
@@ -11,7 +11,8 @@ import { noLoss } from "./no-loss.js";
  * faults heal. Records of aborted transactions, and of transactions still
  * open at the end, are acknowledged by their leaders but never delivered:
  * they are left out. Judged by no-loss over the history without those
- * acknowledgements.
+ * acknowledgements (and, like it, not judged where no consumer is left to
+ * drain a partition).
  */
 export const noLossReadCommitted: Checker = {
   name: "no-loss-read-committed",
@@ -39,6 +40,7 @@ export const noLossReadCommitted: Checker = {
         violation.message,
         violation.events.map((i) => kept[i] ?? i),
       );
-    return violations.result();
+    const result = violations.result();
+    return result.ok && judged.notJudged !== undefined ? notJudged(judged.notJudged) : result;
   },
 };

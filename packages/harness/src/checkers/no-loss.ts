@@ -1,10 +1,13 @@
 import { getOrCreate, tpKey } from "@kcsim/protocol";
+import { sharedConsumerStops } from "../analysis/consumer-stops.js";
+import { groupTopologies } from "../analysis/group-topology.js";
 import { observationOf } from "../analysis/observations.js";
 import { PartitionTable } from "../analysis/partition-table.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { formatSeconds } from "../report/time-format.js";
-import { streamingChecker, ViolationList } from "./checker.js";
+import { notJudged, streamingChecker, ViolationList } from "./checker.js";
 import { drainCutoffUs } from "./drain-time.js";
+import { listedPartitions } from "./listed-partitions.js";
 
 /** Adds a consumed range, extending the last one when it continues or overlaps it (polls mostly do): the same cover, fewer ranges. */
 function addRange(ranges: [number, number][], from: number, to: number): void {
@@ -36,6 +39,12 @@ function addRange(ranges: [number, number][], from: number, to: number): void {
  * violation names the first such fetch of records never consumed: a client
  * that handed them to its application anyway (KafkaJS back on partitions it
  * gave up, say) did consume them, which the wire cannot show.
+ *
+ * A partition whose every consuming group has stopped for good by the run's
+ * end (each member down, told to close, or stopped by a fatal error: see
+ * ConsumerStops) cannot drain: the records past the last one its consumers
+ * got are not judged (the reason names the group), while any record they
+ * passed over, below one they consumed, is still a loss.
  */
 export const noLoss = streamingChecker({
   name: "no-loss",
@@ -43,6 +52,7 @@ export const noLoss = streamingChecker({
   judge(pass) {
     const spec = pass.spec;
     const cutoff = drainCutoffUs(spec);
+    const stops = pass.shared(sharedConsumerStops);
     /** tp -> offset -> leader epoch of the append the producer saw acknowledged */
     const acked = new Map<string, Map<number, { epoch: number; t: number; index: number }>>();
     /**
@@ -121,8 +131,27 @@ export const noLoss = streamingChecker({
       }
       return "";
     };
+    /** Why no group can consume a partition any more: every group subscribed to it has stopped (null: one can, or none subscribes). */
+    const stoppedGroups = new Map<string, string | null>();
+    const whyNoConsumer = (tp: string): string | null => {
+      let why = stoppedGroups.get(tp);
+      if (why !== undefined) return why;
+      const reasons: string[] = [];
+      let groups = 0;
+      for (const group of groupTopologies(spec)) {
+        if (!group.partitions.includes(tp)) continue;
+        groups++;
+        const reason = stops.noneCanConsume(group.groupId, group.members);
+        if (reason !== null) reasons.push(reason);
+      }
+      why = groups > 0 && reasons.length === groups ? reasons.join("; ") : null;
+      stoppedGroups.set(tp, why);
+      return why;
+    };
     const finish = () => {
       const violations = new ViolationList();
+      /** Partitions whose unconsumed tail is not judged, by the reason no group can consume them. */
+      const undrained = new Map<string, string[]>();
       for (const [key, loss] of [...overwritten].sort((a, b) => a[1].t - b[1].t)) {
         violations.add(loss.t, `acknowledged record ${key.replace("@", " offset ")} was overwritten by another leader: lost`, [loss.index]);
       }
@@ -137,6 +166,16 @@ export const noLoss = streamingChecker({
             if (firstIndex < 0) firstIndex = ack.index;
           }
         }
+        const stopped = unseen.length === 0 ? null : whyNoConsumer(tp);
+        if (stopped !== null) {
+          // Past the last record its consumers got: never handed out, since no consumer is left to drain it.
+          const reached = ranges.reduce((most, [, to]) => Math.max(most, to), -1);
+          const tail = unseen.filter((offset) => offset > reached);
+          if (tail.length > 0) {
+            getOrCreate(undrained, stopped, () => []).push(tp);
+            unseen.splice(0, unseen.length, ...unseen.filter((offset) => offset <= reached));
+          }
+        }
         if (unseen.length > 0) {
           unseen.sort((a, b) => a - b);
           const shown = unseen.length > 5 ? `${unseen.slice(0, 5).join(", ")}, ... (${unseen.length} in all)` : unseen.join(", ");
@@ -145,7 +184,13 @@ export const noLoss = streamingChecker({
           ]);
         }
       }
-      return violations.result();
+      const result = violations.result();
+      if (!result.ok || undrained.size === 0) return result;
+      return notJudged(
+        [...undrained]
+          .map(([why, tps]) => `${why}: records of ${listedPartitions(tps)} past the last one consumed: no consumer is left to drain them`)
+          .join("; "),
+      );
     };
     return { reads: ["broker.append", "producer.ack", "member.records", "member.records-dropped"], accept, finish };
   },

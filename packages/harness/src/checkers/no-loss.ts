@@ -1,6 +1,6 @@
 import { getOrCreate, tpKey } from "@kcsim/protocol";
 import { sharedConsumerStops } from "../analysis/consumer-stops.js";
-import { groupTopologies } from "../analysis/group-topology.js";
+import { type GroupTopology, groupTopologies } from "../analysis/group-topology.js";
 import { observationOf } from "../analysis/observations.js";
 import { PartitionTable } from "../analysis/partition-table.js";
 import type { HistoryEvent } from "../history/history-event.js";
@@ -131,22 +131,22 @@ export const noLoss = streamingChecker({
       }
       return "";
     };
+    /** The groups that consume each partition, from the spec (built at the first question). */
+    let groupsOf: Map<string, GroupTopology[]> | null = null;
     /** Why no group can consume a partition any more: every group subscribed to it has stopped (null: one can, or none subscribes). */
-    const stoppedGroups = new Map<string, string | null>();
     const whyNoConsumer = (tp: string): string | null => {
-      let why = stoppedGroups.get(tp);
-      if (why !== undefined) return why;
-      const reasons: string[] = [];
-      let groups = 0;
-      for (const group of groupTopologies(spec)) {
-        if (!group.partitions.includes(tp)) continue;
-        groups++;
-        const reason = stops.noneCanConsume(group.groupId, group.members);
-        if (reason !== null) reasons.push(reason);
+      if (groupsOf === null) {
+        groupsOf = new Map();
+        for (const group of groupTopologies(spec)) for (const p of group.partitions) getOrCreate(groupsOf, p, () => []).push(group);
       }
-      why = groups > 0 && reasons.length === groups ? reasons.join("; ") : null;
-      stoppedGroups.set(tp, why);
-      return why;
+      const groups = groupsOf.get(tp) ?? [];
+      const reasons: string[] = [];
+      for (const group of groups) {
+        const reason = stops.noneCanConsume(group.groupId, group.members);
+        if (reason === null) return null;
+        reasons.push(reason);
+      }
+      return reasons.length > 0 ? reasons.join("; ") : null;
     };
     const finish = () => {
       const violations = new ViolationList();
@@ -157,25 +157,28 @@ export const noLoss = streamingChecker({
       }
       for (const [tp, offsets] of acked) {
         const ranges = (consumed.get(tp) ?? []).sort((a, b) => a[0] - b[0]);
+        // With no consumer left to drain the partition, only records below the last one its consumers got are judged
+        // (asked at the first record never consumed: most partitions have none).
+        let stopped: string | null | undefined;
+        let judgedUpTo = Number.POSITIVE_INFINITY;
         const unseen: number[] = [];
         let firstIndex = -1;
+        let undrainedHere = false;
         for (const [offset, ack] of offsets) {
           if (ack.t > cutoff || overwritten.has(`${tp}@${offset}`)) continue;
-          if (!ranges.some(([from, to]) => from <= offset && offset <= to)) {
-            unseen.push(offset);
-            if (firstIndex < 0) firstIndex = ack.index;
+          if (ranges.some(([from, to]) => from <= offset && offset <= to)) continue;
+          if (stopped === undefined) {
+            stopped = whyNoConsumer(tp);
+            if (stopped !== null) judgedUpTo = ranges.reduce((most, [, to]) => Math.max(most, to), -1);
           }
-        }
-        const stopped = unseen.length === 0 ? null : whyNoConsumer(tp);
-        if (stopped !== null) {
-          // Past the last record its consumers got: never handed out, since no consumer is left to drain it.
-          const reached = ranges.reduce((most, [, to]) => Math.max(most, to), -1);
-          const tail = unseen.filter((offset) => offset > reached);
-          if (tail.length > 0) {
-            getOrCreate(undrained, stopped, () => []).push(tp);
-            unseen.splice(0, unseen.length, ...unseen.filter((offset) => offset <= reached));
+          if (offset > judgedUpTo) {
+            undrainedHere = true;
+            continue;
           }
+          unseen.push(offset);
+          if (firstIndex < 0) firstIndex = ack.index;
         }
+        if (undrainedHere && stopped != null) getOrCreate(undrained, stopped, () => []).push(tp);
         if (unseen.length > 0) {
           unseen.sort((a, b) => a - b);
           const shown = unseen.length > 5 ? `${unseen.slice(0, 5).join(", ")}, ... (${unseen.length} in all)` : unseen.join(", ");

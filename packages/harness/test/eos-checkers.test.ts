@@ -356,7 +356,7 @@ describe("consumption with transactions", () => {
       ok: true,
       violations: [],
       notJudged:
-        "group pipe has no running member that was not told to close: records of in-0 past the last one consumed: no consumer is left to drain them",
+        "group pipe has no member left running (each is down or was told to close): records of in-0 past the last one consumed: no consumer is left to drain them",
     });
   });
 });

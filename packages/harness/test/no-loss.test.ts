@@ -165,7 +165,7 @@ describe("no-loss when no consumer is left to drain a partition", () => {
     expect(judge(history(...stopped))).toEqual({ ok: true, violations: [], notJudged: reason });
     // Down or told to close counts as stopped too.
     expect(judge(history(life(10_000_000, "member-1", "crash"), life(11_000_000, "member-2", "command", "close"))).notJudged).toBe(
-      "group g has no running member that was not told to close: records of orders-5 past the last one consumed: no consumer is left to drain them",
+      "group g has no member left running (each is down or was told to close): records of orders-5 past the last one consumed: no consumer is left to drain them",
     );
   });
 

@@ -60,7 +60,7 @@ export class ConsumerStops implements EventFollower {
    */
   noneCanConsume(groupId: string, members: readonly string[]): string | null {
     const left = members.filter((m) => this.#running.has(m) && !this.#closed.has(m));
-    if (left.length === 0) return `group ${groupId} has no running member that was not told to close`;
+    if (left.length === 0) return `group ${groupId} has no member left running (each is down or was told to close)`;
     if (!left.every((m) => this.#fatal.has(m))) return null;
     return `group ${groupId} has no live member but consumers stopped by a fatal error (${left.map((m) => `${m}: ${this.#fatal.get(m)}`).join(", ")})`;
   }

@@ -36,26 +36,20 @@ export function convergenceDeadlineUs(spec: SimulationSpec): Micros | null {
  * from its timeouts: session timeout + rebalance timeout + 5 heartbeat
  * intervals + 30 s. A group whose members are all gone is exempt.
  *
- * A member whose consumer hit a fatal error (`member.fatal`) is gone from
- * its group until its process restarts: Kafka's consumer is then FATAL for
- * good (no heartbeat, poll() throws), and its application stops polling.
- * That is how a static KIP-848 member restarted before its old incarnation's
- * session ran out ends: UNRELEASED_INSTANCE_ID (GroupMetadataManager's
- * throwIfInstanceIdIsUnreleased) is fatal to the client
- * (ConsumerHeartbeatRequestManager.handleSpecificError). A group that has
- * live members only in that state cannot converge, and the rule is not
- * judged for it (the reason names the errors); a group with any other live
- * member must still converge.
+ * A member whose consumer hit a fatal error (`member.fatal`) or that was
+ * told to close is gone from its group until its process restarts
+ * (ConsumerStops, which says why: a static KIP-848 member restarted before
+ * its old incarnation's session ran out is refused for good with
+ * UNRELEASED_INSTANCE_ID). A group that has live members only stopped by a
+ * fatal error cannot converge, and the rule is not judged for it (the
+ * reason names the errors); a group with any other live member must still
+ * converge. An online migration closes each old process as its
+ * replacement starts, so a group left with closing old processes and FATAL
+ * replacements cannot converge either.
  *
  * A group that never converged is told as a story (UnownedPartitionsStory):
  * the partitions without a live owner at the run's end, whom the
  * coordinator has them assigned to, and what those clients hold.
- *
- * A consumer told to close (`command` close) is gone too, from the moment it
- * is told: its application calls close() once its current call returns, and
- * a closed KafkaConsumer never joins again. An online migration closes each
- * old process as its replacement starts; a group left with closing old
- * processes and FATAL replacements cannot converge either.
  */
 export const converges = streamingChecker({
   name: "converges",

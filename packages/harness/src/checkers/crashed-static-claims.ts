@@ -1,9 +1,10 @@
-import { type Micros, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import type { Micros } from "@kcsim/protocol";
 import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
 import type { HistoryEvent } from "../history/history-event.js";
 import { formatSeconds } from "../report/time-format.js";
 import { listedPartitions } from "./listed-partitions.js";
+import { keysOf } from "./partition-keys.js";
 
 /** A client's last JoinGroup that reached its coordinator: when, and what the client owned then. */
 interface ClaimingJoin {
@@ -108,7 +109,7 @@ export class CrashedStaticClaims {
           if (claim === undefined) return;
           claim.groupId = member.groupId;
           claim.isStatic = member.instanceId !== null;
-          const assigned = new Set([...topicPartitionsOf(member.assigned)].map(({ topic, partition }) => tpKey(topic, partition)));
+          const assigned = new Set(keysOf(member.assigned));
           const record = { t: event.t, index, generation: member.memberEpoch, assigned };
           if (claim.kept.at(-1)?.generation === member.memberEpoch) claim.kept[claim.kept.length - 1] = record;
           else claim.kept.push(record);

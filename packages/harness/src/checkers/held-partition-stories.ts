@@ -1,4 +1,4 @@
-import { type Micros, type PartitionsByTopic, topicPartitionsOf, tpKey } from "@kcsim/protocol";
+import type { Micros, PartitionsByTopic } from "@kcsim/protocol";
 import type { LostAssignmentAnswers } from "../analysis/lost-assignment-answers.js";
 import { observationOf } from "../analysis/observations.js";
 import type { OwnershipTimeline } from "../analysis/ownership-timeline.js";
@@ -6,6 +6,7 @@ import type { HistoryEvent } from "../history/history-event.js";
 import { formatSeconds } from "../report/time-format.js";
 import { listedPartitions as listed } from "./listed-partitions.js";
 import { lostRequestStory } from "./lost-request-story.js";
+import { keysOf } from "./partition-keys.js";
 
 /** Why a member's client still holds partitions its coordinator believes it does not: the story and the events it cites. */
 export interface HeldPartitionStory {
@@ -74,8 +75,10 @@ interface MemberRecord {
   keys: Set<string> | null;
 }
 
-function keysOf(partitions: PartitionsByTopic): string[] {
-  return [...topicPartitionsOf(partitions)].map(({ topic, partition }) => tpKey(topic, partition));
+/** A record's partitions (assigned or pending revocation) as keys, made on first use and kept. */
+function recordKeys(record: MemberRecord): ReadonlySet<string> {
+  record.keys ??= new Set([...keysOf(record.assigned), ...keysOf(record.pendingRevocation)]);
+  return record.keys;
 }
 
 function prune(held: Set<string>, owned: ReadonlySet<string>): void {
@@ -256,10 +259,10 @@ export class HeldPartitionStories {
     const since = this.#reconciling.get(actor);
     const record = this.#records.get(memberId);
     if (since === undefined || record === undefined || record.t <= since.t) return;
-    record.keys ??= new Set([...keysOf(record.assigned), ...keysOf(record.pendingRevocation)]);
     const before = this.#owned.get(actor);
+    const keys = recordKeys(record);
     const held = new Set<string>();
-    for (const p of now) if (!before?.has(p) && !record.keys.has(p)) held.add(p);
+    for (const p of now) if (!before?.has(p) && !keys.has(p)) held.add(p);
     if (held.size === 0) return;
     this.#staleClaims.set(actor, { t, index, since, record: { t: record.t, index: record.index, epoch: record.epoch }, held });
   }
@@ -289,8 +292,7 @@ export class HeldPartitionStories {
     const joined = rejoin.joined;
     if (record === undefined || record.t < take.t || record.epoch <= rejoin.heldGeneration) return null;
     if (joined !== null && record.epoch >= joined.generation) return null;
-    record.keys ??= new Set([...keysOf(record.assigned), ...keysOf(record.pendingRevocation)]);
-    if (record.keys.has(partition)) return null;
+    if (recordKeys(record).has(partition)) return null;
     const where =
       joined === null
         ? `${owner}'s client, rejoining since ${formatSeconds(rejoin.since.t)} from generation ${rejoin.heldGeneration} with no JoinGroup answer yet, still owned ${partition}`

@@ -1,6 +1,7 @@
 import type { HistoryEvent } from "../history/history-event.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
+import { type OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
 
 /**
  * Which consumers have stopped for good, as far as their group goes: a
@@ -18,30 +19,36 @@ import { observationOf } from "./observations.js";
  * members have all stopped can neither converge nor consume again, and the
  * rules that wait for it to (`converges`, `no-loss`) say so instead of
  * judging it.
+ *
+ * Whether a process is up is the shared ownership timeline's to say
+ * (OwnershipTimeline.isAlive): this analysis keeps only what stops a
+ * running consumer.
  */
 export class ConsumerStops implements EventFollower {
   readonly reads = ["life", "member.fatal"];
-  readonly #running = new Set<string>();
+  readonly #timeline: OwnershipTimeline;
   readonly #fatal = new Map<string, string>();
   readonly #closed = new Set<string>();
+
+  constructor(timeline: OwnershipTimeline) {
+    this.#timeline = timeline;
+  }
 
   accept(event: HistoryEvent): void {
     if (event.ev === "life") {
       if (event.what === "start" || event.what === "restart") {
-        this.#running.add(event.actor);
         this.#fatal.delete(event.actor);
         this.#closed.delete(event.actor);
-      } else if (event.what === "crash" || event.what === "stop") this.#running.delete(event.actor);
-      else if (event.what === "command" && event.detail === "close") this.#closed.add(event.actor);
+      } else if (event.what === "command" && event.detail === "close") this.#closed.add(event.actor);
       return;
     }
     const fatal = observationOf(event, "member.fatal");
     if (fatal !== undefined && event.ev === "obs") this.#fatal.set(event.actor, fatal.error);
   }
 
-  /** Whether the member's process is running (started and not crashed or stopped since). */
-  isRunning(actor: string): boolean {
-    return this.#running.has(actor);
+  /** The members whose process is running (started and not crashed or stopped since) and was not told to close. */
+  stillRunning(members: readonly string[]): string[] {
+    return members.filter((m) => this.#timeline.isAlive(m) && !this.#closed.has(m));
   }
 
   /** The error that stopped its consumer for good, if one did (until a new process of it starts). */
@@ -59,11 +66,11 @@ export class ConsumerStops implements EventFollower {
    * left were stopped by a fatal error.
    */
   noneCanConsume(groupId: string, members: readonly string[]): string | null {
-    const left = members.filter((m) => this.#running.has(m) && !this.#closed.has(m));
+    const left = this.stillRunning(members);
     if (left.length === 0) return `group ${groupId} has no member left running (each is down or was told to close)`;
     if (!left.every((m) => this.#fatal.has(m))) return null;
     return `group ${groupId} has no live member but consumers stopped by a fatal error (${left.map((m) => `${m}: ${this.#fatal.get(m)}`).join(", ")})`;
   }
 }
 
-export const sharedConsumerStops: SharedAnalysis<ConsumerStops> = () => new ConsumerStops();
+export const sharedConsumerStops: SharedAnalysis<ConsumerStops> = (pass) => new ConsumerStops(pass.shared(sharedOwnership));

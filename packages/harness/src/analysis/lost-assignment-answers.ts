@@ -4,21 +4,10 @@ import { ClientCloses } from "./client-closes.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
 import { type OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
+import { type PendingRequest, PendingRequests } from "./pending-requests.js";
 
-/** The group APIs whose answers hand a member its assignment: their request and answer types. */
-const ASSIGNING_API_OF_TYPE: ReadonlyMap<string, { readonly api: string; readonly request: boolean }> = new Map(
-  ["ConsumerGroupHeartbeat", "JoinGroup", "SyncGroup"].flatMap((api): [string, { api: string; request: boolean }][] => [
-    [`${api}Request`, { api, request: true }],
-    [`${api}Response`, { api, request: false }],
-  ]),
-);
-
-/** A request of one of those APIs that has arrived, or will, and is unanswered. */
-interface PendingRequest {
-  readonly api: string;
-  readonly send: SendRecord;
-  readonly index: number;
-}
+/** The group APIs whose answers hand a member its assignment. */
+type AssigningApi = "ConsumerGroupHeartbeat" | "JoinGroup" | "SyncGroup";
 
 /**
  * A member's assignment record that the coordinator answered on a connection its client had closed before the
@@ -27,7 +16,7 @@ interface PendingRequest {
  * answer goes to a closed socket, so the client never hears of the record.
  */
 export interface LostAssignmentAnswer {
-  readonly api: string;
+  readonly api: AssigningApi;
   readonly client: ActorId;
   /** The request's send event and its history index. */
   readonly request: SendRecord;
@@ -41,9 +30,8 @@ export interface LostAssignmentAnswer {
 
 /**
  * Which gc.member records the coordinator made while answering a request that rode a connection its client had
- * already closed, for the story of a group whose coordinator holds an assignment the client never took. On a
- * connection the server answers in order (Kafka mutes the channel while it serves a request), so each answer of
- * an API answers the oldest unanswered request of that API on its connection. A coordinator releases a record
+ * already closed, for the story of a group whose coordinator holds an assignment the client never took. Each
+ * answer of an API answers the oldest unanswered request of that API on its connection (PendingRequests). A coordinator releases a record
  * and the answer of the request that made it in the same instant; so a gc.member of a member id at instant t is
  * taken to ride the answer to its client at t when that client got exactly one answer of these APIs from that
  * coordinator then. Only records whose answer rode a connection the client had closed before the request
@@ -54,9 +42,9 @@ export interface LostAssignmentAnswer {
  * Connection mode only: a datagram network has no connections to pair requests and answers on.
  */
 export class LostAssignmentAnswers implements EventFollower {
-  readonly reads = [...[...ASSIGNING_API_OF_TYPE.keys()].map((type) => `send ${type}`), "conn", "life", "gc.member"];
-  /** Each connection's unanswered requests of each API, oldest first: client -> generation -> API -> queue. */
-  readonly #pending = new Map<ActorId, Map<number, Map<string, PendingRequest[]>>>();
+  /** Each connection's unanswered requests of these APIs. */
+  readonly #pending = new PendingRequests<AssigningApi>(["ConsumerGroupHeartbeat", "JoinGroup", "SyncGroup"]);
+  readonly reads = [...this.#pending.reads, "conn", "life", "gc.member"];
   /** The client's close of each connection it closed. */
   readonly #closes = new ClientCloses();
   /** Which process each member id is (the shared ownership timeline, which has seen each event first). */
@@ -74,19 +62,10 @@ export class LostAssignmentAnswers implements EventFollower {
   accept(event: HistoryEvent, index: number): void {
     switch (event.ev) {
       case "send": {
-        if (event.conn === undefined) return;
-        const kind = ASSIGNING_API_OF_TYPE.get(event.type);
-        if (kind === undefined) return;
-        if (kind.request) {
-          if (event.at.length === 0) return;
-          const byApi = getOrCreate(getOrCreate(this.#pending, event.from, newByGen), event.conn, newByApi);
-          getOrCreate(byApi, kind.api, newQueue).push({ api: kind.api, send: event, index });
-          return;
-        }
-        // Answers ride the connection's negative generation, from the server back to the client.
-        const answered = this.#pending.get(event.to)?.get(-event.conn)?.get(kind.api)?.shift();
+        const answered = this.#pending.accept(event, index);
+        if (answered === undefined) return;
         getOrCreate(this.#answers, `${event.from}\u0000${event.to}`, newAnswers).push(
-          answered === undefined ? null : this.#lostAnswer(answered, event.t),
+          answered.request === null ? null : this.#lostAnswer(answered.request, event.t),
         );
         return;
       }
@@ -94,10 +73,7 @@ export class LostAssignmentAnswers implements EventFollower {
         this.#closes.accept(event, index);
         return;
       case "life":
-        // A server that dies answers none of the requests it held.
-        if (event.what === "crash" || event.what === "stop")
-          for (const byGen of this.#pending.values())
-            for (const byApi of byGen.values()) for (const [api, queue] of byApi) if (queue[0]?.send.to === event.actor) byApi.delete(api);
+        if (event.what === "crash" || event.what === "stop") this.#pending.serverDown(event.actor);
         return;
       case "obs": {
         const member = observationOf(event, "gc.member");
@@ -140,7 +116,7 @@ export class LostAssignmentAnswers implements EventFollower {
   }
 
   /** The request as a lost answer when its client had closed its connection before it arrived; null otherwise. */
-  #lostAnswer(pending: PendingRequest, answeredAt: Micros): LostAssignmentAnswer | null {
+  #lostAnswer(pending: PendingRequest<AssigningApi>, answeredAt: Micros): LostAssignmentAnswer | null {
     const closed = this.#closes.closedBefore(pending.send);
     if (closed === null) return null;
     return {
@@ -155,9 +131,6 @@ export class LostAssignmentAnswers implements EventFollower {
   }
 }
 
-const newByGen = (): Map<number, Map<string, PendingRequest[]>> => new Map();
-const newByApi = (): Map<string, PendingRequest[]> => new Map();
-const newQueue = (): PendingRequest[] => [];
 const newAnswers = (): (LostAssignmentAnswer | null)[] => [];
 
 export const sharedLostAssignmentAnswers: SharedAnalysis<LostAssignmentAnswers> = (pass) =>

@@ -4,6 +4,7 @@ import { ClientCloses } from "./client-closes.js";
 import type { EventFollower, SharedAnalysis } from "./history-pass.js";
 import { observationOf } from "./observations.js";
 import { type OwnershipTimeline, sharedOwnership } from "./ownership-timeline.js";
+import { type PendingRequest, PendingRequests } from "./pending-requests.js";
 
 /** The requests whose carriers this analysis follows. */
 export type CommitApi = "OffsetCommit" | "TxnOffsetCommit";
@@ -18,11 +19,7 @@ interface CoordinatorInstant {
 const newCoordinatorInstant = (): CoordinatorInstant => ({ commits: [], answers: [] });
 
 /** A commit request on its way to the coordinator, or being served there. */
-interface PendingCommit {
-  readonly api: CommitApi;
-  readonly send: SendRecord;
-  readonly index: number;
-}
+type PendingCommit = PendingRequest<CommitApi>;
 
 /** The request that carried a commit the coordinator wrote, and what became of its connection. */
 export interface OffsetCommitCarrier {
@@ -35,37 +32,15 @@ export interface OffsetCommitCarrier {
   readonly closedBefore: { readonly close: ConnectionRecord; readonly index: number } | null;
 }
 
-const API_OF_TYPE: ReadonlyMap<string, { readonly api: CommitApi; readonly request: boolean }> = new Map([
-  ["OffsetCommitRequest", { api: "OffsetCommit", request: true }],
-  ["OffsetCommitResponse", { api: "OffsetCommit", request: false }],
-  ["TxnOffsetCommitRequest", { api: "TxnOffsetCommit", request: true }],
-  ["TxnOffsetCommitResponse", { api: "TxnOffsetCommit", request: false }],
-]);
-
-/** Something of each connection: by its client, then its generation ((client, gen) names one connection for the whole run). */
-type ByConnection<T> = Map<ActorId, Map<number, T>>;
-
 const newMap = <K, V>(): Map<K, V> => new Map();
-const newList = <T>(): T[] => [];
-
-function connectionEntry<T>(map: ByConnection<T>, client: ActorId, gen: number): T | undefined {
-  return map.get(client)?.get(gen);
-}
-
-/** The entry of connection (client, gen), made by `create` on first use. */
-function connectionEntryOrCreate<T>(map: ByConnection<T>, client: ActorId, gen: number, create: () => T): T {
-  return getOrCreate(getOrCreate(map, client, newMap<number, T>), gen, create);
-}
 
 const offsetKey = (groupId: string, topic: string, partition: number, memberId: string, offset: number) =>
   `${groupId}\u0000${topic}\u0000${partition}\u0000${memberId}\u0000${offset}`;
 
 /**
  * Which request carried a commit, for the story of a commit that broke a
- * rule. On a connection the server serves one request at a time and answers
- * in order (Kafka mutes the channel meanwhile, and so does kcsim's
- * connection endpoint), so each answer answers the oldest unanswered
- * request of its connection. A coordinator releases the observation of a
+ * rule. Each answer answers the oldest unanswered request of its API on its
+ * connection (PendingRequests). A coordinator releases the observation of a
  * write and then its answer in the same instant, and the writes of one
  * flush in the same order both times (observations first, then answers).
  * So once an instant is over (settled at the first commit or answer of a
@@ -88,9 +63,9 @@ const offsetKey = (groupId: string, topic: string, partition: number, memberId: 
  * requests and answers on.
  */
 export class OffsetCommitCarriers implements EventFollower {
-  readonly reads = [...[...API_OF_TYPE.keys()].map((type) => `send ${type}`), "conn", "life", "gc.txn-offset", "gc.offset-commit"];
-  /** Each connection's commit requests of each API, that have arrived or will, unanswered, oldest first. */
-  readonly #pending: Readonly<Record<CommitApi, ByConnection<PendingCommit[]>>> = { OffsetCommit: new Map(), TxnOffsetCommit: new Map() };
+  /** Each connection's commit requests, that have arrived or will, unanswered. */
+  readonly #pending = new PendingRequests<CommitApi>(["OffsetCommit", "TxnOffsetCommit"]);
+  readonly reads = [...this.#pending.reads, "conn", "life", "gc.txn-offset", "gc.offset-commit"];
   /** The client's close of each connection it closed. */
   readonly #closes = new ClientCloses();
   /** Which process each member id is (the shared ownership timeline, which has seen each event first). */
@@ -119,20 +94,10 @@ export class OffsetCommitCarriers implements EventFollower {
   accept(event: HistoryEvent, index: number): void {
     switch (event.ev) {
       case "send": {
-        if (event.conn === undefined) return;
-        const kind = API_OF_TYPE.get(event.type);
-        if (kind === undefined) return;
-        const pending = this.#pending[kind.api];
-        if (kind.request) {
-          if (event.at.length === 0) return;
-          connectionEntryOrCreate(pending, event.from, event.conn, newList<PendingCommit>).push({ api: kind.api, send: event, index });
-        } else {
-          // Answers ride the connection's negative generation, from the server back to the client.
-          const answered = connectionEntry(pending, event.to, -event.conn)?.shift() ?? null;
-          if (kind.api === "OffsetCommit") {
-            this.#gatherAt(event.t);
-            this.#coordinatorInstant(event.from).answers.push(answered);
-          }
+        const answered = this.#pending.accept(event, index);
+        if (answered?.api === "OffsetCommit") {
+          this.#gatherAt(event.t);
+          this.#coordinatorInstant(event.from).answers.push(answered.request);
         }
         return;
       }
@@ -140,12 +105,7 @@ export class OffsetCommitCarriers implements EventFollower {
         this.#closes.accept(event, index);
         return;
       case "life":
-        // A server that dies answers none of the requests it held.
-        if (event.what === "crash" || event.what === "stop") {
-          for (const byClient of Object.values(this.#pending))
-            for (const byGen of byClient.values())
-              for (const [gen, queue] of byGen) if (queue[0]?.send.to === event.actor) byGen.delete(gen);
-        }
+        if (event.what === "crash" || event.what === "stop") this.#pending.serverDown(event.actor);
         return;
       case "obs":
         this.#observation(event, index);
@@ -260,15 +220,10 @@ export class OffsetCommitCarriers implements EventFollower {
   #onlyCandidate(coordinator: ActorId, memberId: string, t: Micros): OffsetCommitCarrier | null {
     const client = this.#timeline.actorOfMemberId(memberId);
     let found: PendingCommit | null = null;
-    for (const [from, byGen] of this.#pending.TxnOffsetCommit) {
-      if (client !== undefined && from !== client) continue;
-      for (const queue of byGen.values()) {
-        for (const pending of queue) {
-          if (pending.send.to !== coordinator || (pending.send.at[0] as Micros) > t) continue;
-          if (found !== null) return null;
-          found = pending;
-        }
-      }
+    for (const pending of this.#pending.unanswered("TxnOffsetCommit", client)) {
+      if (pending.send.to !== coordinator || (pending.send.at[0] as Micros) > t) continue;
+      if (found !== null) return null;
+      found = pending;
     }
     return found === null ? null : this.#carrier(found);
   }

@@ -94,8 +94,7 @@ export const converges = streamingChecker({
         /** Groups still settling when the run ended before their bound, or left with FATAL consumers only: the rule cannot be judged for them. */
         const undecided: string[] = [];
         for (const { group, deadline, convergedAt } of groups) {
-          const alive = group.members.filter((m) => stops.isRunning(m) && !stops.isClosed(m));
-          if (alive.length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
+          if (stops.stillRunning(group.members).length === 0 || (convergedAt !== null && convergedAt <= deadline)) continue;
           const stopped = stops.noneCanConsume(group.groupId, group.members);
           if (stopped !== null) {
             undecided.push(`${stopped}, so it cannot converge`);

@@ -1,6 +1,9 @@
 /**
- * @kcsim/member: the consumer side of the group protocols. So far: the
- * classic protocol's client-side assignors, run by the group leader.
+ * @kcsim/member: the consumer side of the group protocols. The KIP-848
+ * consumer and the classic consumer as actors (their state machines,
+ * heartbeats, reconciliation and rebalance callbacks, the poll loop and its
+ * application thread, commits), and the classic protocol's client-side
+ * assignors, run by the group leader.
  */
 export * from "./assignors/assign-client-side.js";
 export * from "./assignors/client-assignors.js";

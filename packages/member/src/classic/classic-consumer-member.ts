@@ -1,5 +1,6 @@
 import type { RecordSource } from "@kcsim/fetch";
-import type { Actor, ActorId, Context, ControlCommand, JsonValue, Message } from "@kcsim/protocol";
+import type { Actor, ActorId, JsonValue } from "@kcsim/protocol";
+import { ConsumerProcessActor } from "../consumer/consumer-process-actor.js";
 import { CorrelationIds } from "../consumer/correlation-ids.js";
 import { recordSourceFor } from "../consumer/record-source-for.js";
 import { type ClassicMemberConfig, parseClassicMemberConfig } from "./classic-member-config.js";
@@ -23,43 +24,10 @@ export interface ClassicConsumerMemberOptions {
  * Control commands: pause-app, resume-app, close, unsubscribe,
  * subscribe {topics}, set-processing-ms {ms}, commit-sync.
  */
-export class ClassicConsumerMember implements Actor {
-  readonly #id: ActorId;
-  readonly #config: ClassicMemberConfig;
-  readonly #source: RecordSource;
-  readonly #correlationIds: CorrelationIds;
-  #runtime: ClassicRuntime | null = null;
-
+export class ClassicConsumerMember extends ConsumerProcessActor<ClassicRuntime> {
   /** `correlationIds` numbers the member's requests; a source that sends requests of its own must number them from it too. */
   constructor(id: ActorId, config: ClassicMemberConfig, source: RecordSource, correlationIds: CorrelationIds) {
-    this.#id = id;
-    this.#config = config;
-    this.#source = source;
-    this.#correlationIds = correlationIds;
-  }
-
-  start(ctx: Context): void {
-    this.#runtime = new ClassicRuntime(this.#id, this.#config, this.#source, this.#correlationIds, ctx);
-  }
-
-  receive(from: ActorId, message: Message, ctx: Context): void {
-    this.#runtime?.receive(from, message, ctx);
-  }
-
-  fire(timer: string, ctx: Context): void {
-    this.#runtime?.fire(timer, ctx);
-  }
-
-  control(command: ControlCommand, ctx: Context): void {
-    this.#runtime?.control(command, ctx);
-  }
-
-  clockStepped(ctx: Context): void {
-    this.#runtime?.clockStepped(ctx);
-  }
-
-  snapshot(): JsonValue {
-    return this.#runtime?.snapshot() ?? { started: false };
+    super((ctx) => new ClassicRuntime(id, config, source, correlationIds, ctx));
   }
 }
 

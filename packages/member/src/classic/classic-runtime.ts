@@ -8,6 +8,7 @@ import {
   type Message,
   partitionsByTopic,
 } from "@kcsim/protocol";
+import { controlApplication } from "../consumer/application-control.js";
 import { type ApplicationHooks, ApplicationThread } from "../consumer/application-thread.js";
 import { AssignedPartitions } from "../consumer/assigned-partitions.js";
 import { clientIdOf } from "../consumer/client-id.js";
@@ -229,41 +230,7 @@ export class ClassicRuntime {
   }
 
   control(command: ControlCommand, ctx: Context): void {
-    switch (command.command) {
-      case "pause-app":
-        this.#app.pause(ctx);
-        break;
-      case "resume-app":
-        this.#app.resume(ctx);
-        break;
-      case "close":
-      case "unsubscribe":
-      case "commit-sync":
-        this.#app.call({ kind: command.command }, ctx);
-        break;
-      case "subscribe": {
-        const topics = command.topics;
-        if (!Array.isArray(topics) || !topics.every((topic) => typeof topic === "string" && topic !== "")) {
-          ctx.log.error("subscribe needs {topics: [non-empty strings]}; command ignored", { topics: topics ?? null });
-          break;
-        }
-        // subscribe([]) is unsubscribe(), as in KafkaConsumer.
-        this.#app.call(topics.length === 0 ? { kind: "unsubscribe" } : { kind: "subscribe", topics: topics as string[] }, ctx);
-        break;
-      }
-      case "set-processing-ms": {
-        const ms = command.ms;
-        if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
-          ctx.log.error("set-processing-ms needs {ms: number >= 0}; command ignored", { ms: ms ?? null });
-          break;
-        }
-        this.#app.setProcessingMsPerRecord(ms, ctx);
-        break;
-      }
-      default:
-        return;
-    }
-    this.#runBackground(ctx);
+    if (controlApplication(this.#app, command, ctx)) this.#runBackground(ctx);
   }
 
   snapshot(): JsonValue {

@@ -1,6 +1,7 @@
 import type { RecordSource } from "@kcsim/fetch";
-import type { Actor, ActorId, Context, ControlCommand, JsonValue, Message } from "@kcsim/protocol";
+import type { Actor, ActorId, JsonValue } from "@kcsim/protocol";
 import { type ConsumerMemberConfig, parseConsumerMemberConfig } from "./consumer-member-config.js";
+import { ConsumerProcessActor } from "./consumer-process-actor.js";
 import { ConsumerRuntime } from "./consumer-runtime.js";
 import { CorrelationIds } from "./correlation-ids.js";
 import { recordSourceFor } from "./record-source-for.js";
@@ -21,39 +22,10 @@ export interface ConsumerMemberOptions {
  * Control commands: pause-app, resume-app, close, unsubscribe,
  * subscribe {topics}, set-processing-ms {ms}, commit-sync.
  */
-export class ConsumerMember implements Actor {
-  readonly #id: ActorId;
-  readonly #config: ConsumerMemberConfig;
-  readonly #source: RecordSource;
-  readonly #correlationIds: CorrelationIds;
-  #runtime: ConsumerRuntime | null = null;
-
+export class ConsumerMember extends ConsumerProcessActor<ConsumerRuntime> {
   /** `correlationIds` numbers the member's requests; a source that sends requests of its own must number them from it too. */
   constructor(id: ActorId, config: ConsumerMemberConfig, source: RecordSource, correlationIds: CorrelationIds) {
-    this.#id = id;
-    this.#config = config;
-    this.#source = source;
-    this.#correlationIds = correlationIds;
-  }
-
-  start(ctx: Context): void {
-    this.#runtime = new ConsumerRuntime(this.#id, this.#config, this.#source, this.#correlationIds, ctx);
-  }
-
-  receive(from: ActorId, message: Message, ctx: Context): void {
-    this.#runtime?.receive(from, message, ctx);
-  }
-
-  fire(timer: string, ctx: Context): void {
-    this.#runtime?.fire(timer, ctx);
-  }
-
-  control(command: ControlCommand, ctx: Context): void {
-    this.#runtime?.control(command, ctx);
-  }
-
-  snapshot(): JsonValue {
-    return this.#runtime?.snapshot() ?? { started: false };
+    super((ctx) => new ConsumerRuntime(id, config, source, correlationIds, ctx));
   }
 }
 

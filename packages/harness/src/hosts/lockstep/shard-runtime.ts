@@ -1,17 +1,18 @@
-import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol";
-import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
-import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
-import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
-import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { type ArmedTimer, controlEvent, deliveryEvent, type Payload, precedes, type SimEvent } from "../../kernel/event.js";
-import { silentLogger } from "../../kernel/silent-logger.js";
-import { TimerHeap } from "../../kernel/timer-heap.js";
-import type { ActorReport, CarryReport, Effect, EffectGroup, EventTuple, ShardActorInit, ShardSettings } from "./shard-protocol.js";
+import type { ActorId, Micros } from "@kcsim/protocol";
+import type { ActorRegistry } from "../../kernel/actor-registry.js";
+import {
+  type ArmedTimer,
+  controlEvent,
+  type DeliveryEvent,
+  deliveryEvent,
+  type Payload,
+  precedes,
+  type SimEvent,
+} from "../../kernel/event.js";
+import { ShardCells, type ShardCellsOptions } from "./shard-cells.js";
+import type { CarryReport, DeliveryTuple, EffectGroup, EventTuple, ShardActorInit, ShardSettings } from "./shard-protocol.js";
 
-export interface ShardRuntimeOptions {
-  readonly loggerFor?: (actor: ActorId) => ActorLogger;
-  readonly burnCpu?: (micros: Micros) => void;
-}
+export type ShardRuntimeOptions = ShardCellsOptions;
 
 /** The outcome of one window: each handled event's effects in the order handled, the next armed timer, the carries asked for. */
 export interface WindowOutcome {
@@ -42,23 +43,27 @@ export function eventOf(tuple: EventTuple): SimEvent {
   return controlEvent(due, origin, rank, seq, sub, to, control);
 }
 
+/** A delivery as the tuple a worker is sent (its payload already a frame: workers take bytes). */
+export function deliveryTupleOf(event: DeliveryEvent): DeliveryTuple {
+  return [
+    0,
+    event.due,
+    event.origin,
+    event.rank,
+    event.seq,
+    event.sub,
+    event.to,
+    event.from,
+    event.msgType,
+    event.payload as Uint8Array,
+    event.conn,
+    event.lostWithBreak === true ? 1 : 0,
+  ];
+}
+
 /** A queued event as the tuple a window carries (timers never travel: they live in their shard). */
 export function tupleOf(event: SimEvent): EventTuple {
-  if (event.kind === "deliver")
-    return [
-      0,
-      event.due,
-      event.origin,
-      event.rank,
-      event.seq,
-      event.sub,
-      event.to,
-      event.from,
-      event.msgType,
-      event.payload as Uint8Array,
-      event.conn,
-      event.lostWithBreak === true ? 1 : 0,
-    ];
+  if (event.kind === "deliver") return deliveryTupleOf(event);
   if (event.kind === "control") return [1, event.due, event.origin, event.rank, event.seq, event.sub, event.to, event.control];
   throw new Error(`timer ${event.name} of ${event.to} cannot leave its shard`);
 }
@@ -70,63 +75,28 @@ export function tupleOf(event: SimEvent): EventTuple {
  * timers, runs a window's events merged with its own timers in key order,
  * and returns each event's effects tagged with the event's key.
  */
-export class ShardRuntime implements CellSink {
-  readonly #cells = new Map<ActorId, ActorCell>();
-  /** The cells' armed timers (cancelled and replaced ones leave at once). */
-  readonly #timers = new TimerHeap();
-  readonly #settings: ShardSettings;
-  readonly #registry: ActorRegistry;
-  readonly #options: ShardRuntimeOptions;
-  #effects: Effect[] = [];
+export class ShardRuntime extends ShardCells {
   /** The earliest send of the window being run (what bounds how far it may run on). */
   #firstSend: Micros = Number.POSITIVE_INFINITY;
-  /** The due time of the event being handled (the virtual clock of this shard's log lines). */
-  now: Micros = 0;
 
   constructor(settings: ShardSettings, actors: readonly ShardActorInit[], registry: ActorRegistry, options: ShardRuntimeOptions = {}) {
-    this.#settings = settings;
-    this.#registry = registry;
-    this.#options = options;
+    super(settings, registry, options);
     for (const actor of actors) this.adopt(actor);
   }
 
   /** Builds the cell of an actor (fresh, or rebuilt from its carry and durable log). */
   adopt(actor: ShardActorInit): void {
-    if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
-    const settings = this.#settings;
-    const cell = new ActorCell(
-      {
-        id: actor.id,
-        kind: actor.kind,
-        config: actor.config,
-        factory: factoryFor(this.#registry, actor.kind),
-        seed: settings.seed,
-        rank: actor.rank,
-        messages: settings.useCodec ? "frames" : "raw",
-        network: settings.network,
-        storage: new MemoryDurableLog(actor.log),
-        restartPolicy: settings.restartPolicy,
-        logger: this.#options.loggerFor?.(actor.id) ?? silentLogger,
-        ...(actor.carry !== undefined ? { carry: actor.carry } : {}),
-        ...(this.#options.burnCpu !== undefined ? { burnCpu: this.#options.burnCpu } : {}),
-      },
-      this,
-    );
-    this.#cells.set(actor.id, cell);
+    this.addCell(actor);
   }
 
   /** Removes an actor's cell (it moves to another thread). Its timers must be gone (a crashed cell has none). */
   release(actor: ActorId): void {
-    this.#cells.delete(actor);
-  }
-
-  cell(actor: ActorId): ActorCell | undefined {
-    return this.#cells.get(actor);
+    this.cells.delete(actor);
   }
 
   /** The earliest armed timer's due time. */
   nextDue(): Micros | null {
-    return this.#timers.peek()?.due ?? null;
+    return this.timers.peek()?.due ?? null;
   }
 
   /**
@@ -139,7 +109,7 @@ export class ShardRuntime implements CellSink {
    */
   runWindow(limit: Micros, incoming: readonly SimEvent[], carryOf: readonly ActorId[] = [], runOn: RunOn | null = null): WindowOutcome {
     const groups: EffectGroup[] = [];
-    const timers = this.#timers;
+    const timers = this.timers;
     let i = 0;
     let timersRun = 0;
     let bound = limit;
@@ -160,7 +130,7 @@ export class ShardRuntime implements CellSink {
       } else {
         break;
       }
-      const cell = this.#cells.get(event.to);
+      const cell = this.cells.get(event.to);
       if (cell === undefined) continue;
       // The key is read first: a fired timer's entry is the cell's to re-use for the next timer it arms.
       const { due, rank, seq, sub } = event;
@@ -169,54 +139,30 @@ export class ShardRuntime implements CellSink {
       // Every handled event, effects or not: the main thread merges the shards' sequences by their
       // heads, and an event without effects may still have armed a timer that sorts before it.
       // A shard running alone (runOn) has the window's only sequence: nothing to merge.
-      if (runOn === null || this.#effects.length > 0) {
-        groups.push([due, rank, seq, sub, this.#effects]);
-        this.#effects = [];
+      if (runOn === null || this.effects.length > 0) {
+        groups.push([due, rank, seq, sub, this.effects]);
+        this.effects = [];
       }
     }
     const carries: CarryReport[] = [];
     for (const id of carryOf) {
-      const cell = this.#cells.get(id);
+      const cell = this.cells.get(id);
       if (cell !== undefined) carries.push([id, cell.carry(), cell.armedTimers]);
     }
     return { groups, nextDue: this.nextDue(), carries, timersRun, reached: bound };
   }
 
-  snapshot(): Record<ActorId, ActorReport> {
-    const out: Record<ActorId, ActorReport> = {};
-    for (const [id, cell] of this.#cells) out[id] = { state: cell.state, snapshot: cell.snapshot() };
-    return out;
-  }
-
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: number): void {
+  override send(
+    from: ActorId,
+    to: ActorId,
+    seq: number,
+    now: Micros,
+    msgType: string,
+    payload: Payload,
+    bytes: number,
+    conn: number,
+  ): void {
     if (now < this.#firstSend) this.#firstSend = now;
-    this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes, conn]);
-  }
-  connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {
-    this.#effects.push(["conn", actor, now, event]);
-  }
-  observe(actor: ActorId, now: Micros, observation: Observation): void {
-    this.#effects.push(["obs", actor, now, observation]);
-  }
-  appended(actor: ActorId, record: Uint8Array): void {
-    this.#effects.push(["append", actor, record]);
-  }
-  lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void {
-    this.#effects.push(["life", actor, now, what, detail]);
-  }
-  actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void {
-    this.#effects.push(["error", actor, now, during, message, stack]);
-  }
-  rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void {
-    this.#effects.push(["reject", actor, now, from, reason, detail]);
-  }
-  lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void {
-    this.#effects.push(["lost", actor, now, from, msgType, why]);
-  }
-  scheduleTimer(timer: ArmedTimer): void {
-    this.#timers.push(timer);
-  }
-  cancelTimer(timer: ArmedTimer): void {
-    this.#timers.remove(timer);
+    super.send(from, to, seq, now, msgType, payload, bytes, conn);
   }
 }

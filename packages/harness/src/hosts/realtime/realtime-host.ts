@@ -16,6 +16,7 @@ import {
   type ShardActorInit,
   shardSettingsOf,
 } from "../lockstep/shard-protocol.js";
+import { deliveryTupleOf } from "../lockstep/shard-runtime.js";
 import { type LogSpec, SILENT_LOGS } from "../worker/actor-logs.js";
 import { ActorMirror } from "../worker/actor-mirror.js";
 import { applyEffect } from "../worker/apply-effect.js";
@@ -462,20 +463,7 @@ export class RealtimeHost {
     const toStandIns: DeliveryTuple[] = [];
     for (let event = core.popDue(horizon); event !== undefined; event = core.popDue(horizon)) {
       if (event.kind === "deliver") {
-        const tuple: DeliveryTuple = [
-          0,
-          event.due,
-          event.origin,
-          event.rank,
-          event.seq,
-          event.sub,
-          event.to,
-          event.from,
-          event.msgType,
-          event.payload as Uint8Array,
-          event.conn,
-          event.lostWithBreak === true ? 1 : 0,
-        ];
+        const tuple = deliveryTupleOf(event);
         const shard = this.#shardOf.get(event.to);
         const dispatched = {
           from: event.from,

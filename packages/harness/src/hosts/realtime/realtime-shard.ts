@@ -1,13 +1,10 @@
-import type { ActorId, ActorLogger, Micros, Observation } from "@kcsim/protocol";
-import { ActorCell, type CellSink, type LifecycleEvent } from "../../kernel/actor-cell.js";
-import { type ActorRegistry, factoryFor } from "../../kernel/actor-registry.js";
+import type { ActorId, Micros } from "@kcsim/protocol";
+import type { ActorCell } from "../../kernel/actor-cell.js";
+import type { ActorRegistry } from "../../kernel/actor-registry.js";
 import type { CellCarry } from "../../kernel/cell-carry.js";
-import type { ConnectionEvent } from "../../kernel/connection-endpoint.js";
-import { MemoryDurableLog } from "../../kernel/durable-log.js";
-import { type ArmedTimer, controlEvent, deliveryEvent, type Payload } from "../../kernel/event.js";
-import { silentLogger } from "../../kernel/silent-logger.js";
-import { TimerHeap } from "../../kernel/timer-heap.js";
-import type { ActorReport, ControlTuple, DeliveryTuple, Effect, ShardActorInit, ShardSettings } from "../lockstep/shard-protocol.js";
+import { controlEvent, deliveryEvent, type Payload } from "../../kernel/event.js";
+import { ShardCells, type ShardCellsOptions } from "../lockstep/shard-cells.js";
+import type { ControlTuple, DeliveryTuple, ShardActorInit, ShardSettings } from "../lockstep/shard-protocol.js";
 import type { DeliveryBatch, EffectBatch, RunRecord } from "./realtime-protocol.js";
 
 /** The realtime clock as a shard sees it (a VirtualClock, or a fake one in tests). */
@@ -28,10 +25,7 @@ export interface TimerDriver {
   defer?(fn: () => void): void;
 }
 
-export interface RealtimeShardOptions {
-  readonly loggerFor?: (actor: ActorId) => ActorLogger;
-  readonly burnCpu?: (micros: Micros) => void;
-}
+export type RealtimeShardOptions = ShardCellsOptions;
 
 /** A timer closer than this (real ms) counts as due: real timers cannot wait less than about a millisecond. */
 const TIMER_SLACK_MS = 0.05;
@@ -47,18 +41,11 @@ const TIMER_SLACK_MS = 0.05;
  * in one EffectBatch per entry (a delivery round, a timer tick, a control
  * call), so the main thread can record the run and replay can re-run it.
  */
-export class RealtimeShard implements CellSink {
-  readonly #cells = new Map<ActorId, ActorCell>();
-  /** The cells' armed timers (cancelled and replaced ones leave at once). */
-  readonly #timers = new TimerHeap();
-  readonly #settings: ShardSettings;
-  readonly #registry: ActorRegistry;
-  readonly #options: RealtimeShardOptions;
+export class RealtimeShard extends ShardCells {
   readonly #driver: TimerDriver;
   readonly #emit: (batch: EffectBatch) => void;
   #clock: ShardClock | null = null;
   #armed: { due: Micros; handle: unknown } | null = null;
-  #effects: Effect[] = [];
   #runs: RunRecord[] = [];
   readonly #ran = new Set<ActorCell>();
   #batches = 0;
@@ -67,9 +54,6 @@ export class RealtimeShard implements CellSink {
   #reportPending = false;
   /** Deliveries for an actor not built yet: adopt() and deliveries travel on different ports. */
   readonly #early = new Map<ActorId, DeliveryTuple[]>();
-  /** The virtual time of the event being handled (log lines carry it). */
-  now: Micros = 0;
-
   constructor(
     settings: ShardSettings,
     actors: readonly ShardActorInit[],
@@ -78,11 +62,9 @@ export class RealtimeShard implements CellSink {
     emit: (batch: EffectBatch) => void,
     options: RealtimeShardOptions = {},
   ) {
-    this.#settings = settings;
-    this.#registry = registry;
+    super(settings, registry, options);
     this.#driver = driver;
     this.#emit = emit;
-    this.#options = options;
     for (const actor of actors) this.adopt(actor);
   }
 
@@ -94,29 +76,7 @@ export class RealtimeShard implements CellSink {
   }
 
   adopt(actor: ShardActorInit): void {
-    if (this.#cells.has(actor.id)) throw new Error(`duplicate actor id '${actor.id}'`);
-    const settings = this.#settings;
-    this.#cells.set(
-      actor.id,
-      new ActorCell(
-        {
-          id: actor.id,
-          kind: actor.kind,
-          config: actor.config,
-          factory: factoryFor(this.#registry, actor.kind),
-          seed: settings.seed,
-          rank: actor.rank,
-          messages: settings.useCodec ? "frames" : "raw",
-          network: settings.network,
-          storage: new MemoryDurableLog(actor.log),
-          restartPolicy: settings.restartPolicy,
-          logger: this.#options.loggerFor?.(actor.id) ?? silentLogger,
-          ...(actor.carry !== undefined ? { carry: actor.carry } : {}),
-          ...(this.#options.burnCpu !== undefined ? { burnCpu: this.#options.burnCpu } : {}),
-        },
-        this,
-      ),
-    );
+    this.addCell(actor);
     const early = this.#early.get(actor.id);
     if (early !== undefined) {
       this.#early.delete(actor.id);
@@ -126,13 +86,9 @@ export class RealtimeShard implements CellSink {
 
   /** Takes an actor's cell away (it moves to a worker); returns what outlives it. */
   release(actor: ActorId): CellCarry | undefined {
-    const cell = this.#cells.get(actor);
-    this.#cells.delete(actor);
+    const cell = this.cells.get(actor);
+    this.cells.delete(actor);
     return cell?.carry();
-  }
-
-  cell(actor: ActorId): ActorCell | undefined {
-    return this.#cells.get(actor);
   }
 
   /** A delivery round from the router. */
@@ -140,7 +96,7 @@ export class RealtimeShard implements CellSink {
     if (this.#stopped) return;
     for (const tuple of batch) {
       const [, due, origin, rank, seq, sub, to, from, msgType, payload, conn, lost] = tuple;
-      const cell = this.#cells.get(to);
+      const cell = this.cells.get(to);
       if (cell === undefined) {
         const early = this.#early.get(to);
         if (early === undefined) this.#early.set(to, [tuple]);
@@ -159,7 +115,7 @@ export class RealtimeShard implements CellSink {
   control(event: ControlTuple): void {
     if (this.#stopped) return;
     const [, due, origin, rank, seq, sub, to, control] = event;
-    const cell = this.#cells.get(to);
+    const cell = this.cells.get(to);
     if (cell === undefined) return;
     const t = this.#tick(due);
     cell.handle(controlEvent(t, origin, rank, seq, sub, to, control));
@@ -177,12 +133,6 @@ export class RealtimeShard implements CellSink {
     return this.#batches;
   }
 
-  snapshot(): Record<ActorId, ActorReport> {
-    const out: Record<ActorId, ActorReport> = {};
-    for (const [id, cell] of this.#cells) out[id] = { state: cell.state, snapshot: cell.snapshot() };
-    return out;
-  }
-
   /** The virtual time to handle an event due at `due` now: never before it, never before the previous one. */
   #tick(due: Micros): Micros {
     const clock = this.#clock;
@@ -197,10 +147,10 @@ export class RealtimeShard implements CellSink {
     this.#armed = null;
     const clock = this.#clock;
     if (this.#stopped || clock === null) return;
-    for (let timer = this.#timers.peek(); timer !== undefined; timer = this.#timers.peek()) {
+    for (let timer = this.timers.peek(); timer !== undefined; timer = this.timers.peek()) {
       if (clock.realDelayMs(timer.due) > TIMER_SLACK_MS) break;
-      this.#timers.pop();
-      const cell = this.#cells.get(timer.to) as ActorCell;
+      this.timers.pop();
+      const cell = this.cells.get(timer.to) as ActorCell;
       const t = this.#tick(timer.due);
       cell.handle({ ...timer, due: t });
       this.#runs.push([timer.to, t, 2, [2, timer.due, timer.origin, timer.seq, timer.sub, timer.to, timer.name]]);
@@ -213,7 +163,7 @@ export class RealtimeShard implements CellSink {
   #arm(): void {
     const clock = this.#clock;
     if (this.#stopped || clock === null) return;
-    const next = this.#timers.peek();
+    const next = this.timers.peek();
     const armed = this.#armed;
     if (armed !== null && next !== undefined && armed.due === next.due) return;
     if (armed !== null) this.#driver.clear(armed.handle);
@@ -240,44 +190,13 @@ export class RealtimeShard implements CellSink {
   }
 
   #report(): void {
-    if (this.#effects.length === 0 && this.#runs.length === 0) return;
+    if (this.effects.length === 0 && this.#runs.length === 0) return;
     const carries: [ActorId, CellCarry][] = [];
     for (const cell of this.#ran) carries.push([cell.id, cell.carry()]);
     this.#ran.clear();
-    const batch: EffectBatch = [++this.#batches, this.#effects, this.#runs, carries];
-    this.#effects = [];
+    const batch: EffectBatch = [++this.#batches, this.effects, this.#runs, carries];
+    this.effects = [];
     this.#runs = [];
     this.#emit(batch);
-  }
-
-  send(from: ActorId, to: ActorId, seq: number, now: Micros, msgType: string, payload: Payload, bytes: number, conn: number): void {
-    this.#effects.push(["send", from, to, seq, now, msgType, payload as Uint8Array, bytes, conn]);
-  }
-  connection(actor: ActorId, now: Micros, event: ConnectionEvent): void {
-    this.#effects.push(["conn", actor, now, event]);
-  }
-  observe(actor: ActorId, now: Micros, observation: Observation): void {
-    this.#effects.push(["obs", actor, now, observation]);
-  }
-  appended(actor: ActorId, record: Uint8Array): void {
-    this.#effects.push(["append", actor, record]);
-  }
-  lifecycle(actor: ActorId, now: Micros, what: LifecycleEvent, detail: string | null): void {
-    this.#effects.push(["life", actor, now, what, detail]);
-  }
-  actorError(actor: ActorId, now: Micros, during: string, message: string, stack: string): void {
-    this.#effects.push(["error", actor, now, during, message, stack]);
-  }
-  rejected(actor: ActorId, now: Micros, from: ActorId, reason: string, detail: string): void {
-    this.#effects.push(["reject", actor, now, from, reason, detail]);
-  }
-  lost(actor: ActorId, now: Micros, from: ActorId, msgType: string, why: string): void {
-    this.#effects.push(["lost", actor, now, from, msgType, why]);
-  }
-  scheduleTimer(timer: ArmedTimer): void {
-    this.#timers.push(timer);
-  }
-  cancelTimer(timer: ArmedTimer): void {
-    this.#timers.remove(timer);
   }
 }

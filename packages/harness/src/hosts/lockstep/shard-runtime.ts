@@ -12,8 +12,6 @@ import {
 import { ShardCells, type ShardCellsOptions } from "./shard-cells.js";
 import type { CarryReport, DeliveryTuple, EffectGroup, EventTuple, ShardActorInit, ShardSettings } from "./shard-protocol.js";
 
-export type ShardRuntimeOptions = ShardCellsOptions;
-
 /** The outcome of one window: each handled event's effects in the order handled, the next armed timer, the carries asked for. */
 export interface WindowOutcome {
   readonly groups: EffectGroup[];
@@ -79,7 +77,7 @@ export class ShardRuntime extends ShardCells {
   /** The earliest send of the window being run (what bounds how far it may run on). */
   #firstSend: Micros = Number.POSITIVE_INFINITY;
 
-  constructor(settings: ShardSettings, actors: readonly ShardActorInit[], registry: ActorRegistry, options: ShardRuntimeOptions = {}) {
+  constructor(settings: ShardSettings, actors: readonly ShardActorInit[], registry: ActorRegistry, options: ShardCellsOptions = {}) {
     super(settings, registry, options);
     for (const actor of actors) this.adopt(actor);
   }

@@ -25,8 +25,6 @@ export interface TimerDriver {
   defer?(fn: () => void): void;
 }
 
-export type RealtimeShardOptions = ShardCellsOptions;
-
 /** A timer closer than this (real ms) counts as due: real timers cannot wait less than about a millisecond. */
 const TIMER_SLACK_MS = 0.05;
 
@@ -60,7 +58,7 @@ export class RealtimeShard extends ShardCells {
     registry: ActorRegistry,
     driver: TimerDriver,
     emit: (batch: EffectBatch) => void,
-    options: RealtimeShardOptions = {},
+    options: ShardCellsOptions = {},
   ) {
     super(settings, registry, options);
     this.#driver = driver;

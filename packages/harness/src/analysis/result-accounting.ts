@@ -7,6 +7,7 @@ import { type DuplicateCause, type DuplicateCauses, duplicateCausesOf } from "./
 import { memoByHistoryAndSpec } from "./history-memo.js";
 import { type OutputResults, outputResults, type ResultCopy } from "./output-results.js";
 import { consumeProcessProduceGroups } from "./processing-groups.js";
+import { type StaleMarkerStory, type StaleTxnMarkers, staleTxnMarkersOf } from "./stale-txn-markers.js";
 
 /** An input record whose result is in the output more than once. */
 export interface DuplicateResult {
@@ -14,6 +15,8 @@ export interface DuplicateResult {
   readonly copies: readonly ResultCopy[];
   /** Why it was processed more than once (null: nothing explains it). */
   readonly cause: DuplicateCause | null;
+  /** How a copy that should not have been visible was committed: by a late marker of an earlier transaction (StaleTxnMarkers). */
+  readonly staleMarker: StaleMarkerStory | null;
 }
 
 /** How one consume-process-produce group's output accounts for its committed input. */
@@ -36,7 +39,9 @@ export interface ResultAccount {
  * record of the group's input topics (`producer.ack` outside aborted
  * transactions, see acknowledgedRecords) with the results found in its
  * output topic by read_committed readers (outputResults), and attributes
- * every duplicate to the re-delivery that caused it (DuplicateCauses).
+ * every duplicate to the re-delivery that caused it (DuplicateCauses) and,
+ * when a copy was committed by a late marker of an earlier transaction of
+ * its producer, tells how (StaleTxnMarkers).
  */
 function accountResultsOf(events: readonly HistoryEvent[], spec: SimulationSpec): ResultAccount[] {
   const groups = consumeProcessProduceGroups(spec);
@@ -44,6 +49,7 @@ function accountResultsOf(events: readonly HistoryEvent[], spec: SimulationSpec)
   const log = acknowledgedRecords(events);
   const cutoff = drainCutoffUs(spec);
   let causes: DuplicateCauses | null = null;
+  let markers: StaleTxnMarkers | null = null;
   return groups.map((group) => {
     const results = outputResults(events, group.outputTopic);
     const missing = new Map<string, { offset: number; t: Micros; index: number }[]>();
@@ -71,7 +77,10 @@ function accountResultsOf(events: readonly HistoryEvent[], spec: SimulationSpec)
         for (const copy of copies) strays.push({ input, copy });
       } else if (copies.length > 1) {
         causes ??= duplicateCausesOf(events);
-        duplicates.push({ input, copies, cause: causes.causeOf(tp, offset, group.actors) });
+        markers ??= staleTxnMarkersOf(events);
+        let staleMarker: StaleMarkerStory | null = null;
+        for (const copy of copies) staleMarker ??= markers.storyOf(copy.outputTp, copy.outputOffset);
+        duplicates.push({ input, copies, cause: causes.causeOf(tp, offset, group.actors), staleMarker });
       }
     }
     duplicates.sort((a, b) => (a.copies[1]?.t ?? 0) - (b.copies[1]?.t ?? 0));

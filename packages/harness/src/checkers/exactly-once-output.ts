@@ -11,8 +11,11 @@ import { type Checker, ViolationList } from "./checker.js";
  * acknowledged before the drain cut-off without a result is a loss; a
  * result found twice is a duplicate, reported with its cause (a crash
  * before the commit, a fenced member, a rebalance, ...). With transactions
- * there are none; without them the duplicates are the point (see
- * output-duplicates-attributed for the rule that each has a cause).
+ * there are none, but for a result that a late COMMIT marker of an earlier
+ * transaction made visible (Kafka's transaction version 1), which is told
+ * with that marker's story (StaleTxnMarkers); without them the duplicates
+ * are the point (see output-duplicates-attributed for the rule that each
+ * has a cause).
  */
 export const exactlyOnceOutput: Checker = {
   name: "exactly-once-output",
@@ -47,17 +50,26 @@ export const exactlyOnceOutput: Checker = {
         const causes = new Map<string, number>();
         for (const d of account.duplicates) causes.set(d.cause ?? "none found", (causes.get(d.cause ?? "none found") ?? 0) + 1);
         const byCause = [...causes].map(([cause, n]) => `${cause} x${n}`).join(", ");
+        // A copy committed by a late marker of an earlier transaction is the story: the summary cites the first.
+        const stale = account.duplicates.filter((d) => d.staleMarker !== null).length;
+        const firstStale = account.duplicates.find((d) => d.staleMarker !== null)?.staleMarker ?? null;
+        const staleNote =
+          firstStale === null
+            ? ""
+            : `; ${stale} of them with a result a late COMMIT marker of an earlier transaction made visible (${firstStale.text})`;
         violations.add(
           first.copies[1]?.t ?? 0,
-          `${groupId}: ${account.duplicates.length} of ${account.committedInput} committed input records have more than one result in ${outputTopic} (${byCause})`,
+          `${groupId}: ${account.duplicates.length} of ${account.committedInput} committed input records have more than one result in ${outputTopic} (${byCause})${staleNote}`,
+          firstStale?.cited ?? [],
         );
       }
       for (const duplicate of account.duplicates) {
         const copies = duplicate.copies.map((c) => `${c.outputTp}@${c.outputOffset} by ${c.writer}`).join(", ");
+        const story = duplicate.staleMarker === null ? "" : `; ${duplicate.staleMarker.text}`;
         violations.add(
           duplicate.copies[1]?.t ?? 0,
-          `${groupId}: ${duplicate.input} has ${duplicate.copies.length} results in ${outputTopic} (${copies}); cause: ${duplicate.cause ?? "none found"}`,
-          duplicate.copies.map((c) => c.index),
+          `${groupId}: ${duplicate.input} has ${duplicate.copies.length} results in ${outputTopic} (${copies}); cause: ${duplicate.cause ?? "none found"}${story}`,
+          [...duplicate.copies.map((c) => c.index), ...(duplicate.staleMarker?.cited ?? [])],
         );
       }
       for (const [tp, missing] of account.missing) {

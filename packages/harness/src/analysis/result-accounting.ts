@@ -77,9 +77,12 @@ function accountResultsOf(events: readonly HistoryEvent[], spec: SimulationSpec)
         for (const copy of copies) strays.push({ input, copy });
       } else if (copies.length > 1) {
         causes ??= duplicateCausesOf(events);
-        markers ??= staleTxnMarkersOf(events);
+        // Only a transactional producer's output is committed by markers: other groups' duplicates have no such story.
         let staleMarker: StaleMarkerStory | null = null;
-        for (const copy of copies) staleMarker ??= markers.storyOf(copy.outputTp, copy.outputOffset);
+        if (group.transactional) {
+          markers ??= staleTxnMarkersOf(events);
+          for (const copy of copies) staleMarker ??= markers.storyOf(copy.outputTp, copy.outputOffset);
+        }
         duplicates.push({ input, copies, cause: causes.causeOf(tp, offset, group.actors), staleMarker });
       }
     }

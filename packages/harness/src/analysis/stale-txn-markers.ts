@@ -148,12 +148,7 @@ export class StaleTxnMarkers {
     if (closed === null) return null;
     // The marker its retry wrote: the same transaction's, after the request was sent and before it arrived.
     const first = markers.find(
-      (m) =>
-        m !== ending &&
-        m.t >= carrier.send.t &&
-        m.t < ending.t &&
-        m.producerEpoch === ending.producerEpoch &&
-        m.committed === ending.committed,
+      (m) => m.t >= carrier.send.t && m.t < ending.t && m.producerEpoch === ending.producerEpoch && m.committed === ending.committed,
     );
     if (first === undefined) return null;
     const coordinator = carrier.send.from;

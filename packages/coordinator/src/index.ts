@@ -74,3 +74,4 @@ export * from "./transactions/transaction-coordinator-actor.js";
 export * from "./transactions/transaction-coordinator-config.js";
 export * from "./transactions/transaction-log-records.js";
 export * from "./transactions/transaction-metadata.js";
+export * from "./transactions/transaction-version.js";

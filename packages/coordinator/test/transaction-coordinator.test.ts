@@ -105,7 +105,14 @@ describe("the transaction state machine", () => {
       "broker-1:WriteTxnMarkersRequest",
     ]);
     expect(tc.markerRequests()[0]?.request.markers).toEqual([
-      { producerId: 0, producerEpoch: 0, transactionResult: true, topics: [{ name: "out", partitionIndexes: [0] }], coordinatorEpoch: 0 },
+      {
+        producerId: 0,
+        producerEpoch: 0,
+        transactionResult: true,
+        topics: [{ name: "out", partitionIndexes: [0] }],
+        coordinatorEpoch: 0,
+        transactionVersion: 0,
+      },
     ]);
     expect(markers(tc).sort()).toEqual([`__consumer_offsets-${G_PARTITION}:true:0`, "out-0:true:0", "out-1:true:0"]);
     // The group coordinator materialised the offset: visible, stable, reported once as a transactional commit.

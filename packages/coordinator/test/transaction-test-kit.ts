@@ -163,12 +163,13 @@ export function writeTxnMarkers(markers: WriteTxnMarkersRequest["markers"]): Wri
   return { type: "WriteTxnMarkersRequest", correlationId: ++correlation, apiVersion: 1, clientId: TXN_COORDINATOR, markers };
 }
 
-/** One marker entry for `__consumer_offsets` partitions. */
+/** One marker entry for `__consumer_offsets` partitions (of a transaction before transaction version 2 unless told). */
 export function offsetsMarker(
   producer: ProducerIdAndEpoch,
   committed: boolean,
   partitions: readonly number[],
   coordinatorEpoch = 0,
+  transactionVersion = 0,
 ): WriteTxnMarkersRequest["markers"][number] {
   return {
     producerId: producer.producerId,
@@ -176,6 +177,7 @@ export function offsetsMarker(
     transactionResult: committed,
     topics: [{ name: "__consumer_offsets", partitionIndexes: [...partitions] }],
     coordinatorEpoch,
+    transactionVersion,
   };
 }
 
@@ -394,8 +396,11 @@ export class TxnCoordinatorUnderTest {
 export interface TransactionView {
   transactionalId: string;
   producerId: number;
+  lastProducerId: number;
+  nextProducerId: number;
   producerEpoch: number;
   lastProducerEpoch: number;
+  clientTransactionVersion: number;
   state: string;
   pendingState: string | null;
   partitions: string[];

@@ -267,7 +267,14 @@ describe("WriteTxnMarkers on the group coordinator", () => {
       {
         ...offsetsMarker(P1, true, [owned, foreign, 50]),
       },
-      { producerId: 5, producerEpoch: 0, transactionResult: true, topics: [{ name: "out", partitionIndexes: [0] }], coordinatorEpoch: 0 },
+      {
+        producerId: 5,
+        producerEpoch: 0,
+        transactionResult: true,
+        topics: [{ name: "out", partitionIndexes: [0] }],
+        coordinatorEpoch: 0,
+        transactionVersion: 0,
+      },
     ]);
     expect(markerErrors(gc, request)).toEqual([
       0,

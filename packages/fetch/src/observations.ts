@@ -33,20 +33,30 @@ export interface ProducerAckObservation {
   readonly leader: string | null;
 }
 
-/** A producer got a producer id and epoch (InitProducerId), or bumped its epoch itself (an idempotent producer after a sequence gap). */
+/**
+ * A producer got a producer id and epoch: from InitProducerId ("init"), by
+ * bumping its epoch itself ("epoch-bump": an idempotent producer after a
+ * sequence gap), or from EndTxn v5's answer ("end-txn": under transaction
+ * version 2 the coordinator bumps the epoch, or gives a new producer id
+ * once the epoch runs out, at the end of every transaction it writes
+ * markers for; observed after that transaction's `producer.txn`).
+ */
 export interface ProducerIdObservation {
   readonly type: "producer.id";
   readonly transactionalId: string | null;
   readonly producerId: number;
   readonly producerEpoch: number;
-  readonly reason: "init" | "epoch-bump";
+  readonly reason: "init" | "epoch-bump" | "end-txn";
 }
 
 /**
  * A transactional producer's transaction ended, as the producer saw it:
  * committed or aborted (EndTxn answered), or failed (a fatal error, e.g.
  * PRODUCER_FENCED: the transaction is left to the coordinator). `records`
- * counts the records sent in it.
+ * counts the records sent in it. The producer id and epoch are those the
+ * transaction ran under (its records' own; under transaction version 2 its
+ * markers carry the epoch after it, which a `producer.id` with reason
+ * "end-txn" reports next).
  */
 export interface ProducerTransactionObservation {
   readonly type: "producer.txn";

@@ -28,7 +28,7 @@ export function stampedBatch(stamp: ProducerStamp, records = 1, valuePrefix = "v
   };
 }
 
-/** A coordinator's WriteTxnMarkers for one producer's transaction on `partitions` of "t". */
+/** A coordinator's WriteTxnMarkers for one producer's transaction on `partitions` of "t" (of `transactionVersion`: v2 from 2). */
 export function writeMarkers(
   producerId: number,
   producerEpoch: number,
@@ -36,11 +36,12 @@ export function writeMarkers(
   partitions: readonly number[],
   coordinatorEpoch = 0,
   topic = "t",
+  transactionVersion = 0,
 ): WriteTxnMarkersRequest {
   return {
     type: "WriteTxnMarkersRequest",
     correlationId: nextCorrelationId(),
-    apiVersion: 1,
+    apiVersion: transactionVersion >= 2 ? 2 : 1,
     clientId: "txn-coordinator",
     markers: [
       {
@@ -49,6 +50,7 @@ export function writeMarkers(
         transactionResult: committed,
         topics: [{ name: topic, partitionIndexes: [...partitions] }],
         coordinatorEpoch,
+        transactionVersion,
       },
     ],
   };

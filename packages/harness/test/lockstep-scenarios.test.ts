@@ -91,6 +91,15 @@ describe("lockstep agrees with inline on protocol scenarios", () => {
     for (const type of ["producer.ack", "txn.state", "gc.txn-offset", "sink.write"]) expect(types, type).toContain(type);
   }, 180_000);
 
+  it("chaos-eos-tv2 (transaction version 2): the leaders' and the group coordinator's implicit adds, an epoch bump per EndTxn", async () => {
+    // Its first 30 s: a member crash and its producer's fence, a transaction coordinator's crash, the zombie's pause.
+    const inline = await compare("chaos-eos-tv2", 1, 30_000_000);
+    const adders = new Set(inline.events.flatMap((e) => (e.ev === "send" && e.type === "AddPartitionsToTxnBrokerRequest" ? [e.from] : [])));
+    expect([...adders].some((id) => id.startsWith("broker-"))).toBe(true);
+    expect(inline.events.some((e) => e.ev === "send" && e.type === "AddPartitionsToTxnRequest")).toBe(false);
+    expect(inline.events.some((e) => e.ev === "obs" && e.o.type === "producer.id" && e.o.reason === "end-txn")).toBe(true);
+  }, 180_000);
+
   it("ping-pong on a slow network whose breaks are noticed sooner than a message arrives (the window follows the sooner)", async () => {
     // 20 ms per message, breaks noticed 2 ms after the loss: lockstep windows of 20 ms let a break notice land
     // inside a window its shard had already run past (histories differed before the window took the 2 ms floor).

@@ -25,6 +25,8 @@ export interface EosConfigOptions {
   readonly transactional?: boolean;
   readonly app?: Record<string, JsonValue>;
   readonly consumer?: Record<string, JsonValue>;
+  /** The cluster's transaction.version (the config's field left out when undefined). */
+  readonly transactionVersion?: number;
 }
 
 /** A member reading T1 (4 partitions) and sending one result per record to OUT (2 partitions). */
@@ -59,6 +61,7 @@ export function eosConfig(options: EosConfigOptions = {}): JsonValue {
     },
     source: { kind: "fetch", brokers: [DATA_BROKER] },
     transactionCoordinators: [TXN_COORDINATOR],
+    ...(options.transactionVersion === undefined ? {} : { transactionVersion: options.transactionVersion }),
   };
 }
 
@@ -99,7 +102,8 @@ export interface FakeKafkaScript {
  * (Metadata, Produce: offsets from 0 per partition) and the transaction
  * coordinator (InitProducerId with one producer id and a growing epoch,
  * AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit pending until the
- * EndTxn that commits it). It keeps what was produced and committed.
+ * EndTxn that commits it; an EndTxn v5, of transaction version 2, bumps the
+ * epoch and answers with it). It keeps what was produced and committed.
  */
 export class FakeKafka {
   readonly produced: ProducedRecord[] = [];
@@ -312,7 +316,15 @@ export class FakeKafka {
           if (message.committed) for (const [tp, offset] of pending ?? []) this.committed.set(tp, offset);
           this.#endTransaction(message.producerId, message.committed);
         }
-        this.#reply(sent, { type: "EndTxnResponse", ...header, errorCode: answer });
+        // Transaction version 2: the coordinator ends the transaction with the epoch bumped, and answers with it.
+        const bumped = answer === ErrorCode.NONE && message.apiVersion >= 5 ? ++this.#epoch : -1;
+        this.#reply(sent, {
+          type: "EndTxnResponse",
+          ...header,
+          errorCode: answer,
+          producerId: bumped === -1 ? -1 : 7,
+          producerEpoch: bumped,
+        });
         return;
       }
       default:

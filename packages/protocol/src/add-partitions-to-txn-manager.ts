@@ -13,16 +13,33 @@ export const ADD_PARTITIONS_TO_TXN_CONNECTION = "add-partitions-to-txn";
 /** Prefix of the timers of requests in flight (one per request: prefix + correlation id). */
 export const VERIFICATION_TIMEOUT_PREFIX = "txn-verify-timeout:";
 
-/** AddPartitionsToTxn v4: the first version brokers send. */
+/** AddPartitionsToTxn v4: the first version brokers send (verifyOnly). */
 const BROKER_API_VERSION = 4;
 
+/** AddPartitionsToTxn v5: the version of a broker's request that adds partitions (KIP-890 part 2). */
+const BROKER_ADD_API_VERSION = 5;
+
 /**
- * How the answer's errors reach a client of the API version that asked
- * (Kafka's `TransactionSupportedOperation`): `defaultError` turns
+ * What the writer of the API version that asked supports (Kafka's
+ * `TransactionSupportedOperation`): `defaultError` turns
  * TRANSACTION_ABORTABLE into INVALID_TXN_STATE for clients that predate it
- * (TxnOffsetCommit below v4, Produce below v11); `genericError` passes it on.
+ * (TxnOffsetCommit below v4, Produce below v11); `genericError` passes it
+ * on; `addPartition` (TxnOffsetCommit v5, Produce v12: a client of
+ * transaction version 2, which sends no AddPartitionsToTxn itself) passes it
+ * on too, and asks the coordinator to add the partitions to the producer's
+ * transaction (verifyOnly false) instead of checking that they are in it.
  */
-export type TransactionSupportedOperation = "defaultError" | "genericError";
+export type TransactionSupportedOperation = "defaultError" | "genericError" | "addPartition";
+
+/** Kafka's `produceRequestVersionToTransactionSupportedOperation`. */
+export function produceTransactionOperation(apiVersion: number): TransactionSupportedOperation {
+  return apiVersion > 11 ? "addPartition" : apiVersion > 10 ? "genericError" : "defaultError";
+}
+
+/** Kafka's `txnOffsetCommitRequestVersionToTransactionSupportedOperation`. */
+export function txnOffsetCommitTransactionOperation(apiVersion: number): TransactionSupportedOperation {
+  return apiVersion > 4 ? "addPartition" : apiVersion > 3 ? "genericError" : "defaultError";
+}
 
 /** A producer's transaction and the partitions to check are in it. */
 export interface TransactionToVerify {
@@ -41,6 +58,8 @@ export type VerificationCallback = (errors: ReadonlyMap<string, number>, ctx: Co
 
 interface Waiting {
   readonly transaction: TransactionToVerify;
+  /** Whether the coordinator is to add the partitions (verifyOnly false), as Kafka decides per transaction. */
+  readonly add: boolean;
   readonly callback: VerificationCallback;
 }
 
@@ -67,7 +86,9 @@ export interface AddPartitionsToTxnManagerConfig {
  * `AddPartitionsToTxnManager`): before a transactional write to a partition
  * where its producer has no transaction ongoing, the broker asks the
  * transactional id's coordinator whether the partition is part of the
- * producer's transaction (AddPartitionsToTxn v4, verifyOnly).
+ * producer's transaction (AddPartitionsToTxn v4, verifyOnly), or, for a
+ * writer of transaction version 2 (`addPartition`), to add it (v5,
+ * verifyOnly false: KIP-890 part 2's implicit add).
  *
  * - One request in flight per coordinator; transactions that come
  *   meanwhile wait and go out together when it is answered.
@@ -88,7 +109,7 @@ export class AddPartitionsToTxnManager {
 
   constructor(readonly config: AddPartitionsToTxnManagerConfig) {}
 
-  /** Kafka's `verifyTransaction`: the callback runs once, when the coordinator has answered or failed to. */
+  /** Kafka's `addOrVerifyTransaction`: the callback runs once, when the coordinator has answered or failed to. */
   verifyTransaction(
     ctx: Context,
     transaction: TransactionToVerify,
@@ -113,7 +134,7 @@ export class AddPartitionsToTxnManager {
         return;
       }
     }
-    batch.transactions.set(transaction.transactionalId, { transaction, callback });
+    batch.transactions.set(transaction.transactionalId, { transaction, add: operation === "addPartition", callback });
     this.#maybeSend(ctx, coordinator);
   }
 
@@ -189,16 +210,17 @@ export class AddPartitionsToTxnManager {
     this.#waiting.delete(coordinator);
     if (batch.transactions.size === 0) return;
     const correlationId = ++this.#correlation;
+    const waiting = [...batch.transactions.values()];
     const request: AddPartitionsToTxnBrokerRequest = {
       type: "AddPartitionsToTxnBrokerRequest",
       correlationId,
-      apiVersion: BROKER_API_VERSION,
+      apiVersion: waiting.some(({ add }) => add) ? BROKER_ADD_API_VERSION : BROKER_API_VERSION,
       clientId: ctx.self,
-      transactions: [...batch.transactions.values()].map(({ transaction }) => ({
+      transactions: waiting.map(({ transaction, add }) => ({
         transactionalId: transaction.transactionalId,
         producerId: transaction.producerId,
         producerEpoch: transaction.producerEpoch,
-        verifyOnly: true,
+        verifyOnly: !add,
         topics: byTopic(transaction.partitions),
       })),
     };
@@ -215,7 +237,7 @@ export class AddPartitionsToTxnManager {
 /** An answer's partition error as the caller sees it (Kafka's `AddPartitionsToTxnHandler.onComplete`). */
 function clientError(errorCode: number, operation: TransactionSupportedOperation): number {
   if (errorCode === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
-  if (errorCode === ErrorCode.TRANSACTION_ABORTABLE && operation !== "genericError") return ErrorCode.INVALID_TXN_STATE;
+  if (errorCode === ErrorCode.TRANSACTION_ABORTABLE && operation === "defaultError") return ErrorCode.INVALID_TXN_STATE;
   return errorCode;
 }
 
@@ -234,12 +256,16 @@ function byTopic(partitions: TransactionToVerify["partitions"]): { name: string;
 }
 
 /**
- * The verifier of a group coordinator or a partition leader with the broker settings `settings`: null when
- * transaction.partition.verification.enable is off or there is no transaction coordinator to ask (the writes
- * then go unverified, as on brokers before 3.6).
+ * The AddPartitionsToTxnManager of a group coordinator or a partition leader with the broker settings
+ * `settings`: null when there is no transaction coordinator to ask. Whether it verifies writes of clients
+ * before transaction version 2 is transaction.partition.verification.enable (off: those writes go unverified,
+ * as on brokers before 3.6); the implicit adds of transaction version 2 are made whatever that setting says.
  */
-export function verifierFor(settings: BrokerConfig, txnCoordinators: readonly ActorId[]): AddPartitionsToTxnManager | null {
-  if (!settings["transaction.partition.verification.enable"] || txnCoordinators.length === 0) return null;
+export function addPartitionsToTxnManagerFor(
+  settings: BrokerConfig,
+  txnCoordinators: readonly ActorId[],
+): AddPartitionsToTxnManager | null {
+  if (txnCoordinators.length === 0) return null;
   return new AddPartitionsToTxnManager({
     placement: new TransactionPlacement(txnCoordinators, settings["transaction.state.log.num.partitions"]),
     requestTimeout: ms(settings["request.timeout.ms"]),

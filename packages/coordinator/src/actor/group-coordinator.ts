@@ -2,6 +2,7 @@ import {
   type Actor,
   type ActorId,
   type AddPartitionsToTxnManager,
+  addPartitionsToTxnManagerFor,
   type ConsumerGroupHeartbeatRequest,
   type Context,
   type ControlCommand,
@@ -21,9 +22,9 @@ import {
   type SyncGroupRequest,
   type TxnOffsetCommitRequest,
   tpKey,
+  txnOffsetCommitTransactionOperation,
   type UpdateMetadataRequest,
   type VerificationGuard,
-  verifierFor,
   type WriteTxnMarkersRequest,
 } from "@kcsim/protocol";
 import { heartbeat, joinGroup, syncGroup } from "../classic-group/classic-apis.js";
@@ -114,6 +115,11 @@ type ConsumerMemberTimer = Extract<GroupTimer, { kind: "session" | "rebalance" |
  *   producer's transaction (AddPartitionsToTxnManager); a partition outside
  *   it fails the request (INVALID_TXN_STATE below v4, TRANSACTION_ABORTABLE
  *   from v4), so a stale request cannot start a transaction of its own.
+ * - KIP-890 part 2 (transaction version 2): a TxnOffsetCommit v5 asks the
+ *   transaction coordinator to add that partition to the producer's
+ *   transaction (its client sends no AddOffsetsToTxn), whatever
+ *   transaction.partition.verification.enable says; markers of version 2
+ *   get the strict epoch check of Kafka 4.2 (KIP-1228, KAFKA-19999).
  * - group.coordinator.rebalance.protocols: without `consumer`,
  *   ConsumerGroupHeartbeat is UNSUPPORTED_VERSION; without `classic`, so
  *   are JoinGroup, SyncGroup and Heartbeat (Kafka cannot disable classic).
@@ -137,8 +143,8 @@ export class GroupCoordinatorActor implements Actor {
   #loading = true;
   #loadedRecords = 0;
   readonly #groupObserver = new GroupObserver();
-  /** KIP-890's verifier; null when verification is off or there is no transaction coordinator to ask. */
-  #verifier: AddPartitionsToTxnManager | null = null;
+  /** KIP-890's client of the transaction coordinators (verifications, and adds for transaction version 2); null without any. */
+  #addPartitionsToTxnManager: AddPartitionsToTxnManager | null = null;
 
   constructor(id: ActorId, config: GroupCoordinatorConfig) {
     this.#id = id;
@@ -153,7 +159,7 @@ export class GroupCoordinatorActor implements Actor {
     // Replay the whole log; nothing is served until the load completes.
     this.#state = new CoordinatorState(new MetadataImage(this.#config.topics), this.#config.broker["offsets.topic.num.partitions"]);
     this.#batcher = new AppendBatcher(ms(this.#config.broker["group.coordinator.append.linger.ms"]));
-    this.#verifier = verifierFor(this.#config.broker, this.#config.txnCoordinators);
+    this.#addPartitionsToTxnManager = addPartitionsToTxnManagerFor(this.#config.broker, this.#config.txnCoordinators);
     const records = this.#readLog(ctx);
     records.forEach((record, recordOffset) => {
       replayRecord(this.#state, record, recordOffset);
@@ -202,7 +208,7 @@ export class GroupCoordinatorActor implements Actor {
         return;
       case "AddPartitionsToTxnBrokerResponse":
       case "SimDisconnect":
-        this.#verifier?.receive(from, message, ctx);
+        this.#addPartitionsToTxnManager?.receive(from, message, ctx);
         return;
       default:
         ctx.log.debug("group coordinator ignores a message", { type: message.type, from });
@@ -218,7 +224,7 @@ export class GroupCoordinatorActor implements Actor {
       this.#batcher.flush(ctx);
       return;
     }
-    if (this.#verifier?.onTimer(timer, ctx)) return;
+    if (this.#addPartitionsToTxnManager?.onTimer(timer, ctx)) return;
     const groupTimer = this.#timers.take(timer);
     if (groupTimer === undefined) return;
     this.#write(ctx, (op) => {
@@ -328,29 +334,47 @@ export class GroupCoordinatorActor implements Actor {
       ctx.send(to, message);
       return;
     }
+    // Whether the log checks a write's verification guard (transaction.partition.verification.enable).
+    const manager = this.#addPartitionsToTxnManager;
+    const verificationEnabled = manager !== null && this.#config.broker["transaction.partition.verification.enable"];
     const write = (writeCtx: Context, guard: VerificationGuard): void =>
       this.#write(
         writeCtx,
         (op) => {
-          const outcome = txnOffsetCommit(op, this.#env, request, { enabled: this.#verifier !== null, guard });
+          const outcome = txnOffsetCommit(op, this.#env, request, { enabled: verificationEnabled, guard });
           return { response: { to: from, message: outcome.response }, immediate: outcome.immediate };
         },
         (failure) => reject(failure.errorCode, writeCtx),
       );
     const partition = partitionFor(request.groupId, this.#config.broker["offsets.topic.num.partitions"]);
+    const operation = txnOffsetCommitTransactionOperation(request.apiVersion);
     // A request with no partition the metadata knows is answered without a verification (KafkaApis answers it itself).
-    if (
-      this.#verifier === null ||
-      !hasKnownPartition(this.#state.image, request) ||
-      this.#state.producers.hasOngoingTransaction(partition, request.producerId)
-    ) {
+    if (manager === null || !hasKnownPartition(this.#state.image, request)) {
       write(ctx, SENTINEL_GUARD);
       return;
     }
-    // Kafka's CoordinatorRuntime.scheduleTransactionalWriteOperation: verify, then write with the guard.
+    if (operation === "addPartition") {
+      // Kafka 4.x's UnifiedLog#maybeStartTransactionVerification: an epoch older than the partition's is refused at once
+      // (KAFKA-18042); a transaction ongoing there at the request's epoch needs no add (KAFKA-18575).
+      const partitionEpoch = this.#state.producers.epochOn(partition, request.producerId);
+      if (partitionEpoch !== undefined && request.producerEpoch < partitionEpoch) {
+        const { to, message } = reject(ErrorCode.INVALID_PRODUCER_EPOCH, ctx);
+        ctx.send(to, message);
+        return;
+      }
+      if (this.#state.producers.hasOngoingTransactionAtEpoch(partition, request.producerId, request.producerEpoch)) {
+        write(ctx, SENTINEL_GUARD);
+        return;
+      }
+    } else if (!verificationEnabled || this.#state.producers.hasOngoingTransaction(partition, request.producerId)) {
+      // Before transaction version 2 nothing is asked when verification is off (ReplicaManager#maybeSendPartitionsToTransactionCoordinator).
+      write(ctx, SENTINEL_GUARD);
+      return;
+    }
+    // Kafka's CoordinatorRuntime.scheduleTransactionalWriteOperation: verify (v5: add), then write with the guard.
     const guard = this.#state.producers.startVerification(partition, request.producerId);
     const verifiedPartition = { topic: GROUP_METADATA_TOPIC_NAME, partition };
-    this.#verifier.verifyTransaction(
+    manager.verifyTransaction(
       ctx,
       {
         transactionalId: request.transactionalId,
@@ -358,9 +382,11 @@ export class GroupCoordinatorActor implements Actor {
         producerEpoch: request.producerEpoch,
         partitions: [verifiedPartition],
       },
-      request.apiVersion >= 4 ? "genericError" : "defaultError",
+      operation,
       (errors, answerCtx) => {
         // The group's placement and the load were checked when the request came; neither changes within an incarnation.
+        // Errors are mapped as CoordinatorOperationExceptionHelper does; unlike a leader's produce, the group
+        // coordinator does not retry CONCURRENT_TRANSACTIONS itself.
         const failure = errors.get(tpKey(verifiedPartition.topic, verifiedPartition.partition));
         if (failure === undefined) {
           write(answerCtx, guard);

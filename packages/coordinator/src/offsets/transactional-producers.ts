@@ -14,7 +14,11 @@ interface ProducerEntry {
  * by replay. A write from an older producer epoch than the log has seen is
  * refused (INVALID_PRODUCER_EPOCH: the producer was fenced); so is a marker
  * from an older producer epoch, or from an older transaction coordinator
- * epoch (TRANSACTION_COORDINATOR_FENCED).
+ * epoch (TRANSACTION_COORDINATOR_FENCED). These checks use the newest epoch
+ * over all the partitions (Kafka keeps one per partition). A marker of
+ * transaction version 2 is checked as Kafka 4.2's `ProducerAppendInfo`
+ * does, against the producer's epoch on its own partition: it must be
+ * newer (KIP-1228), or equal with no transaction open there (KAFKA-19999).
  *
  * Per partition, it also knows which producers have a transaction ongoing
  * (a transactional record written since their last marker: Kafka's
@@ -24,6 +28,8 @@ interface ProducerEntry {
  */
 export class TransactionalProducers {
   readonly #entries = new Map<number, ProducerEntry>();
+  /** `partition:producerId` -> the newest epoch of the producer's records and markers on the partition. */
+  readonly #partitionEpochs = new Map<string, number>();
   /** `partition:producerId` of the transactions ongoing. */
   readonly #ongoing = new Set<string>();
   /** `partition:producerId` -> the guard of the verification under way. */
@@ -41,18 +47,49 @@ export class TransactionalProducers {
     return entry !== undefined && producerEpoch < entry.producerEpoch ? ErrorCode.INVALID_PRODUCER_EPOCH : ErrorCode.NONE;
   }
 
-  /** The error a transaction marker gets (Kafka's `appendEndTxnMarker` checks), or NONE. */
-  markerError(producerId: number, producerEpoch: number, coordinatorEpoch: number): number {
+  /** The newest epoch of the producer's records and markers on the partition, or undefined (Kafka's partition producer state). */
+  epochOn(partition: number, producerId: number): number | undefined {
+    return this.#partitionEpochs.get(producerKey(partition, producerId));
+  }
+
+  /**
+   * The error a transaction marker for the partition gets (Kafka's
+   * `appendEndTxnMarker` checks), or NONE. Before transaction version 2 an
+   * epoch older than the producer's newest is refused. From version 2
+   * (WriteTxnMarkers v2's field, KIP-1228) the coordinator bumped the epoch
+   * for the marker, so one not newer than the producer's epoch on the
+   * partition is a late or repeated marker and refused
+   * (`ProducerAppendInfo#checkProducerEpoch`), except one at that very
+   * epoch when no transaction of the producer is open there: a repeat of a
+   * marker already written (a reloaded coordinator, a lost answer), written
+   * again (KAFKA-19999).
+   */
+  markerError(producerId: number, producerEpoch: number, coordinatorEpoch: number, partition: number, transactionVersion: number): number {
+    if (transactionVersion >= 2) {
+      const key = producerKey(partition, producerId);
+      const current = this.#partitionEpochs.get(key);
+      const repeated = producerEpoch === current && !this.#ongoing.has(key);
+      if (current !== undefined && producerEpoch <= current && !repeated) return ErrorCode.INVALID_PRODUCER_EPOCH;
+    }
     const entry = this.#entries.get(producerId);
     if (entry === undefined) return ErrorCode.NONE;
-    if (producerEpoch < entry.producerEpoch) return ErrorCode.INVALID_PRODUCER_EPOCH;
+    if (transactionVersion < 2 && producerEpoch < entry.producerEpoch) return ErrorCode.INVALID_PRODUCER_EPOCH;
     if (coordinatorEpoch < entry.coordinatorEpoch) return ErrorCode.TRANSACTION_COORDINATOR_FENCED;
     return ErrorCode.NONE;
   }
 
-  /** Whether the producer has a transaction ongoing on the `__consumer_offsets` partition (Kafka's `hasOngoingTransaction`). */
+  /** Whether the producer has a transaction ongoing on the `__consumer_offsets` partition (Kafka's `hasOngoingTransaction` before 4.0). */
   hasOngoingTransaction(partition: number, producerId: number): boolean {
     return this.#ongoing.has(producerKey(partition, producerId));
+  }
+
+  /**
+   * Kafka 4.x's `UnifiedLog#hasOngoingTransaction(producerId, epoch)`
+   * (KAFKA-18575): a transaction ongoing on the partition, at that epoch.
+   */
+  hasOngoingTransactionAtEpoch(partition: number, producerId: number, producerEpoch: number): boolean {
+    const key = producerKey(partition, producerId);
+    return this.#ongoing.has(key) && this.#partitionEpochs.get(key) === producerEpoch;
   }
 
   /**
@@ -84,6 +121,7 @@ export class TransactionalProducers {
     const key = producerKey(partition, producerId);
     this.#ongoing.add(key);
     this.#verifications.delete(key);
+    this.#raisePartitionEpoch(key, producerEpoch);
     const entry = this.#entries.get(producerId);
     if (entry === undefined) this.#entries.set(producerId, { producerEpoch, coordinatorEpoch: -1 });
     else if (producerEpoch > entry.producerEpoch) this.#entries.set(producerId, { ...entry, producerEpoch });
@@ -94,11 +132,17 @@ export class TransactionalProducers {
     const key = producerKey(partition, producerId);
     this.#ongoing.delete(key);
     this.#verifications.delete(key);
+    this.#raisePartitionEpoch(key, producerEpoch);
     const entry = this.#entries.get(producerId);
     this.#entries.set(producerId, {
       producerEpoch: Math.max(producerEpoch, entry?.producerEpoch ?? producerEpoch),
       coordinatorEpoch: Math.max(coordinatorEpoch, entry?.coordinatorEpoch ?? coordinatorEpoch),
     });
+  }
+
+  #raisePartitionEpoch(key: string, producerEpoch: number): void {
+    const current = this.#partitionEpochs.get(key);
+    if (current === undefined || producerEpoch > current) this.#partitionEpochs.set(key, producerEpoch);
   }
 }
 

@@ -20,8 +20,9 @@ type TxnOffsetCommitPartition = TxnOffsetCommitRequest["topics"][number]["partit
 /**
  * What the write checks of KIP-890's verification: nothing when it is off
  * (transaction.partition.verification.enable, or no transaction
- * coordinator to ask); else the guard the request's verification got
- * (SENTINEL_GUARD when its producer's transaction was already ongoing).
+ * coordinator to ask); else the guard the request's verification (or, for
+ * v5, its add to the transaction) got (SENTINEL_GUARD when its producer's
+ * transaction was already ongoing).
  */
 export interface TransactionVerification {
   readonly enabled: boolean;

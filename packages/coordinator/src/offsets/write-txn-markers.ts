@@ -30,7 +30,12 @@ type TxnMarker = WriteTxnMarkersRequest["markers"][number];
  *   which the transaction coordinator retries);
  * - a marker from an older producer epoch than the log has seen:
  *   INVALID_PRODUCER_EPOCH; from an older transaction coordinator epoch:
- *   TRANSACTION_COORDINATOR_FENCED;
+ *   TRANSACTION_COORDINATOR_FENCED. A marker of transaction version 2
+ *   (WriteTxnMarkers v2's `transactionVersion`, KIP-1228) must be newer than
+ *   the producer's epoch on the partition, or equal with no transaction of
+ *   the producer open there (KAFKA-19999); else INVALID_PRODUCER_EPOCH
+ *   (Kafka's runtime appends the marker through the log, whose
+ *   `ProducerAppendInfo` checks it: `TransactionalProducers.markerError`);
  * - else the marker record is written and replayed: the producer's pending
  *   offsets of the groups on that partition are materialised (COMMIT:
  *   gc.offset-commit with transactional: true, or gc.txn-offset superseded
@@ -85,8 +90,8 @@ function writeMarker(
   }
   const placement = placementError(partition);
   if (placement !== ErrorCode.NONE) return placement;
-  const { producerId, producerEpoch, coordinatorEpoch, transactionResult: committed } = marker;
-  const producerError = op.state.producers.markerError(producerId, producerEpoch, coordinatorEpoch);
+  const { producerId, producerEpoch, coordinatorEpoch, transactionResult: committed, transactionVersion } = marker;
+  const producerError = op.state.producers.markerError(producerId, producerEpoch, coordinatorEpoch, partition, transactionVersion);
   if (producerError !== ErrorCode.NONE) return producerError;
 
   const onPartition = (groupId: string) => partitionFor(groupId, numPartitions) === partition;

@@ -63,7 +63,9 @@ function defaultLoadMicros(records: number): Micros {
  *   AddOffsetsToTxn and EndTxn for its transactional ids (NOT_COORDINATOR
  *   for others, COORDINATOR_LOAD_IN_PROGRESS while loading); the brokers'
  *   AddPartitionsToTxn (v4), whose verify-only transactions answer whether
- *   a partition is in the ongoing transaction (KIP-890 part 1).
+ *   a partition is in the ongoing transaction (KIP-890 part 1) and whose
+ *   other transactions add partitions for clients of transaction version 2
+ *   (KIP-890 part 2, whose EndTxn v5 bumps the producer epoch).
  * - Writes markers (WriteTxnMarkers) to the data partitions' leaders (found
  *   with Metadata requests to `brokers`) and to the group coordinators of
  *   the `__consumer_offsets` partitions, retrying on leadership errors,
@@ -94,14 +96,14 @@ export class TransactionCoordinatorActor implements Actor {
     this.#config = config;
     this.#placement = new TransactionPlacement(config.txnCoordinators, config.broker["transaction.state.log.num.partitions"]);
     this.#image = new MetadataImage(config.topics);
-    this.#txnManager = new TransactionStateManager(id, this.#placement);
+    this.#txnManager = new TransactionStateManager(id, this.#placement, config.transactionVersion);
     this.#markers = this.#newMarkerChannel(0);
     this.#coordinator = this.#newCoordinator();
   }
 
   start(ctx: Context): void {
     this.#image = new MetadataImage(this.#config.topics);
-    this.#txnManager = new TransactionStateManager(this.#id, this.#placement);
+    this.#txnManager = new TransactionStateManager(this.#id, this.#placement, this.#config.transactionVersion);
     const records = this.#readLog(ctx);
     for (const record of records) if (record.type === "kcsim.TopicImage") this.#image.apply(record.topic);
     this.#txnManager.load(records);

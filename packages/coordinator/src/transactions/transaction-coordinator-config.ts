@@ -1,6 +1,7 @@
 import type { BrokerConfig, JsonValue } from "@kcsim/protocol";
 import { isJsonObject, parseActorIdsField, parseBrokerField, parseLoadMsField, parseTopicsField } from "../actor/config-fields.js";
 import type { TopicImage } from "../metadata/metadata-image.js";
+import { isTransactionVersion, type TransactionVersion } from "./transaction-version.js";
 
 /**
  * The transaction-coordinator actor's configuration, as scenarios write it:
@@ -12,7 +13,8 @@ import type { TopicImage } from "../metadata/metadata-image.js";
  *   "brokers": ["broker-0", "broker-1", "broker-2"],
  *   "groupCoordinators": ["coordinator-0"],
  *   "topics": [{ "name": "in", "id": "…", "partitions": 6 }, { "name": "out", "partitions": 6 }],
- *   "loadMs": 100
+ *   "loadMs": 100,
+ *   "transactionVersion": 2
  * }
  * ```
  *
@@ -36,6 +38,13 @@ import type { TopicImage } from "../metadata/metadata-image.js";
  *   with UNKNOWN_TOPIC_OR_PARTITION); `id` defaults to topicIdFor(name).
  * - `loadMs`: time to load the log after a (re)start; default 100 ms + 1 ms
  *   per 1,000 records.
+ * - `transactionVersion`: the cluster's finalized transaction.version
+ *   feature, 0, 1 or 2 (default 0). The aborts the coordinator starts itself
+ *   (a transaction timeout, InitProducerId fencing an ongoing transaction)
+ *   run under it: from 2 they bump the epoch as transaction version 2 does.
+ *   From 1 the log records keep each transaction's version (value version
+ *   1). Clients' requests carry their own version (EndTxn v5, a broker's
+ *   AddPartitionsToTxn that adds).
  */
 export interface TransactionCoordinatorConfigJson {
   readonly broker?: { readonly [setting: string]: JsonValue };
@@ -44,6 +53,7 @@ export interface TransactionCoordinatorConfigJson {
   readonly groupCoordinators: readonly string[];
   readonly topics: readonly { readonly name: string; readonly id?: string; readonly partitions: number }[];
   readonly loadMs?: number;
+  readonly transactionVersion?: number;
 }
 
 /** The validated configuration. */
@@ -55,9 +65,11 @@ export interface TransactionCoordinatorConfig {
   readonly topics: readonly TopicImage[];
   /** null: the default (100 ms + 1 ms per 1,000 records). */
   readonly loadMs: number | null;
+  /** The cluster's finalized transaction.version. */
+  readonly transactionVersion: TransactionVersion;
 }
 
-const FIELDS = new Set(["broker", "txnCoordinators", "brokers", "groupCoordinators", "topics", "loadMs"]);
+const FIELDS = new Set(["broker", "txnCoordinators", "brokers", "groupCoordinators", "topics", "loadMs", "transactionVersion"]);
 
 /** Validates the JSON config; a problem is one Error line naming the field. */
 export function parseTransactionCoordinatorConfig(actorId: string, json: JsonValue): TransactionCoordinatorConfig {
@@ -77,5 +89,9 @@ export function parseTransactionCoordinatorConfig(actorId: string, json: JsonVal
   const groupCoordinators = parseActorIdsField("groupCoordinators", json.groupCoordinators, fail);
   const topics = parseTopicsField(json.topics, fail);
   const loadMs = parseLoadMsField(json.loadMs, fail);
-  return { broker, txnCoordinators, brokers, groupCoordinators, topics, loadMs };
+  const transactionVersion = json.transactionVersion === undefined ? 0 : json.transactionVersion;
+  if (!isTransactionVersion(transactionVersion)) {
+    return fail(`field 'transactionVersion' must be 0, 1 or 2 (transaction.version), got ${JSON.stringify(transactionVersion)}`);
+  }
+  return { broker, txnCoordinators, brokers, groupCoordinators, topics, loadMs, transactionVersion };
 }

@@ -19,6 +19,7 @@ import {
 } from "@kcsim/protocol";
 import type { MetadataImage } from "../metadata/metadata-image.js";
 import { IllegalStateError } from "../runtime/coordinator-error.js";
+import { decideEndTransactionV2 } from "./end-transaction-v2.js";
 import type { ProducerIdManager } from "./producer-id-manager.js";
 import type { TransactionCoordinatorConfig } from "./transaction-coordinator-config.js";
 import {
@@ -26,18 +27,37 @@ import {
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
   type PreparedTransition,
+  SHORT_MAX_VALUE,
   TransactionMetadata,
   type TxnTransitMetadata,
 } from "./transaction-metadata.js";
 import { transactionMarkerObservation, transactionStateObservation } from "./transaction-observations.js";
 import { addOffsetsToTxnResponse, addPartitionsToTxnResponse, endTxnResponse, initProducerIdResponse } from "./transaction-responses.js";
 import type { TransactionStateManager } from "./transaction-state-manager.js";
+import {
+  supportsEpochBump,
+  type TransactionVersion,
+  transactionVersionForAddPartitionsToTxn,
+  transactionVersionForEndTxn,
+} from "./transaction-version.js";
 import type { MarkerResult, TxnMarkerChannel } from "./txn-marker-channel.js";
 
 /** A producer id and epoch a producer asks InitProducerId to continue from (KIP-360). */
 interface ProducerIdAndEpoch {
   readonly producerId: number;
   readonly epoch: number;
+}
+
+/** The answer to an EndTxn: its error, and (transaction version 2, on success) the producer id and epoch to continue with, else -1/-1. */
+interface EndTxnOutcome {
+  readonly errorCode: number;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+}
+
+/** An answer without a producer id and epoch (-1/-1): every error, and any answer before transaction version 2. */
+function answerWithoutProducer(errorCode: number): EndTxnOutcome {
+  return { errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH };
 }
 
 /** Marker errors after which the partition's marker is sent again (to a leader looked up afresh). */
@@ -65,9 +85,13 @@ const SKIPPED_MARKER_ERRORS = new Set<number>([ErrorCode.UNSUPPORTED_FOR_MESSAGE
 /**
  * The transaction coordinator's request handling (Kafka's
  * `TransactionCoordinator`, core/.../transaction/TransactionCoordinator.scala,
- * before KIP-890's transaction version 2): InitProducerId, AddPartitionsToTxn,
- * AddOffsetsToTxn, EndTxn, the abort of timed-out transactions, and the
- * completion of a transaction once all its markers are written. Appends are
+ * as of Kafka 4.2): InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
+ * EndTxn, the abort of timed-out transactions, and the completion of a
+ * transaction once all its markers are written. Requests of transaction
+ * version 2 (KIP-890 part 2: EndTxn v5, a broker's AddPartitionsToTxn that
+ * adds) take its paths; the others the paths of the versions before it,
+ * and so do the aborts the coordinator starts itself unless the cluster's
+ * transaction.version (config `transactionVersion`) is 2. Appends are
  * synchronous here, so a transition is prepared, written and applied within
  * the handling of one request; the only transitions that stay pending
  * across events are the completions waiting for markers.
@@ -117,6 +141,7 @@ export class TransactionCoordinator {
       metadata = new TransactionMetadata(transactionalId, {
         producerId: this.producerIds.generateProducerId(ctx.storage),
         lastProducerId: NO_PRODUCER_ID,
+        nextProducerId: NO_PRODUCER_ID,
         producerEpoch: NO_PRODUCER_EPOCH,
         lastProducerEpoch: NO_PRODUCER_EPOCH,
         txnTimeoutMs: transactionTimeoutMs,
@@ -124,6 +149,7 @@ export class TransactionCoordinator {
         topicPartitions: [],
         txnStartTimestamp: -1,
         txnLastUpdateTimestamp: nowMs(ctx),
+        clientTransactionVersion: 0,
       });
       this.txnManager.putTransactionState(metadata);
     }
@@ -131,9 +157,18 @@ export class TransactionCoordinator {
     if ("errorCode" in prepared) return initProducerIdResponse(request, prepared.errorCode);
     const { transit } = prepared;
     if (transit.txnState === "PrepareEpochFence") {
-      // Abort the ongoing transaction at the bumped epoch; the producer retries and gets the next epoch.
-      const error = this.#endTransaction(ctx, transactionalId, transit.producerId, transit.producerEpoch, false, false);
-      return initProducerIdResponse(request, error !== ErrorCode.NONE ? error : ErrorCode.CONCURRENT_TRANSACTIONS);
+      // Abort the ongoing transaction at the bumped epoch (under the cluster's transaction version); the producer
+      // retries and gets the next epoch.
+      const { errorCode } = this.#endTransaction(
+        ctx,
+        transactionalId,
+        transit.producerId,
+        transit.producerEpoch,
+        false,
+        false,
+        this.config.transactionVersion,
+      );
+      return initProducerIdResponse(request, errorCode !== ErrorCode.NONE ? errorCode : ErrorCode.CONCURRENT_TRANSACTIONS);
     }
     this.txnManager.appendTransactionToLog(ctx, metadata, transit);
     ctx.log.info("initialized transactional id", { transactionalId, producerId: transit.producerId, producerEpoch: transit.producerEpoch });
@@ -195,6 +230,7 @@ export class TransactionCoordinator {
       request.producerId,
       request.producerEpoch,
       tpKeysOf(request.topics),
+      0,
     );
     return addPartitionsToTxnResponse(request, () => error);
   }
@@ -206,9 +242,15 @@ export class TransactionCoordinator {
    */
   handleAddOffsetsToTxn(ctx: Context, request: AddOffsetsToTxnRequest): AddOffsetsToTxnResponse {
     const partition = partitionFor(request.groupId, this.config.broker["offsets.topic.num.partitions"]);
-    const error = this.handleAddPartitionsToTransaction(ctx, request.transactionalId, request.producerId, request.producerEpoch, [
-      tpKey(GROUP_METADATA_TOPIC_NAME, partition),
-    ]);
+    // Always transaction version 0: a client of version 2 sends no AddOffsetsToTxn (KafkaApis#handleAddOffsetsToTxnRequest).
+    const error = this.handleAddPartitionsToTransaction(
+      ctx,
+      request.transactionalId,
+      request.producerId,
+      request.producerEpoch,
+      [tpKey(GROUP_METADATA_TOPIC_NAME, partition)],
+      0,
+    );
     return addOffsetsToTxnResponse(request, error);
   }
 
@@ -218,16 +260,20 @@ export class TransactionCoordinator {
    * answered on its own. A partition the metadata does not know fails the
    * transaction (UNKNOWN_TOPIC_OR_PARTITION, OPERATION_NOT_ATTEMPTED for
    * its other partitions); otherwise a verify-only transaction is checked
-   * (`handleVerifyPartitionsInTransaction`) and any other one added to.
+   * (`handleVerifyPartitionsInTransaction`) and any other one added to,
+   * under transaction version 2 (`transactionVersionForAddPartitionsToTxn`:
+   * a leader's implicit add for a client of that version).
    */
   handleAddPartitionsToTxnBrokerRequest(ctx: Context, request: AddPartitionsToTxnBrokerRequest): AddPartitionsToTxnBrokerResponse {
-    return addPartitionsToTxnBrokerResponse(request, (transaction) => this.#brokerTransactionErrors(ctx, transaction));
+    const version = transactionVersionForAddPartitionsToTxn(request.apiVersion);
+    return addPartitionsToTxnBrokerResponse(request, (transaction) => this.#brokerTransactionErrors(ctx, transaction, version));
   }
 
   /** One transaction of a broker's AddPartitionsToTxn: the error of each of its partitions. */
   #brokerTransactionErrors(
     ctx: Context,
     transaction: AddPartitionsToTxnBrokerRequest["transactions"][number],
+    clientTransactionVersion: TransactionVersion,
   ): (topic: string, partition: number) => number {
     const unknown = this.#unknownPartitionErrors(transaction.topics);
     if (unknown !== null) return unknown;
@@ -236,7 +282,14 @@ export class TransactionCoordinator {
       const errors = this.handleVerifyPartitionsInTransaction(transactionalId, producerId, producerEpoch, tpKeysOf(transaction.topics));
       return (topic, partition) => errors.get(tpKey(topic, partition)) ?? ErrorCode.NONE;
     }
-    const error = this.handleAddPartitionsToTransaction(ctx, transactionalId, producerId, producerEpoch, tpKeysOf(transaction.topics));
+    const error = this.handleAddPartitionsToTransaction(
+      ctx,
+      transactionalId,
+      producerId,
+      producerEpoch,
+      tpKeysOf(transaction.topics),
+      clientTransactionVersion,
+    );
     return () => error;
   }
 
@@ -266,47 +319,78 @@ export class TransactionCoordinator {
     return new Map(partitions.map((tp) => [tp, metadata.topicPartitions.has(tp) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE]));
   }
 
-  /** Kafka's `handleAddPartitionsToTransaction`. */
+  /**
+   * Kafka's `handleAddPartitionsToTransaction`: Ongoing with the partitions
+   * added (a new transaction from Empty or Complete*), at the producer's
+   * own epoch: never a bump, for any version. The transaction takes
+   * `clientTransactionVersion`. Version 2 looks at a pending transition
+   * first, as Kafka 4.x does (the producer may be using a producer id still
+   * pending over an epoch overflow); version 0 keeps the order of the
+   * versions before it.
+   */
   handleAddPartitionsToTransaction(
     ctx: Context,
     transactionalId: string,
     producerId: number,
     producerEpoch: number,
     partitions: readonly string[],
+    clientTransactionVersion: TransactionVersion,
   ): number {
     if (transactionalId === "") return ErrorCode.INVALID_REQUEST;
     const lookup = this.txnManager.getTransactionState(transactionalId);
     if ("errorCode" in lookup) return lookup.errorCode;
     const metadata = lookup.metadata;
-    if (metadata === undefined || metadata.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (metadata === undefined) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (supportsEpochBump(clientTransactionVersion) && metadata.pendingTransitionInProgress) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (metadata.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (metadata.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
     if (metadata.pendingTransitionInProgress) return ErrorCode.CONCURRENT_TRANSACTIONS;
     if (metadata.state === "PrepareCommit" || metadata.state === "PrepareAbort") return ErrorCode.CONCURRENT_TRANSACTIONS;
     if (metadata.state === "Ongoing" && partitions.every((tp) => metadata.topicPartitions.has(tp))) return ErrorCode.NONE;
-    this.txnManager.appendTransactionToLog(ctx, metadata, metadata.prepareAddPartitions(partitions, nowMs(ctx)));
+    this.txnManager.appendTransactionToLog(ctx, metadata, metadata.prepareAddPartitions(partitions, nowMs(ctx), clientTransactionVersion));
     return ErrorCode.NONE;
   }
 
   // ---- EndTxn ----
 
-  /** EndTxn from the producer: commit or abort its transaction. */
+  /**
+   * EndTxn from the producer: commit or abort its transaction, under
+   * transaction version 2 from v5 (`transactionVersionForEndTxn`).
+   */
   handleEndTransaction(ctx: Context, request: EndTxnRequest): EndTxnResponse {
-    return endTxnResponse(
-      request,
-      this.#endTransaction(ctx, request.transactionalId, request.producerId, request.producerEpoch, request.committed, true),
-    );
+    const version = transactionVersionForEndTxn(request.apiVersion);
+    const { transactionalId, producerId, producerEpoch, committed } = request;
+    const outcome = this.#endTransaction(ctx, transactionalId, producerId, producerEpoch, committed, true, version);
+    return endTxnResponse(request, outcome.errorCode, outcome.producerId, outcome.producerEpoch);
+  }
+
+  /** Kafka's `endTransaction`: the path of transaction version 2, or the one before it (answered -1/-1). */
+  #endTransaction(
+    ctx: Context,
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    committed: boolean,
+    isFromClient: boolean,
+    clientTransactionVersion: TransactionVersion,
+  ): EndTxnOutcome {
+    if (supportsEpochBump(clientTransactionVersion)) {
+      return this.#endTransactionV2(ctx, transactionalId, producerId, producerEpoch, committed, isFromClient, clientTransactionVersion);
+    }
+    return answerWithoutProducer(this.#endTransactionWithTV1(ctx, transactionalId, producerId, producerEpoch, committed, isFromClient));
   }
 
   /**
-   * Kafka's `endTransaction`: PrepareCommit/PrepareAbort is written (the
+   * Kafka's `endTransactionWithTV1`: PrepareCommit/PrepareAbort is written (the
    * answer is NONE from then on), then the markers go out; CompleteCommit /
    * CompleteAbort follows when they are all written. A retried EndTxn of a
    * completed transaction is NONE; of one still writing markers,
    * CONCURRENT_TRANSACTIONS; the opposite decision, INVALID_TXN_STATE. From
    * the coordinator itself (a fence or a timeout) the epoch may be newer
-   * than the stored one: the bumped epoch of a pending PrepareEpochFence.
+   * than the stored one: the bumped epoch of a pending PrepareEpochFence,
+   * which the PrepareAbort takes.
    */
-  #endTransaction(
+  #endTransactionWithTV1(
     ctx: Context,
     transactionalId: string,
     producerId: number,
@@ -327,7 +411,73 @@ export class TransactionCoordinator {
     return ErrorCode.NONE;
   }
 
-  /** The checks of `endTransaction` before the append: an error code, or the transit to write. */
+  /**
+   * Kafka 4.2's `endTransaction` for transaction version 2
+   * (`decideEndTransactionV2` has its checks and state table): the epoch is
+   * bumped with the PrepareCommit/PrepareAbort, so the markers carry epoch
+   * + 1 (and version 2), and the client is answered with the producer id
+   * and epoch of the completion: epoch + 1, or a new producer id at epoch 0
+   * when the epochs ran out. A retry of a completed EndTxn gets the current
+   * producer id and epoch. An abort with no transaction open (from Empty or
+   * Complete*) is an epoch bump alone: no markers, CompleteAbort at once.
+   * The coordinator's own abort (the fence's epoch) clears the pending
+   * fence and bumps once (KAFKA-19367, Kafka 4.0.1: the fence's epoch is
+   * not applied first), so the markers carry the fence's epoch.
+   */
+  #endTransactionV2(
+    ctx: Context,
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    committed: boolean,
+    isFromClient: boolean,
+    clientTransactionVersion: TransactionVersion,
+  ): EndTxnOutcome {
+    if (transactionalId === "") return answerWithoutProducer(ErrorCode.INVALID_REQUEST);
+    const lookup = this.txnManager.getTransactionState(transactionalId);
+    if ("errorCode" in lookup) return answerWithoutProducer(lookup.errorCode);
+    const metadata = lookup.metadata;
+    if (metadata === undefined) return answerWithoutProducer(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    const isEpochFence = metadata.pendingState === "PrepareEpochFence";
+    const decision = decideEndTransactionV2(metadata, { producerId, producerEpoch, committed, isFromClient });
+    if (decision.kind !== "prepare") {
+      // As on the path before version 2, a fence the abort did not take is dropped (Kafka would leave it pending).
+      if (isEpochFence) metadata.pendingState = null;
+      if (decision.kind === "refuse") {
+        ctx.log.debug("transaction end refused", {
+          transactionalId,
+          state: metadata.state,
+          committed,
+          error: errorName(decision.errorCode),
+        });
+        return answerWithoutProducer(decision.errorCode);
+      }
+      return { errorCode: ErrorCode.NONE, producerId: metadata.producerId, producerEpoch: metadata.producerEpoch };
+    }
+    // The epochs ran out: the client is handed a new producer id now (not on the fence's path, as in Kafka 4.2).
+    const nextProducerId =
+      !isEpochFence && metadata.isProducerEpochExhausted ? this.producerIds.generateProducerId(ctx.storage) : NO_PRODUCER_ID;
+    // The abort takes the fence's place; prepareAbortOrCommit bumps the epoch itself.
+    if (isEpochFence) metadata.pendingState = null;
+    if (metadata.producerEpoch === SHORT_MAX_VALUE) {
+      // Only reachable after a fence at epoch 32766 (no new producer id on that path) and a client that went on at
+      // 32767: Kafka's bump overflows the short and its prepareTransitionTo throws, which KafkaApis answers so.
+      ctx.log.error("transaction end refused: the producer epoch would overflow", { transactionalId, producerEpoch });
+      return answerWithoutProducer(ErrorCode.UNKNOWN_SERVER_ERROR);
+    }
+    const transit = metadata.prepareAbortOrCommit(
+      decision.nextState,
+      clientTransactionVersion,
+      nextProducerId,
+      nowMs(ctx),
+      decision.noPartitionAdded,
+    );
+    this.txnManager.appendTransactionToLog(ctx, metadata, transit, isEpochFence ? "PrepareEpochFence" : undefined);
+    const completion = this.#sendTxnMarkers(ctx, metadata, committed);
+    return { errorCode: ErrorCode.NONE, producerId: completion.producerId, producerEpoch: completion.producerEpoch };
+  }
+
+  /** The checks of `endTransactionWithTV1` before the append: an error code, or the transit to write. */
   #prepareEndTransaction(
     ctx: Context,
     metadata: TransactionMetadata,
@@ -355,7 +505,7 @@ export class TransactionCoordinator {
           metadata.producerEpoch = producerEpoch;
           metadata.lastProducerEpoch = NO_PRODUCER_EPOCH;
         }
-        return { transit: metadata.prepareAbortOrCommit(nextState, nowMs(ctx)), fenced };
+        return { transit: metadata.prepareAbortOrCommit(nextState, 0, NO_PRODUCER_ID, nowMs(ctx), false), fenced };
       }
       case "CompleteCommit":
         return committed ? ErrorCode.NONE : invalidState();
@@ -381,13 +531,22 @@ export class TransactionCoordinator {
    * `abortTimedOutTransactions` (every
    * transaction.abort.timed.out.transaction.cleanup.interval.ms): each
    * Ongoing transaction older than its timeout is fenced (epoch + 1) and
-   * aborted at the new epoch, so its producer's next request is
-   * PRODUCER_FENCED.
+   * aborted at the new epoch, under the cluster's transaction version, so
+   * its producer's next request is PRODUCER_FENCED (a client of version 2
+   * that ends it with EndTxn(abort) at its old epoch gets the new one).
    */
   abortTimedOutTransactions(ctx: Context): void {
     for (const metadata of this.txnManager.timedOutTransactions(nowMs(ctx))) {
       const fence = this.#prepareFenceProducerEpoch(ctx, metadata);
-      const error = this.#endTransaction(ctx, metadata.transactionalId, fence.producerId, fence.producerEpoch, false, false);
+      const { errorCode: error } = this.#endTransaction(
+        ctx,
+        metadata.transactionalId,
+        fence.producerId,
+        fence.producerEpoch,
+        false,
+        false,
+        this.config.transactionVersion,
+      );
       if (error === ErrorCode.NONE) ctx.log.info("aborted a timed-out transaction", { transactionalId: metadata.transactionalId });
       else
         ctx.log.warn(`the rollback of a timed-out transaction failed: ${errorName(error)}`, { transactionalId: metadata.transactionalId });
@@ -423,12 +582,17 @@ export class TransactionCoordinator {
     }
   }
 
-  /** Prepares the completion (pending CompleteCommit/CompleteAbort) and sends the markers. */
-  #sendTxnMarkers(ctx: Context, metadata: TransactionMetadata, committed: boolean): void {
-    this.#pendingCompletions.set(metadata.transactionalId, metadata.prepareComplete(nowMs(ctx)));
+  /**
+   * Prepares the completion (pending CompleteCommit/CompleteAbort), sends the
+   * markers (the PrepareCommit/PrepareAbort's producer id and epoch, the
+   * transaction's version) and returns the completion's transit.
+   */
+  #sendTxnMarkers(ctx: Context, metadata: TransactionMetadata, committed: boolean): TxnTransitMetadata {
+    const completion = metadata.prepareComplete(nowMs(ctx));
+    this.#pendingCompletions.set(metadata.transactionalId, completion);
     if (metadata.topicPartitions.size === 0) {
       this.#completeTransaction(ctx, metadata);
-      return;
+      return completion;
     }
     this.markers.addTxnMarkersToSend(ctx, {
       transactionalId: metadata.transactionalId,
@@ -436,8 +600,10 @@ export class TransactionCoordinator {
       producerEpoch: metadata.producerEpoch,
       committed,
       coordinatorEpoch: this.txnManager.coordinatorEpoch,
+      transactionVersion: metadata.clientTransactionVersion,
       partitions: metadata.partitions(),
     });
+    return completion;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { TransactionStateName } from "../observations.js";
 import type { TopicImageRecord } from "../records/coordinator-record.js";
 import type { TxnTransitMetadata } from "./transaction-metadata.js";
 import { isTransactionStateName } from "./transaction-state.js";
+import { type TransactionVersion, transactionLogValueVersion } from "./transaction-version.js";
 
 /** TransactionLogKey. */
 export interface TransactionLogKey {
@@ -10,10 +11,14 @@ export interface TransactionLogKey {
 }
 
 /**
- * TransactionLogValue (core/src/main/resources/common/message/TransactionLogValue.json,
+ * TransactionLogValue (transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json,
  * Kafka's names; the status as its state name). `lastProducerEpoch` is not
  * in Kafka's value: kept so that a producer's retried InitProducerId
- * (KIP-360) still matches after a coordinator restart.
+ * (KIP-360) still matches after a coordinator restart. Kafka 4.2's
+ * `TransactionLog.valueToBytes` leaves the tagged NextProducerId at its
+ * default (-1), so it is not kept either: a coordinator that loads a
+ * transaction version 2 PrepareCommit/PrepareAbort whose epochs ran out
+ * completes it under the old producer id.
  */
 export interface TransactionLogValue {
   readonly producerId: number;
@@ -26,6 +31,12 @@ export interface TransactionLogValue {
   readonly transactionLastUpdateTimestampMs: number;
   /** -1 when no transaction is open. */
   readonly transactionStartTimestampMs: number;
+  /**
+   * A tagged field (default 0) of value version 1: absent when 0, and
+   * whenever the cluster's transaction.version is 0 (Kafka then writes
+   * value version 0, which has no tagged fields). A load reads absent as 0.
+   */
+  readonly clientTransactionVersion?: TransactionVersion;
 }
 
 /** A record of `__transaction_state`: a transactional id's state, or its tombstone (the id expired). */
@@ -60,8 +71,16 @@ export interface CoordinatorEpochRecord {
 /** Every record the transaction coordinator keeps in ctx.storage. */
 export type TransactionCoordinatorRecord = TransactionLogRecord | ProducerIdBlockRecord | CoordinatorEpochRecord | TopicImageRecord;
 
-/** Kafka's `TransactionLog.valueToBytes`: a transit as the record value. */
-export function transactionLogRecord(transactionalId: string, transit: TxnTransitMetadata): TransactionLogRecord {
+/**
+ * Kafka's `TransactionLog.valueToBytes`: a transit as the record value,
+ * in the value version of the cluster's transaction.version `clusterVersion`.
+ */
+export function transactionLogRecord(
+  transactionalId: string,
+  transit: TxnTransitMetadata,
+  clusterVersion: TransactionVersion,
+): TransactionLogRecord {
+  const keepsClientVersion = transactionLogValueVersion(clusterVersion) >= 1 && transit.clientTransactionVersion !== 0;
   const byTopic = new Map<string, number[]>();
   for (const key of transit.topicPartitions) {
     const { topic, partition } = parseTpKey(key);
@@ -85,6 +104,7 @@ export function transactionLogRecord(transactionalId: string, transit: TxnTransi
       })),
       transactionLastUpdateTimestampMs: transit.txnLastUpdateTimestamp,
       transactionStartTimestampMs: transit.txnStartTimestamp,
+      ...(keepsClientVersion ? { clientTransactionVersion: transit.clientTransactionVersion } : {}),
     },
   };
 }

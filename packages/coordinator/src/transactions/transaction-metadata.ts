@@ -2,13 +2,14 @@ import { ErrorCode } from "@kcsim/protocol";
 import type { TransactionStateName } from "../observations.js";
 import { IllegalStateError } from "../runtime/coordinator-error.js";
 import { VALID_PREVIOUS_STATES } from "./transaction-state.js";
+import { supportsEpochBump, type TransactionVersion } from "./transaction-version.js";
 
 /** Kafka's `RecordBatch.NO_PRODUCER_ID` / `NO_PRODUCER_EPOCH`. */
 export const NO_PRODUCER_ID = -1;
 export const NO_PRODUCER_EPOCH = -1;
 
 /** Java's `Short.MAX_VALUE`: producer epochs are int16. */
-const SHORT_MAX_VALUE = 32767;
+export const SHORT_MAX_VALUE = 32767;
 
 /**
  * `TransactionMetadata.isEpochExhausted`: the last epochs are kept back so
@@ -25,7 +26,14 @@ export function isEpochExhausted(producerEpoch: number): boolean {
  */
 export interface TxnTransitMetadata {
   readonly producerId: number;
+  /** Kafka's `prevProducerId`: the producer id before this transition. */
   readonly lastProducerId: number;
+  /**
+   * The producer id a transaction version 2 PrepareCommit/PrepareAbort has
+   * already handed the client because the epochs of the current one ran
+   * out: the completion switches to it (at epoch 0). -1 otherwise.
+   */
+  readonly nextProducerId: number;
   readonly producerEpoch: number;
   readonly lastProducerEpoch: number;
   readonly txnTimeoutMs: number;
@@ -35,6 +43,8 @@ export interface TxnTransitMetadata {
   readonly txnStartTimestamp: number;
   /** Milliseconds. */
   readonly txnLastUpdateTimestamp: number;
+  /** The transaction version of the request behind the transition. */
+  readonly clientTransactionVersion: TransactionVersion;
 }
 
 /** A prepared transition, or the error that stops it. */
@@ -44,6 +54,7 @@ export type PreparedTransition = { readonly transit: TxnTransitMetadata } | { re
 export interface TransactionMetadataInit {
   readonly producerId: number;
   readonly lastProducerId: number;
+  readonly nextProducerId: number;
   readonly producerEpoch: number;
   readonly lastProducerEpoch: number;
   readonly txnTimeoutMs: number;
@@ -51,7 +62,11 @@ export interface TransactionMetadataInit {
   readonly topicPartitions: Iterable<string>;
   readonly txnStartTimestamp: number;
   readonly txnLastUpdateTimestamp: number;
+  readonly clientTransactionVersion: TransactionVersion;
 }
+
+/** What a transition changes (Kafka's `TransitionData`): every field left out keeps its current value. */
+type TransitionChanges = Partial<Omit<TxnTransitMetadata, "txnState" | "lastProducerId">>;
 
 function sorted(partitions: Iterable<string>): string[] {
   return [...new Set(partitions)].sort();
@@ -68,6 +83,8 @@ function sorted(partitions: Iterable<string>): string[] {
 export class TransactionMetadata {
   producerId: number;
   lastProducerId: number;
+  /** See TxnTransitMetadata.nextProducerId. */
+  nextProducerId: number;
   producerEpoch: number;
   lastProducerEpoch: number;
   txnTimeoutMs: number;
@@ -75,6 +92,8 @@ export class TransactionMetadata {
   readonly topicPartitions: Set<string>;
   txnStartTimestamp: number;
   txnLastUpdateTimestamp: number;
+  /** The transaction version of the request that last changed the id (2: its markers carry 2, its completion may switch producer id). */
+  clientTransactionVersion: TransactionVersion;
   /** The state a prepared transition leads to, until it completes. */
   pendingState: TransactionStateName | null = null;
 
@@ -84,6 +103,7 @@ export class TransactionMetadata {
   ) {
     this.producerId = init.producerId;
     this.lastProducerId = init.lastProducerId;
+    this.nextProducerId = init.nextProducerId;
     this.producerEpoch = init.producerEpoch;
     this.lastProducerEpoch = init.lastProducerEpoch;
     this.txnTimeoutMs = init.txnTimeoutMs;
@@ -91,6 +111,7 @@ export class TransactionMetadata {
     this.topicPartitions = new Set(init.topicPartitions);
     this.txnStartTimestamp = init.txnStartTimestamp;
     this.txnLastUpdateTimestamp = init.txnLastUpdateTimestamp;
+    this.clientTransactionVersion = init.clientTransactionVersion;
   }
 
   get pendingTransitionInProgress(): boolean {
@@ -126,16 +147,10 @@ export class TransactionMetadata {
     if (this.producerEpoch === SHORT_MAX_VALUE) {
       throw new IllegalStateError("Cannot fence producer with epoch equal to Short.MaxValue since this would overflow");
     }
-    return this.#prepareTransitionTo(
-      "PrepareEpochFence",
-      this.producerId,
-      this.producerEpoch + 1,
-      NO_PRODUCER_EPOCH,
-      this.txnTimeoutMs,
-      this.partitions(),
-      this.txnStartTimestamp,
-      this.txnLastUpdateTimestamp,
-    );
+    return this.#prepareTransitionTo("PrepareEpochFence", {
+      producerEpoch: this.producerEpoch + 1,
+      lastProducerEpoch: NO_PRODUCER_EPOCH,
+    });
   }
 
   /**
@@ -156,82 +171,99 @@ export class TransactionMetadata {
     else if (expectedProducerEpoch === this.lastProducerEpoch) next = [this.producerEpoch, this.lastProducerEpoch];
     else return { errorCode: ErrorCode.PRODUCER_FENCED };
     return {
-      transit: this.#prepareTransitionTo("Empty", this.producerId, next[0], next[1], newTxnTimeoutMs, [], -1, nowMs),
+      transit: this.#prepareTransitionTo("Empty", {
+        producerEpoch: next[0],
+        lastProducerEpoch: next[1],
+        txnTimeoutMs: newTxnTimeoutMs,
+        topicPartitions: [],
+        txnStartTimestamp: -1,
+        txnLastUpdateTimestamp: nowMs,
+      }),
     };
   }
 
   /** A new producer id at epoch 0 (the epochs of the old one are exhausted). */
   prepareProducerIdRotation(newProducerId: number, newTxnTimeoutMs: number, nowMs: number, recordLastEpoch: boolean): TxnTransitMetadata {
     if (this.hasPendingTransaction) throw new IllegalStateError("Cannot rotate producer ids while a transaction is still pending");
-    return this.#prepareTransitionTo(
-      "Empty",
-      newProducerId,
-      0,
-      recordLastEpoch ? this.producerEpoch : NO_PRODUCER_EPOCH,
-      newTxnTimeoutMs,
-      [],
-      -1,
-      nowMs,
-    );
+    return this.#prepareTransitionTo("Empty", {
+      producerId: newProducerId,
+      producerEpoch: 0,
+      lastProducerEpoch: recordLastEpoch ? this.producerEpoch : NO_PRODUCER_EPOCH,
+      txnTimeoutMs: newTxnTimeoutMs,
+      topicPartitions: [],
+      txnStartTimestamp: -1,
+      txnLastUpdateTimestamp: nowMs,
+    });
   }
 
-  /** AddPartitionsToTxn / AddOffsetsToTxn: Ongoing with more partitions; a new transaction starts its clock now. */
-  prepareAddPartitions(added: Iterable<string>, nowMs: number): TxnTransitMetadata {
+  /**
+   * AddPartitionsToTxn / AddOffsetsToTxn (transaction version 0) or a
+   * leader's implicit add (2): Ongoing with more partitions; a new
+   * transaction starts its clock now. Never bumps the epoch.
+   */
+  prepareAddPartitions(added: Iterable<string>, nowMs: number, clientTransactionVersion: TransactionVersion): TxnTransitMetadata {
     const newTxnStartTimestamp =
       this.state === "Empty" || this.state === "CompleteAbort" || this.state === "CompleteCommit" ? nowMs : this.txnStartTimestamp;
-    return this.#prepareTransitionTo(
-      "Ongoing",
-      this.producerId,
-      this.producerEpoch,
-      this.lastProducerEpoch,
-      this.txnTimeoutMs,
-      sorted([...this.topicPartitions, ...added]),
-      newTxnStartTimestamp,
-      nowMs,
-    );
+    return this.#prepareTransitionTo("Ongoing", {
+      topicPartitions: sorted([...this.topicPartitions, ...added]),
+      txnStartTimestamp: newTxnStartTimestamp,
+      txnLastUpdateTimestamp: nowMs,
+      clientTransactionVersion,
+    });
   }
 
-  /** EndTxn: PrepareCommit or PrepareAbort with the transaction's partitions. */
-  prepareAbortOrCommit(newState: "PrepareCommit" | "PrepareAbort", nowMs: number): TxnTransitMetadata {
-    return this.#prepareTransitionTo(
-      newState,
-      this.producerId,
-      this.producerEpoch,
-      this.lastProducerEpoch,
-      this.txnTimeoutMs,
-      this.partitions(),
-      this.txnStartTimestamp,
-      nowMs,
-    );
+  /**
+   * EndTxn (or an abort the coordinator starts): PrepareCommit or
+   * PrepareAbort with the transaction's partitions. Under transaction
+   * version 2 the epoch is bumped (epoch + 1, the last epoch the current
+   * one), and `nextProducerId` (not -1 when the epochs ran out) is the
+   * producer id the completion switches to. `noPartitionAdded`: version
+   * 2's abort of no transaction (from Empty, CompleteCommit or
+   * CompleteAbort), whose start is now.
+   */
+  prepareAbortOrCommit(
+    newState: "PrepareCommit" | "PrepareAbort",
+    clientTransactionVersion: TransactionVersion,
+    nextProducerId: number,
+    nowMs: number,
+    noPartitionAdded: boolean,
+  ): TxnTransitMetadata {
+    const bump = supportsEpochBump(clientTransactionVersion);
+    if (bump && this.producerEpoch === SHORT_MAX_VALUE) {
+      // Kafka casts the bumped epoch to a short (-32768) and prepareTransitionTo refuses it.
+      throw new IllegalStateError(`Illegal new producer epoch ${-SHORT_MAX_VALUE - 1}`);
+    }
+    return this.#prepareTransitionTo(newState, {
+      producerEpoch: bump ? this.producerEpoch + 1 : this.producerEpoch,
+      lastProducerEpoch: bump ? this.producerEpoch : this.lastProducerEpoch,
+      txnStartTimestamp: noPartitionAdded ? nowMs : this.txnStartTimestamp,
+      nextProducerId,
+      txnLastUpdateTimestamp: nowMs,
+      clientTransactionVersion,
+    });
   }
 
-  /** Every marker is written: CompleteCommit or CompleteAbort, without partitions. */
+  /**
+   * Every marker is written: CompleteCommit or CompleteAbort, without
+   * partitions. Under transaction version 2, when the epochs ran out
+   * (`nextProducerId` set), the new producer id at epoch 0; the last epoch
+   * stays the last one the client saw (32766).
+   */
   prepareComplete(nowMs: number): TxnTransitMetadata {
     const newState = this.state === "PrepareCommit" ? "CompleteCommit" : "CompleteAbort";
-    return this.#prepareTransitionTo(
-      newState,
-      this.producerId,
-      this.producerEpoch,
-      this.lastProducerEpoch,
-      this.txnTimeoutMs,
-      [],
-      this.txnStartTimestamp,
-      nowMs,
-    );
+    const switchProducerId = supportsEpochBump(this.clientTransactionVersion) && this.nextProducerId !== NO_PRODUCER_ID;
+    return this.#prepareTransitionTo(newState, {
+      producerId: switchProducerId ? this.nextProducerId : this.producerId,
+      producerEpoch: switchProducerId ? 0 : this.producerEpoch,
+      nextProducerId: NO_PRODUCER_ID,
+      topicPartitions: [],
+      txnLastUpdateTimestamp: nowMs,
+    });
   }
 
   /** transactional.id.expiration.ms passed: the id is about to be removed. */
   prepareDead(): TxnTransitMetadata {
-    return this.#prepareTransitionTo(
-      "Dead",
-      this.producerId,
-      this.producerEpoch,
-      this.lastProducerEpoch,
-      this.txnTimeoutMs,
-      [],
-      this.txnStartTimestamp,
-      this.txnLastUpdateTimestamp,
-    );
+    return this.#prepareTransitionTo("Dead", { topicPartitions: [] });
   }
 
   /**
@@ -251,7 +283,6 @@ export class TransactionMetadata {
       );
     };
     if (toState !== transit.txnState) fail();
-    const sameProducer = transit.producerEpoch === this.producerEpoch && transit.producerId === this.producerId;
     switch (toState) {
       case "Empty": {
         const validBump =
@@ -272,7 +303,7 @@ export class TransactionMetadata {
       }
       case "Ongoing":
         if (
-          !sameProducer ||
+          !this.#validProducerEpoch(transit) ||
           [...this.topicPartitions].some((tp) => !transit.topicPartitions.includes(tp)) ||
           this.txnTimeoutMs !== transit.txnTimeoutMs
         ) {
@@ -282,19 +313,34 @@ export class TransactionMetadata {
         for (const tp of transit.topicPartitions) this.topicPartitions.add(tp);
         break;
       case "PrepareAbort":
-      case "PrepareCommit":
+      case "PrepareCommit": {
+        // Transaction version 2 may abort without a transaction (from Empty or Complete*): its start is the abort's.
+        const allowedEmptyAbort =
+          toState === "PrepareAbort" &&
+          supportsEpochBump(transit.clientTransactionVersion) &&
+          (this.state === "Empty" || this.state === "CompleteCommit" || this.state === "CompleteAbort");
         if (
-          !sameProducer ||
+          !this.#validProducerEpoch(transit) ||
           sorted(this.topicPartitions).join("\n") !== transit.topicPartitions.join("\n") ||
           this.txnTimeoutMs !== transit.txnTimeoutMs ||
-          this.txnStartTimestamp !== transit.txnStartTimestamp
+          (this.txnStartTimestamp !== transit.txnStartTimestamp && !allowedEmptyAbort)
         ) {
           fail();
         }
+        // Unchanged before transaction version 2; version 2 bumps the epoch here.
+        this.producerEpoch = transit.producerEpoch;
+        this.lastProducerEpoch = transit.lastProducerEpoch;
+        this.txnStartTimestamp = transit.txnStartTimestamp;
         break;
+      }
       case "CompleteAbort":
       case "CompleteCommit":
-        if (!sameProducer || this.txnTimeoutMs !== transit.txnTimeoutMs || transit.txnStartTimestamp === -1) fail();
+        if (!this.#validProducerEpoch(transit) || this.txnTimeoutMs !== transit.txnTimeoutMs || transit.txnStartTimestamp === -1) fail();
+        // A new producer id only when transaction version 2's epochs ran out.
+        if (transit.producerId !== this.producerId) this.lastProducerId = transit.lastProducerId;
+        this.producerId = transit.producerId;
+        this.producerEpoch = transit.producerEpoch;
+        this.lastProducerEpoch = transit.lastProducerEpoch;
         this.txnStartTimestamp = transit.txnStartTimestamp;
         this.topicPartitions.clear();
         break;
@@ -303,44 +349,60 @@ export class TransactionMetadata {
         // Never completed: a fence goes on to PrepareAbort, an expired id is removed.
         fail();
     }
+    this.nextProducerId = transit.nextProducerId;
+    this.clientTransactionVersion = transit.clientTransactionVersion;
     this.txnLastUpdateTimestamp = transit.txnLastUpdateTimestamp;
     this.pendingState = null;
     this.state = toState;
   }
 
-  #prepareTransitionTo(
-    newState: TransactionStateName,
-    newProducerId: number,
-    newEpoch: number,
-    newLastEpoch: number,
-    newTxnTimeoutMs: number,
-    newTopicPartitions: readonly string[],
-    newTxnStartTimestamp: number,
-    updateTimestamp: number,
-  ): TxnTransitMetadata {
+  /**
+   * Kafka's `validProducerEpoch`: the same producer id and epoch, except
+   * under transaction version 2, where PrepareCommit/PrepareAbort bumps the
+   * epoch (its last epoch is the current one) and a completion at epoch 0
+   * switched to the next producer id (same last epoch, the current id as
+   * the previous one).
+   */
+  #validProducerEpoch(transit: TxnTransitMetadata): boolean {
+    const v2 = supportsEpochBump(transit.clientTransactionVersion);
+    const completing = transit.txnState === "CompleteCommit" || transit.txnState === "CompleteAbort";
+    if (v2 && completing && transit.producerEpoch === 0) {
+      return transit.lastProducerEpoch === this.lastProducerEpoch && transit.lastProducerId === this.producerId;
+    }
+    if (v2 && (transit.txnState === "PrepareCommit" || transit.txnState === "PrepareAbort")) {
+      return transit.lastProducerEpoch === this.producerEpoch && transit.producerId === this.producerId;
+    }
+    return transit.producerEpoch === this.producerEpoch && transit.producerId === this.producerId;
+  }
+
+  #prepareTransitionTo(newState: TransactionStateName, changes: TransitionChanges): TxnTransitMetadata {
     if (this.pendingState !== null) {
       throw new IllegalStateError(
         `Preparing transaction state transition to ${newState} while it already a pending state ${this.pendingState}`,
       );
     }
-    if (newProducerId < 0) throw new IllegalStateError(`Illegal new producer id ${newProducerId}`);
-    if (newState !== "Dead" && newEpoch < 0) throw new IllegalStateError(`Illegal new producer epoch ${newEpoch}`);
+    const transit: TxnTransitMetadata = {
+      producerId: changes.producerId ?? this.producerId,
+      lastProducerId: this.producerId,
+      nextProducerId: changes.nextProducerId ?? this.nextProducerId,
+      producerEpoch: changes.producerEpoch ?? this.producerEpoch,
+      lastProducerEpoch: changes.lastProducerEpoch ?? this.lastProducerEpoch,
+      txnTimeoutMs: changes.txnTimeoutMs ?? this.txnTimeoutMs,
+      txnState: newState,
+      topicPartitions: changes.topicPartitions ?? this.partitions(),
+      txnStartTimestamp: changes.txnStartTimestamp ?? this.txnStartTimestamp,
+      txnLastUpdateTimestamp: changes.txnLastUpdateTimestamp ?? this.txnLastUpdateTimestamp,
+      clientTransactionVersion: changes.clientTransactionVersion ?? this.clientTransactionVersion,
+    };
+    if (transit.producerId < 0) throw new IllegalStateError(`Illegal new producer id ${transit.producerId}`);
+    if (newState !== "Dead" && transit.producerEpoch < 0)
+      throw new IllegalStateError(`Illegal new producer epoch ${transit.producerEpoch}`);
     if (!VALID_PREVIOUS_STATES[newState].includes(this.state)) {
       throw new IllegalStateError(
         `Preparing transaction state transition to ${newState} failed since the target state ${newState} is not a valid previous state of the current state ${this.state}`,
       );
     }
     this.pendingState = newState;
-    return {
-      producerId: newProducerId,
-      lastProducerId: this.producerId,
-      producerEpoch: newEpoch,
-      lastProducerEpoch: newLastEpoch,
-      txnTimeoutMs: newTxnTimeoutMs,
-      txnState: newState,
-      topicPartitions: newTopicPartitions,
-      txnStartTimestamp: newTxnStartTimestamp,
-      txnLastUpdateTimestamp: updateTimestamp,
-    };
+    return transit;
   }
 }

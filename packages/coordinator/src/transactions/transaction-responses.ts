@@ -45,6 +45,15 @@ export function addOffsetsToTxnResponse(request: AddOffsetsToTxnRequest, errorCo
   return { type: "AddOffsetsToTxnResponse", correlationId: request.correlationId, throttleTimeMs: 0, errorCode };
 }
 
-export function endTxnResponse(request: EndTxnRequest, errorCode: number): EndTxnResponse {
-  return { type: "EndTxnResponse", correlationId: request.correlationId, throttleTimeMs: 0, errorCode };
+/**
+ * EndTxn: from v5 (transaction version 2) a success carries the producer id
+ * and epoch the client continues with; every other answer carries -1/-1.
+ */
+export function endTxnResponse(
+  request: EndTxnRequest,
+  errorCode: number,
+  producerId: number = NO_PRODUCER_ID,
+  producerEpoch: number = NO_PRODUCER_EPOCH,
+): EndTxnResponse {
+  return { type: "EndTxnResponse", correlationId: request.correlationId, throttleTimeMs: 0, errorCode, producerId, producerEpoch };
 }

@@ -16,8 +16,11 @@ export function transactionCoordinatorSnapshot(
     transactions: [...txnManager.transactions()].map((txn) => ({
       transactionalId: txn.transactionalId,
       producerId: txn.producerId,
+      lastProducerId: txn.lastProducerId,
+      nextProducerId: txn.nextProducerId,
       producerEpoch: txn.producerEpoch,
       lastProducerEpoch: txn.lastProducerEpoch,
+      clientTransactionVersion: txn.clientTransactionVersion,
       state: txn.state,
       pendingState: txn.pendingState,
       partitions: txn.partitions(),

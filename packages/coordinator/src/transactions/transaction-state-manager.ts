@@ -6,9 +6,10 @@ import {
   transactionLogRecord,
   transactionLogTombstone,
 } from "./transaction-log-records.js";
-import { TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
+import { NO_PRODUCER_ID, TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 import { transactionStateObservation } from "./transaction-observations.js";
 import { isExpirationAllowed } from "./transaction-state.js";
+import type { TransactionVersion } from "./transaction-version.js";
 
 /** A transactional id's metadata (undefined: none yet), or why it cannot be served here. */
 export type TransactionLookup = { readonly errorCode: number } | { readonly metadata: TransactionMetadata | undefined };
@@ -27,9 +28,11 @@ export class TransactionStateManager {
   coordinatorEpoch = -1;
   loading = true;
 
+  /** `clusterTransactionVersion`: the cluster's finalized transaction.version, which decides the records' value version. */
   constructor(
     readonly selfId: string,
     readonly placement: TransactionPlacement,
+    readonly clusterTransactionVersion: TransactionVersion,
   ) {}
 
   /**
@@ -74,6 +77,7 @@ export class TransactionStateManager {
         new TransactionMetadata(transactionalId, {
           producerId: value.producerId,
           lastProducerId: value.previousProducerId,
+          nextProducerId: NO_PRODUCER_ID,
           producerEpoch: value.producerEpoch,
           lastProducerEpoch: value.lastProducerEpoch,
           txnTimeoutMs: value.transactionTimeoutMs,
@@ -81,6 +85,7 @@ export class TransactionStateManager {
           topicPartitions: partitionsOf(value),
           txnStartTimestamp: value.transactionStartTimestampMs,
           txnLastUpdateTimestamp: value.transactionLastUpdateTimestampMs,
+          clientTransactionVersion: value.clientTransactionVersion ?? 0,
         }),
       );
     }
@@ -94,7 +99,7 @@ export class TransactionStateManager {
    */
   appendTransactionToLog(ctx: Context, metadata: TransactionMetadata, transit: TxnTransitMetadata, from?: TransactionStateName): void {
     const previous = from ?? metadata.state;
-    ctx.storage.append(transactionLogRecord(metadata.transactionalId, transit));
+    ctx.storage.append(transactionLogRecord(metadata.transactionalId, transit, this.clusterTransactionVersion));
     metadata.completeTransitionTo(transit);
     ctx.observe(
       transactionStateObservation(

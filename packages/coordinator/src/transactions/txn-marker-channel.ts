@@ -6,6 +6,7 @@ import {
   type MetadataResponse,
   type Micros,
   parseTpKey,
+  type WriteTxnMarkersRequest,
   type WriteTxnMarkersResponse,
 } from "@kcsim/protocol";
 import { METADATA_TIMEOUT_TIMER, PartitionLeaders } from "./partition-leaders.js";
@@ -18,8 +19,14 @@ export const MARKER_RETRY_TIMER = "txn-marker-retry";
 /** Prefix of the timers of WriteTxnMarkers requests in flight (one per request: prefix + correlation id). */
 export const MARKER_REQUEST_TIMEOUT_PREFIX = "txn-marker-timeout:";
 
-/** WriteTxnMarkers v1. */
+/** WriteTxnMarkers v1 (what coordinators before Kafka 4.2 send): every marker is of transaction version 0. */
 const WRITE_TXN_MARKERS_API_VERSION = 1;
+/**
+ * WriteTxnMarkers v2 (KIP-1228, Kafka 4.2): each marker carries its
+ * transaction's version. Sent when a marker's version is not v1's implied
+ * 0 (Kafka 4.2 always sends v2; for version 0 markers the two are the same).
+ */
+const WRITE_TXN_MARKERS_V2_API_VERSION = 2;
 
 /** The markers one transaction still has to get written. */
 export interface MarkerTarget {
@@ -28,6 +35,8 @@ export interface MarkerTarget {
   readonly producerEpoch: number;
   readonly committed: boolean;
   readonly coordinatorEpoch: number;
+  /** The transaction's `clientTransactionVersion` (TransactionMarkerChannelManager#addTxnMarkersToBrokerQueue). */
+  readonly transactionVersion: number;
   /** tpKeys. */
   readonly partitions: readonly string[];
 }
@@ -263,7 +272,7 @@ export class TxnMarkerChannel {
   #send(ctx: Context, destination: ActorId, byTxn: ReadonlyMap<string, readonly string[]>): void {
     const correlationId = ++this.#correlation;
     const entries: { transactionalId: string; generation: number; partitions: readonly string[] }[] = [];
-    const markers = [];
+    const markers: WriteTxnMarkersRequest["markers"][number][] = [];
     for (const [transactionalId, partitions] of byTxn) {
       const pending = this.#pending.get(transactionalId);
       if (pending === undefined) continue;
@@ -282,6 +291,7 @@ export class TxnMarkerChannel {
         transactionResult: target.committed,
         topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
         coordinatorEpoch: target.coordinatorEpoch,
+        transactionVersion: target.transactionVersion,
       });
     }
     this.#inFlight.set(correlationId, { destination, entries });
@@ -290,7 +300,9 @@ export class TxnMarkerChannel {
       {
         type: "WriteTxnMarkersRequest",
         correlationId,
-        apiVersion: WRITE_TXN_MARKERS_API_VERSION,
+        apiVersion: markers.some((marker) => marker.transactionVersion !== 0)
+          ? WRITE_TXN_MARKERS_V2_API_VERSION
+          : WRITE_TXN_MARKERS_API_VERSION,
         clientId: ctx.self,
         markers,
       },

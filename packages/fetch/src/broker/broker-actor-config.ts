@@ -10,8 +10,10 @@ import { ConfigReader } from "../cluster/config-reader.js";
  * `plantedBugs` (optional): planted bugs of the broker kind to enable (PLANTED_BUGS in @kcsim/protocol).
  * `txnCoordinators` (optional): the transaction coordinator actor ids, as
  * they list themselves; a transactional produce is verified with them
- * (KIP-890 part 1). Without them the broker appends unverified, as Kafka
- * does with transaction.partition.verification.enable off.
+ * (KIP-890 part 1), or, from a producer of transaction version 2, its
+ * partitions added to its transaction there (KIP-890 part 2). Without them
+ * the broker appends unverified, as Kafka does with
+ * transaction.partition.verification.enable off.
  */
 export interface BrokerActorConfig extends ClusterLayout {
   readonly brokerId: number;

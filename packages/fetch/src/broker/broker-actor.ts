@@ -30,7 +30,9 @@ const RETENTION_TIMER = "log-retention";
  * AlterPartition, BrokerRegistration/BrokerHeartbeat), and the client APIs
  * Produce (idempotent and transactional: per-partition producer state; a
  * transaction's first batch on a partition verified with its transaction
- * coordinator, KIP-890 part 1, when `txnCoordinators` are configured),
+ * coordinator, KIP-890 part 1, or for a producer of transaction version 2
+ * added to its transaction there, KIP-890 part 2, when `txnCoordinators`
+ * are configured),
  * Fetch (KIP-227 sessions, read_committed up to the last stable offset),
  * ListOffsets, OffsetForLeaderEpoch and Metadata; WriteTxnMarkers from
  * transaction coordinators; InitProducerId for idempotent producers (no

@@ -205,18 +205,21 @@ export class Partition {
    * with `UnifiedLog.append` for a client): the producer state decides
    * whether it is appended, answered as a duplicate, or refused
    * (INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE),
-   * a transactional batch by its verification guard too (null: not verified).
+   * a transactional batch by its verification guard too (null: not verified);
+   * `supportsEpochBump`: the batch comes from a producer of transaction
+   * version 2 (Produce v12+), checked by Kafka 4.2's rules.
    */
   appendRecordsToLeader(
     batch: RecordBatch,
     requiredAcks: number,
     nowMs: number,
     verificationGuard: VerificationGuard | null = null,
+    supportsEpochBump = false,
   ): LeaderAppendResult {
     if (!this.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
     // Avoid writing to the leader if there are not enough in-sync replicas to make it safe.
     if (requiredAcks === -1 && this.isrState.isr.length < this.effectiveMinIsr) return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS };
-    const check = this.log.producerState.checkClientAppend(batch, verificationGuard);
+    const check = this.log.producerState.checkClientAppend(batch, verificationGuard, supportsEpochBump);
     if (check.kind === "error") return { errorCode: check.errorCode };
     if (check.kind === "duplicate") {
       return {
@@ -233,13 +236,21 @@ export class Partition {
   /**
    * Appends a transaction marker for a producer as leader (Kafka's append
    * with origin COORDINATOR, acks=all): refused with INVALID_PRODUCER_EPOCH
-   * for an older producer epoch, TRANSACTION_COORDINATOR_FENCED for an older
+   * for an epoch the marker may not carry (older than the producer's; for
+   * `transactionVersion` 2, not newer unless a retry of a transaction
+   * already ended here), TRANSACTION_COORDINATOR_FENCED for an older
    * coordinator epoch.
    */
-  appendMarkerToLeader(producerId: number, producerEpoch: number, marker: EndTransactionMarker, nowMs: number): LeaderAppendResult {
+  appendMarkerToLeader(
+    producerId: number,
+    producerEpoch: number,
+    marker: EndTransactionMarker,
+    nowMs: number,
+    transactionVersion: number,
+  ): LeaderAppendResult {
     if (!this.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
     if (this.isrState.isr.length < this.effectiveMinIsr) return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS };
-    const errorCode = this.log.producerState.checkMarker(producerId, producerEpoch, marker.coordinatorEpoch);
+    const errorCode = this.log.producerState.checkMarker(producerId, producerEpoch, marker.coordinatorEpoch, transactionVersion);
     if (errorCode !== ErrorCode.NONE) return { errorCode };
     return this.#appendAsLeader(controlBatchOf(producerId, producerEpoch, marker, nowMs), nowMs);
   }

@@ -32,6 +32,8 @@ const APPEND: ProducerAppendCheck = { kind: "append" };
 /** Kafka's `VerificationStateEntry`: a verification under way, and the lowest sequence it was started for. */
 interface VerificationState {
   readonly guard: VerificationGuard;
+  /** Whether the write that started it is of transaction version 2 (Kafka's `supportsEpochBump`). */
+  readonly supportsEpochBump: boolean;
   lowestSequence: number;
   epoch: number;
 }
@@ -56,6 +58,19 @@ interface VerificationState {
  * guard, and the verification blocks batches of higher sequences than the
  * one it was started for. A transactional batch or a marker of the
  * producer ends it (in memory only, as in Kafka).
+ *
+ * Transaction version 2 (KIP-890 part 2): the leader adds the partition to
+ * the transaction instead of verifying it, and its checks follow Kafka 4.2:
+ * a transaction is ongoing only at the batch's own epoch (KAFKA-18575: the
+ * next transaction runs at the epoch the previous one's marker will carry),
+ * a stale epoch is told before a missing verification (KAFKA-18042,
+ * KAFKA-19690), a producer new to the partition starts at sequence 0
+ * (KAFKA-18202), and a marker's epoch must be above the producer's
+ * (KIP-1228) but for a retried marker of a transaction already ended here
+ * (KAFKA-19999). Writes before transaction version 2 are checked as before
+ * Kafka 4.0 (`supportsEpochBump` false): those 4.x rules would change how
+ * a broker answers a zombie's stale-epoch batch (an extra verification, or
+ * none where one was sent), so they apply to transaction version 2 only.
  */
 export class ProducerStateManager {
   #producers = new Map<number, ProducerStateEntry>();
@@ -80,10 +95,38 @@ export class ProducerStateManager {
     return [...this.#producers.values()];
   }
 
-  /** Whether the producer has a transaction open on this partition (Kafka's `hasOngoingTransaction`). */
-  hasOngoingTransaction(producerId: number): boolean {
+  /**
+   * Whether the producer has a transaction open on this partition at
+   * `epoch` (Kafka 4.0's `hasOngoingTransaction`, KAFKA-18575): one open at
+   * another epoch is not the batch's transaction (under transaction version
+   * 2 the next transaction runs at the bumped epoch of the marker that ends
+   * the previous one, which may not have arrived yet).
+   */
+  hasOngoingTransaction(producerId: number, epoch: number): boolean {
+    const entry = this.#producers.get(producerId);
+    return entry !== undefined && entry.currentTxnFirstOffset !== null && entry.producerEpoch === epoch;
+  }
+
+  /** Whether the producer has a transaction open here at any epoch (`hasOngoingTransaction` before Kafka 4.0). */
+  #hasTransactionOpenAtAnyEpoch(producerId: number): boolean {
     const entry = this.#producers.get(producerId);
     return entry !== undefined && entry.currentTxnFirstOffset !== null;
+  }
+
+  /** The ongoing-transaction test of a write: Kafka 4.0's for transaction version 2, the one before it otherwise. */
+  #isOngoingFor(producerId: number, epoch: number, supportsEpochBump: boolean): boolean {
+    return supportsEpochBump ? this.hasOngoingTransaction(producerId, epoch) : this.#hasTransactionOpenAtAnyEpoch(producerId);
+  }
+
+  /**
+   * Whether `epoch` is older than the producer's here: Kafka 4.1's early
+   * refusal in `maybeStartTransactionVerification` (KAFKA-18042; the leader
+   * answers INVALID_PRODUCER_EPOCH without asking the coordinator). Used
+   * for transaction version 2 writes only (see the class comment).
+   */
+  isEpochStale(producerId: number, epoch: number): boolean {
+    const entry = this.#producers.get(producerId);
+    return entry !== undefined && epoch < entry.producerEpoch;
   }
 
   /**
@@ -91,12 +134,14 @@ export class ProducerStateManager {
    * producer's transaction is already open here, else the guard of its
    * verification (a new one if none is under way), whose lowest sequence
    * goes down to `sequence` (or restarts with a newer epoch).
+   * `supportsEpochBump`: the write is of transaction version 2 (its
+   * transaction must be open at `epoch`; the verification remembers it).
    */
-  startVerification(producerId: number, sequence: number, epoch: number): VerificationGuard {
-    if (this.hasOngoingTransaction(producerId)) return SENTINEL_GUARD;
+  startVerification(producerId: number, sequence: number, epoch: number, supportsEpochBump = false): VerificationGuard {
+    if (this.#isOngoingFor(producerId, epoch, supportsEpochBump)) return SENTINEL_GUARD;
     let state = this.#verifications.get(producerId);
     if (state === undefined) {
-      state = { guard: ++this.#lastGuard, lowestSequence: sequence, epoch };
+      state = { guard: ++this.#lastGuard, supportsEpochBump, lowestSequence: sequence, epoch };
       this.#verifications.set(producerId, state);
     }
     if (epoch === state.epoch && sequence < state.lowestSequence) state.lowestSequence = sequence;
@@ -120,19 +165,34 @@ export class ProducerStateManager {
    * a partition that knows nothing of the producer accepts any sequence (as
    * Kafka does since KIP-360: no UNKNOWN_PRODUCER_ID); a non-transactional
    * batch inside an open transaction is INVALID_TXN_STATE.
+   *
+   * A transaction version 2 write (`supportsEpochBump`, Kafka 4.2's
+   * `analyzeAndValidateProducerState` and `checkSequence`): its transaction
+   * is ongoing only at its own epoch; without one, a stale epoch is
+   * INVALID_PRODUCER_EPOCH before the guard is looked at; and where the
+   * partition has no batch of the producer, a transaction version 2
+   * verification requires sequence 0 (OUT_OF_ORDER_SEQUENCE_NUMBER).
    */
-  checkClientAppend(batch: RecordBatch, guard: VerificationGuard | null = null): ProducerAppendCheck {
+  checkClientAppend(batch: RecordBatch, guard: VerificationGuard | null = null, supportsEpochBump = false): ProducerAppendCheck {
     if (batch.producerId === NO_PRODUCER_ID) return APPEND;
     const entry = this.#producers.get(batch.producerId);
     const firstSeq = batch.baseSequence;
     const duplicate = entry?.findDuplicate(batch.producerEpoch, firstSeq, lastSequenceOf(batch));
     if (duplicate !== undefined) return { kind: "duplicate", firstOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset };
     const verification = this.#verifications.get(batch.producerId);
-    if (guard !== null && batch.isTransactional && !this.hasOngoingTransaction(batch.producerId)) {
-      if (guard === SENTINEL_GUARD || verification?.guard !== guard) return { kind: "error", errorCode: ErrorCode.INVALID_TXN_STATE };
+    const staleEpoch = entry !== undefined && batch.producerEpoch < entry.producerEpoch;
+    if (batch.isTransactional && !this.#isOngoingFor(batch.producerId, batch.producerEpoch, supportsEpochBump)) {
+      // KAFKA-19690 (Kafka 4.1.1): a stale epoch, which no retry cures, is told first.
+      if (supportsEpochBump && staleEpoch) return { kind: "error", errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
+      if (guard !== null && (guard === SENTINEL_GUARD || verification?.guard !== guard)) {
+        return { kind: "error", errorCode: ErrorCode.INVALID_TXN_STATE };
+      }
     }
-    if (entry !== undefined && batch.producerEpoch < entry.producerEpoch)
-      return { kind: "error", errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
+    if (staleEpoch) return { kind: "error", errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
+    // KAFKA-18202 (Kafka 4.1): a transaction version 2 producer with no batch here starts at sequence 0.
+    if (verification?.supportsEpochBump && firstSeq !== 0 && (entry === undefined || entry.isEmpty)) {
+      return { kind: "error", errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER };
+    }
     if (verification !== undefined && firstSeq > verification.lowestSequence) {
       return { kind: "error", errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER };
     }
@@ -149,15 +209,17 @@ export class ProducerStateManager {
   }
 
   /**
-   * Checks a coordinator's transaction marker (Kafka's `appendEndTxnMarker`
-   * checks, transaction version 1): an epoch older than the producer's is
-   * INVALID_PRODUCER_EPOCH, an older coordinator epoch
-   * TRANSACTION_COORDINATOR_FENCED. Returns the error code (NONE to append).
+   * Checks a coordinator's transaction marker on the leader (Kafka 4.2's
+   * `appendEndTxnMarker` checks): an epoch the marker may not carry is
+   * INVALID_PRODUCER_EPOCH (see `isMarkerEpochValid`), an older coordinator
+   * epoch TRANSACTION_COORDINATOR_FENCED. `transactionVersion` is the
+   * marker's (WriteTxnMarkers v2, KIP-1228). Returns the error code (NONE
+   * to append).
    */
-  checkMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number): number {
+  checkMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number, transactionVersion: number): number {
     const entry = this.#producers.get(producerId);
     if (entry === undefined) return ErrorCode.NONE;
-    if (producerEpoch < entry.producerEpoch) return ErrorCode.INVALID_PRODUCER_EPOCH;
+    if (!isMarkerEpochValid(entry, producerEpoch, transactionVersion)) return ErrorCode.INVALID_PRODUCER_EPOCH;
     if (entry.coordinatorEpoch > coordinatorEpoch) return ErrorCode.TRANSACTION_COORDINATOR_FENCED;
     return ErrorCode.NONE;
   }
@@ -165,8 +227,11 @@ export class ProducerStateManager {
   /** Records an appended batch (offsets assigned). Returns the transaction a marker completed, if it had data here. */
   apply(batch: RecordBatch): CompletedTxn | undefined {
     if (batch.producerId === NO_PRODUCER_ID) return undefined;
-    // A data batch of the transaction or its marker: the verification is over either way.
-    if (batch.isTransactional || batch.isControl) this.#verifications.delete(batch.producerId);
+    // A data batch of the transaction or its marker: the verification is over either way, but for the next
+    // transaction's verification under transaction version 2, at the epoch of the marker that ends the previous one.
+    if ((batch.isTransactional || batch.isControl) && !this.#isNextTransactionVerification(batch)) {
+      this.#verifications.delete(batch.producerId);
+    }
     let entry = this.#producers.get(batch.producerId);
     if (entry === undefined) {
       entry = new ProducerStateEntry(batch.producerId);
@@ -205,6 +270,17 @@ export class ProducerStateManager {
       this.#ongoing.set(batch.baseOffset, batch.producerId);
     }
     return undefined;
+  }
+
+  /**
+   * Whether `batch` is a marker at the epoch of a transaction version 2
+   * verification: the verification is then the next transaction's, started
+   * before the marker that ends the previous one arrived (Kafka's
+   * `UnifiedLog.updateProducers`, `isV2NextTransactionStarted`).
+   */
+  #isNextTransactionVerification(batch: RecordBatch): boolean {
+    const verification = this.#verifications.get(batch.producerId);
+    return batch.isControl && verification?.supportsEpochBump === true && verification.epoch === batch.producerEpoch;
   }
 
   /** The first offset of the oldest transaction that is open, or completed with its marker not yet below the high watermark. */
@@ -251,4 +327,18 @@ export class ProducerStateManager {
     copy.#lastGuard = this.#lastGuard;
     return copy;
   }
+}
+
+/**
+ * Kafka 4.2's `ProducerAppendInfo.checkProducerEpoch` for a marker on the
+ * leader: a marker of transaction version 2 carries an epoch above the
+ * producer's (the coordinator bumped it to end the transaction, KIP-1228),
+ * or an equal one when the producer has no transaction open here: a
+ * retried marker of a transaction already ended, written again
+ * (KAFKA-19999: after a coordinator reload or a lost answer). Earlier
+ * markers carry the transaction's own epoch: any not below the producer's.
+ */
+function isMarkerEpochValid(entry: ProducerStateEntry, producerEpoch: number, transactionVersion: number): boolean {
+  if (transactionVersion < 2) return producerEpoch >= entry.producerEpoch;
+  return producerEpoch > entry.producerEpoch || (producerEpoch === entry.producerEpoch && entry.currentTxnFirstOffset === null);
 }

@@ -2,6 +2,7 @@ import {
   type AbortedTransaction,
   type ActorId,
   type AddPartitionsToTxnManager,
+  addPartitionsToTxnManagerFor,
   type BrokerConfig,
   type Context,
   ControlRecordType,
@@ -19,12 +20,13 @@ import {
   type OffsetForLeaderEpochRequest,
   type OffsetForLeaderEpochResponse,
   type ProduceRequest,
+  produceTransactionOperation,
   type RecordBatch,
   SENTINEL_GUARD,
+  type TransactionSupportedOperation,
   tpKey,
   UNDEFINED_EPOCH,
   type VerificationGuard,
-  verifierFor,
   type WriteTxnMarkersRequest,
   type WriteTxnMarkersResponse,
 } from "@kcsim/protocol";
@@ -53,6 +55,8 @@ const FETCHER_STAMPS = 1 << 20;
 /** Timer name prefixes of parked requests. */
 const DELAYED_FETCH_TIMER = "delayed-fetch:";
 const DELAYED_PRODUCE_TIMER = "delayed-produce:";
+/** Timer name prefix of a transaction version 2 add the leader retries after CONCURRENT_TRANSACTIONS. */
+const ADD_PARTITIONS_RETRY_TIMER = "txn-add-retry:";
 
 /** What an append attempt on this broker came to: an error, or the offsets of the batch (appended or duplicate) and its partition. */
 interface AppendOutcome {
@@ -60,6 +64,16 @@ interface AppendOutcome {
   readonly baseOffset?: number;
   readonly lastOffset?: number;
   readonly partition?: Partition;
+}
+
+/**
+ * One round of asking the transaction coordinator about a produce request's
+ * transactional partitions: the guards their appends carry (by tpKey), and
+ * the partitions that failed with their errors (found here or answered).
+ */
+interface TransactionCoordinatorAnswer {
+  readonly guards: ReadonlyMap<string, VerificationGuard>;
+  readonly errors: ReadonlyMap<string, number>;
 }
 
 /** Where the replica manager reaches the rest of its broker. */
@@ -126,8 +140,17 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   /** Small numbers for (fetcher, isolation level) pairs, for read stamps. */
   readonly #fetcherStamps = new Map<number, number>();
   #nextDelayedId = 0;
-  /** KIP-890's verifier; null when verification is off or there is no transaction coordinator to ask. */
-  readonly #verifier: AddPartitionsToTxnManager | null;
+  /**
+   * KIP-890's AddPartitionsToTxnManager: verifies the writes of producers before transaction version 2 (when
+   * transaction.partition.verification.enable is on) and adds partitions for those of version 2; null when there
+   * is no transaction coordinator to ask.
+   */
+  readonly #addPartitionsToTxnManager: AddPartitionsToTxnManager | null;
+  /** transaction.partition.verification.enable. */
+  readonly #verificationEnabled: boolean;
+  /** Transaction version 2 adds waiting to be retried, by the id in their timer's name. */
+  readonly #addRetries = new Map<number, (ctx: Context) => void>();
+  #nextAddRetryId = 0;
 
   constructor(config: BrokerActorConfig, wiring: ReplicaManagerWiring) {
     this.#wiring = wiring;
@@ -145,7 +168,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     );
     const hosts = new Map(config.brokers.map((b) => [b.nodeId, b.host]));
     this.#fetchers = new ReplicaFetcherManager(this, (nodeId) => hosts.get(nodeId));
-    this.#verifier = verifierFor(config.settings, config.txnCoordinators);
+    this.#addPartitionsToTxnManager = addPartitionsToTxnManagerFor(config.settings, config.txnCoordinators);
+    this.#verificationEnabled = config.settings["transaction.partition.verification.enable"];
   }
 
   now(): Micros {
@@ -339,21 +363,73 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
    * Produce v11; TRANSACTION_ABORTABLE from v11); the coordinator's
    * retriable errors become NOT_ENOUGH_REPLICAS, which older clients retry
    * without a metadata refresh; the other partitions are appended with
-   * their verification's guard.
+   * their verification's guard. Only with
+   * transaction.partition.verification.enable.
+   *
+   * KIP-890 part 2 (Produce v12+, a producer of transaction version 2,
+   * which sends no AddPartitionsToTxn itself): the coordinator is asked to
+   * add the partitions, whatever transaction.partition.verification.enable
+   * says (it only decides whether the append checks the guard). While the
+   * coordinator answers CONCURRENT_TRANSACTIONS (the producer's previous
+   * transaction is still ending) the leader asks again every
+   * add.partitions.to.txn.retry.backoff.ms, then answers the producer
+   * CONCURRENT_TRANSACTIONS once min(add.partitions.to.txn.retry.backoff.max.ms,
+   * request.timeout.ms) has passed since the first attempt (Kafka's
+   * `handleProduceAppend`, KAFKA-18654/18662).
    */
   handleProduce(from: ActorId, request: ProduceRequest, ctx: Context): void {
-    const verifier = this.#verifier;
-    if (verifier === null) {
+    const manager = this.#addPartitionsToTxnManager;
+    const operation = produceTransactionOperation(request.apiVersion);
+    const adds = operation === "addPartition";
+    // Kafka's maybeSendPartitionsToTransactionCoordinator: nobody to ask, or a write it would only verify, unverified.
+    if (manager === null || (!adds && !this.#verificationEnabled)) {
       this.#produce(from, request, null, null, ctx);
       return;
     }
-    // Without a transactional id nothing is verified, so a transactional batch is refused at the append.
-    if (request.transactionalId === null) {
-      this.#produce(from, request, new Map(), null, ctx);
+    // Without a transactional id nothing is asked, so a transactional batch is refused at the append (if it checks guards).
+    const transactionalId = request.transactionalId;
+    if (transactionalId === null) {
+      this.#produce(from, request, this.#verificationEnabled ? new Map() : null, null, ctx);
       return;
     }
+    const append = (answer: TransactionCoordinatorAnswer, answerCtx: Context) =>
+      this.#produce(from, request, this.#verificationEnabled ? answer.guards : null, answer.errors, answerCtx);
+    if (!adds) {
+      this.#askTransactionCoordinator(manager, request, transactionalId, operation, ctx, append);
+      return;
+    }
+    const startedAt = ctx.now();
+    const retryFor = ms(Math.min(this.settings["add.partitions.to.txn.retry.backoff.max.ms"], this.settings["request.timeout.ms"]));
+    const backoff = ms(this.settings["add.partitions.to.txn.retry.backoff.ms"]);
+    const attempt = (attemptCtx: Context): void =>
+      this.#askTransactionCoordinator(manager, request, transactionalId, operation, attemptCtx, (answer, answerCtx) => {
+        const concurrent = [...answer.errors.values()].includes(ErrorCode.CONCURRENT_TRANSACTIONS);
+        if (concurrent && answerCtx.now() - startedAt < retryFor) this.#retryAdd(attempt, backoff, answerCtx);
+        else append(answer, answerCtx);
+      });
+    attempt(ctx);
+  }
+
+  /**
+   * One round of Kafka's `maybeSendPartitionsToTransactionCoordinator` for a
+   * produce request: each transactional partition led here starts a
+   * verification (or has its transaction open: SENTINEL_GUARD), and those
+   * that started one go to the transaction coordinator in one request;
+   * `done` runs once, with the answer. For transaction version 2 a stale
+   * epoch fails its partition here, unasked (Kafka 4.1, KAFKA-18042).
+   */
+  #askTransactionCoordinator(
+    manager: AddPartitionsToTxnManager,
+    request: ProduceRequest,
+    transactionalId: string,
+    operation: TransactionSupportedOperation,
+    ctx: Context,
+    done: (answer: TransactionCoordinatorAnswer, ctx: Context) => void,
+  ): void {
+    const supportsEpochBump = operation === "addPartition";
     const guards = new Map<string, VerificationGuard>();
-    const toVerify: { topic: string; partition: number }[] = [];
+    const errors = new Map<string, number>();
+    const toAsk: { topic: string; partition: number }[] = [];
     let producer: { producerId: number; producerEpoch: number } | null = null;
     for (const topicData of request.topicData) {
       for (const { index, records } of topicData.partitionData) {
@@ -362,37 +438,56 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
         // A partition not led here fails its append as it would without verification.
         const partition = this.hosted(topicData.name, index);
         if (partition === undefined || !partition.isLeader) continue;
-        const guard = partition.log.producerState.startVerification(records.producerId, records.baseSequence, records.producerEpoch);
-        guards.set(tpKey(topicData.name, index), guard);
-        if (guard !== SENTINEL_GUARD) toVerify.push({ topic: topicData.name, partition: index });
+        const state = partition.log.producerState;
+        const key = tpKey(topicData.name, index);
+        if (supportsEpochBump && state.isEpochStale(records.producerId, records.producerEpoch)) {
+          errors.set(key, ErrorCode.INVALID_PRODUCER_EPOCH);
+          continue;
+        }
+        const guard = state.startVerification(records.producerId, records.baseSequence, records.producerEpoch, supportsEpochBump);
+        guards.set(key, guard);
+        if (guard !== SENTINEL_GUARD) toAsk.push({ topic: topicData.name, partition: index });
       }
     }
-    if (producer === null || toVerify.length === 0) {
-      this.#produce(from, request, guards, null, ctx);
+    if (producer === null || toAsk.length === 0) {
+      done({ guards, errors }, ctx);
       return;
     }
-    verifier.verifyTransaction(
-      ctx,
-      { transactionalId: request.transactionalId, ...producer, partitions: toVerify },
-      request.apiVersion > 10 ? "genericError" : "defaultError",
-      (errors, answerCtx) => this.#produce(from, request, guards, errors, answerCtx),
-    );
+    manager.verifyTransaction(ctx, { transactionalId, ...producer, partitions: toAsk }, operation, (answered, answerCtx) => {
+      for (const [key, errorCode] of answered) errors.set(key, errorCode);
+      done({ guards, errors }, answerCtx);
+    });
   }
 
-  /** The verifier's answers, resets and timeouts (false: not the verifier's). */
+  /** Asks again, after `backoff`, to add partitions the coordinator answered CONCURRENT_TRANSACTIONS. */
+  #retryAdd(attempt: (ctx: Context) => void, backoff: Micros, ctx: Context): void {
+    const id = ++this.#nextAddRetryId;
+    this.#addRetries.set(id, attempt);
+    ctx.setTimer(`${ADD_PARTITIONS_RETRY_TIMER}${id}`, backoff);
+  }
+
+  /** The AddPartitionsToTxnManager's answers and resets (false: not the manager's). */
   onVerificationMessage(from: ActorId, message: Message, ctx: Context): boolean {
-    return this.#verifier?.receive(from, message, ctx) ?? false;
+    return this.#addPartitionsToTxnManager?.receive(from, message, ctx) ?? false;
   }
 
+  /** The AddPartitionsToTxnManager's request timeouts and the retries of transaction version 2 adds (false: neither). */
   onVerificationTimer(timer: string, ctx: Context): boolean {
-    return this.#verifier?.onTimer(timer, ctx) ?? false;
+    if (timer.startsWith(ADD_PARTITIONS_RETRY_TIMER)) {
+      const id = Number(timer.slice(ADD_PARTITIONS_RETRY_TIMER.length));
+      const attempt = this.#addRetries.get(id);
+      this.#addRetries.delete(id);
+      attempt?.(ctx);
+      return true;
+    }
+    return this.#addPartitionsToTxnManager?.onTimer(timer, ctx) ?? false;
   }
 
   /**
    * The append of a produce request (after its verification, if any):
-   * `guards` by tpKey (null: the broker does not verify; a partition not
-   * listed carries SENTINEL_GUARD), `failed` the partitions whose
-   * verification failed, with the transaction coordinator's errors.
+   * `guards` by tpKey (null: the broker does not check guards; a partition
+   * not listed carries SENTINEL_GUARD), `failed` the partitions whose
+   * verification or add failed, with their errors.
    */
   #produce(
     from: ActorId,
@@ -403,6 +498,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
   ): void {
     const acks = request.acks;
     const nowMs = Math.floor(ctx.now() / 1000);
+    const operation = produceTransactionOperation(request.apiVersion);
+    const supportsEpochBump = operation === "addPartition";
     const statuses: ProducePartitionStatus[] = [];
     const appended: Partition[] = [];
     // Indexed loops: a delivered message's arrays are frozen, and for-of over a frozen array makes an iterator each time.
@@ -418,8 +515,8 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
         const guard = guards === null ? null : ((key === undefined ? undefined : guards.get(key)) ?? SENTINEL_GUARD);
         const result =
           failure === undefined
-            ? this.#appendToLeader(topicData.name, index, records, acks, nowMs, guard, ctx)
-            : { errorCode: produceVerificationError(failure) };
+            ? this.#appendToLeader(topicData.name, index, records, acks, nowMs, guard, supportsEpochBump, ctx)
+            : { errorCode: produceVerificationError(failure, operation) };
         statuses.push(this.#statusOf(topicData.name, index, result, acks === -1));
         if (result.partition !== undefined) appended.push(result.partition);
       }
@@ -474,6 +571,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     acks: number,
     nowMs: number,
     guard: VerificationGuard | null,
+    supportsEpochBump: boolean,
     ctx: Context,
   ): AppendOutcome {
     if (acks !== -1 && acks !== 0 && acks !== 1) return { errorCode: ErrorCode.INVALID_REQUIRED_ACKS };
@@ -484,7 +582,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
     if (batch.sizeInBytes > this.settings["message.max.bytes"]) return { errorCode: ErrorCode.MESSAGE_TOO_LARGE };
     const partition = this.hosted(topic, index);
     if (partition === undefined) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
-    return this.#appended(partition, partition.appendRecordsToLeader(batch, acks, nowMs, guard), ctx);
+    return this.#appended(partition, partition.appendRecordsToLeader(batch, acks, nowMs, guard, supportsEpochBump), ctx);
   }
 
   /** Observes what an append on the leader did; a refused append has no partition to re-check. */
@@ -569,6 +667,7 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
       marker.producerEpoch,
       { controlType, coordinatorEpoch: marker.coordinatorEpoch },
       nowMs,
+      marker.transactionVersion,
     );
     const outcome = this.#appended(partition, result, ctx);
     if (outcome.errorCode === ErrorCode.NONE) {
@@ -1048,11 +1147,15 @@ const EARLIEST_LOCAL_TIMESTAMP = -4;
 /**
  * A failed verification's error in a produce response (Kafka's
  * `postVerificationCallback`): the coordinator's retriable errors become
- * NOT_ENOUGH_REPLICAS, which clients retry without a metadata refresh.
+ * NOT_ENOUGH_REPLICAS, which clients retry without a metadata refresh;
+ * CONCURRENT_TRANSACTIONS stays as it is for a producer of transaction
+ * version 2 (`addPartition`: it is common while the previous transaction
+ * ends, and says so).
  */
-function produceVerificationError(errorCode: number): number {
+function produceVerificationError(errorCode: number, operation: TransactionSupportedOperation): number {
   switch (errorCode) {
     case ErrorCode.CONCURRENT_TRANSACTIONS:
+      return operation === "addPartition" ? errorCode : ErrorCode.NOT_ENOUGH_REPLICAS;
     case ErrorCode.NETWORK_EXCEPTION:
     case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
     case ErrorCode.COORDINATOR_NOT_AVAILABLE:

@@ -3,6 +3,7 @@ import { ConfigReader } from "../cluster/config-reader.js";
 import { withDeliveryTimeoutFloor } from "./delivery-timeout-floor.js";
 import { idempotenceOf } from "./idempotence-config.js";
 import type { ProducerTopic } from "./producer-client.js";
+import { DEFAULT_TRANSACTION_VERSION, MAX_TRANSACTION_VERSION, MIN_TRANSACTION_VERSION } from "./transaction-version.js";
 import { readWorkload, type WorkloadSpec } from "./workload.js";
 
 export type { ProducerTopic } from "./producer-client.js";
@@ -24,13 +25,16 @@ export interface TransactionSpec {
  * A producer actor's configuration: `{bootstrap: [broker actor ids],
  * topics: [{name, id?, partitions}], producer: {Kafka producer settings},
  * workload: {...}, transactionCoordinators?: [actor ids], transaction?:
- * {recordsPerTransaction, transactionMs?, abortRatio?}}`. `acks` is
+ * {recordsPerTransaction, transactionMs?, abortRatio?}, transactionVersion?:
+ * 0..2}`. `acks` is
  * resolved to -1, 0 or 1; enable.idempotence follows Kafka's rules (true by
  * default, quietly off when an unset value conflicts with acks, retries or
  * max.in.flight.requests.per.connection; a config error when set
  * explicitly). With `producer.transactional.id` the workload runs in
  * transactions (`transaction`, default 100 records each, none aborted on
- * purpose) and `transactionCoordinators` is required.
+ * purpose) and `transactionCoordinators` is required. `transactionVersion`
+ * is the cluster's finalized transaction.version as the producer reads it
+ * (default 0; 2: KIP-890 part 2's transactions).
  */
 export interface ProducerActorConfig {
   readonly bootstrap: readonly ActorId[];
@@ -42,6 +46,8 @@ export interface ProducerActorConfig {
   readonly transactionCoordinators: readonly ActorId[];
   /** null unless transactional.id is set. */
   readonly transaction: TransactionSpec | null;
+  /** The cluster's finalized transaction.version feature level as the producer reads it (0 to 2). */
+  readonly transactionVersion: number;
 }
 
 export function parseProducerActorConfig(json: JsonValue): ProducerActorConfig {
@@ -52,6 +58,7 @@ export function parseProducerActorConfig(json: JsonValue): ProducerActorConfig {
     "workload",
     "transactionCoordinators",
     "transaction",
+    "transactionVersion",
   ]);
   const bootstrap = config.strings("bootstrap", { minItems: 1 });
   const topics = config.objects("topics", { minItems: 1 }).map((t) => {
@@ -90,5 +97,10 @@ export function parseProducerActorConfig(json: JsonValue): ProducerActorConfig {
     };
     if (transaction.abortRatio > 1) t.fail("abortRatio", `= ${transaction.abortRatio} is above the maximum 1`);
   }
-  return { bootstrap, topics, settings, acks, idempotent, workload, transactionCoordinators, transaction };
+  const transactionVersion = config.int("transactionVersion", {
+    min: MIN_TRANSACTION_VERSION,
+    max: MAX_TRANSACTION_VERSION,
+    default: DEFAULT_TRANSACTION_VERSION,
+  });
+  return { bootstrap, topics, settings, acks, idempotent, workload, transactionCoordinators, transaction, transactionVersion };
 }

@@ -66,6 +66,7 @@ export class ProducerActor implements Actor {
         settings: { ...settings },
         transaction: config.transaction,
         clientId,
+        transactionVersion: config.transactionVersion,
       });
       this.#armWorkload(ctx);
       this.#transactions.start(ctx);
@@ -81,6 +82,7 @@ export class ProducerActor implements Actor {
       transactionalId: null,
       transactionCoordinators: [],
       groupCoordinators: [],
+      transactionVersion: config.transactionVersion,
     });
     this.#armWorkload(ctx);
     this.#client.start(ctx);

@@ -24,13 +24,24 @@ import { DEFAULT_RECONNECT_BACKOFF_MAX_MS, DEFAULT_RECONNECT_BACKOFF_MS, Reconne
 import { type DrainGate, RecordAccumulator, UNKNOWN_PARTITION } from "./record-accumulator.js";
 import { RECORD_BATCH_OVERHEAD } from "./record-size.js";
 import { SendHandle } from "./send-handle.js";
-import { RETRIABLE_PRODUCE_ERRORS, TransactionManager, type TransactionOutcome } from "./transaction-manager.js";
+import {
+  type ProducerIdChangeReason,
+  RETRIABLE_PRODUCE_ERRORS,
+  TransactionManager,
+  type TransactionOutcome,
+} from "./transaction-manager.js";
+import { DEFAULT_TRANSACTION_VERSION } from "./transaction-version.js";
 import type { TxnRequestHandler } from "./txn-request-handler.js";
 
 /** The sender loop's wake-up (the producer's own timers start with "produce."). */
 export const SENDER_TIMER = "produce.sender";
 /** A transactional request's deadline or retry backoff (the transaction manager's timers start with "txn."). */
 export const TXN_TIMER = "txn.request";
+
+/** The Produce version the client sends (Kafka's transactional producer before transaction version 2 is capped at v11). */
+const PRODUCE_VERSION = 9;
+/** Produce v12: a transactional producer of transaction version 2, whose partition leaders add its partitions (KIP-890 part 2). */
+const PRODUCE_VERSION_TRANSACTION_V2 = 12;
 
 /** Kafka's producer retry backoff jitter (KIP-580). */
 const RETRY_JITTER = 0.2;
@@ -73,6 +84,13 @@ export interface ProducerClientConfig {
   readonly transactionCoordinators: readonly ActorId[];
   /** Group coordinator actor ids to send FindCoordinator(GROUP) to (sendOffsetsToTransaction). */
   readonly groupCoordinators: readonly ActorId[];
+  /**
+   * The cluster's finalized `transaction.version` feature level as the
+   * client reads it (Kafka: ApiVersions), fixed for the run: 2 and above
+   * runs transactions by KIP-890 part 2 (see TransactionManager). 0 by
+   * default.
+   */
+  readonly transactionVersion?: number;
 }
 
 export interface ProducerClientOptions {
@@ -140,7 +158,9 @@ function withHost(hosts: Set<ActorId> | null, host: ActorId): Set<ActorId> {
  * - transactions (transactional.id): the transaction manager's requests go
  *   out one at a time before any data (FindCoordinator to the configured
  *   coordinators, then InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
- *   TxnOffsetCommit, EndTxn) — see TransactionalProducer for the API.
+ *   TxnOffsetCommit, EndTxn; under transaction version 2 no
+ *   AddPartitionsToTxn or AddOffsetsToTxn, and Produce v12) — see
+ *   TransactionalProducer for the API.
  * - connections: a request timeout, or a SimDisconnect from a peer whose
  *   process is not running, fails every request in flight to that peer as
  *   a disconnect; the peer then waits out a reconnect backoff.
@@ -174,6 +194,8 @@ export class ProducerClient {
   #notifying = false;
   /** When the transactional request timer is due, if armed. */
   #txnWakeAt: Micros | null = null;
+  /** The Produce version of its requests (Kafka's `Sender.sendProduceRequest`). */
+  readonly #produceVersion: number;
 
   constructor(config: ProducerClientConfig, options: ProducerClientOptions = {}) {
     this.config = config;
@@ -193,12 +215,16 @@ export class ProducerClient {
       cluster: this.#metadata,
     });
     const schedule = (notify: () => void) => this.#notifications.push(notify);
+    const transactionVersion = config.transactionVersion ?? DEFAULT_TRANSACTION_VERSION;
+    // kcsim's idempotent producer keeps its version whatever transaction.version says (Kafka's sends the latest).
+    this.#produceVersion = config.transactionalId !== null && transactionVersion >= 2 ? PRODUCE_VERSION_TRANSACTION_V2 : PRODUCE_VERSION;
     this.transactionManager =
       config.idempotent || config.transactionalId !== null
         ? new TransactionManager({
             transactionalId: config.transactionalId,
             transactionTimeoutMs: s["transaction.timeout.ms"],
             retryBackoff: ms(s["retry.backoff.ms"]),
+            transactionVersion,
             schedule,
             events: {
               producerIdChanged: (producer, reason) => this.#observeProducerId(producer, reason),
@@ -575,7 +601,7 @@ export class ProducerClient {
       {
         type: "ProduceRequest",
         correlationId,
-        apiVersion: 9,
+        apiVersion: this.#produceVersion,
         clientId: this.#clientId(),
         transactionalId: this.config.transactionalId,
         acks: this.config.acks,
@@ -823,7 +849,7 @@ export class ProducerClient {
     ctx.observe({ ...observation });
   }
 
-  #observeProducerId(producer: ProducerIdAndEpoch, reason: "init" | "epoch-bump"): void {
+  #observeProducerId(producer: ProducerIdAndEpoch, reason: ProducerIdChangeReason): void {
     const observation: ProducerIdObservation = {
       type: "producer.id",
       transactionalId: this.config.transactionalId,

@@ -26,6 +26,8 @@ export interface TransactionLoopConfig {
   readonly settings: { readonly [name: string]: JsonValue };
   readonly transaction: TransactionSpec;
   readonly clientId: string;
+  /** The cluster's finalized transaction.version as the producers read it. */
+  readonly transactionVersion: number;
 }
 
 type LoopState = "initializing" | "in-transaction" | "completing" | "restarting";
@@ -76,6 +78,7 @@ export class TransactionLoop {
       transactionCoordinators: config.transactionCoordinators,
       settings: config.settings,
       clientId: config.clientId,
+      transactionVersion: config.transactionVersion,
     });
     this.#producer = producer;
     this.#state = "initializing";

@@ -9,11 +9,13 @@ import {
   type InitProducerIdResponse,
   type Message,
   type Micros,
+  NO_PRODUCER_ID,
   NO_SEQUENCE,
   type TopicPartition,
   type TxnOffsetCommitResponse,
   tpKey,
 } from "@kcsim/protocol";
+import type { ProducerIdObservation } from "../observations.js";
 import { incrementSequence } from "../records/sequence.js";
 import { NO_LAST_ACKED_SEQUENCE, type PartitionSequence, PartitionSequences } from "./partition-sequences.js";
 import type { ProducerBatch } from "./producer-batch.js";
@@ -46,9 +48,12 @@ export interface InFlightTxnRequest {
 /** How a transaction ended, as the producer saw it. */
 export type TransactionOutcome = "committed" | "aborted" | "failed";
 
+/** Why the producer id or epoch changed (the `producer.id` observation's reason). */
+export type ProducerIdChangeReason = ProducerIdObservation["reason"];
+
 /** What the transaction manager reports as it goes (observations). */
 export interface TransactionEvents {
-  producerIdChanged(producer: ProducerIdAndEpoch, reason: "init" | "epoch-bump"): void;
+  producerIdChanged(producer: ProducerIdAndEpoch, reason: ProducerIdChangeReason): void;
   transactionEnded(outcome: TransactionOutcome, producer: ProducerIdAndEpoch, records: number, error: ProducerError | null): void;
 }
 
@@ -60,6 +65,15 @@ export interface TransactionManagerOptions {
   /** Runs result callbacks once the producer is done with the current event. */
   readonly schedule: (notify: () => void) => void;
   readonly events: TransactionEvents;
+  /**
+   * The cluster's finalized `transaction.version` feature level as the
+   * client reads it (Kafka: `ApiVersions`' finalized features); 2 and above
+   * is transaction version 2 (KIP-890 part 2). kcsim's features never change
+   * during a run, so it is fixed here: Kafka's re-reads in
+   * `maybeUpdateTransactionV2Enabled`, and the epoch bump of an upgrade from
+   * version 1 to 2, never come up.
+   */
+  readonly transactionVersion: number;
 }
 
 /** Kafka's AddPartitionsToTxn backoff after CONCURRENT_TRANSACTIONS at the start of a transaction (KAFKA-5482). */
@@ -67,7 +81,7 @@ const ADD_PARTITIONS_RETRY_BACKOFF: Micros = 20_000;
 
 const INT16_MAX = 32767;
 
-/** Errors after which the transactional producer cannot go on (Kafka's fatal exceptions). */
+/** Errors after which the transactional producer cannot go on (Kafka's fatal exceptions; see also `#isFatal`). */
 const FATAL_ERRORS = new Set<number>([ErrorCode.PRODUCER_FENCED, ErrorCode.UNSUPPORTED_VERSION, ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT]);
 
 /** Retriable errors of a produce response (Kafka's RetriableException subclasses the broker sends). */
@@ -93,7 +107,9 @@ const ILLEGAL_STATE = "IllegalStateException";
 
 /**
  * The idempotent and transactional state of a producer (Kafka's
- * `TransactionManager`, transaction version 1 with KIP-360 epoch bumps):
+ * `TransactionManager`: transaction version 1 with KIP-360 epoch bumps, or
+ * transaction version 2 as Kafka 4.2 has it, by the cluster's finalized
+ * `transaction.version`):
  *
  * - idempotence: the producer id and epoch, per-partition sequences and the
  *   batches in flight by sequence; which errors are retried, when a
@@ -106,6 +122,16 @@ const ILLEGAL_STATE = "IllegalStateException";
  *   partitions added with AddPartitionsToTxn before their first batch goes
  *   out; sendOffsetsToTransaction as AddOffsetsToTxn then TxnOffsetCommit to
  *   the group coordinator; EndTxn only once every batch is done.
+ * - transaction version 2 (KIP-890 part 2): no AddPartitionsToTxn (the
+ *   partition leaders add the partitions, Produce v12) and no
+ *   AddOffsetsToTxn (TxnOffsetCommit v5 goes straight to the group
+ *   coordinator, which adds the offsets); EndTxn v5, whose answer carries
+ *   the epoch the coordinator bumped the producer to (or a new producer id),
+ *   which the next transaction uses with its sequences from 0. The
+ *   coordinator bumps the epoch at every transaction's end, so an abortable
+ *   error needs no InitProducerId of the client's (Kafka's
+ *   `needToTriggerEpochBumpFromClient`), and INVALID_PRODUCER_ID_MAPPING is
+ *   fatal (as in Kafka 4.x).
  *
  * It never sends anything itself: the producer's sender asks it for the
  * next transactional request (one at a time), sends it to the target it
@@ -115,6 +141,8 @@ export class TransactionManager {
   readonly transactionalId: string | null;
   readonly sequences = new PartitionSequences();
   readonly #options: TransactionManagerOptions;
+  /** Kafka's `isTransactionV2Enabled` (fixed for the run: see TransactionManagerOptions.transactionVersion). */
+  readonly #transactionV2: boolean;
   #state: TransactionState = "UNINITIALIZED";
   #lastError: ProducerError | null = null;
   #producerIdAndEpoch: ProducerIdAndEpoch = NO_PRODUCER_ID_AND_EPOCH;
@@ -143,6 +171,22 @@ export class TransactionManager {
   constructor(options: TransactionManagerOptions) {
     this.transactionalId = options.transactionalId;
     this.#options = options;
+    // Kafka reads the feature only in initTransactions and EndTxn: an idempotent producer never runs version 2.
+    this.#transactionV2 = options.transactionalId !== null && options.transactionVersion >= 2;
+  }
+
+  /**
+   * Kafka's `needToTriggerEpochBumpFromClient`: after an abortable error the
+   * client bumps its epoch itself (InitProducerId after the abort), but not
+   * under transaction version 2, whose EndTxn bumps it on the coordinator.
+   */
+  get #needToTriggerEpochBumpFromClient(): boolean {
+    return !this.#transactionV2;
+  }
+
+  /** Whether an error ends the producer (Kafka 4.x adds INVALID_PRODUCER_ID_MAPPING; kept abortable before version 2). */
+  #isFatal(errorCode: number): boolean {
+    return FATAL_ERRORS.has(errorCode) || (this.#transactionV2 && errorCode === ErrorCode.INVALID_PRODUCER_ID_MAPPING);
   }
 
   // --- state ---
@@ -311,11 +355,28 @@ export class TransactionManager {
     return result;
   }
 
+  /**
+   * sendOffsetsToTransaction: AddOffsetsToTxn, whose answer enqueues the
+   * TxnOffsetCommit; under transaction version 2 the TxnOffsetCommit at
+   * once (the group coordinator adds the offsets to the transaction), and
+   * the transaction has started.
+   */
   sendOffsetsToTransaction(offsets: readonly TransactionOffset[], group: GroupMetadata): TransactionalResult {
-    if (!this.isTransactional) return this.#failedResult("AddOffsetsToTxn", clientError(ILLEGAL_STATE));
+    const operation = this.#transactionV2 ? "TxnOffsetCommit" : "AddOffsetsToTxn";
+    if (!this.isTransactional) return this.#failedResult(operation, clientError(ILLEGAL_STATE));
     const error = this.#currentError();
-    if (error !== null) return this.#failedResult("AddOffsetsToTxn", error);
-    if (this.#state !== "IN_TRANSACTION") return this.#failedResult("AddOffsetsToTxn", clientError(ILLEGAL_STATE));
+    if (error !== null) return this.#failedResult(operation, error);
+    if (this.#state !== "IN_TRANSACTION") return this.#failedResult(operation, clientError(ILLEGAL_STATE));
+    if (this.#transactionV2) {
+      for (const o of offsets) this.#pendingTxnOffsetCommits.set(tpKey(o.topic, o.partition), o);
+      const handler = this.#enqueue(
+        { kind: "txn-offset-commit", producer: this.#producerIdAndEpoch, group },
+        TxnPriority.ADD_PARTITIONS_OR_OFFSETS,
+        operation,
+      );
+      this.#transactionStarted = true;
+      return handler.result;
+    }
     const handler = this.#enqueue(
       { kind: "add-offsets", producer: this.#producerIdAndEpoch, offsets, group },
       TxnPriority.ADD_PARTITIONS_OR_OFFSETS,
@@ -324,10 +385,21 @@ export class TransactionManager {
     return handler.result;
   }
 
-  /** A record is being sent to `tp` inside the transaction: add the partition first if it is new. */
+  /**
+   * A record is being sent to `tp` inside the transaction: add the partition
+   * first if it is new. Under transaction version 2 it is in the
+   * transaction at once (its leader adds it when the batch arrives) and the
+   * transaction has started, whether or not the batch gets through.
+   */
   maybeAddPartition(tp: TopicPartition): void {
     this.#recordsInTransaction++;
     const key = tpKey(tp.topic, tp.partition);
+    if (this.#transactionV2) {
+      this.sequences.getOrCreate(tp.topic, tp.partition);
+      this.#partitionsInTransaction.set(key, { topic: tp.topic, partition: tp.partition });
+      this.#transactionStarted = true;
+      return;
+    }
     if (this.#partitionsInTransaction.has(key) || this.#newPartitions.has(key) || this.#pendingPartitions.has(key)) return;
     this.sequences.getOrCreate(tp.topic, tp.partition);
     this.#newPartitions.set(key, { topic: tp.topic, partition: tp.partition });
@@ -457,10 +529,10 @@ export class TransactionManager {
   }
 
   #maybeTransitionToErrorState(error: ProducerError): void {
-    if (FATAL_ERRORS.has(error.errorCode)) {
+    if (this.#isFatal(error.errorCode)) {
       this.#transitionToFatalError(error);
     } else if (this.isTransactional) {
-      if (!this.isCompleting) this.#epochBumpRequired = true;
+      if (this.#needToTriggerEpochBumpFromClient && !this.isCompleting) this.#epochBumpRequired = true;
       this.#transitionToAbortableError(error);
     }
   }
@@ -546,7 +618,7 @@ export class TransactionManager {
       const next = this.sequences.getOrCreate(topic, partition).nextSequence;
       if (!this.#isNextSequence(topic, partition, next)) {
         if (this.isTransactional) {
-          this.#epochBumpRequired = true;
+          if (this.#needToTriggerEpochBumpFromClient) this.#epochBumpRequired = true;
           this.#transitionToAbortableError(
             clientError(
               "KafkaException: the client hasn't received acknowledgment for some previously sent messages and can no longer retry them",
@@ -757,6 +829,7 @@ export class TransactionManager {
           groupId: request.group.groupId,
         };
       case "txn-offset-commit": {
+        // TxnOffsetCommit v5 is transaction version 2's (the group coordinator adds the offsets to the transaction).
         const topics = new Map<
           string,
           { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string | null }[]
@@ -775,7 +848,7 @@ export class TransactionManager {
         return {
           type: "TxnOffsetCommitRequest",
           ...header,
-          apiVersion: 3,
+          apiVersion: this.#transactionV2 ? 5 : 3,
           transactionalId,
           groupId: request.group.groupId,
           producerId: request.producer.producerId,
@@ -787,10 +860,11 @@ export class TransactionManager {
         };
       }
       case "end-txn":
+        // EndTxn v5 is transaction version 2's: the coordinator bumps the epoch and answers with it.
         return {
           type: "EndTxnRequest",
           ...header,
-          apiVersion: 3,
+          apiVersion: this.#transactionV2 ? 5 : 3,
           transactionalId,
           producerId: request.producer.producerId,
           producerEpoch: request.producer.epoch,
@@ -876,9 +950,13 @@ export class TransactionManager {
     this.#transitionToAbortableError(error);
   }
 
-  /** Kafka's `abortableErrorIfPossible` (the coordinator supports epoch bumps here). */
-  #abortableWithEpochBump(handler: TxnRequestHandler, error: ProducerError): void {
-    this.#epochBumpRequired = true;
+  /**
+   * Kafka's `abortableErrorIfPossible` (the coordinator supports epoch
+   * bumps here): abortable, with the client's epoch bump after the abort
+   * unless under transaction version 2.
+   */
+  #abortableErrorIfPossible(handler: TxnRequestHandler, error: ProducerError): void {
+    if (this.#needToTriggerEpochBumpFromClient) this.#epochBumpRequired = true;
     this.#abortable(handler, error);
   }
 
@@ -984,7 +1062,7 @@ export class TransactionManager {
           return;
         case ErrorCode.UNKNOWN_PRODUCER_ID:
         case ErrorCode.INVALID_PRODUCER_ID_MAPPING:
-          this.#abortableWithEpochBump(handler, producerErrorOf(error));
+          this.#abortableErrorIfPossible(handler, producerErrorOf(error));
           return;
         case ErrorCode.OPERATION_NOT_ATTEMPTED:
           hasPartitionErrors = true;
@@ -1079,12 +1157,28 @@ export class TransactionManager {
     else this.#reenqueue(handler);
   }
 
+  /**
+   * EndTxn answered (Kafka's `EndTxnHandler`). NONE ends the transaction;
+   * from v5 (transaction version 2) the answer carries the producer id and
+   * epoch the coordinator moved the producer to (the epoch bumped, or a new
+   * id once it ran out), which the producer adopts with its sequences
+   * restarted (Kafka's `resetSequenceNumbers`); below v5 it carries -1.
+   */
   #onEndTxn(handler: TxnRequestHandler, response: EndTxnResponse): void {
     switch (response.errorCode) {
-      case ErrorCode.NONE:
+      case ErrorCode.NONE: {
+        const next = response.producerId === NO_PRODUCER_ID ? null : { producerId: response.producerId, epoch: response.producerEpoch };
+        // The ended transaction is observed at the epoch it ran under, then the producer moves on.
         this.#completeTransaction();
+        if (next !== null) {
+          this.#producerIdAndEpoch = next;
+          this.sequences.reset();
+          this.#unresolved.clear();
+          this.#options.events.producerIdChanged(next, "end-txn");
+        }
         handler.result.done();
         return;
+      }
       default:
         this.#onTransactionCoordinatorError(handler, response.errorCode);
     }
@@ -1106,8 +1200,11 @@ export class TransactionManager {
         this.#reenqueue(handler);
         return;
       case ErrorCode.UNKNOWN_PRODUCER_ID:
+        this.#abortableErrorIfPossible(handler, producerErrorOf(errorCode));
+        return;
       case ErrorCode.INVALID_PRODUCER_ID_MAPPING:
-        this.#abortableWithEpochBump(handler, producerErrorOf(errorCode));
+        if (this.#isFatal(errorCode)) this.#fatal(handler, producerErrorOf(errorCode));
+        else this.#abortableErrorIfPossible(handler, producerErrorOf(errorCode));
         return;
       case ErrorCode.INVALID_PRODUCER_EPOCH:
       case ErrorCode.PRODUCER_FENCED:

@@ -14,6 +14,12 @@ import type { ProducerError } from "./producer-error.js";
 import type { ProducerIdAndEpoch } from "./producer-id-and-epoch.js";
 import type { SendHandle } from "./send-handle.js";
 import type { TransactionState } from "./transaction-state.js";
+import {
+  DEFAULT_TRANSACTION_VERSION,
+  isTransactionVersion,
+  MAX_TRANSACTION_VERSION,
+  MIN_TRANSACTION_VERSION,
+} from "./transaction-version.js";
 import { TransactionalResult } from "./transactional-result.js";
 import type { GroupMetadata, TransactionOffset } from "./txn-request-handler.js";
 
@@ -32,6 +38,12 @@ export interface TransactionalProducerConfig {
   readonly settings?: { readonly [name: string]: JsonValue };
   /** The client id of its requests (the transactional id by default). */
   readonly clientId?: string;
+  /**
+   * The cluster's finalized `transaction.version` as the producer reads it
+   * (0 to 2, default 0): 2 runs its transactions by KIP-890 part 2. Fixed for
+   * the producer's life (kcsim's features never change during a run).
+   */
+  readonly transactionVersion?: number;
 }
 
 /**
@@ -65,6 +77,12 @@ export interface TransactionalProducerConfig {
  * Partitions are added with AddPartitionsToTxn before their first batch
  * goes out; commit waits for every batch (a flush) before EndTxn; EndTxn
  * and the other requests are retried on coordinator errors.
+ *
+ * With `transactionVersion` 2 (KIP-890 part 2) the partition leaders add
+ * the partitions (Produce v12), offsets go straight to the group
+ * coordinator (TxnOffsetCommit v5), and EndTxn v5 bumps the epoch: every
+ * transaction runs at the epoch the previous one's EndTxn returned, and an
+ * abort after an abortable error needs no epoch bump of the producer's.
  */
 export class TransactionalProducer {
   readonly transactionalId: string;
@@ -75,6 +93,11 @@ export class TransactionalProducer {
     this.transactionalId = config.transactionalId;
     if (config.transactionCoordinators.length === 0) {
       throw new ConfigError("transactional producer: 'transactionCoordinators' must name at least one transaction coordinator");
+    }
+    if (config.transactionVersion !== undefined && !isTransactionVersion(config.transactionVersion)) {
+      throw new ConfigError(
+        `transactional producer: 'transactionVersion' must be an integer from ${MIN_TRANSACTION_VERSION} to ${MAX_TRANSACTION_VERSION}, got ${config.transactionVersion}`,
+      );
     }
     let settings: ProducerConfig;
     try {
@@ -97,6 +120,7 @@ export class TransactionalProducer {
         transactionalId: config.transactionalId,
         transactionCoordinators: config.transactionCoordinators,
         groupCoordinators: config.groupCoordinators ?? [],
+        transactionVersion: config.transactionVersion ?? DEFAULT_TRANSACTION_VERSION,
       },
       options,
     );
@@ -169,7 +193,8 @@ export class TransactionalProducer {
    * sendOffsetsToTransaction: AddOffsetsToTxn to the transaction
    * coordinator, then TxnOffsetCommit to the group's coordinator (found
    * with FindCoordinator(GROUP)) with the group metadata for KIP-447 zombie
-   * fencing. The offsets are committed with the transaction.
+   * fencing (under transaction version 2, TxnOffsetCommit v5 alone). The
+   * offsets are committed with the transaction.
    */
   sendOffsetsToTransaction(offsets: readonly TransactionOffset[], group: GroupMetadata, ctx: Context): TransactionalResult {
     const result = this.#manager.sendOffsetsToTransaction(offsets, group);

@@ -41,6 +41,17 @@ function verificationField(cluster: ClusterSpec): { txnCoordinators?: string[] }
 }
 
 /**
+ * The cluster's finalized transaction.version feature for the actors that act on it: the producers and the
+ * consumers' transactional outputs (Kafka's clients read it from ApiVersions) and the transaction
+ * coordinators (for the aborts they start themselves). Nothing for the default, 0, so that configs and
+ * histories of scenarios that do not set it are as they were.
+ */
+function transactionVersionField(cluster: ClusterSpec): { transactionVersion?: number } {
+  const level = cluster.features?.["transaction.version"] ?? 0;
+  return level === 0 ? {} : { transactionVersion: level };
+}
+
+/**
  * The transaction coordinators: each knows all of them (transactional ids
  * are spread over them), the data brokers (markers go to the partition
  * leaders) and the group coordinators (markers for transactional offsets).
@@ -53,6 +64,7 @@ function expandTransactionCoordinators(cluster: ClusterSpec): ActorSpec[] {
     brokers: brokerIds(cluster),
     groupCoordinators: coordinatorIds(cluster),
     topics: clusterTopics(cluster),
+    ...transactionVersionField(cluster),
   };
   return ids.map((id) => ({ id, kind: TRANSACTION_COORDINATOR_KIND, config, startAtUs: 0 }));
 }
@@ -63,7 +75,12 @@ function producerConfig(group: ProducerGroupSpec, id: string, number: number, cl
   if (group.transaction === undefined) return { producer };
   const given = producer["transactional.id"];
   producer["transactional.id"] = typeof given === "string" && given !== "" ? `${given}-${number}` : id;
-  return { producer, transactionCoordinators: transactionCoordinatorIds(cluster), transaction: group.transaction as JsonValue };
+  return {
+    producer,
+    transactionCoordinators: transactionCoordinatorIds(cluster),
+    transaction: group.transaction as JsonValue,
+    ...transactionVersionField(cluster),
+  };
 }
 
 /** The data brokers, their controller and the producers of a scenario. */
@@ -232,7 +249,7 @@ export function expandGroups(scenario: ScenarioFile, protocolOverride?: GroupPro
           // A "fetch" source reads from the data brokers through the real fetcher.
           source: (group.source?.kind === "fetch" ? { ...group.source, brokers } : (group.source ?? { kind: "synthetic" })) as JsonValue,
           // For a transactional consume-process-produce output.
-          ...(transactionCoordinators.length > 0 ? { transactionCoordinators } : {}),
+          ...(transactionCoordinators.length > 0 ? { transactionCoordinators, ...transactionVersionField(cluster) } : {}),
         },
         startAtUs: Math.round(member.startAtMs * 1000),
       });

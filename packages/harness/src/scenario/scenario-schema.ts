@@ -299,6 +299,21 @@ export const ClusterSchema = Type.Object(
       ),
       { description: "The cluster's topics." },
     ),
+    features: Type.Optional(
+      Type.Object(
+        {
+          "transaction.version": Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 2,
+              description:
+                "The finalized transaction.version feature: 2 runs transactions under KIP-890 part 2 (transaction version 2, as Kafka 4.2 does: an epoch bump at each transaction's end, EndTxn v5, partitions and offsets added by the leader and the group coordinator, no AddPartitionsToTxn or AddOffsetsToTxn from the producer, strict marker epochs); 0 and 1 the protocol before it (kcsim does not model 1's transaction log format, its only difference from 0). Default 0; new Kafka 4.x clusters finalize 2.",
+            }),
+          ),
+        },
+        { ...Closed, description: "The cluster's finalized features, by Kafka's names (what clients read from ApiVersions)." },
+      ),
+    ),
     broker: Type.Optional(
       KafkaSettings(
         "broker",

@@ -1,3 +1,4 @@
+import { DEFAULT_TRANSACTION_VERSION, isTransactionVersion, MAX_TRANSACTION_VERSION, MIN_TRANSACTION_VERSION } from "@kcsim/fetch";
 import { type ConsumerConfig, type JsonValue, PlantedBugs, resolveConsumerConfig, topicIdFor } from "@kcsim/protocol";
 import { PROCESSING_FIELDS, type ProcessingConfig, parseProcessingConfig } from "../processing/processing-config.js";
 
@@ -21,6 +22,12 @@ export interface ConsumerMemberConfig {
   readonly source: RecordSourceConfig;
   /** Transaction coordinator actor ids (a transactional consume-process-produce application's producer looks its coordinator up there). */
   readonly transactionCoordinators: readonly string[];
+  /**
+   * The cluster's finalized `transaction.version` feature level as the
+   * transactional output's producer reads it (0 to 2, default 0; 2: KIP-890
+   * part 2's transactions). Fixed for the run.
+   */
+  readonly transactionVersion: number;
   /** Planted bugs of the consumer kind to enable (PLANTED_BUGS in @kcsim/protocol); normally none. */
   readonly plantedBugs: PlantedBugs;
 }
@@ -73,7 +80,17 @@ export class ConsumerMemberConfigError extends Error {
 
 type JsonObject = { readonly [key: string]: JsonValue };
 
-const TOP_LEVEL_FIELDS = ["consumer", "bootstrap", "subscription", "topics", "app", "source", "transactionCoordinators", "plantedBugs"];
+const TOP_LEVEL_FIELDS = [
+  "consumer",
+  "bootstrap",
+  "subscription",
+  "topics",
+  "app",
+  "source",
+  "transactionCoordinators",
+  "transactionVersion",
+  "plantedBugs",
+];
 const APP_FIELDS = [
   "processingMsPerRecord",
   "pollTimeoutMs",
@@ -286,6 +303,14 @@ export function parseConsumerMemberConfig(json: JsonValue, groupProtocol: Member
   const transactionCoordinators =
     root.transactionCoordinators === undefined ? [] : stringListAt(root.transactionCoordinators, "transactionCoordinators", true);
   checkOutput(app, topics, source, transactionCoordinators);
+  const transactionVersion = numberAt(
+    root,
+    "transactionVersion",
+    "transactionVersion",
+    DEFAULT_TRANSACTION_VERSION,
+    isTransactionVersion,
+    `an integer from ${MIN_TRANSACTION_VERSION} to ${MAX_TRANSACTION_VERSION}`,
+  );
   let plantedBugs = PlantedBugs.NONE;
   try {
     plantedBugs = PlantedBugs.fromField(root.plantedBugs);
@@ -300,6 +325,7 @@ export function parseConsumerMemberConfig(json: JsonValue, groupProtocol: Member
     app,
     source,
     transactionCoordinators,
+    transactionVersion,
     plantedBugs,
   };
 }

@@ -35,6 +35,7 @@ export function batchProcessorFor(actorId: ActorId, config: ConsumerMemberConfig
     brokers: config.source.kind === "fetch" ? config.source.brokers : [],
     groupCoordinators: config.bootstrap,
     transactionCoordinators: config.transactionCoordinators,
+    transactionVersion: config.transactionVersion,
     topics: config.topics.map(({ name, partitions }) => ({ name, partitions })),
     nextCorrelationId: () => parts.correlationIds.next(),
     source: parts.source,

@@ -36,6 +36,8 @@ export interface OutputEnvironment {
   /** The group coordinators (FindCoordinator(GROUP) for TxnOffsetCommit). */
   readonly groupCoordinators: readonly ActorId[];
   readonly transactionCoordinators: readonly ActorId[];
+  /** The cluster's finalized transaction.version as the transactional output's producer reads it. */
+  readonly transactionVersion: number;
   readonly topics: readonly ProducerTopic[];
   /** The consumer's correlation ids: the producer's requests share the process's counter. */
   readonly nextCorrelationId: () => number;

@@ -32,7 +32,9 @@ const LOST = "LOST";
  * records again. A fatal error (PRODUCER_FENCED: the coordinator timed the
  * transaction out, or a newer producer took the transactional.id) replaces
  * the producer with a new one, initialised again, before the next batch.
- * Each batch's end is a `member.batch` observation.
+ * Each batch's end is a `member.batch` observation. The producer runs the
+ * cluster's transaction.version (the member config's `transactionVersion`:
+ * at 2, KIP-890 part 2's transactions).
  */
 export class TransactionalOutput implements OutputStage {
   readonly transactionalId: string;
@@ -169,6 +171,7 @@ export class TransactionalOutput implements OutputStage {
         transactionCoordinators: env.transactionCoordinators,
         groupCoordinators: env.groupCoordinators,
         settings: env.output.producer,
+        transactionVersion: env.transactionVersion,
       },
       // Each producer the application makes has its own connections (its own NetworkClient).
       { nextCorrelationId: env.nextCorrelationId, connection: `producer-${this.#producers + 1}` },

@@ -55,6 +55,8 @@ export interface BrokerConfig {
   "transactional.id.expiration.ms": number;
   "transaction.remove.expired.transaction.cleanup.interval.ms": number;
   "transaction.partition.verification.enable": boolean;
+  "add.partitions.to.txn.retry.backoff.ms": number;
+  "add.partitions.to.txn.retry.backoff.max.ms": number;
   "request.timeout.ms": number;
   "auto.create.topics.enable": boolean;
   "num.partitions": number;
@@ -230,6 +232,18 @@ export const BROKER_CONFIG_DEF: ConfigDef<BrokerConfig> = {
     type: "boolean",
     default: true,
     doc: "KIP-890 part 1: a transactional write to a partition where its producer has no transaction open is first checked with the transaction coordinator (AddPartitionsToTxn, verifyOnly).",
+  },
+  "add.partitions.to.txn.retry.backoff.ms": {
+    type: "int",
+    default: 20,
+    min: 1,
+    doc: "Transaction version 2: how long a partition leader waits before asking the transaction coordinator again to add a partition it answered CONCURRENT_TRANSACTIONS (the previous transaction still ending).",
+  },
+  "add.partitions.to.txn.retry.backoff.max.ms": {
+    type: "int",
+    default: 100,
+    min: 0,
+    doc: "Transaction version 2: how long a partition leader keeps retrying that add (at most request.timeout.ms) before it answers the producer CONCURRENT_TRANSACTIONS.",
   },
   "request.timeout.ms": {
     type: "int",

@@ -93,15 +93,29 @@ export const EndTxnRequest = request("EndTxnRequest", {
 });
 export type EndTxnRequest = Static<typeof EndTxnRequest>;
 
+/**
+ * EndTxn's answer. From v5 (KIP-890 part 2, transaction version 2) it
+ * carries the producer id and epoch the coordinator bumped the producer to
+ * when it ended the transaction; below v5 both are -1 (Kafka's defaults).
+ */
 export const EndTxnResponse = response("EndTxnResponse", {
   throttleTimeMs: Int,
   errorCode: Int,
+  producerId: Int,
+  producerEpoch: Int,
 });
 export type EndTxnResponse = Static<typeof EndTxnResponse>;
 
 /** `TransactionResult`: the marker written by WriteTxnMarkers. */
 export const TransactionResult = { ABORT: false, COMMIT: true } as const;
 
+/**
+ * The coordinator's markers to a partition leader. `transactionVersion` is
+ * WriteTxnMarkers v2's field (KIP-1228, Kafka 4.2): the transaction version
+ * the transaction ran under, by which a leader checks the marker's epoch
+ * (strictly above the producer's for transaction version 2); 0 for
+ * transactions before version 2 (v1's default).
+ */
 export const WriteTxnMarkersRequest = request("WriteTxnMarkersRequest", {
   markers: List(
     Struct({
@@ -110,6 +124,7 @@ export const WriteTxnMarkersRequest = request("WriteTxnMarkersRequest", {
       transactionResult: Bool,
       topics: List(Struct({ name: Str, partitionIndexes: List(Int) })),
       coordinatorEpoch: Int,
+      transactionVersion: Int,
     }),
   ),
 });

@@ -158,20 +158,46 @@ describe("TxnOffsetCommit v5 adds the offsets partition to the transaction (KIP-
     expect(tc.transaction()).toMatchObject({ state: "Empty", partitions: [] });
   });
 
-  it("with verification on, the add's guard is checked by the write: a marker in between fails it", () => {
+  it("with verification on, a v4 verification's guard is checked by the write: a marker in between fails it", () => {
     const gc = new CoordinatorUnderTest(gcConfig());
     const producer = { producerId: 0, producerEpoch: 0 };
-    const request = commit(producer, 5, 5);
+    const request = commit(producer, 5, 4);
     gc.send("producer", request);
-    expect(addRequests(gc).map((r) => [r.apiVersion, r.transactions[0]?.verifyOnly])).toEqual([[5, false]]);
-    gc.send(TXN_COORDINATOR, writeTxnMarkers([offsetsMarker(producer, false, [G_PARTITION], 0, 2)]));
+    expect(addRequests(gc).map((r) => [r.apiVersion, r.transactions[0]?.verifyOnly])).toEqual([[4, true]]);
+    gc.send(TXN_COORDINATOR, writeTxnMarkers([offsetsMarker(producer, false, [G_PARTITION], 0, 0)]));
     answerLatest(gc, ErrorCode.NONE);
     expect(errorOf(gc, request)).toBe(ErrorCode.INVALID_TXN_STATE);
-    // Without the marker in between the add lets the write through.
-    const again = commit(producer, 6, 5);
+    // Without the marker in between the verification lets the write through.
+    const again = commit(producer, 6, 4);
     gc.send("producer", again);
     answerLatest(gc, ErrorCode.NONE);
     expect(errorOf(gc, again)).toBe(ErrorCode.NONE);
+  });
+
+  it("a v5 add outlives the marker that ends the previous transaction at the add's epoch (isV2NextTransactionStarted)", () => {
+    const gc = new CoordinatorUnderTest(gcConfig());
+    const previous = { producerId: 0, producerEpoch: 0 };
+    const first = commit(previous, 5, 5);
+    gc.send("producer", first);
+    answerLatest(gc, ErrorCode.NONE);
+    expect(errorOf(gc, first)).toBe(ErrorCode.NONE);
+    // The next transaction, at the bumped epoch 1, adds the partition while the previous one's COMMIT (at 1) is on its way.
+    const next = { producerId: 0, producerEpoch: 1 };
+    const request = commit(next, 9, 5);
+    gc.send("producer", request);
+    expect(addRequests(gc).map((r) => [r.transactions[0]?.producerEpoch, r.transactions[0]?.verifyOnly])).toEqual([
+      [0, false],
+      [1, false],
+    ]);
+    expect(markerErrors(gc, writeTxnMarkers([offsetsMarker(next, true, [G_PARTITION], 0, 2)]))).toEqual([ErrorCode.NONE]);
+    answerLatest(gc, ErrorCode.NONE);
+    expect(errorOf(gc, request)).toBe(ErrorCode.NONE);
+    // Its offset is pending in the new transaction (a stable fetch is refused), then committed by that one's marker.
+    expect(fetchOffset(gc)).toEqual([-1, ErrorCode.UNSTABLE_OFFSET_COMMIT]);
+    expect(markerErrors(gc, writeTxnMarkers([offsetsMarker({ producerId: 0, producerEpoch: 2 }, true, [G_PARTITION], 0, 2)]))).toEqual([
+      ErrorCode.NONE,
+    ]);
+    expect(fetchOffset(gc)).toEqual([9, ErrorCode.NONE]);
   });
 
   it.each<[string, number, number]>([

@@ -156,6 +156,17 @@ describe("a partition leader's implicit add for transaction version 2 (KIP-890 p
     expect([logEnd(net, 0), logEnd(net, 1)]).toEqual([1, 1]);
   });
 
+  it("with verification off, a failed add still fails its partition: nothing is appended where the coordinator did not add", () => {
+    const { net, coordinator } = started({ "transaction.partition.verification.enable": false });
+    coordinator.errors.push(ErrorCode.INVALID_PRODUCER_ID_MAPPING, ...Array.from({ length: 10 }, () => ErrorCode.CONCURRENT_TRANSACTIONS));
+    expect(errorOf(net, send(net))).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    expect(errorOf(net, send(net))).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
+    // A stale epoch is refused unasked (KAFKA-18042) once the partition has the producer at a newer one.
+    expect(errorOf(net, send(net, { epoch: 1 }))).toBe(ErrorCode.NONE);
+    expect(errorOf(net, send(net, { epoch: 0, sequence: 1 }))).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
+    expect(logEnd(net)).toBe(1);
+  });
+
   it("with verification on, adds once per transaction: the next batch at the same epoch finds it open", () => {
     const { net, coordinator } = started();
     expect(errorOf(net, send(net))).toBe(ErrorCode.NONE);

@@ -274,6 +274,19 @@ describe("TransactionalProducer with transaction version 2", () => {
     expect(net.actor<FakeGroupCoordinator>(GROUP_COORDINATOR).committed.get("in-1")).toBe(9);
   });
 
+  it("sendOffsetsToTransaction with no offsets sends nothing and starts nothing: the commit after it sends nothing either", () => {
+    const w = world(2);
+    const { net, host } = w;
+    const producer = host.producer;
+    await_(net, producer.initTransactions(host.ctx));
+    await_(net, producer.beginTransaction(host.ctx));
+    expect(await_(net, producer.sendOffsetsToTransaction([], GROUP, host.ctx))).toBeNull();
+    expect(await_(net, producer.commitTransaction(host.ctx))).toBeNull();
+    net.runFor(ms(200));
+    expect(w.sent).toEqual(["InitProducerIdRequest@4"]);
+    expect(producer.producerIdAndEpoch).toEqual({ producerId: 1, epoch: 0 });
+  });
+
   it("refuses a transactionVersion outside 0..2", () => {
     for (const transactionVersion of [3, -1, 1.5]) {
       expect(() =>

@@ -372,7 +372,12 @@ export class GroupCoordinatorActor implements Actor {
       return;
     }
     // Kafka's CoordinatorRuntime.scheduleTransactionalWriteOperation: verify (v5: add), then write with the guard.
-    const guard = this.#state.producers.startVerification(partition, request.producerId);
+    const guard = this.#state.producers.startVerification(
+      partition,
+      request.producerId,
+      request.producerEpoch,
+      operation === "addPartition",
+    );
     const verifiedPartition = { topic: GROUP_METADATA_TOPIC_NAME, partition };
     manager.verifyTransaction(
       ctx,

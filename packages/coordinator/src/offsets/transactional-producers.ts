@@ -32,8 +32,8 @@ export class TransactionalProducers {
   readonly #partitionEpochs = new Map<string, number>();
   /** `partition:producerId` of the transactions ongoing. */
   readonly #ongoing = new Set<string>();
-  /** `partition:producerId` -> the guard of the verification under way. */
-  readonly #verifications = new Map<string, VerificationGuard>();
+  /** `partition:producerId` -> the verification under way. */
+  readonly #verifications = new Map<string, Verification>();
   #lastGuard = SENTINEL_GUARD;
 
   /** The newest epoch seen for the producer, or undefined. */
@@ -94,16 +94,21 @@ export class TransactionalProducers {
 
   /**
    * Kafka's `maybeCreateVerificationStateEntry`: the guard of the
-   * producer's verification on the partition, a new one if none is under way.
+   * producer's verification on the partition, a new one if none is under
+   * way; it keeps the newest epoch it was started for, and whether a writer
+   * of transaction version 2 started it (`supportsEpochBump`).
    */
-  startVerification(partition: number, producerId: number): VerificationGuard {
+  startVerification(partition: number, producerId: number, producerEpoch: number, supportsEpochBump: boolean): VerificationGuard {
     const key = producerKey(partition, producerId);
-    let guard = this.#verifications.get(key);
-    if (guard === undefined) {
-      guard = ++this.#lastGuard;
-      this.#verifications.set(key, guard);
+    const verification = this.#verifications.get(key);
+    if (verification === undefined) {
+      const guard = ++this.#lastGuard;
+      this.#verifications.set(key, { guard, epoch: producerEpoch, supportsEpochBump });
+      return guard;
     }
-    return guard;
+    if (producerEpoch > verification.epoch) verification.epoch = producerEpoch;
+    verification.supportsEpochBump ||= supportsEpochBump;
+    return verification.guard;
   }
 
   /**
@@ -113,7 +118,7 @@ export class TransactionalProducers {
    */
   isVerified(partition: number, producerId: number, guard: VerificationGuard): boolean {
     if (this.hasOngoingTransaction(partition, producerId)) return true;
-    return guard !== SENTINEL_GUARD && this.#verifications.get(producerKey(partition, producerId)) === guard;
+    return guard !== SENTINEL_GUARD && this.#verifications.get(producerKey(partition, producerId))?.guard === guard;
   }
 
   /** A transactional record of the producer on the partition: its transaction is ongoing there. */
@@ -127,11 +132,19 @@ export class TransactionalProducers {
     else if (producerEpoch > entry.producerEpoch) this.#entries.set(producerId, { ...entry, producerEpoch });
   }
 
-  /** A marker of the producer on the partition: its transaction there is over. */
+  /**
+   * A marker of the producer on the partition: its transaction there is
+   * over, and so is a verification under way, but for the next
+   * transaction's under transaction version 2, started at the epoch this
+   * marker ends the previous one at (Kafka's `UnifiedLog.updateProducers`,
+   * `isV2NextTransactionStarted`): the TxnOffsetCommit v5 that started it
+   * still writes with its guard.
+   */
   onMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number, partition: number): void {
     const key = producerKey(partition, producerId);
     this.#ongoing.delete(key);
-    this.#verifications.delete(key);
+    const verification = this.#verifications.get(key);
+    if (!(verification?.supportsEpochBump === true && verification.epoch === producerEpoch)) this.#verifications.delete(key);
     this.#raisePartitionEpoch(key, producerEpoch);
     const entry = this.#entries.get(producerId);
     this.#entries.set(producerId, {
@@ -144,6 +157,15 @@ export class TransactionalProducers {
     const current = this.#partitionEpochs.get(key);
     if (current === undefined || producerEpoch > current) this.#partitionEpochs.set(key, producerEpoch);
   }
+}
+
+/** Kafka's `VerificationStateEntry` on a `__consumer_offsets` partition. */
+interface Verification {
+  readonly guard: VerificationGuard;
+  /** The newest producer epoch it was started for. */
+  epoch: number;
+  /** Started by a writer of transaction version 2 (TxnOffsetCommit v5). */
+  supportsEpochBump: boolean;
 }
 
 function producerKey(partition: number, producerId: number): string {

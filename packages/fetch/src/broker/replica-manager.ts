@@ -509,8 +509,10 @@ export class ReplicaManager implements PartitionHost, ReplicaFetcherHost {
       const partitions = topicData.partitionData;
       for (let p = 0; p < partitions.length; p++) {
         const { index, records } = partitions[p] as ProduceRequest["topicData"][number]["partitionData"][number];
-        // Only transactional batches are verified, and only they carry a guard.
-        const key = records.isTransactional && guards !== null ? tpKey(topicData.name, index) : undefined;
+        // Only transactional batches are verified or added, and only they carry a guard; a failed add fails its
+        // partition even where no guard is checked (transaction version 2 with verification off: Kafka's
+        // handleProduceAppend appends only the partitions without an error).
+        const key = records.isTransactional && (guards !== null || failed !== null) ? tpKey(topicData.name, index) : undefined;
         const failure = key === undefined ? undefined : failed?.get(key);
         const guard = guards === null ? null : ((key === undefined ? undefined : guards.get(key)) ?? SENTINEL_GUARD);
         const result =

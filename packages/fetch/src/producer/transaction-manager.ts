@@ -256,6 +256,13 @@ export class TransactionManager {
     return new TransactionalResult(operation, this.#options.schedule);
   }
 
+  /** A result already done, for a call that had nothing to do. */
+  doneResult(operation: string): TransactionalResult {
+    const result = this.#newResult(operation);
+    result.done();
+    return result;
+  }
+
   #failedResult(operation: string, error: ProducerError): TransactionalResult {
     const result = this.#newResult(operation);
     result.fail(error);

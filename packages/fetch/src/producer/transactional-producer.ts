@@ -194,9 +194,12 @@ export class TransactionalProducer {
    * coordinator, then TxnOffsetCommit to the group's coordinator (found
    * with FindCoordinator(GROUP)) with the group metadata for KIP-447 zombie
    * fencing (under transaction version 2, TxnOffsetCommit v5 alone). The
-   * offsets are committed with the transaction.
+   * offsets are committed with the transaction. No offsets: nothing is sent
+   * and the transaction has not started for it (KafkaProducer's
+   * `sendOffsetsToTransaction` does nothing then).
    */
   sendOffsetsToTransaction(offsets: readonly TransactionOffset[], group: GroupMetadata, ctx: Context): TransactionalResult {
+    if (offsets.length === 0) return this.#manager.doneResult("AddOffsetsToTxn");
     const result = this.#manager.sendOffsetsToTransaction(offsets, group);
     this.#client.wakeup(ctx);
     return result;

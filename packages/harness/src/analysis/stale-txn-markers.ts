@@ -53,7 +53,7 @@ const BETWEEN = new Set(["Empty", "CompleteCommit", "CompleteAbort"]);
  * connection and sends the markers again on a new one) may still see the
  * old request reach the partition leader later: the kernel's
  * retransmission delivers what a closed socket had sent. Under transaction
- * version 1, which kcsim models, a producer keeps its epoch from one
+ * version 1 (what chaos-eos runs), a producer keeps its epoch from one
  * transaction to the next, and a leader takes a marker of the producer's
  * current epoch and coordinator epoch whatever transaction is open there
  * (ProducerAppendInfo.appendEndTxnMarker checks only that neither went
@@ -63,7 +63,7 @@ const BETWEEN = new Set(["Empty", "CompleteCommit", "CompleteAbort"]);
  * read_committed readers, whatever the coordinator decides for the rest of
  * it. Transaction version 2 (KIP-890) bumps the producer epoch at each
  * transaction's end, and KIP-1228 (Kafka 4.2) has leaders take a TV2
- * marker only above the epoch they hold.
+ * marker only above the epoch they hold, as kcsim's do under version 2.
  *
  * Connection mode only (the late request rode a connection its client had
  * closed).

@@ -1,11 +1,6 @@
+import type { TransactionVersion } from "@kcsim/protocol";
 import { describe, expect, it } from "vitest";
-import {
-  IllegalStateError,
-  TransactionMetadata,
-  type TransactionMetadataInit,
-  type TransactionVersion,
-  type TxnTransitMetadata,
-} from "../src/index.js";
+import { IllegalStateError, TransactionMetadata, type TransactionMetadataInit, type TxnTransitMetadata } from "../src/index.js";
 
 /**
  * TransactionMetadata's transitions under transaction version 2 and the

@@ -31,7 +31,6 @@ export * from "./producer/producer-error.js";
 export * from "./producer/producer-id-and-epoch.js";
 export * from "./producer/send-handle.js";
 export * from "./producer/transaction-state.js";
-export * from "./producer/transaction-version.js";
 export * from "./producer/transactional-producer.js";
 export * from "./producer/transactional-result.js";
 export type { GroupMetadata, TransactionOffset } from "./producer/txn-request-handler.js";

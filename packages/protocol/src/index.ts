@@ -29,5 +29,6 @@ export * from "./sealed-message.js";
 export * from "./time.js";
 export * from "./topics.js";
 export * from "./transaction-placement.js";
+export * from "./transaction-version.js";
 export * from "./value-tape.js";
 export * from "./verification-guard.js";

@@ -1,7 +1,7 @@
 import type { BrokerConfig, JsonValue } from "@kcsim/protocol";
+import { isTransactionVersion, type TransactionVersion } from "@kcsim/protocol";
 import { isJsonObject, parseActorIdsField, parseBrokerField, parseLoadMsField, parseTopicsField } from "../actor/config-fields.js";
 import type { TopicImage } from "../metadata/metadata-image.js";
-import { isTransactionVersion, type TransactionVersion } from "./transaction-version.js";
 
 /**
  * The transaction-coordinator actor's configuration, as scenarios write it:

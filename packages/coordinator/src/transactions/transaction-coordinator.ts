@@ -15,6 +15,8 @@ import {
   type InitProducerIdRequest,
   type InitProducerIdResponse,
   partitionFor,
+  supportsEpochBump,
+  type TransactionVersion,
   tpKey,
 } from "@kcsim/protocol";
 import type { MetadataImage } from "../metadata/metadata-image.js";
@@ -34,12 +36,7 @@ import {
 import { transactionMarkerObservation, transactionStateObservation } from "./transaction-observations.js";
 import { addOffsetsToTxnResponse, addPartitionsToTxnResponse, endTxnResponse, initProducerIdResponse } from "./transaction-responses.js";
 import type { TransactionStateManager } from "./transaction-state-manager.js";
-import {
-  supportsEpochBump,
-  type TransactionVersion,
-  transactionVersionForAddPartitionsToTxn,
-  transactionVersionForEndTxn,
-} from "./transaction-version.js";
+import { transactionVersionForAddPartitionsToTxn, transactionVersionForEndTxn } from "./transaction-version.js";
 import type { MarkerResult, TxnMarkerChannel } from "./txn-marker-channel.js";
 
 /** A producer id and epoch a producer asks InitProducerId to continue from (KIP-360). */

@@ -1,9 +1,10 @@
+import type { TransactionVersion } from "@kcsim/protocol";
 import { parseTpKey, tpKey } from "@kcsim/protocol";
 import type { TransactionStateName } from "../observations.js";
 import type { TopicImageRecord } from "../records/coordinator-record.js";
 import type { TxnTransitMetadata } from "./transaction-metadata.js";
 import { isTransactionStateName } from "./transaction-state.js";
-import { type TransactionVersion, transactionLogValueVersion } from "./transaction-version.js";
+import { transactionLogValueVersion } from "./transaction-version.js";
 
 /** TransactionLogKey. */
 export interface TransactionLogKey {

@@ -1,8 +1,7 @@
-import { ErrorCode } from "@kcsim/protocol";
+import { ErrorCode, supportsEpochBump, type TransactionVersion } from "@kcsim/protocol";
 import type { TransactionStateName } from "../observations.js";
 import { IllegalStateError } from "../runtime/coordinator-error.js";
 import { VALID_PREVIOUS_STATES } from "./transaction-state.js";
-import { supportsEpochBump, type TransactionVersion } from "./transaction-version.js";
 
 /** Kafka's `RecordBatch.NO_PRODUCER_ID` / `NO_PRODUCER_EPOCH`. */
 export const NO_PRODUCER_ID = -1;

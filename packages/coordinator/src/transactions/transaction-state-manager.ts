@@ -1,3 +1,4 @@
+import type { TransactionVersion } from "@kcsim/protocol";
 import { type Context, ErrorCode, type TransactionPlacement } from "@kcsim/protocol";
 import type { TransactionStateName } from "../observations.js";
 import {
@@ -9,7 +10,6 @@ import {
 import { NO_PRODUCER_ID, TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 import { transactionStateObservation } from "./transaction-observations.js";
 import { isExpirationAllowed } from "./transaction-state.js";
-import type { TransactionVersion } from "./transaction-version.js";
 
 /** A transactional id's metadata (undefined: none yet), or why it cannot be served here. */
 export type TransactionLookup = { readonly errorCode: number } | { readonly metadata: TransactionMetadata | undefined };

@@ -1,9 +1,17 @@
-import { type ActorId, ConfigError, type JsonValue, type ProducerConfig, resolveProducerConfig } from "@kcsim/protocol";
+import {
+  type ActorId,
+  ConfigError,
+  DEFAULT_TRANSACTION_VERSION,
+  type JsonValue,
+  MAX_TRANSACTION_VERSION,
+  MIN_TRANSACTION_VERSION,
+  type ProducerConfig,
+  resolveProducerConfig,
+} from "@kcsim/protocol";
 import { ConfigReader } from "../cluster/config-reader.js";
 import { withDeliveryTimeoutFloor } from "./delivery-timeout-floor.js";
 import { idempotenceOf } from "./idempotence-config.js";
 import type { ProducerTopic } from "./producer-client.js";
-import { DEFAULT_TRANSACTION_VERSION, MAX_TRANSACTION_VERSION, MIN_TRANSACTION_VERSION } from "./transaction-version.js";
 import { readWorkload, type WorkloadSpec } from "./workload.js";
 
 export type { ProducerTopic } from "./producer-client.js";

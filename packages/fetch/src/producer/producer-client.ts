@@ -1,6 +1,7 @@
 import {
   type ActorId,
   type Context,
+  DEFAULT_TRANSACTION_VERSION,
   disconnects,
   ErrorCode,
   type JsonValue,
@@ -30,7 +31,6 @@ import {
   TransactionManager,
   type TransactionOutcome,
 } from "./transaction-manager.js";
-import { DEFAULT_TRANSACTION_VERSION } from "./transaction-version.js";
 import type { TxnRequestHandler } from "./txn-request-handler.js";
 
 /** The sender loop's wake-up (the producer's own timers start with "produce."). */

@@ -2,8 +2,12 @@ import {
   type ActorId,
   ConfigError,
   type Context,
+  DEFAULT_TRANSACTION_VERSION,
+  isTransactionVersion,
   type JsonValue,
+  MAX_TRANSACTION_VERSION,
   type Message,
+  MIN_TRANSACTION_VERSION,
   type ProducerConfig,
   resolveProducerConfig,
 } from "@kcsim/protocol";
@@ -14,12 +18,6 @@ import type { ProducerError } from "./producer-error.js";
 import type { ProducerIdAndEpoch } from "./producer-id-and-epoch.js";
 import type { SendHandle } from "./send-handle.js";
 import type { TransactionState } from "./transaction-state.js";
-import {
-  DEFAULT_TRANSACTION_VERSION,
-  isTransactionVersion,
-  MAX_TRANSACTION_VERSION,
-  MIN_TRANSACTION_VERSION,
-} from "./transaction-version.js";
 import { TransactionalResult } from "./transactional-result.js";
 import type { GroupMetadata, TransactionOffset } from "./txn-request-handler.js";
 

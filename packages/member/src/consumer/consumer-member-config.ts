@@ -1,5 +1,14 @@
-import { DEFAULT_TRANSACTION_VERSION, isTransactionVersion, MAX_TRANSACTION_VERSION, MIN_TRANSACTION_VERSION } from "@kcsim/fetch";
-import { type ConsumerConfig, type JsonValue, PlantedBugs, resolveConsumerConfig, topicIdFor } from "@kcsim/protocol";
+import {
+  type ConsumerConfig,
+  DEFAULT_TRANSACTION_VERSION,
+  isTransactionVersion,
+  type JsonValue,
+  MAX_TRANSACTION_VERSION,
+  MIN_TRANSACTION_VERSION,
+  PlantedBugs,
+  resolveConsumerConfig,
+  topicIdFor,
+} from "@kcsim/protocol";
 import { PROCESSING_FIELDS, type ProcessingConfig, parseProcessingConfig } from "../processing/processing-config.js";
 
 /**
